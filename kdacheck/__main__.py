@@ -1,0 +1,3 @@
+from kdacheck.cli import main
+
+main()

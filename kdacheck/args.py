@@ -1,0 +1,356 @@
+"""Parse a launch command's tokens the way SGLang's argparse parser would.
+
+The result is every flag SGLang would see, with its converted value and place, plus the
+argument problems (ARG001–ARG008) found on the way. Parsing never stops at the first problem.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import math
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from kdacheck import flags as flagmod
+from kdacheck.findings import Location
+from kdacheck.flags import Flag, FlagTable
+from kdacheck.readers.base import LaunchCommand, Token
+
+# Flags whose value is a JSON object, with the keys SGLang reads (None: any key).
+JSON_FLAGS: dict[str, frozenset[str] | None] = {
+    "hisparse_config": frozenset(
+        {"top_k", "device_buffer_size", "host_to_device_ratio", "swap_in_block_size", "swap_in_blocks", "page_size", "mode"}
+    ),
+    "speculative_adaptive_config": frozenset(
+        {"candidate_steps", "ema_alpha", "update_interval", "warmup_batches", "up_hysteresis", "down_hysteresis", "accept_thresholds"}
+    ),
+    "model_loader_extra_config": None,
+}
+
+_NEGATIVE_NUMBER = re.compile(r"^-\d+$|^-\d*\.\d+$")
+MAX_VALUE_CHARS = 100_000
+
+
+@dataclass(frozen=True)
+class Given:
+    """A flag as SGLang would receive it: converted value, spelling used, place."""
+
+    dest: str
+    value: Any
+    raw: str | list[str] | None
+    written: str  # the spelling in the file (maybe an abbreviation or deprecated alias)
+    flag: Flag
+    loc: Location
+    value_loc: Location
+    origin: str = "cli"
+
+
+@dataclass(frozen=True)
+class ArgIssue:
+    code: str
+    message: str
+    loc: Location
+    fix: str | None = None
+
+
+@dataclass
+class Parsed:
+    version: str
+    given: dict[str, Given] = field(default_factory=dict)
+    issues: list[ArgIssue] = field(default_factory=list)
+    occurrences: dict[str, list[Given]] = field(default_factory=dict)
+
+    def value(self, dest: str, default: Any = None) -> Any:
+        g = self.given.get(dest)
+        return g.value if g is not None else default
+
+
+def _looks_like_flag(tok: Token) -> bool:
+    if tok.is_flag is not None:
+        return tok.is_flag
+    t = tok.text
+    return t.startswith("-") and len(t) > 1 and not _NEGATIVE_NUMBER.match(t)
+
+
+def _human_int(text: str) -> int:
+    m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([kKmMgGtT]?)\s*", text)
+    if not m:
+        raise ValueError
+    mult = {"": 1, "k": 1_000, "m": 1_000_000, "g": 1_000_000_000, "t": 1_000_000_000_000}[m.group(2).lower()]
+    value = float(m.group(1)) * mult
+    if value != int(value):
+        raise ValueError
+    return int(value)
+
+
+INT_LIMIT = 2**63 - 1
+
+
+def convert(flag: Flag, text: str) -> Any:
+    """Convert one value string with the flag's type. Raises ValueError with argparse's words."""
+    kind = flag.type
+    if len(text) > MAX_VALUE_CHARS:
+        raise ValueError(f"value of {len(text):,} characters is too long")
+    try:
+        if kind == "int":
+            value: Any = int(text)
+            if abs(value) > INT_LIMIT:
+                raise ValueError(f"{text[:40]!r} is out of range for a 64-bit integer")
+        elif kind == "float":
+            value = float(text)
+            if not math.isfinite(value):
+                raise ValueError(f"{text!r} is not a finite number")
+        elif kind == "human_readable_int":
+            value = _human_int(text)
+        elif kind in ("loads", "json_list_type"):
+            value = json.loads(text)
+            if kind == "json_list_type" and not isinstance(value, list):
+                raise ValueError("expected a JSON list")
+        elif kind == "nullable_str":
+            value = None if text.lower() in ("none", "null", "") else text
+        else:
+            value = text
+    except ValueError as e:
+        detail = str(e)
+        if detail.startswith("invalid literal") or detail.startswith("could not convert") or not detail:
+            detail = ""
+        name = "JSON" if kind in ("loads", "json_list_type") else (kind or "str")
+        raise ValueError(f"invalid {name} value: {text[:80]!r}" + (f" ({detail})" if detail and "Expecting" not in detail else "")) from None
+    if flag.choices is not None:
+        values = value if isinstance(value, list) else [value]
+        for v in values:
+            if str(v) not in flag.choices:
+                raise ValueError(
+                    f"invalid choice: {str(v)[:80]!r} (choose from {', '.join(flag.choices)})"
+                )
+    return value
+
+
+class _Parser:
+    def __init__(self, cmd: LaunchCommand, table: FlagTable) -> None:
+        self.cmd = cmd
+        self.table = table
+        self.out = Parsed(table.version)
+
+    def issue(self, code: str, message: str, loc: Location, fix: str | None = None) -> None:
+        self.out.issues.append(ArgIssue(code, message, loc, fix))
+
+    def lookup(self, tok: Token, name: str) -> Flag | None:
+        """Resolve a spelling to a flag as argparse would, reporting ARG001/002/003/005/006."""
+        table = self.table
+        flag = table.by_option.get(name)
+        if flag is None and tok.origin == "yaml" and "_" in name:
+            dashed = name.replace("_", "-")
+            if dashed in table.by_option or table.prefix_matches(dashed):
+                self.issue(
+                    "ARG006",
+                    f"`{name[2:]}` in a --config YAML becomes the unknown flag `{name}`: SGLang turns keys into flags verbatim",
+                    tok.loc,
+                    f"rename the key to `{dashed[2:]}`",
+                )
+                return None
+        if flag is None:
+            matches = table.prefix_matches(name) if len(name) > 2 else []
+            if len(matches) == 1:
+                flag = table.by_option[matches[0]]
+                self.issue(
+                    "ARG003",
+                    f"`{name}` is an abbreviation of `{matches[0]}`: it works only while no other flag starts the same way",
+                    tok.loc,
+                    f"write `{flag.name}`",
+                )
+            elif len(matches) > 1:
+                shown = ", ".join(matches[:12]) + (" …" if len(matches) > 12 else "")
+                msg = f"ambiguous option: `{name}` could match {shown} (SGLang {table.version} exits with \"ambiguous option\")"
+                msg += self._removed_note(name)
+                self.issue("ARG002", msg, tok.loc, self._replacement_fix(name))
+                return None
+            else:
+                msg = f"unrecognized argument `{name}`: SGLang {table.version} has no such flag"
+                msg += self._removed_note(name)
+                fix = self._replacement_fix(name)
+                if fix is None:
+                    close = difflib.get_close_matches(name, table.by_option.keys(), n=1, cutoff=0.75)
+                    if close:
+                        msg += f"; did you mean `{close[0]}`?"
+                        fix = f"use `{close[0]}`"
+                self.issue("ARG001", msg, tok.loc, fix)
+                return None
+        if flag.deprecated:
+            current = table.current_option(flag.dest)
+            if flag.action == "DeprecatedAction":
+                self.issue("ARG005", f"`{flag.name}` is deprecated in SGLang {table.version} and has no effect", tok.loc, f"remove `{flag.name}`")
+            else:
+                hint = f"; use `{current}`" if current and current != flag.name else ""
+                self.issue(
+                    "ARG005",
+                    f"`{flag.name}` is a deprecated spelling in SGLang {table.version}{hint}",
+                    tok.loc,
+                    f"write `{current}`" if current and current != flag.name else None,
+                )
+        return flag
+
+    def _removed_note(self, name: str) -> str:
+        seen = [v for v in flagmod.KNOWN_VERSIONS if name in flagmod.table(v).by_option]
+        if not seen:
+            return ""
+        last = seen[-1]
+        if flagmod.vtuple(last) < flagmod.vtuple(self.table.version):
+            return f"; `{name}` was removed after SGLang {last}"
+        return f"; `{name}` exists only from SGLang {seen[0]} on"
+
+    def _replacement_fix(self, name: str) -> str | None:
+        for v in reversed(flagmod.KNOWN_VERSIONS):
+            old = flagmod.table(v).by_option.get(name)
+            if old is not None:
+                current = self.table.current_option(old.dest)
+                if current:
+                    return f"use `{current}`"
+                return None
+        return None
+
+    def parse(self) -> Parsed:
+        toks = self.cmd.tokens
+        i = 0
+        while i < len(toks):
+            tok = toks[i]
+            if not _looks_like_flag(tok):
+                self.issue("ARG001", f"unrecognized argument `{tok.text[:80]}` (not a value of any flag)", tok.loc)
+                i += 1
+                continue
+            name, eq, inline = tok.text.partition("=")
+            if tok.origin == "yaml":
+                name, eq, inline = tok.text, "", ""
+            flag = self.lookup(tok, name)
+            i += 1
+            # Collect the values that follow, the way argparse's nargs would.
+            values: list[Token] = []
+            if eq:
+                values = [Token(inline, Location(tok.loc.path, tok.loc.line, tok.loc.col + len(name) + 1), tok.origin, False)]
+            else:
+                want = self._nargs(flag)
+                while i < len(toks) and not _looks_like_flag(toks[i]) and (want is None or len(values) < want):
+                    values.append(toks[i])
+                    i += 1
+            if flag is None:
+                continue
+            self.store(flag, name, tok, values, bool(eq))
+        return self.out
+
+    @staticmethod
+    def _nargs(flag: Flag | None) -> int | None:
+        """How many value tokens to take; None: as many as there are."""
+        if flag is None:
+            return None  # skip the unknown flag's values too
+        if not flag.takes_value:
+            return 0
+        if flag.nargs is None:
+            return 1
+        if isinstance(flag.nargs, int):
+            return flag.nargs
+        return 1 if flag.nargs == "?" else None
+
+    def store(self, flag: Flag, written: str, tok: Token, values: list[Token], inline: bool) -> None:
+        nargs = flag.nargs
+        if not flag.takes_value:
+            if inline:
+                self.issue("ARG004", f"`{flag.name}` takes no value: ignored explicit argument `{values[0].text}`", tok.loc, f"write `{flag.name}` alone")
+                return
+            value: Any = True
+            if flag.action == "BooleanOptionalAction":
+                value = not written.startswith("--no-")
+            elif flag.action == "DeprecatedStoreConstAction":
+                value = True
+            self._record(flag, written, tok, value, None, tok.loc)
+            return
+        if nargs in (None, "?") or isinstance(nargs, int):
+            need = 1 if nargs is None else nargs if isinstance(nargs, int) else 0
+            if len(values) < need:
+                self.issue("ARG004", f"`{flag.name}` expects a value", tok.loc, f"give `{flag.name} <value>`")
+                return
+            if not values:
+                self._record(flag, written, tok, None, None, tok.loc)
+                return
+            try:
+                value = convert(flag, values[0].text)
+            except ValueError as e:
+                self.issue("ARG004", f"`{flag.name}`: {e}", values[0].loc, _type_fix(flag))
+                return
+            self._check_json(flag, value, values[0])
+            self._record(flag, written, tok, value, values[0].text, values[0].loc)
+            return
+        if nargs == "+" and not values:
+            self.issue("ARG004", f"`{flag.name}` expects at least one value", tok.loc)
+            return
+        converted = []
+        for v in values:
+            try:
+                converted.append(convert(flag, v.text))
+            except ValueError as e:
+                self.issue("ARG004", f"`{flag.name}`: {e}", v.loc, _type_fix(flag))
+                return
+        self._record(flag, written, tok, converted, [v.text for v in values], values[0].loc if values else tok.loc)
+
+    def _check_json(self, flag: Flag, value: Any, tok: Token) -> None:
+        if flag.dest not in JSON_FLAGS:
+            return
+        known = JSON_FLAGS[flag.dest]
+        if isinstance(value, str):
+            try:
+                value = json.loads(value)
+            except ValueError as e:
+                self.issue("ARG007", f"`{flag.name}` must hold a JSON object: {e}", tok.loc, "quote a JSON object, e.g. '{\"top_k\": 2048}'")
+                return
+        if not isinstance(value, dict):
+            self.issue("ARG007", f"`{flag.name}` must hold a JSON object, not {type(value).__name__}", tok.loc)
+            return
+        if known is not None:
+            for key in value:
+                if key not in known:
+                    close = difflib.get_close_matches(str(key), known, n=1)
+                    hint = f"; did you mean `{close[0]}`?" if close else f" (known: {', '.join(sorted(known))})"
+                    self.issue("ARG007", f"`{flag.name}` has an unknown key `{key}`{hint}", tok.loc, f"use `{close[0]}`" if close else None)
+
+    def _record(self, flag: Flag, written: str, tok: Token, value: Any, raw: Any, vloc: Location) -> None:
+        g = Given(flag.dest, value, raw, written, flag, tok.loc, vloc, tok.origin)
+        if flag.action == "LoRAPathAction":
+            prev = self.out.given.get(flag.dest)
+            if prev is not None:
+                g = Given(flag.dest, list(prev.value or []) + list(value or []), raw, written, flag, prev.loc, prev.value_loc)
+            self.out.given[flag.dest] = g
+            return
+        seen = self.out.occurrences.setdefault(flag.dest, [])
+        if seen:
+            first = seen[-1]
+            where = (
+                "the command line overrides the --config file"
+                if first.origin == "yaml" and tok.origin == "cli"
+                else "the last one applies"
+            )
+            self.issue(
+                "ARG008",
+                f"`{flag.name}` is given more than once (first at {first.loc}): {where}, so {flag.dest} = {_show(value)}",
+                tok.loc,
+                f"keep one `{flag.name}`",
+            )
+        seen.append(g)
+        self.out.given[flag.dest] = g
+
+
+def _show(value: Any) -> str:
+    text = json.dumps(value) if isinstance(value, (list, dict)) else str(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _type_fix(flag: Flag) -> str | None:
+    if flag.choices:
+        return f"use one of {', '.join(flag.choices)}"
+    if flag.type:
+        return f"give `{flag.name}` a{'n' if flag.type[0] in 'aeiou' else ''} {flag.type} value"
+    return None
+
+
+def parse(cmd: LaunchCommand, version: str) -> Parsed:
+    return _Parser(cmd, flagmod.table(version)).parse()

@@ -1,0 +1,207 @@
+"""kdacheck's command line: ``lint``, ``run``, ``rules`` and ``explain``.
+
+The CLI only wires options to the pipeline; SGLang knowledge lives in ``flags``, ``resolve``
+and ``rules``. Nothing here imports torch or triton: ``run`` loads them when it runs.
+"""
+
+from __future__ import annotations
+
+import enum
+import os
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from kdacheck import __version__
+
+app = typer.Typer(
+    name="kdacheck",
+    help="Pre-deploy checks for SGLang hybrid linear-attention and HiSparse models with speculative decoding.",
+    no_args_is_help=True,
+    add_completion=True,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+)
+
+
+class OutputFormat(str, enum.Enum):
+    full = "full"
+    concise = "concise"
+    json = "json"
+    sarif = "sarif"
+    github = "github"
+    junit = "junit"
+
+
+class Threshold(str, enum.Enum):
+    error = "error"
+    warning = "warning"
+    info = "info"
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"kdacheck {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def main_callback(
+    version: Annotated[bool | None, typer.Option("--version", callback=_version, is_eager=True, help="Show the version and exit.")] = None,
+) -> None:
+    """kdacheck: catch SGLang speculative-decoding misconfigurations before they reach a GPU."""
+
+
+def fail(message: str) -> typer.Exit:
+    """Report that kdacheck could not do its job (exit code 2)."""
+    typer.echo(f"kdacheck: error: {message}", err=True)
+    return typer.Exit(2)
+
+
+def _split(values: list[str] | None) -> list[str] | None:
+    if not values:
+        return None
+    return [p.strip().upper() for v in values for p in v.split(",") if p.strip()]
+
+
+LINT_SUFFIXES = (".yaml", ".yml", ".sh", ".bash", ".txt", ".cmd")
+
+
+def collect(paths: list[str]) -> list[str]:
+    """Files to lint: named files as given, folders searched (skipping hidden folders)."""
+    out: list[str] = []
+    seen: set[str] = set()
+    for p in paths:
+        if p == "-":
+            out.append(p)
+            continue
+        path = Path(p)
+        if path.is_dir():
+            for root, dirs, files in os.walk(path):
+                dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in ("node_modules", "__pycache__"))
+                for name in sorted(files):
+                    if name.lower().endswith(LINT_SUFFIXES):
+                        full = os.path.join(root, name)
+                        if full not in seen:
+                            seen.add(full)
+                            out.append(full)
+        elif p not in seen:
+            seen.add(p)
+            out.append(p)
+    return out
+
+
+@app.command()
+def lint(
+    paths: Annotated[list[str] | None, typer.Argument(help="Launch configurations: YAML, shell, Kubernetes, Compose, folders; - for standard input.")] = None,
+    cmd: Annotated[str | None, typer.Option("--cmd", help="Lint a launch command line given inline.")] = None,
+    model: Annotated[str | None, typer.Option(help="Model geometry: a preset name, a model folder or a config.json.")] = None,
+    gpu: Annotated[str | None, typer.Option(help="GPU profile: h100, h200, b200, gb200, a100, l40s, ...")] = None,
+    sglang_version: Annotated[str | None, typer.Option("--sglang-version", help="Target SGLang version (default: installed, else newest known).")] = None,
+    select: Annotated[list[str] | None, typer.Option(help="Only these codes or prefixes (comma-separated or repeated).")] = None,
+    ignore: Annotated[list[str] | None, typer.Option(help="Skip these codes or prefixes.")] = None,
+    extend_select: Annotated[list[str] | None, typer.Option("--extend-select", help="Add these codes or prefixes to the selection.")] = None,
+    failure_threshold: Annotated[Threshold, typer.Option("--failure-threshold", help="Lowest severity that fails the run.")] = Threshold.warning,
+    output_format: Annotated[OutputFormat | None, typer.Option("--output-format", help="full, concise, json, sarif, github or junit.")] = None,
+    show_resolved: Annotated[bool, typer.Option("--show-resolved", help="Print every resolved value with its provenance.")] = False,
+    exit_zero: Annotated[bool, typer.Option("--exit-zero", help="Exit 0 even when findings fail the threshold.")] = False,
+    run_after: Annotated[bool, typer.Option("--run", help="Then run the kernels on the resolved configuration (kdacheck run).")] = False,
+) -> None:
+    """Lint SGLang launch configurations and report every finding at once."""
+    from kdacheck import flags as flagmod
+    from kdacheck import report
+    from kdacheck.findings import Severity
+    from kdacheck.gpus import gpu as get_gpu
+    from kdacheck.lint import FileResult, Options, lint_path, lint_text
+    from kdacheck.models import load_model
+    from kdacheck.rules import select_rules
+
+    try:
+        version, _why = flagmod.pick_version(sglang_version)
+        profile = get_gpu(gpu) if gpu else None
+        if model:
+            load_model(model, None)
+    except Exception as e:  # bad option values
+        raise fail(str(e)) from None
+    rules = select_rules(_split(select), _split(ignore), _split(extend_select))
+    opts = Options(version=version, model=model, gpu=profile, rules=rules)
+    if not paths and cmd is None:
+        raise fail("nothing to lint: give paths, - for standard input, or --cmd")
+    results: list[FileResult] = []
+    if cmd is not None:
+        results.append(lint_text(cmd, "<cmd>", opts, "."))
+    for path in collect(paths or []):
+        if path == "-":
+            results.append(lint_text(sys.stdin.read(), "<stdin>", opts, "."))
+        else:
+            results.append(lint_path(path, opts))
+    fmt = output_format or (OutputFormat.github if os.environ.get("GITHUB_ACTIONS") == "true" else OutputFormat.full)
+    out = sys.stdout
+    if fmt is OutputFormat.json:
+        from kdacheck.report import json_
+
+        json_.render(results, out, version)
+    elif fmt is OutputFormat.full:
+        from kdacheck.report import full
+
+        full.render(results, out, show_resolved)
+    else:
+        from importlib import import_module
+
+        import_module(f"kdacheck.report.{fmt.value}").render(results, out, version)
+    errors = any(r.error for r in results)
+    worst = report.worst(results)
+    failed = worst is not None and worst >= Severity.parse(failure_threshold.value)
+    if run_after and not errors:
+        for r in results:
+            for cfg in r.resolved:
+                from kdacheck.runner import run_resolved
+
+                code = run_resolved(cfg, output_format="json" if fmt is OutputFormat.json else "full")
+                failed = failed or code != 0
+    if errors:
+        raise typer.Exit(2)
+    raise typer.Exit(0 if exit_zero or not failed else 1)
+
+
+@app.command()
+def rules(
+    output_format: Annotated[str, typer.Option("--output-format", help="table or json")] = "table",
+) -> None:
+    """List every rule: code, severity, summary, versions."""
+    from kdacheck.rules import all_rules
+
+    if output_format == "json":
+        import json
+
+        typer.echo(json.dumps([{"code": r.code, "severity": r.severity.label, "summary": r.summary, "versions": r.versions} for r in all_rules()], indent=2))
+        return
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table("code", "severity", "summary", "versions")
+    for r in all_rules():
+        table.add_row(r.code, r.severity.label, r.summary, r.versions)
+    Console(highlight=False).print(table)
+
+
+@app.command()
+def explain(code: Annotated[str, typer.Argument(help="A rule code, e.g. KDA002.")]) -> None:
+    """Print a rule's whole documentation: what, why, SGLang's message, the fix, sources."""
+    from kdacheck.docs import rule_markdown
+    from kdacheck.rules import REGISTRY
+
+    rule = REGISTRY.get(code.strip().upper())
+    if rule is None:
+        raise fail(f"unknown rule {code!r}: see `kdacheck rules`")
+    typer.echo(rule_markdown(rule))
+
+
+def main() -> None:
+    try:
+        app()
+    except KeyboardInterrupt:
+        typer.echo("kdacheck: interrupted", err=True)
+        sys.exit(130)

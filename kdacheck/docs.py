@@ -1,0 +1,50 @@
+"""Rule documentation, written once in each rule and rendered here for ``explain``,
+``docs/rules.md`` and SARIF's rule descriptors."""
+
+from __future__ import annotations
+
+from kdacheck.rules import Rule, all_rules
+
+
+def rule_markdown(rule: Rule, heading: str = "##") -> str:
+    out = [f"{heading} {rule.code}: {rule.summary}", ""]
+    out.append(f"Severity: **{rule.severity.label}** · SGLang versions: {rule.versions}")
+    out += ["", f"{heading}# What", "", rule.what, "", f"{heading}# Why", "", rule.why]
+    if rule.sglang_message:
+        out += ["", f"{heading}# SGLang's message", "", "```", rule.sglang_message, "```"]
+    out += ["", f"{heading}# How to fix", "", rule.fix]
+    if rule.changes:
+        out += ["", f"{heading}# Across versions", ""] + [f"- {c}" for c in rule.changes]
+    if rule.inferred:
+        out += ["", f"{heading}# Inferred, not read", "", rule.inferred]
+    if rule.example:
+        out += ["", f"{heading}# Example that triggers it", "", "```", rule.example, "```"]
+    if rule.sources:
+        out += ["", f"{heading}# Checked against SGLang's source", ""] + [f"- {s}" for s in rule.sources]
+    return "\n".join(out) + "\n"
+
+
+def rules_markdown() -> str:
+    rules = all_rules()
+    out = [
+        "# kdacheck rules",
+        "",
+        "Generated from the rules themselves by `python -m kdacheck.docs > docs/rules.md`; "
+        "`kdacheck explain CODE` prints the same text. Do not edit by hand.",
+        "",
+        "| code | severity | summary | versions |",
+        "|---|---|---|---|",
+    ]
+    out += [f"| [{r.code}](#{r.code.lower()}) | {r.severity.label} | {r.summary} | {r.versions} |" for r in rules]
+    out.append("")
+    for r in rules:
+        out.append(f'<a id="{r.code.lower()}"></a>')
+        out.append("")
+        out.append(rule_markdown(r))
+    return "\n".join(out)
+
+
+if __name__ == "__main__":
+    import sys
+
+    sys.stdout.write(rules_markdown())

@@ -1,0 +1,63 @@
+"""The vocabulary shared by every stage: places in files, severities and findings."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True, order=True)
+class Location:
+    """A place in an input file: 1-based line and column."""
+
+    path: str
+    line: int = 1
+    col: int = 1
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line}:{self.col}"
+
+
+class Severity(enum.IntEnum):
+    INFO = 0
+    WARNING = 1
+    ERROR = 2
+
+    @property
+    def label(self) -> str:
+        return self.name.lower()
+
+    @classmethod
+    def parse(cls, text: str) -> Severity:
+        try:
+            return cls[text.strip().upper()]
+        except KeyError:
+            raise ValueError(f"unknown severity {text!r} (use error, warning or info)") from None
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """One value that led to a finding, with where it came from."""
+
+    name: str
+    value: str
+    provenance: str
+
+
+@dataclass(frozen=True)
+class Finding:
+    code: str
+    severity: Severity
+    message: str
+    location: Location
+    fix: str | None = None
+    evidence: tuple[Evidence, ...] = field(default=())
+    source: str = ""  # which launch command in the file (e.g. "Deployment/kimi: sglang")
+
+    def sort_key(self) -> tuple[str, int, int, str, str]:
+        loc = self.location
+        return (loc.path, loc.line, loc.col, self.code, self.message)
+
+
+class InputError(Exception):
+    """kdacheck cannot do its job on this input: reported with exit code 2."""

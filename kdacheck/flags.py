@@ -1,0 +1,157 @@
+"""SGLang's launch flags, per version, read from the tables shipped in ``kdacheck/data``.
+
+Each table was read from SGLang's own argument parser: option strings, ``dest``, argparse
+action class, ``nargs``, type, default and choices. Lookups follow argparse: exact option
+strings first, then unique prefixes (SGLang's parser keeps ``allow_abbrev``).
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from dataclasses import dataclass
+from importlib import resources
+
+KNOWN_VERSIONS: tuple[str, ...] = ("0.5.19", "0.5.20", "0.5.21", "0.5.22", "0.5.23")
+NEWEST = KNOWN_VERSIONS[-1]
+
+
+def vtuple(version: str) -> tuple[int, ...]:
+    """``"0.5.23"`` → ``(0, 5, 23)``; non-numeric parts (``rc1``, ``.post1``) are dropped."""
+    parts: list[int] = []
+    for piece in version.split("."):
+        digits = ""
+        for ch in piece:
+            if not ch.isdigit():
+                break
+            digits += ch
+        if not digits:
+            break
+        parts.append(int(digits))
+    return tuple(parts)
+
+
+@dataclass(frozen=True)
+class Flag:
+    options: tuple[str, ...]
+    dest: str
+    action: str
+    nargs: int | str | None
+    type: str | None
+    default: object
+    choices: tuple[str, ...] | None
+
+    @property
+    def name(self) -> str:
+        """The canonical spelling: the first option string."""
+        return self.options[0]
+
+    @property
+    def deprecated(self) -> bool:
+        return self.action.startswith("Deprecated")
+
+    @property
+    def takes_value(self) -> bool:
+        return self.nargs != 0 and self.action not in (
+            "_StoreTrueAction",
+            "_StoreFalseAction",
+            "BooleanOptionalAction",
+            "DeprecatedStoreTrueAction",
+            "DeprecatedAction",
+        )
+
+
+class FlagTable:
+    """The flags of one SGLang version."""
+
+    def __init__(self, version: str, flags: list[Flag]) -> None:
+        self.version = version
+        self.flags = flags
+        self.by_option: dict[str, Flag] = {o: f for f in flags for o in f.options}
+        self.by_dest: dict[str, list[Flag]] = {}
+        for f in flags:
+            self.by_dest.setdefault(f.dest, []).append(f)
+        self._sorted_options = sorted(self.by_option)
+
+    def prefix_matches(self, prefix: str) -> list[str]:
+        """Option strings that start with ``prefix`` (argparse's abbreviation rule)."""
+        import bisect
+
+        i = bisect.bisect_left(self._sorted_options, prefix)
+        out: list[str] = []
+        while i < len(self._sorted_options) and self._sorted_options[i].startswith(prefix):
+            out.append(self._sorted_options[i])
+            i += 1
+        return out
+
+    def current_option(self, dest: str) -> str | None:
+        """The non-deprecated option string that sets ``dest``, if there is one."""
+        for f in self.by_dest.get(dest, []):
+            if not f.deprecated:
+                return f.name
+        return None
+
+    def default(self, dest: str) -> object:
+        for f in self.by_dest.get(dest, []):
+            if not f.deprecated:
+                return f.default
+        flags = self.by_dest.get(dest)
+        return flags[0].default if flags else None
+
+    def has_dest(self, dest: str) -> bool:
+        return dest in self.by_dest
+
+
+def _flag(d: dict[str, object]) -> Flag:
+    choices = d.get("choices")
+    return Flag(
+        options=tuple(d["options"]),  # type: ignore[arg-type]
+        dest=str(d["dest"]),
+        action=str(d["action"]),
+        nargs=d.get("nargs"),  # type: ignore[arg-type]
+        type=d.get("type"),  # type: ignore[arg-type]
+        default=d.get("default"),
+        choices=tuple(str(c) for c in choices) if isinstance(choices, list) else None,
+    )
+
+
+@functools.cache
+def table(version: str) -> FlagTable:
+    if version not in KNOWN_VERSIONS:
+        raise ValueError(
+            f"unknown SGLang version {version!r}: kdacheck knows {', '.join(KNOWN_VERSIONS)}"
+        )
+    raw = resources.files("kdacheck").joinpath(f"data/sglang-{version}-flags.json").read_bytes()
+    data = json.loads(raw)
+    return FlagTable(version, [_flag(d) for d in data["flags"]])
+
+
+def history(option: str) -> list[str]:
+    """The known versions whose parser accepts ``option`` exactly."""
+    return [v for v in KNOWN_VERSIONS if option in table(v).by_option]
+
+
+def pick_version(requested: str | None) -> tuple[str, str]:
+    """The target SGLang version and why: the request, the installed SGLang, or the newest.
+
+    The installed version is read from the distribution's metadata; SGLang is never imported.
+    """
+    if requested:
+        if requested not in KNOWN_VERSIONS:
+            raise ValueError(
+                f"unknown SGLang version {requested!r}: kdacheck knows {', '.join(KNOWN_VERSIONS)}"
+            )
+        return requested, "--sglang-version"
+    try:
+        from importlib import metadata
+
+        installed = metadata.version("sglang")
+    except Exception:
+        return NEWEST, "newest known (no SGLang installed)"
+    it = vtuple(installed)
+    if installed in KNOWN_VERSIONS:
+        return installed, "installed SGLang"
+    older = [v for v in KNOWN_VERSIONS if vtuple(v) <= it]
+    if older:
+        return older[-1], f"installed SGLang {installed}, nearest known older version"
+    return KNOWN_VERSIONS[0], f"installed SGLang {installed} predates the tables: oldest known"

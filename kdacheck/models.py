@@ -1,0 +1,215 @@
+"""Model geometry: what the scratch buffers' shapes depend on.
+
+From a local ``config.json`` (a folder, the file itself, or the Hugging Face cache) or, failing
+that, a built-in preset. Never a network call.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from kdacheck.findings import InputError
+
+DTYPE_BYTES = {"float32": 4, "bfloat16": 2, "float16": 2, "fp8": 1, "float8_e4m3fn": 1}
+
+
+@dataclass(frozen=True)
+class Model:
+    name: str
+    architecture: str
+    family: str  # "kda", "gdn", "dsa" or "other"
+    num_layers: int
+    linear_layers: int = 0  # KDA or GDN layers
+    linear_k_heads: int = 0
+    linear_v_heads: int = 0
+    linear_k_dim: int = 0
+    linear_v_dim: int = 0
+    conv_kernel: int = 0
+    index_topk: int | None = None
+    ssm_dtype: str | None = None  # from the model config; Kimi-Linear has none
+    params: float = 0.0  # total parameters
+    weight_bytes_per_param: float = 2.0
+    source: str = "preset"
+
+    @property
+    def hybrid(self) -> bool:
+        return self.family in ("kda", "gdn")
+
+    @property
+    def conv_dim(self) -> int:
+        """Channels of the short convolution, all heads (before tensor parallelism)."""
+        if self.family == "kda":
+            return 3 * self.linear_v_heads * self.linear_v_dim
+        if self.family == "gdn":
+            return self.linear_v_heads * self.linear_v_dim + 2 * self.linear_k_heads * self.linear_k_dim
+        return 0
+
+    @property
+    def weight_bytes(self) -> int:
+        return int(self.params * self.weight_bytes_per_param)
+
+
+PRESETS: dict[str, Model] = {
+    "moonshotai/Kimi-Linear-48B-A3B-Instruct": Model(
+        name="moonshotai/Kimi-Linear-48B-A3B-Instruct",
+        architecture="KimiLinearForCausalLM",
+        family="kda",
+        num_layers=27,
+        linear_layers=20,
+        linear_k_heads=32,
+        linear_v_heads=32,
+        linear_k_dim=128,
+        linear_v_dim=128,
+        conv_kernel=4,
+        ssm_dtype=None,
+        params=48e9,
+        weight_bytes_per_param=2.0,
+        source="preset (public config.json; 48 B parameters in bfloat16)",
+    ),
+    "Qwen/Qwen3-Next-80B-A3B-Instruct": Model(
+        name="Qwen/Qwen3-Next-80B-A3B-Instruct",
+        architecture="Qwen3NextForCausalLM",
+        family="gdn",
+        num_layers=48,
+        linear_layers=36,
+        linear_k_heads=16,
+        linear_v_heads=32,
+        linear_k_dim=128,
+        linear_v_dim=128,
+        conv_kernel=4,
+        params=80e9,
+        weight_bytes_per_param=2.0,
+        source="preset (public config.json; 80 B parameters in bfloat16)",
+    ),
+    "deepseek-ai/DeepSeek-V3.2": Model(
+        name="deepseek-ai/DeepSeek-V3.2",
+        architecture="DeepseekV32ForCausalLM",
+        family="dsa",
+        num_layers=61,
+        index_topk=2048,
+        params=671e9,
+        weight_bytes_per_param=1.0,
+        source="preset (public config.json; 671 B parameters in FP8)",
+    ),
+}
+# Other public names of the same geometry.
+ALIASES = {
+    "moonshotai/Kimi-Linear-48B-A3B-Base": "moonshotai/Kimi-Linear-48B-A3B-Instruct",
+    "Qwen/Qwen3-Next-80B-A3B-Thinking": "Qwen/Qwen3-Next-80B-A3B-Instruct",
+    "deepseek-ai/DeepSeek-V3.2-Exp": "deepseek-ai/DeepSeek-V3.2",
+    "deepseek-ai/DeepSeek-V3.2-Speciale": "deepseek-ai/DeepSeek-V3.2",
+}
+SHORT_NAMES = {
+    "kimi-linear": "moonshotai/Kimi-Linear-48B-A3B-Instruct",
+    "qwen3-next": "Qwen/Qwen3-Next-80B-A3B-Instruct",
+    "deepseek-v3.2": "deepseek-ai/DeepSeek-V3.2",
+}
+
+
+def preset(name: str) -> Model | None:
+    """The preset for a model name: exact, alias, short name, or a name that contains one."""
+    if name in PRESETS:
+        return PRESETS[name]
+    if name in ALIASES:
+        return replace(PRESETS[ALIASES[name]], name=name)
+    low = name.lower().rstrip("/")
+    for short, full in SHORT_NAMES.items():
+        if low == short or short in low.rsplit("/", 1)[-1] or short in low:
+            return replace(PRESETS[full], name=name) if name != full else PRESETS[full]
+    return None
+
+
+def from_config(cfg: dict[str, Any], name: str, source: str) -> Model:
+    """Geometry from a Hugging Face ``config.json`` dictionary."""
+    archs = cfg.get("architectures") or ["?"]
+    arch = str(archs[0])
+    layers = int(cfg.get("num_hidden_layers") or 0)
+    base = preset(name)
+    params = base.params if base else 0.0
+    wbytes = base.weight_bytes_per_param if base else 2.0
+    lin = cfg.get("linear_attn_config")
+    if isinstance(lin, dict) and (lin.get("kda_layers") is not None or "Kimi" in arch):
+        heads = int(lin.get("num_heads", 0))
+        dim = int(lin.get("head_dim", 0))
+        kda_layers = lin.get("kda_layers") or []
+        return Model(name, arch, "kda", layers, len(kda_layers), heads, heads, dim, dim,
+                     int(lin.get("short_conv_kernel_size", 4)), None, cfg.get("mamba_ssm_dtype"),
+                     params, wbytes, source)
+    if "linear_num_value_heads" in cfg:
+        interval = int(cfg.get("full_attention_interval") or 4)
+        types = cfg.get("layer_types")
+        if isinstance(types, list):
+            n_lin = sum(1 for t in types if "linear" in str(t))
+        else:
+            n_lin = sum(1 for i in range(layers) if (i + 1) % interval != 0)
+        return Model(name, arch, "gdn", layers, n_lin, int(cfg["linear_num_key_heads"]),
+                     int(cfg["linear_num_value_heads"]), int(cfg["linear_key_head_dim"]),
+                     int(cfg["linear_value_head_dim"]), int(cfg.get("linear_conv_kernel_dim", 4)),
+                     None, cfg.get("mamba_ssm_dtype"), params, wbytes, source)
+    if "index_topk" in cfg:
+        return Model(name, arch, "dsa", layers, index_topk=int(cfg["index_topk"]), params=params,
+                     weight_bytes_per_param=wbytes, source=source)
+    return Model(name, arch, "other", layers, params=params, weight_bytes_per_param=wbytes, source=source)
+
+
+def _load_json(path: Path) -> dict[str, Any]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as e:
+        raise InputError(f"{path}: cannot read model config: {e}") from None
+    if not isinstance(data, dict):
+        raise InputError(f"{path}: a model config.json must be a JSON object")
+    return data
+
+
+def hf_cache_dirs() -> list[Path]:
+    out = []
+    if os.environ.get("HF_HUB_CACHE"):
+        out.append(Path(os.environ["HF_HUB_CACHE"]))
+    if os.environ.get("HF_HOME"):
+        out.append(Path(os.environ["HF_HOME"]) / "hub")
+    out.append(Path.home() / ".cache" / "huggingface" / "hub")
+    return out
+
+
+def find_local_config(model_path: str) -> Path | None:
+    """``config.json`` for a model path: a local folder, or a snapshot in the HF cache."""
+    p = Path(model_path)
+    if p.is_file() and p.name.endswith(".json"):
+        return p
+    if (p / "config.json").is_file():
+        return p / "config.json"
+    if "/" in model_path and not p.is_absolute():
+        org_name = "models--" + model_path.strip("/").replace("/", "--")
+        for cache in hf_cache_dirs():
+            snaps = sorted((cache / org_name / "snapshots").glob("*/config.json"))
+            if snaps:
+                return snaps[-1]
+    return None
+
+
+def load_model(spec: str | None, model_path: str | None) -> tuple[Model | None, str]:
+    """The model geometry and a sentence saying where it came from.
+
+    ``spec`` is the ``--model`` option (preset name, folder or config.json); else the launch's
+    ``--model-path`` is looked up locally, else matched against the presets.
+    """
+    for candidate, how in ((spec, "--model"), (model_path, "--model-path")):
+        if not candidate:
+            continue
+        cfg_path = find_local_config(candidate)
+        if cfg_path is not None:
+            name = model_path or candidate
+            return from_config(_load_json(cfg_path), name, f"config.json at {cfg_path}"), f"{how}: {cfg_path}"
+        found = preset(candidate)
+        if found is not None:
+            return found, f"{found.source}, matched by {how} {candidate}"
+        if how == "--model":
+            raise InputError(
+                f"--model {candidate}: not a preset ({', '.join(PRESETS)}), a folder with config.json, or a config.json"
+            )
+    return None, "no model geometry (unknown model)"

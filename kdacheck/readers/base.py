@@ -1,0 +1,36 @@
+"""The shape every reader produces."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+from kdacheck.findings import Location
+
+Origin = Literal["cli", "yaml"]
+
+
+@dataclass(frozen=True)
+class Token:
+    """One argv token and where it was written.
+
+    ``origin`` is ``"yaml"`` for tokens made from an SGLang ``--config`` file: there a key is
+    always a flag (``is_flag``) and a value never is, whatever it looks like.
+    """
+
+    text: str
+    loc: Location
+    origin: Origin = "cli"
+    is_flag: bool | None = None  # None: decide the argparse way (leading dash)
+
+
+@dataclass
+class LaunchCommand:
+    """The SGLang arguments of one launch found in a file."""
+
+    path: str
+    tokens: list[Token]
+    kind: str  # "yaml", "shell", "kubernetes", "compose"
+    loc: Location  # where the launch starts (the program, or the top of the file)
+    name: str = ""  # e.g. "Deployment/kimi-linear, container sglang"
+    notes: list[str] = field(default_factory=list)

@@ -1,0 +1,116 @@
+"""Pick the reader for a file by its content, and splice in ``--config`` files."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import yaml
+
+from kdacheck.findings import InputError, Location
+from kdacheck.readers import yamlfiles
+from kdacheck.readers.base import LaunchCommand, Token
+from kdacheck.readers.shell import looks_like_shell_launch, read_shell, tokenize
+
+MAX_BYTES = 10 * 1024 * 1024
+YAML_SUFFIXES = (".yaml", ".yml")
+
+
+def decode(data: bytes, path: str) -> str:
+    if b"\x00" in data[:65536]:
+        raise InputError(f"{path}: binary file, not a launch configuration")
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        raise InputError(f"{path}: not UTF-8 text (byte {e.start})") from None
+
+
+def read_bytes(path: str, max_bytes: int = MAX_BYTES) -> bytes:
+    p = Path(path)
+    try:
+        if p.is_dir():
+            raise InputError(f"{path}: is a directory (give it as a folder to search, not --config)")
+        size = p.stat().st_size
+        if size > max_bytes:
+            raise InputError(f"{path}: {size:,} bytes is over the {max_bytes:,}-byte limit")
+        with p.open("rb") as f:
+            data = f.read(max_bytes + 1)
+    except InputError:
+        raise
+    except FileNotFoundError:
+        raise InputError(f"{path}: no such file") from None
+    except PermissionError:
+        raise InputError(f"{path}: permission denied") from None
+    except OSError as e:
+        raise InputError(f"{path}: cannot read: {e.strerror or e}") from None
+    if len(data) > max_bytes:
+        raise InputError(f"{path}: over the {max_bytes:,}-byte limit")
+    return data
+
+
+def read_text(text: str, path: str, base_dir: str | None = None) -> list[LaunchCommand]:
+    """Launch commands in ``text``; ``path`` is what findings will name."""
+    cmds = _read(text, path)
+    return [expand_config(c, base_dir) for c in cmds]
+
+
+def _read(text: str, path: str) -> list[LaunchCommand]:
+    is_yaml_name = path.lower().endswith(YAML_SUFFIXES)
+    if is_yaml_name or (not looks_like_shell_launch(text) and text.lstrip().startswith(("apiVersion", "services", "---"))):
+        docs = yamlfiles.compose_all(text, path)
+        if not docs:
+            return []
+        if any(yamlfiles.is_kubernetes(d) for d in docs):
+            out: list[LaunchCommand] = []
+            for d in docs:
+                if yamlfiles.is_kubernetes(d):
+                    out += yamlfiles.read_kubernetes(d, path)
+            return out
+        if yamlfiles.is_compose(docs[0]):
+            return yamlfiles.read_compose(docs[0], path)
+        if len(docs) > 1:
+            raise InputError(f"{path}: several YAML documents, but no Kubernetes manifest among them")
+        return [yamlfiles.read_config(docs[0], path)]
+    cmds = read_shell(text, path)
+    if not cmds and text.lstrip().startswith("--"):
+        # Bare SGLang arguments, no program name.
+        toks = [t for t in tokenize(text, path) if t.text != "\n"]
+        cmds = [LaunchCommand(path, toks, "shell", toks[0].loc if toks else Location(path))]
+    return cmds
+
+
+def read_path(path: str, max_bytes: int = MAX_BYTES) -> list[LaunchCommand]:
+    text = decode(read_bytes(path, max_bytes), path)
+    return read_text(text, path, os.path.dirname(path) or ".")
+
+
+def expand_config(cmd: LaunchCommand, base_dir: str | None) -> LaunchCommand:
+    """SGLang's ``--config FILE``: the file's arguments come first, the command line after
+    them (so it overrides them)."""
+    toks = cmd.tokens
+    for i, t in enumerate(toks):
+        if t.origin == "cli" and (t.text == "--config" or t.text.startswith("--config=")):
+            if t.text == "--config":
+                if i + 1 >= len(toks):
+                    return cmd
+                ref, rest = toks[i + 1], toks[:i] + toks[i + 2 :]
+                name = ref.text
+            else:
+                ref, rest = t, toks[:i] + toks[i + 1 :]
+                name = t.text.split("=", 1)[1]
+            target = Path(name)
+            if not target.is_absolute() and base_dir is not None:
+                target = Path(base_dir) / target
+            if not target.is_file():
+                cmd.notes.append(f"{ref.loc}: --config {name} not found: its arguments were not checked")
+                return cmd
+            text = decode(read_bytes(str(target)), str(target))
+            try:
+                doc = yaml.compose(text, Loader=yaml.SafeLoader)
+            except yaml.YAMLError as e:
+                raise InputError(f"{target}: invalid YAML: {e}") from None
+            if doc is None:
+                return LaunchCommand(cmd.path, rest, cmd.kind, cmd.loc, cmd.name, cmd.notes)
+            file_tokens: list[Token] = yamlfiles.config_tokens(doc, str(target))
+            return LaunchCommand(cmd.path, file_tokens + rest, cmd.kind, cmd.loc, cmd.name, cmd.notes)
+    return cmd

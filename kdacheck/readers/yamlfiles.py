@@ -1,0 +1,252 @@
+"""YAML inputs: SGLang ``--config`` files, Kubernetes manifests and Compose files.
+
+YAML is composed into nodes with PyYAML's safe loader (no object construction, no tags
+executed), walked with a node budget so that alias bombs cost nothing, and every token keeps
+the line and column of its node.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import yaml
+
+from kdacheck.findings import InputError, Location
+from kdacheck.readers.base import LaunchCommand, Token
+from kdacheck.readers.shell import find_launch, launches_in_tokens, tokenize
+
+MAX_NODES = 200_000
+MAX_DEPTH = 64
+
+_SCALARS = yaml.constructor.SafeConstructor()
+
+
+class _Budget:
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.nodes = 0
+
+    def spend(self, node: yaml.Node, depth: int) -> None:
+        self.nodes += 1
+        if self.nodes > MAX_NODES:
+            raise InputError(
+                f"{self.path}: YAML too large or alias-expanding (over {MAX_NODES} nodes); refusing"
+            )
+        if depth > MAX_DEPTH:
+            raise InputError(f"{_loc(self.path, node)}: YAML nested deeper than {MAX_DEPTH} levels")
+
+
+def _loc(path: str, node: yaml.Node) -> Location:
+    return Location(path, node.start_mark.line + 1, node.start_mark.column + 1)
+
+
+def compose_all(text: str, path: str) -> list[yaml.Node]:
+    try:
+        return [n for n in yaml.compose_all(text, Loader=yaml.SafeLoader) if n is not None]
+    except yaml.YAMLError as e:
+        mark = getattr(e, "problem_mark", None)
+        where = f"{path}:{mark.line + 1}:{mark.column + 1}" if mark else path
+        problem = getattr(e, "problem", None) or str(e).splitlines()[0]
+        raise InputError(f"{where}: invalid YAML: {problem}") from None
+    except RecursionError:
+        raise InputError(f"{path}: YAML nested too deeply") from None
+
+
+def scalar(node: yaml.ScalarNode) -> Any:
+    """A scalar node's Python value (safe: str, int, float, bool, None, dates as str)."""
+    try:
+        value = _SCALARS.construct_object(node)
+    except Exception:
+        return node.value
+    return value if isinstance(value, (str, int, float, bool, type(None))) else node.value
+
+
+def to_python(node: yaml.Node, budget: _Budget, depth: int = 0) -> Any:
+    budget.spend(node, depth)
+    if isinstance(node, yaml.ScalarNode):
+        return scalar(node)
+    if isinstance(node, yaml.SequenceNode):
+        return [to_python(n, budget, depth + 1) for n in node.value]
+    if isinstance(node, yaml.MappingNode):
+        return {str(to_python(k, budget, depth + 1)): to_python(v, budget, depth + 1) for k, v in node.value}
+    return None
+
+
+def _mapping_get(node: yaml.Node, key: str) -> yaml.Node | None:
+    if not isinstance(node, yaml.MappingNode):
+        return None
+    found = None
+    for k, v in node.value:  # last one wins, as with yaml.safe_load
+        if isinstance(k, yaml.ScalarNode) and k.value == key:
+            found = v
+    return found
+
+
+def _yaml_text(value: Any) -> str:
+    """How SGLang's config merger turns a YAML value into an argv string: ``str(value)``."""
+    return str(value)
+
+
+# --- SGLang --config files --------------------------------------------------------------
+
+
+def config_tokens(doc: yaml.Node, path: str) -> list[Token]:
+    """Tokens of an SGLang ``--config`` YAML, with SGLang's semantics.
+
+    Each key becomes ``--KEY`` verbatim (underscores stay underscores); ``true`` becomes the
+    bare flag and ``false`` drops it; a list becomes the flag followed by its items; a mapping
+    becomes one JSON string.
+    """
+    if not isinstance(doc, yaml.MappingNode):
+        raise InputError(
+            f"{_loc(path, doc)}: an SGLang --config YAML must be a mapping of flag names to values"
+        )
+    budget = _Budget(path)
+    tokens: list[Token] = []
+    for key_node, value_node in doc.value:
+        budget.spend(key_node, 1)
+        if not isinstance(key_node, yaml.ScalarNode):
+            raise InputError(f"{_loc(path, key_node)}: a --config key must be a plain name")
+        key = str(scalar(key_node))
+        flag = Token(f"--{key}", _loc(path, key_node), "yaml", True)
+        vloc = _loc(path, value_node)
+        if isinstance(value_node, yaml.ScalarNode):
+            value = scalar(value_node)
+            if isinstance(value, bool):
+                if value:
+                    tokens.append(flag)
+                continue
+            tokens += [flag, Token(_yaml_text(value), vloc, "yaml", False)]
+        elif isinstance(value_node, yaml.SequenceNode):
+            tokens.append(flag)
+            for item in value_node.value:
+                v = to_python(item, budget, 2)
+                text = json.dumps(v) if isinstance(v, (dict, list)) else _yaml_text(v)
+                tokens.append(Token(text, _loc(path, item), "yaml", False))
+        else:
+            value = to_python(value_node, budget, 1)
+            tokens += [flag, Token(json.dumps(value), vloc, "yaml", False)]
+    return tokens
+
+
+def read_config(doc: yaml.Node, path: str) -> LaunchCommand:
+    return LaunchCommand(path, config_tokens(doc, path), "yaml", Location(path, 1, 1), "SGLang --config")
+
+
+# --- Kubernetes and Compose ------------------------------------------------------------
+
+
+def _words(node: yaml.Node | None, path: str) -> list[Token]:
+    """Exec-form words of a ``command``/``args`` list (no shell processing)."""
+    if node is None:
+        return []
+    if isinstance(node, yaml.ScalarNode):
+        return [Token(str(scalar(node)), _loc(path, node))]
+    if isinstance(node, yaml.SequenceNode):
+        return [Token(str(scalar(n)), _loc(path, n)) for n in node.value if isinstance(n, yaml.ScalarNode)]
+    return []
+
+
+def _scalar_shell_tokens(node: yaml.ScalarNode, path: str) -> list[Token]:
+    """Shell-tokenize a YAML string (``sh -c "..."``), placing words inside the file."""
+    line = node.start_mark.line + 1
+    col = node.start_mark.column + 1
+    if node.style in ("|", ">"):
+        # Block scalar: the text starts on the next line, at the block's indentation.
+        raw_line = node.start_mark.buffer.splitlines()[line] if node.start_mark.buffer else ""
+        indent = len(raw_line) - len(raw_line.lstrip(" ")) if raw_line else 0
+        text = node.value
+        out: list[Token] = []
+        for t in tokenize(text, path, line + 1, 1):
+            out.append(Token(t.text, Location(path, t.loc.line, t.loc.col + indent), t.origin, t.is_flag))
+        return out
+    if node.style in ("'", '"'):
+        col += 1
+    return tokenize(node.value, path, line, col)
+
+
+def _container_launches(container: yaml.Node, path: str, name: str) -> list[LaunchCommand]:
+    words = _words(_mapping_get(container, "command"), path) + _words(_mapping_get(container, "args"), path)
+    k = find_launch(words)
+    if k is not None:
+        return [LaunchCommand(path, words[k:], "kubernetes", words[0].loc, name)]
+    # sh -c "python -m sglang.launch_server ...": the script is one string.
+    for node in _string_nodes(container):
+        if "sglang" in node.value and any(c.isspace() for c in node.value):
+            cmds = launches_in_tokens(_scalar_shell_tokens(node, path), path, "kubernetes", name)
+            if cmds:
+                return cmds
+    return []
+
+
+def _string_nodes(container: yaml.Node) -> list[yaml.ScalarNode]:
+    out: list[yaml.ScalarNode] = []
+    for key in ("command", "args"):
+        node = _mapping_get(container, key)
+        if isinstance(node, yaml.SequenceNode):
+            out += [n for n in node.value if isinstance(n, yaml.ScalarNode)]
+        elif isinstance(node, yaml.ScalarNode):
+            out.append(node)
+    return out
+
+
+def _walk_containers(node: yaml.Node, path: str, owner: str, budget: _Budget, depth: int = 0) -> list[LaunchCommand]:
+    budget.spend(node, depth)
+    found: list[LaunchCommand] = []
+    if isinstance(node, yaml.MappingNode):
+        for k, v in node.value:
+            key = k.value if isinstance(k, yaml.ScalarNode) else ""
+            if key in ("containers", "initContainers") and isinstance(v, yaml.SequenceNode):
+                for c in v.value:
+                    cname = _mapping_get(c, "name")
+                    label = f"{owner}, container {cname.value}" if isinstance(cname, yaml.ScalarNode) else owner
+                    found += _container_launches(c, path, label)
+            else:
+                found += _walk_containers(v, path, owner, budget, depth + 1)
+    elif isinstance(node, yaml.SequenceNode):
+        for item in node.value:
+            found += _walk_containers(item, path, owner, budget, depth + 1)
+    return found
+
+
+def is_kubernetes(doc: yaml.Node) -> bool:
+    return _mapping_get(doc, "apiVersion") is not None and _mapping_get(doc, "kind") is not None
+
+
+def is_compose(doc: yaml.Node) -> bool:
+    return isinstance(_mapping_get(doc, "services"), yaml.MappingNode)
+
+
+def read_kubernetes(doc: yaml.Node, path: str) -> list[LaunchCommand]:
+    kind = _mapping_get(doc, "kind")
+    meta = _mapping_get(doc, "metadata")
+    name = _mapping_get(meta, "name") if meta is not None else None
+    owner = f"{kind.value if isinstance(kind, yaml.ScalarNode) else '?'}/{name.value if isinstance(name, yaml.ScalarNode) else '?'}"
+    return _walk_containers(doc, path, owner, _Budget(path))
+
+
+def read_compose(doc: yaml.Node, path: str) -> list[LaunchCommand]:
+    services = _mapping_get(doc, "services")
+    found: list[LaunchCommand] = []
+    if not isinstance(services, yaml.MappingNode):
+        return found
+    for k, svc in services.value:
+        label = f"service {k.value}"
+        for key in ("entrypoint", "command"):
+            node = _mapping_get(svc, key)
+            if isinstance(node, yaml.ScalarNode):
+                found += launches_in_tokens(_scalar_shell_tokens(node, path), path, "compose", label)
+            elif isinstance(node, yaml.SequenceNode):
+                words = _words(node, path)
+                # entrypoint + command together form the argv
+                if key == "entrypoint":
+                    words += _words(_mapping_get(svc, "command"), path)
+                j = find_launch(words)
+                if j is not None:
+                    found.append(LaunchCommand(path, words[j:], "compose", words[0].loc, label))
+                    break
+                for n in node.value:
+                    if isinstance(n, yaml.ScalarNode) and "sglang" in str(n.value) and " " in str(n.value):
+                        found += launches_in_tokens(_scalar_shell_tokens(n, path), path, "compose", label)
+    return found

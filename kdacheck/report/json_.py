@@ -1,0 +1,79 @@
+"""``--output-format json``: a versioned, documented schema (docs/json-schema.md)."""
+
+from __future__ import annotations
+
+import json
+from typing import IO, Any
+
+from kdacheck import __version__
+from kdacheck.findings import Finding, Location
+from kdacheck.lint import FileResult
+from kdacheck.report import summary
+from kdacheck.resolve import Resolved
+
+SCHEMA_VERSION = 1
+
+
+def location(loc: Location | None) -> dict[str, Any] | None:
+    return None if loc is None else {"path": loc.path, "line": loc.line, "column": loc.col}
+
+
+def finding(f: Finding) -> dict[str, Any]:
+    return {
+        "code": f.code,
+        "severity": f.severity.label,
+        "message": f.message,
+        "location": location(f.location),
+        "fix": f.fix,
+        "evidence": [{"name": e.name, "value": e.value, "provenance": e.provenance} for e in f.evidence],
+        "command": f.source,
+    }
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, (str, int, float, bool)) or value is None:
+        return value
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    return str(value)
+
+
+def resolved(cfg: Resolved) -> dict[str, Any]:
+    return {
+        "command": cfg.cmd.name,
+        "location": location(cfg.cmd.loc),
+        "sglang_version": cfg.version,
+        "model": cfg.model.name if cfg.model else None,
+        "model_source": cfg.model_note,
+        "gpu": cfg.gpu.name if cfg.gpu else None,
+        "values": {
+            name: {"value": _plain(v.value), "origin": v.origin, "why": v.why, "location": location(v.loc)}
+            for name, v in cfg.vals.items()
+        },
+    }
+
+
+def document(results: list[FileResult], sglang_version: str) -> dict[str, Any]:
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "tool": {"name": "kdacheck", "version": __version__},
+        "sglang_version": sglang_version,
+        "files": [
+            {
+                "path": r.path,
+                "error": r.error,
+                "notes": r.notes,
+                "commands": [resolved(c) for c in r.resolved],
+                "findings": [finding(f) for f in r.findings],
+            }
+            for r in results
+        ],
+        "summary": summary(results),
+    }
+
+
+def render(results: list[FileResult], out: IO[str], sglang_version: str) -> None:
+    json.dump(document(results, sglang_version), out, indent=2, ensure_ascii=False)
+    out.write("\n")

@@ -1,0 +1,62 @@
+"""The rule catalogue and the engine that runs it over a resolved configuration."""
+
+from __future__ import annotations
+
+from kdacheck.findings import Evidence, Finding
+from kdacheck.resolve import Resolved
+from kdacheck.rules import arg, hsp, kda, mem, radix, spec  # noqa: F401  (registration)
+from kdacheck.rules.base import REGISTRY, Hit, Rule, rule, unchecked
+
+__all__ = ["REGISTRY", "Hit", "Rule", "all_rules", "check", "rule", "select_rules", "unchecked"]
+
+
+def all_rules() -> list[Rule]:
+    return sorted(REGISTRY.values(), key=lambda r: (_ORDER.index(r.prefix) if r.prefix in _ORDER else 99, r.code))
+
+
+_ORDER = ["ARG", "SPEC", "KDA", "MEM", "RADIX", "RSSM", "HSP"]
+
+
+def select_rules(select: list[str] | None, ignore: list[str] | None, extend: list[str] | None = None) -> list[Rule]:
+    """Rules chosen by code or prefix, the ruff way: select, then extend-select, minus ignore."""
+
+    def matches(code: str, pats: list[str]) -> bool:
+        return any(code.startswith(p.strip().upper()) for p in pats if p.strip())
+
+    rules = all_rules()
+    chosen = [r for r in rules if matches(r.code, select)] if select else list(rules)
+    if extend:
+        chosen += [r for r in rules if matches(r.code, extend) and r not in chosen]
+    if ignore:
+        chosen = [r for r in chosen if not matches(r.code, ignore)]
+    return chosen
+
+
+def evidence(cfg: Resolved, names: tuple[str, ...]) -> tuple[Evidence, ...]:
+    out = []
+    for n in names:
+        if n in cfg:
+            val = cfg[n]
+            out.append(Evidence(n, str(val.value), val.why))
+    return tuple(out)
+
+
+def check(cfg: Resolved, rules: list[Rule] | None = None) -> list[Finding]:
+    """Every finding of every applicable rule, in one pass."""
+    findings: list[Finding] = []
+    for r in rules if rules is not None else all_rules():
+        if not r.applies_to(cfg.version):
+            continue
+        for hit in r.check(cfg):
+            findings.append(
+                Finding(
+                    code=r.code,
+                    severity=hit.severity if hit.severity is not None else r.severity,
+                    message=hit.message,
+                    location=hit.at or cfg.place(*hit.values),
+                    fix=hit.fix,
+                    evidence=evidence(cfg, hit.values),
+                    source=cfg.cmd.name,
+                )
+            )
+    return findings

@@ -1,0 +1,163 @@
+"""ARG: reading the launch arguments against the target version's flag table.
+
+These problems are found while parsing (``kdacheck.args``), the way SGLang's argparse
+parser meets them; each rule reports its share of them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from kdacheck.findings import Severity
+from kdacheck.resolve import Resolved
+from kdacheck.rules.base import Hit, rule
+
+_TABLES = "SGLang's argument parser, `srt/server_args.py` `ServerArgs.add_cli_args` (tables in `kdacheck/data/`)"
+
+
+def _issues(cfg: Resolved, code: str) -> Iterator[Hit]:
+    for issue in cfg.parsed.issues:
+        if issue.code == code:
+            yield Hit(issue.message, issue.fix, at=issue.loc)
+
+
+@rule(
+    "ARG001", Severity.ERROR,
+    summary="every flag exists in the target SGLang version",
+    what="""
+        A flag that the target SGLang version's parser does not know. When an older version
+        had it, kdacheck names the last version that did and the flag that replaced it.
+    """,
+    why="SGLang exits at start with `error: unrecognized arguments`.",
+    sglang_message="launch_server.py: error: unrecognized arguments: {args}",
+    fix="Use the replacement kdacheck names, or remove the flag.",
+    example="python -m sglang.launch_server --model-path Qwen/Qwen3-Next-80B-A3B-Instruct --mamba-scheduler-strategy auto   # SGLang 0.5.23",
+    sources=(_TABLES, "Python argparse `parse_args`: unrecognized arguments"),
+)
+def arg001(cfg: Resolved) -> Iterator[Hit]:
+    yield from _issues(cfg, "ARG001")
+
+
+@rule(
+    "ARG002", Severity.ERROR,
+    summary="an abbreviated flag matches exactly one flag",
+    what="""
+        SGLang's parser accepts unique prefixes of flags (argparse's `allow_abbrev`). A prefix
+        that matches several flags is an error, e.g. `--speculative-draft` (nine flags in
+        0.5.23) or `--cuda-graph-max-bs` (removed after 0.5.19; in 0.5.23 it is a prefix of
+        `--cuda-graph-max-bs-decode` and `--cuda-graph-max-bs-prefill`).
+    """,
+    why="SGLang exits at start with argparse's `ambiguous option` error.",
+    sglang_message="launch_server.py: error: ambiguous option: {option} could match {matches}",
+    fix="Write the whole flag name.",
+    example="python -m sglang.launch_server --model-path moonshotai/Kimi-Linear-48B-A3B-Instruct --cuda-graph-max-bs 32   # SGLang 0.5.23",
+    sources=(_TABLES, "Python argparse `_parse_optional`: ambiguous option"),
+)
+def arg002(cfg: Resolved) -> Iterator[Hit]:
+    yield from _issues(cfg, "ARG002")
+
+
+@rule(
+    "ARG003", Severity.WARNING,
+    summary="abbreviated flags work only until a new flag shares the prefix",
+    what="""
+        A unique abbreviation (`--tp`, `--speculative-algo`, `--mem-fraction`,
+        `--trust-remote`) is accepted today, but the next SGLang release that adds a flag with
+        the same prefix turns it into an `ambiguous option` error (ARG002).
+    """,
+    why="Launch lines outlive SGLang versions; abbreviations break on upgrade.",
+    fix="Write the full flag name kdacheck shows.",
+    example="python3 -m sglang.launch_server --model moonshotai/Kimi-Linear-48B-A3B-Instruct --tp 4 --trust-remote",
+    sources=(_TABLES,),
+)
+def arg003(cfg: Resolved) -> Iterator[Hit]:
+    yield from _issues(cfg, "ARG003")
+
+
+@rule(
+    "ARG004", Severity.ERROR,
+    summary="values have the flag's type and are among its choices",
+    what="""
+        Each value is converted with the flag's type (int, float, JSON, human-readable int)
+        and checked against its choices, as argparse does; a flag that needs a value gets one,
+        a switch gets none.
+    """,
+    why="SGLang exits at start with `argument --X: invalid int value` or `invalid choice`.",
+    sglang_message="launch_server.py: error: argument {flag}: invalid {type} value: {value}",
+    fix="Give a value of the right type, or one of the listed choices.",
+    example="python -m sglang.launch_server --model-path moonshotai/Kimi-Linear-48B-A3B-Instruct --speculative-num-steps three",
+    sources=(_TABLES,),
+)
+def arg004(cfg: Resolved) -> Iterator[Hit]:
+    yield from _issues(cfg, "ARG004")
+
+
+@rule(
+    "ARG005", Severity.WARNING,
+    summary="deprecated spellings still accepted: use the current one",
+    what="""
+        A flag the target version still accepts through a deprecated action
+        (`DeprecatedAliasStoreAction`, `DeprecatedStoreTrueAction`, ...), e.g.
+        `--cuda-graph-max-bs` and `--mamba-scheduler-strategy` in 0.5.19.
+    """,
+    why="The spelling prints a deprecation warning and disappears in a later release (ARG001 then).",
+    fix="Write the current flag kdacheck names.",
+    example="python -m sglang.launch_server --model-path Qwen/Qwen3-Next-80B-A3B-Instruct --cuda-graph-max-bs 32   # SGLang 0.5.19",
+    sources=(_TABLES,),
+)
+def arg005(cfg: Resolved) -> Iterator[Hit]:
+    yield from _issues(cfg, "ARG005")
+
+
+@rule(
+    "ARG006", Severity.ERROR,
+    summary="--config YAML keys need the dash spelling",
+    what="""
+        SGLang turns each key of a `--config` YAML into `--KEY` verbatim. A key written with
+        underscores (`speculative_num_steps`) becomes the unknown flag
+        `--speculative_num_steps`.
+    """,
+    why="SGLang exits with `unrecognized arguments` for the underscore key.",
+    fix="Rename the key to its dash spelling (`speculative-num-steps`).",
+    example="""
+        # args.yaml
+        model-path: moonshotai/Kimi-Linear-48B-A3B-Instruct
+        speculative_num_steps: 3
+    """,
+    sources=("0.5.23 `srt/server_args_config_parser.py` (ConfigArgumentMerger: keys become `--KEY`)",),
+)
+def arg006(cfg: Resolved) -> Iterator[Hit]:
+    yield from _issues(cfg, "ARG006")
+
+
+@rule(
+    "ARG007", Severity.ERROR,
+    summary="JSON-valued flags hold JSON objects with known keys",
+    what="""
+        `--hisparse-config`, `--speculative-adaptive-config` and `--model-loader-extra-config`
+        take a JSON object. kdacheck parses it and checks the keys SGLang reads.
+    """,
+    why="SGLang fails at start on invalid JSON; an unknown key is silently ignored, so the setting you meant never applies.",
+    fix="Quote a valid JSON object and use the key names kdacheck lists.",
+    example="""python -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3.2 --enable-hisparse --hisparse-config '{"topk": 2048}'""",
+    sources=("0.5.23 `srt/server_args.py` (hisparse_config, speculative_adaptive_config parsing)",),
+)
+def arg007(cfg: Resolved) -> Iterator[Hit]:
+    yield from _issues(cfg, "ARG007")
+
+
+@rule(
+    "ARG008", Severity.WARNING,
+    summary="a flag given twice: say which value applies",
+    what="""
+        A flag given twice in one command, twice in a YAML file, or in both the `--config`
+        YAML and the command line. argparse keeps the last value; the command line overrides
+        the `--config` file.
+    """,
+    why="Two values for one setting means someone believes the other one applies.",
+    fix="Keep one of them.",
+    example="python -m sglang.launch_server --model-path Qwen/Qwen3-Next-80B-A3B-Instruct --tp-size 4 --tp-size 8",
+    sources=(_TABLES, "0.5.23 `srt/server_args_config_parser.py` (command line after the config's arguments)"),
+)
+def arg008(cfg: Resolved) -> Iterator[Hit]:
+    yield from _issues(cfg, "ARG008")

@@ -1,0 +1,127 @@
+"""The rule unit: code, severity, message, fix and documentation side by side.
+
+A rule is a pure function over a ``Resolved`` configuration that yields ``Hit``s. Its
+documentation lives in the same place (the ``@rule`` arguments) and is what ``kdacheck
+explain``, ``kdacheck rules``, SARIF's rule descriptors and ``docs/rules.md`` are made from.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+
+from kdacheck import flags as flagmod
+from kdacheck.findings import Location, Severity
+from kdacheck.resolve import Resolved
+
+
+@dataclass(frozen=True)
+class Hit:
+    """One violation as a rule sees it; the engine adds code, place and evidence."""
+
+    message: str
+    fix: str | None = None
+    values: tuple[str, ...] = ()  # names of resolved values that led to it (evidence, place)
+    at: Location | None = None
+    severity: Severity | None = None  # overrides the rule's (e.g. info "could not check")
+
+
+def unchecked(reason: str) -> Hit:
+    """The rule needs a fact the configuration does not hold: say so, never guess."""
+    return Hit(f"could not be checked: {reason}", severity=Severity.INFO)
+
+
+Check = Callable[[Resolved], Iterable[Hit]]
+
+
+@dataclass(frozen=True)
+class Rule:
+    code: str
+    severity: Severity
+    summary: str
+    what: str
+    why: str
+    fix: str
+    check: Check
+    sglang_message: str | None = None
+    example: str | None = None
+    sources: tuple[str, ...] = ()
+    since: str = flagmod.KNOWN_VERSIONS[0]
+    until: str | None = None
+    inferred: str | None = None
+    changes: tuple[str, ...] = ()  # how it changes across versions
+    name: str = ""
+
+    @property
+    def prefix(self) -> str:
+        return self.code.rstrip("0123456789")
+
+    @property
+    def versions(self) -> str:
+        return f"{self.since}–{self.until or flagmod.NEWEST}"
+
+    def applies_to(self, version: str) -> bool:
+        v = flagmod.vtuple(version)
+        if v < flagmod.vtuple(self.since):
+            return False
+        return self.until is None or v <= flagmod.vtuple(self.until)
+
+    @property
+    def help_uri(self) -> str:
+        return f"https://github.com/kdacheck/kdacheck/blob/main/docs/rules.md#{self.code.lower()}"
+
+
+REGISTRY: dict[str, Rule] = {}
+
+
+@dataclass
+class _Doc:
+    summary: str
+    what: str
+    why: str
+    fix: str
+    sglang_message: str | None = None
+    example: str | None = None
+    sources: tuple[str, ...] = field(default=())
+    since: str = flagmod.KNOWN_VERSIONS[0]
+    until: str | None = None
+    inferred: str | None = None
+    changes: tuple[str, ...] = field(default=())
+
+
+def rule(
+    code: str,
+    severity: Severity,
+    *,
+    summary: str,
+    what: str,
+    why: str,
+    fix: str,
+    sglang_message: str | None = None,
+    example: str | None = None,
+    sources: tuple[str, ...] = (),
+    since: str = flagmod.KNOWN_VERSIONS[0],
+    until: str | None = None,
+    inferred: str | None = None,
+    changes: tuple[str, ...] = (),
+) -> Callable[[Check], Check]:
+    """Register a check function as rule ``code`` with its documentation."""
+
+    def register(fn: Check) -> Check:
+        if code in REGISTRY:
+            raise ValueError(f"rule {code} registered twice")
+        REGISTRY[code] = Rule(
+            code, severity, summary, _dedent(what), _dedent(why), _dedent(fix), fn,
+            _dedent(sglang_message) if sglang_message else None,
+            _dedent(example) if example else None, sources, since, until,
+            _dedent(inferred) if inferred else None, changes, fn.__name__,
+        )
+        return fn
+
+    return register
+
+
+def _dedent(text: str) -> str:
+    import textwrap
+
+    return textwrap.dedent(text).strip()

@@ -1,0 +1,3 @@
+"""HSP rules."""
+
+from __future__ import annotations

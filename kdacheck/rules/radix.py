@@ -1,0 +1,3 @@
+"""RADIX rules."""
+
+from __future__ import annotations
