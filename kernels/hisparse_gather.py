@@ -1,0 +1,420 @@
+"""HiSparse speculative gather: miss plan + item copy (two Triton kernels) and the wrapper.
+
+For request ``b``, the ``D`` verified positions each select ``top_k`` token positions
+(``top_k_tokens[b, d, j]``; valid when ``0 <= tok < seq_lens[b]``, anything else is a pad).
+Every selected token must be on the device before attention runs:
+
+- a hit (``device_slot[b, tok] >= 0``) resolves to its resident slot;
+- a token selected by several steps is a single miss: one copy, one device slot;
+- unique misses are numbered ``i = 0, 1, ...`` in order of their FIRST occurrence in
+  row-major ``(d, j)`` order (deterministic on GPU too), and get
+  ``miss_dst[b, i] = free_slots[b, i]``, ``miss_src[b, i] = host_loc[b, tok]``;
+- ``miss_count[b]`` is the number of unique misses;
+- ``out_locs[b, d, j]`` is the device slot of every selected token after the swap (the hit's
+  slot or the miss's new slot), ``-1`` for pads;
+- items are copied ``host_cache[miss_src] -> device_buffer[miss_dst]``.
+
+``device_slot`` is read only (kdacheck's dense ``[B, max_seq]`` table); the post-swap mapping
+is reported through ``out_locs``.
+
+Kernel 1 (plan, one program per request) runs three passes over the ``D*top_k`` selections:
+(1) ``atomic_min`` of the flat position into a per-request ``[max_seq]`` marker table, so the
+marker holds each missing token's first position; (2) positions that equal their marker are
+first occurrences: an exclusive prefix count numbers them, the plan is written and the marker
+is overwritten with the encoded new slot ``-2 - slot``; (3) every selection reads its slot.
+Kernel 2 (copy, one program per ``(request, chunk of misses)``) moves items as 8-, 4- or 1-byte
+words, whichever divides the item size.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+import triton
+import triton.language as tl
+
+HSP001_MESSAGE = "HiSparse speculative swap requires 2-4 steps, got {n}."
+HSP002_MESSAGE = (
+    "HiSparse speculative swap kernel requires top_k >= 1024 and steps * top_k <= 8192 "
+    "(a static_assert of SGLang's JIT kernel), got top_k={top_k}, steps * top_k={total}."
+)
+HSP003_TOGETHER_MESSAGE = "miss_src, miss_dst, and miss_count must be provided together."
+HSP003_PLAN_DTYPE_MESSAGE = "miss_src must be int64 and miss_dst must be int32."
+HSP003_COUNT_DTYPE_MESSAGE = "miss_count must be int32."
+HSP003_CAPACITY_MESSAGE = (
+    "speculative miss_src/miss_dst must have shape [batch, >= steps * top_k] "
+    "(capacity {plan_capacity})."
+)
+HSP003_COUNT_SHAPE_MESSAGE = "speculative miss_count must have shape [batch]."
+HSP003_STRIDE_MESSAGE = "miss_src/miss_dst row strides must match."
+
+_INT32_MAX = 2**31 - 1
+
+
+@dataclass
+class GatherResult:
+    """What :func:`hisparse_spec_gather` produced (the plan tensors are the caller's when given)."""
+
+    miss_src: torch.Tensor  # [B, >= D*top_k] int64
+    miss_dst: torch.Tensor  # [B, >= D*top_k] int32
+    miss_count: torch.Tensor  # [>= B] int32
+    out_locs: torch.Tensor  # [B, D, top_k] int32
+
+
+@triton.jit
+def _hisparse_plan_kernel(
+    tok_ptr,  # [B, D*top_k] int32 (flat view of [B, D, top_k])
+    seq_lens_ptr,  # [B] int32/int64
+    dev_slot_ptr,  # [B, MAX_SEQ] int32, -1 = not resident
+    host_loc_ptr,  # [B, MAX_SEQ] int64
+    free_ptr,  # [B, FREE_STRIDE] int32
+    marker_ptr,  # [B, MAX_SEQ] int32 workspace, INT32_MAX on entry
+    miss_src_ptr,  # [B, PLAN_STRIDE] int64
+    miss_dst_ptr,  # [B, PLAN_STRIDE] int32
+    miss_count_ptr,  # [B] int32
+    out_ptr,  # [B, D*top_k] int32
+    MAX_SEQ,
+    FREE_STRIDE,
+    FREE_COLS,
+    PLAN_STRIDE,
+    PLAN_COLS,
+    CAP,  # min(PLAN_COLS, FREE_COLS)
+    N_DEV,
+    N_SEL: tl.constexpr,  # D * top_k selections per request
+    BLOCK: tl.constexpr,
+):
+    b = tl.program_id(0).to(tl.int64)
+    seq_len = tl.minimum(tl.load(seq_lens_ptr + b).to(tl.int32), MAX_SEQ)
+    sel_base = b * N_SEL
+    tab_base = b * MAX_SEQ
+
+    # Pass 1: marker[tok] = first flat position (d*top_k + j) at which a missing token appears.
+    for start in range(0, N_SEL, BLOCK):
+        offs = start + tl.arange(0, BLOCK)
+        m = offs < N_SEL
+        tok = tl.load(tok_ptr + sel_base + offs, mask=m, other=-1)
+        ok = m & (tok >= 0) & (tok < seq_len)
+        tok = tl.where(ok, tok, 0)  # clamp pads: second line of defence
+        ds = tl.load(dev_slot_ptr + tab_base + tok, mask=ok, other=0)
+        miss = ok & (ds < 0)
+        tl.atomic_min(marker_ptr + tab_base + tok, offs, mask=miss)
+    tl.debug_barrier()
+
+    # Pass 2: first occurrences get miss index i (exclusive prefix count, carried across blocks).
+    count = tl.sum(tl.zeros([BLOCK], dtype=tl.int32), axis=0)  # int32 scalar carry
+    for start in range(0, N_SEL, BLOCK):
+        offs = start + tl.arange(0, BLOCK)
+        m = offs < N_SEL
+        tok = tl.load(tok_ptr + sel_base + offs, mask=m, other=-1)
+        ok = m & (tok >= 0) & (tok < seq_len)
+        tok = tl.where(ok, tok, 0)
+        ds = tl.load(dev_slot_ptr + tab_base + tok, mask=ok, other=0)
+        miss = ok & (ds < 0)
+        first_pos = tl.load(marker_ptr + tab_base + tok, mask=miss, other=-1, cache_modifier=".cg")
+        first = miss & (first_pos == offs)
+        f = first.to(tl.int32)
+        idx = count + tl.cumsum(f, axis=0) - f
+        keep = first & (idx < PLAN_COLS) & (idx < FREE_COLS)
+        slot = tl.load(free_ptr + b * FREE_STRIDE + idx, mask=keep, other=0)
+        slot = tl.minimum(tl.maximum(slot, 0), N_DEV - 1)
+        src = tl.load(host_loc_ptr + tab_base + tok, mask=keep, other=0)
+        tl.store(miss_src_ptr + b * PLAN_STRIDE + idx, src, mask=keep)
+        tl.store(miss_dst_ptr + b * PLAN_STRIDE + idx, slot, mask=keep)
+        tl.store(marker_ptr + tab_base + tok, -2 - slot, mask=keep)  # encode the new slot
+        count += tl.sum(f, axis=0)
+    tl.store(miss_count_ptr + b, tl.minimum(count, CAP))
+    tl.debug_barrier()
+
+    # Pass 3: out_locs = resident slot for hits, the miss's new slot otherwise, -1 for pads.
+    for start in range(0, N_SEL, BLOCK):
+        offs = start + tl.arange(0, BLOCK)
+        m = offs < N_SEL
+        tok = tl.load(tok_ptr + sel_base + offs, mask=m, other=-1)
+        ok = m & (tok >= 0) & (tok < seq_len)
+        tok = tl.where(ok, tok, 0)
+        ds = tl.load(dev_slot_ptr + tab_base + tok, mask=ok, other=0)
+        miss = ok & (ds < 0)
+        enc = tl.load(marker_ptr + tab_base + tok, mask=miss, other=0, cache_modifier=".cg")
+        new_slot = tl.where(enc < 0, -2 - enc, -1)
+        loc = tl.where(miss, new_slot, ds)
+        loc = tl.where(ok, loc, -1)
+        tl.store(out_ptr + sel_base + offs, loc, mask=m)
+
+
+@triton.jit
+def _hisparse_copy_kernel(
+    host_ptr,  # [N_HOST, WORDS] words
+    dev_ptr,  # [N_DEV, WORDS] words
+    miss_src_ptr,  # [B, PLAN_STRIDE] int64
+    miss_dst_ptr,  # [B, PLAN_STRIDE] int32
+    miss_count_ptr,  # [B] int32
+    PLAN_STRIDE,
+    N_HOST,
+    N_DEV,
+    WORDS: tl.constexpr,
+    BM: tl.constexpr,
+    BW: tl.constexpr,
+):
+    # device_buffer[miss_dst[b, i]] = host_cache[miss_src[b, i]]   for i < miss_count[b]
+    b = tl.program_id(0).to(tl.int64)
+    chunk = tl.program_id(1)
+    cnt = tl.load(miss_count_ptr + b)
+    offs_m = chunk * BM + tl.arange(0, BM)
+    mm = offs_m < cnt
+    src = tl.load(miss_src_ptr + b * PLAN_STRIDE + offs_m, mask=mm, other=0)
+    dst = tl.load(miss_dst_ptr + b * PLAN_STRIDE + offs_m, mask=mm, other=0).to(tl.int64)
+    src = tl.minimum(tl.maximum(src, 0), N_HOST - 1)  # second line of defence
+    dst = tl.minimum(tl.maximum(dst, 0), N_DEV - 1)
+    for w0 in range(0, WORDS, BW):
+        offs_w = w0 + tl.arange(0, BW)
+        mask = mm[:, None] & (offs_w < WORDS)[None, :]
+        x = tl.load(host_ptr + src[:, None] * WORDS + offs_w[None, :], mask=mask, other=0)
+        tl.store(dev_ptr + dst[:, None] * WORDS + offs_w[None, :], x, mask=mask)
+
+
+def _shape(t: torch.Tensor) -> tuple[int, ...]:
+    return tuple(int(s) for s in t.shape)
+
+
+def check_sglang_limits(steps: int, top_k: int) -> None:
+    """HSP001 (2 <= steps <= 4) and HSP002 (top_k >= 1024, steps*top_k <= 8192)."""
+    if not 2 <= steps <= 4:
+        raise ValueError(HSP001_MESSAGE.format(n=steps))
+    if top_k < 1024 or steps * top_k > 8192:
+        raise ValueError(HSP002_MESSAGE.format(top_k=top_k, total=steps * top_k))
+
+
+def check_miss_plan(
+    batch: int,
+    steps: int,
+    top_k: int,
+    miss_src: torch.Tensor | None,
+    miss_dst: torch.Tensor | None,
+    miss_count: torch.Tensor | None,
+) -> bool:
+    """HSP003: SGLang's seven checks of the miss-plan buffers, in SGLang's order.
+
+    Returns True when a plan was given, False when none was (all three None)."""
+    if miss_src is None:
+        if miss_dst is not None or miss_count is not None:
+            raise ValueError(HSP003_TOGETHER_MESSAGE)
+        return False
+    if miss_dst is None or miss_count is None:
+        raise ValueError(HSP003_TOGETHER_MESSAGE)
+    if miss_src.dtype != torch.int64 or miss_dst.dtype != torch.int32:
+        raise ValueError(HSP003_PLAN_DTYPE_MESSAGE)
+    if miss_count.dtype != torch.int32:
+        raise ValueError(HSP003_COUNT_DTYPE_MESSAGE)
+    plan_capacity = steps * top_k
+    if (
+        miss_src.ndim != 2
+        or miss_dst.ndim != 2
+        or miss_src.size(0) < batch
+        or miss_dst.size(0) < batch
+        or miss_src.size(1) < plan_capacity
+        or miss_dst.size(1) < plan_capacity
+    ):
+        raise ValueError(HSP003_CAPACITY_MESSAGE.format(plan_capacity=plan_capacity))
+    if miss_count.ndim != 1 or miss_count.numel() < batch:
+        raise ValueError(HSP003_COUNT_SHAPE_MESSAGE)
+    if miss_src.stride(0) != miss_dst.stride(0):
+        raise ValueError(HSP003_STRIDE_MESSAGE)
+    return True
+
+
+def _word_dtype(item_bytes: int, *tensors: torch.Tensor) -> torch.dtype:
+    for dt, size in ((torch.int64, 8), (torch.int32, 4)):
+        if item_bytes % size == 0 and all(t.data_ptr() % size == 0 for t in tensors):
+            return dt
+    return torch.uint8
+
+
+def hisparse_spec_gather(
+    top_k_tokens: torch.Tensor,
+    seq_lens: torch.Tensor,
+    device_slot: torch.Tensor,
+    host_loc: torch.Tensor,
+    host_cache: torch.Tensor,
+    device_buffer: torch.Tensor,
+    free_slots: torch.Tensor,
+    miss_src: torch.Tensor | None = None,
+    miss_dst: torch.Tensor | None = None,
+    miss_count: torch.Tensor | None = None,
+    out_locs: torch.Tensor | None = None,
+    *,
+    emulate_sglang_limits: bool = True,
+    validate: bool = True,
+    block: int = 128,
+    copy_block_m: int = 16,
+) -> GatherResult:
+    """Build the speculative miss plan and copy the missing items (two launches).
+
+    Checks, all before any launch and in SGLang's order: HSP001 (steps in 2..4) when
+    ``emulate_sglang_limits``; the seven HSP003 plan checks (the plan buffers are optional:
+    all three or none; when none, the wrapper allocates them); HSP002 (top_k >= 1024,
+    steps*top_k <= 8192) when ``emulate_sglang_limits``; then kdacheck's own structural checks
+    and (unless ``validate=False``) index checks, as ValueError.
+
+    ``device_buffer`` is written in place (only rows named by the plan); ``out_locs`` is
+    written when given, else allocated. Returns :class:`GatherResult`.
+    """
+    if top_k_tokens.ndim != 3:
+        raise ValueError(f"top_k_tokens must be [batch, steps, top_k], got {_shape(top_k_tokens)}.")
+    B, D, top_k = _shape(top_k_tokens)
+    if emulate_sglang_limits and not 2 <= D <= 4:
+        raise ValueError(HSP001_MESSAGE.format(n=D))
+    have_plan = check_miss_plan(B, D, top_k, miss_src, miss_dst, miss_count)
+    if emulate_sglang_limits:
+        check_sglang_limits(D, top_k)
+    n_sel = D * top_k
+    _check_gather_inputs(
+        top_k_tokens, seq_lens, device_slot, host_loc, host_cache, device_buffer, free_slots,
+        out_locs, n_sel, validate,
+    )  # fmt: skip
+    dev = top_k_tokens.device
+    if not have_plan:
+        miss_src = torch.empty((B, n_sel), dtype=torch.int64, device=dev)
+        miss_dst = torch.empty((B, n_sel), dtype=torch.int32, device=dev)
+        miss_count = torch.empty((B,), dtype=torch.int32, device=dev)
+    assert miss_src is not None and miss_dst is not None and miss_count is not None
+    for name, t in (("miss_src", miss_src), ("miss_dst", miss_dst), ("miss_count", miss_count)):
+        if t.device != dev:
+            raise ValueError(f"{name} is on {t.device}, top_k_tokens on {dev}.")
+        if t.stride(-1) != 1:
+            raise ValueError(f"{name} must have unit stride in its last dimension.")
+    if out_locs is None:
+        out_locs = torch.empty((B, D, top_k), dtype=torch.int32, device=dev)
+    if B == 0 or n_sel == 0:
+        return GatherResult(miss_src, miss_dst, miss_count, out_locs)
+
+    max_seq = int(device_slot.shape[1])
+    n_dev, item_bytes = _shape(device_buffer)
+    n_host = int(host_cache.shape[0])
+    marker = torch.full((B, max_seq), _INT32_MAX, dtype=torch.int32, device=dev)
+    _hisparse_plan_kernel[(B,)](
+        top_k_tokens, seq_lens, device_slot, host_loc, free_slots, marker,
+        miss_src, miss_dst, miss_count, out_locs,
+        max_seq, free_slots.stride(0), int(free_slots.shape[1]),
+        miss_src.stride(0), int(miss_src.shape[1]),
+        min(int(miss_src.shape[1]), int(miss_dst.shape[1]), int(free_slots.shape[1])), n_dev,
+        N_SEL=n_sel, BLOCK=min(triton.next_power_of_2(n_sel), block),
+        num_warps=4,
+    )  # fmt: skip
+    del marker
+    word = _word_dtype(item_bytes, host_cache, device_buffer)
+    words = item_bytes // torch.empty((), dtype=word).element_size()
+    host_w = host_cache.view(word)
+    dev_w = device_buffer.view(word)
+    BW = min(triton.next_power_of_2(words), 256)
+    BM = copy_block_m
+    _hisparse_copy_kernel[(B, triton.cdiv(n_sel, BM))](
+        host_w, dev_w, miss_src, miss_dst, miss_count,
+        miss_src.stride(0), n_host, n_dev,
+        WORDS=words, BM=BM, BW=BW, num_warps=4,
+    )  # fmt: skip
+    return GatherResult(miss_src, miss_dst, miss_count, out_locs)
+
+
+def _check_gather_inputs(
+    top_k_tokens: torch.Tensor,
+    seq_lens: torch.Tensor,
+    device_slot: torch.Tensor,
+    host_loc: torch.Tensor,
+    host_cache: torch.Tensor,
+    device_buffer: torch.Tensor,
+    free_slots: torch.Tensor,
+    out_locs: torch.Tensor | None,
+    n_sel: int,
+    validate: bool,
+) -> None:
+    def need(cond: bool, msg: str) -> None:
+        if not cond:
+            raise ValueError(msg)
+
+    B, D, top_k = _shape(top_k_tokens)
+    need(top_k_tokens.dtype == torch.int32, "top_k_tokens must be int32.")
+    need(
+        seq_lens.ndim == 1 and int(seq_lens.shape[0]) == B,
+        f"seq_lens must be [{B}], got {_shape(seq_lens)}.",
+    )
+    need(seq_lens.dtype in (torch.int32, torch.int64), "seq_lens must be int32 or int64.")
+    need(
+        device_slot.ndim == 2 and int(device_slot.shape[0]) == B,
+        f"device_slot must be [{B}, max_seq], got {_shape(device_slot)}.",
+    )
+    max_seq = int(device_slot.shape[1])
+    need(device_slot.dtype == torch.int32, "device_slot must be int32.")
+    need(
+        _shape(host_loc) == (B, max_seq),
+        f"host_loc must be [{B}, {max_seq}], got {_shape(host_loc)}.",
+    )
+    need(host_loc.dtype == torch.int64, "host_loc must be int64.")
+    need(
+        host_cache.ndim == 2 and host_cache.dtype == torch.uint8,
+        f"host_cache must be a 2-D uint8 [n_host, item_bytes] tensor, got {_shape(host_cache)}.",
+    )
+    need(
+        device_buffer.ndim == 2 and device_buffer.dtype == torch.uint8,
+        f"device_buffer must be a 2-D uint8 [n_dev, item_bytes] tensor, got {_shape(device_buffer)}.",
+    )
+    need(
+        int(host_cache.shape[1]) == int(device_buffer.shape[1]),
+        f"host_cache items ({int(host_cache.shape[1])} B) and device_buffer items "
+        f"({int(device_buffer.shape[1])} B) differ.",
+    )
+    need(int(host_cache.shape[0]) >= 1 and int(device_buffer.shape[0]) >= 1, "empty cache.")
+    need(
+        free_slots.ndim == 2
+        and int(free_slots.shape[0]) == B
+        and int(free_slots.shape[1]) >= n_sel,
+        f"free_slots must be [{B}, >= steps * top_k = {n_sel}], got {_shape(free_slots)}.",
+    )
+    need(free_slots.dtype == torch.int32, "free_slots must be int32.")
+    if out_locs is not None:
+        need(
+            _shape(out_locs) == (B, D, top_k) and out_locs.dtype == torch.int32,
+            f"out_locs must be int32 [{B}, {D}, {top_k}], got {_shape(out_locs)}.",
+        )
+    named = {
+        "top_k_tokens": top_k_tokens, "seq_lens": seq_lens, "device_slot": device_slot,
+        "host_loc": host_loc, "host_cache": host_cache, "device_buffer": device_buffer,
+        "free_slots": free_slots,
+    }  # fmt: skip
+    if out_locs is not None:
+        named["out_locs"] = out_locs
+    dev = top_k_tokens.device
+    for name, t in named.items():
+        need(t.device == dev, f"{name} is on {t.device}, top_k_tokens on {dev}.")
+        need(t.is_contiguous(), f"{name} must be contiguous.")
+    if not validate:
+        return
+    n_host, n_dev = int(host_cache.shape[0]), int(device_buffer.shape[0])
+    sl = seq_lens.to("cpu", torch.int64)
+    bad = ((sl < 0) | (sl > max_seq)).nonzero()
+    if bad.numel():
+        i = int(bad[0, 0])
+        raise ValueError(f"seq_lens[{i}] = {int(sl[i])} is outside [0, {max_seq}].")
+    live = torch.arange(max_seq)[None, :] < sl[:, None]  # [B, max_seq]
+    ds = device_slot.to("cpu", torch.int64)
+    bad = (live & ((ds < -1) | (ds >= n_dev))).nonzero()
+    if bad.numel():
+        b, t = (int(x) for x in bad[0])
+        raise ValueError(
+            f"device_slot[{b}, {t}] = {int(ds[b, t])} is outside [0, {n_dev}) and not -1."
+        )
+    hl = host_loc.to("cpu", torch.int64)
+    bad = (live & (ds < 0) & ((hl < 0) | (hl >= n_host))).nonzero()
+    if bad.numel():
+        b, t = (int(x) for x in bad[0])
+        raise ValueError(f"host_loc[{b}, {t}] = {int(hl[b, t])} is outside [0, {n_host}).")
+    fs = free_slots.to("cpu", torch.int64)[:, :n_sel]
+    bad = ((fs < 0) | (fs >= n_dev)).nonzero()
+    if bad.numel():
+        b, i = (int(x) for x in bad[0])
+        raise ValueError(f"free_slots[{b}, {i}] = {int(fs[b, i])} is outside [0, {n_dev}).")
+    if int(torch.unique(fs).numel()) != fs.numel():
+        raise ValueError(
+            "free_slots[:, :steps * top_k] must be pairwise distinct (two misses would land in "
+            "one device slot)."
+        )
