@@ -338,6 +338,7 @@ def kda_verify(
     scale: float | None = None,
     block_v: int | None = None,
     validate: bool = True,
+    out: torch.Tensor | None = None,
 ) -> torch.Tensor:
     """KDA speculative verify. Writes ``scratch`` in place and returns ``o`` (fp32).
 
@@ -350,6 +351,9 @@ def kda_verify(
     ``RuntimeError(KDA002_MESSAGE)`` in ``flashinfer_compat`` mode when ``row_map[:N]`` is
     not ``arange(N)``; ``ValueError`` for tree mode under ``flashinfer_compat``, bad
     shapes/dtypes/devices/contiguity and (unless ``validate=False``) out-of-range indices.
+
+    ``out``: optional preallocated fp32 ``[N*T, HV, Vd]`` output; rows of padding requests are
+    left untouched in it (when ``out`` is None they are zero).
     """
     dims = validate_verify_inputs(
         q, k, v, a, b, A_log, dt_bias, ssm_states, cache_indices, scratch, row_map, parents,
@@ -358,7 +362,14 @@ def kda_verify(
     N, T, H, HV, Kd, Vd = (dims[x] for x in ("N", "T", "H", "HV", "Kd", "Vd"))
     if scale is None:
         scale = Kd**-0.5
-    o = torch.zeros((N * T, HV, Vd), dtype=torch.float32, device=q.device)
+    if out is None:
+        o = torch.zeros((N * T, HV, Vd), dtype=torch.float32, device=q.device)
+    else:
+        if tuple(out.shape) != (N * T, HV, Vd) or out.dtype != torch.float32:
+            raise ValueError(f"out must be float32 [{N * T}, {HV}, {Vd}], got {tuple(out.shape)}.")
+        if out.device != q.device or not out.is_contiguous():
+            raise ValueError("out must be contiguous and on q's device.")
+        o = out
     BK, BV = verify_blocks(Kd, Vd, block_v)
     grid = (N, HV, triton.cdiv(Vd, BV))
     _kda_verify_kernel[grid](

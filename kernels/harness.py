@@ -1,0 +1,601 @@
+"""What ``kdacheck run`` calls: a case (pure numbers) in, a :class:`CaseResult` out.
+
+Each run allocates plain device tensors at the case's shapes (never managed memory), fills
+fresh random inputs (a random seed unless the case fixes one; the seed is reported), poisons
+canaries, launches the kernel through its contract-checking wrapper, compares with the
+reference, checks the canaries, times the launch and frees everything on every exit path.
+
+- Reference: the verify reference runs in float64 on the CPU. For large shapes it is run on a
+  random subsample of at most ``VerifyCase.max_ref_requests`` live requests (the canaries are
+  still checked over the whole buffers). The gather reference covers every request and must
+  match exactly.
+- Timing: on CUDA ``triton.testing.do_bench`` (median, ms -> s) of the kernel launch with host
+  index validation off; on CPU one wall-clock run with ``time.perf_counter`` of the checked
+  call, labelled ``"wall clock (interpreter)"`` (no bandwidth is reported).
+- A contract failure (``ValueError``/``RuntimeError`` from a wrapper check) is returned as a
+  failed result whose ``error`` is the exact message; nothing is launched then.
+"""
+
+from __future__ import annotations
+
+import gc
+import math
+import os
+import secrets
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import torch
+
+from . import canary as cn
+
+WALL_CLOCK = "wall clock (interpreter)"
+DO_BENCH = "triton.testing.do_bench (median)"
+_DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16}
+
+
+class InsufficientMemoryError(RuntimeError):
+    """The case needs more device memory than is free (with a safety margin)."""
+
+    def __init__(self, needed: int, free: int, margin: float = 0.1) -> None:
+        self.needed = needed
+        self.free = free
+        self.margin = margin
+        super().__init__(
+            f"this case needs {needed} bytes ({needed / 2**30:.3f} GiB) but only {free} bytes "
+            f"({free / 2**30:.3f} GiB) are free on the device; kdacheck run keeps a "
+            f"{margin:.0%} margin, so at most {int(free * (1 - margin))} bytes may be used."
+        )
+
+
+@dataclass
+class VerifyCase:
+    """One KDA verify launch. ``K`` > 1 with ``tree`` builds random valid parents (each node
+    has at most ``K`` children). ``n_padding``: the last requests are padding rows
+    (``cache_indices == -1``). ``row_map``: explicit scratch rows (default ``arange(N)``)."""
+
+    N: int = 4
+    T: int = 4
+    T_alloc: int = 4
+    N_scratch: int | None = None  # default N + 1 (row N absorbs padding, as in SGLang)
+    H: int = 2
+    HV: int = 4
+    Kd: int = 32
+    Vd: int = 32
+    pool_size: int | None = None  # default N + 2
+    state_dtype: str = "float32"
+    input_dtype: str = "bfloat16"
+    tree: bool = False
+    K: int = 1
+    row_map: list[int] | None = None
+    flashinfer_compat: bool = False
+    n_padding: int = 0
+    seed: int | None = None
+    max_ref_requests: int = 8
+    block_v: int | None = None
+
+    @property
+    def n_scratch(self) -> int:
+        return self.N_scratch if self.N_scratch is not None else self.N + 1
+
+    @property
+    def pool(self) -> int:
+        return self.pool_size if self.pool_size is not None else self.N + 2
+
+
+@dataclass
+class GatherCase:
+    """One HiSparse speculative gather. ``hit_rate``: share of selected unique tokens already
+    resident; ``dup_rate``: share of each later step's picks repeating earlier steps' tokens;
+    ``pad_rate``: share of selections that are ``-1`` pads; ``plan_capacity``: columns of
+    miss_src/miss_dst (default ``D * top_k``)."""
+
+    B: int = 2
+    D: int = 2
+    top_k: int = 1024
+    max_seq: int = 4096
+    item_bytes: int = 656
+    hit_rate: float = 0.5
+    dup_rate: float = 0.3
+    pad_rate: float = 0.02
+    plan_capacity: int | None = None
+    emulate_sglang_limits: bool = True
+    seed: int | None = None
+
+    @property
+    def capacity(self) -> int:
+        return self.plan_capacity if self.plan_capacity is not None else self.D * self.top_k
+
+
+@dataclass
+class CaseResult:
+    kernel: str
+    shapes: dict[str, Any]
+    bytes_moved: int = 0
+    time_s: float | None = None
+    timing_method: str | None = None
+    bandwidth_gbs: float | None = None
+    max_abs_err: float | None = None
+    rel_err: float | None = None
+    canaries_intact: bool = True
+    passed: bool = False
+    error: str | None = None
+    notes: list[str] = field(default_factory=list)
+    canaries: list[dict[str, Any]] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+# ----------------------------------------------------------------------------- memory
+
+
+def _esize(dtype: torch.dtype) -> int:
+    return torch.empty((), dtype=dtype).element_size()
+
+
+def _verify_bytes(case: VerifyCase) -> int:
+    s_in = _esize(_DTYPES[case.input_dtype])
+    s_st = _esize(_DTYPES[case.state_dtype])
+    NT, HV, Kd, Vd = case.N * case.T, case.HV, case.Kd, case.Vd
+    m = 2 * cn.DEFAULT_MARGIN
+    inputs = NT * (2 * case.H * Kd + HV * Vd + HV * Kd + HV) * s_in + HV * (1 + Kd) * 4
+    index = case.N * 4 * (2 + (case.T if case.tree else 0))
+    pool = case.pool * HV * Vd * Kd * s_st
+    scratch = (case.n_scratch * case.T_alloc * HV * Vd * Kd + m) * s_st
+    out = (NT * HV * Vd + m) * 4
+    # reference copies (CPU): pool snapshot, scratch clone, float64 output and float64 inputs
+    ref = pool + scratch + NT * HV * Vd * 8 + inputs * 8 // max(s_in, 1)
+    return inputs + index + pool + scratch + out + ref
+
+
+def _gather_bytes(case: GatherCase) -> int:
+    B, n_sel, cap = case.B, case.D * case.top_k, case.capacity
+    m = 2 * cn.DEFAULT_MARGIN
+    n_dev = 2 * B * n_sel
+    n_host = B * case.max_seq
+    tables = B * case.max_seq * (4 + 8 + 4)  # device_slot, host_loc, marker workspace
+    meta = B * n_sel * 4 * 3 + B * 8 + (B * cap + m) * (8 + 4) + (B + m) * 4 + B * n_sel * 4
+    caches = n_host * case.item_bytes + (n_dev * case.item_bytes + m)
+    ref = n_host * case.item_bytes + 2 * n_dev * case.item_bytes + B * n_sel * 8  # CPU copies
+    return tables + meta + caches + ref
+
+
+def bytes_needed(case: VerifyCase | GatherCase) -> int:
+    """Every allocation of the run, device buffers and reference copies (an upper bound)."""
+    if isinstance(case, VerifyCase):
+        return _verify_bytes(case)
+    return _gather_bytes(case)
+
+
+def free_device_memory(device: torch.device | str) -> int | None:
+    """Free bytes on a CUDA device (``torch.cuda.mem_get_info``); None on CPU."""
+    dev = torch.device(device)
+    if dev.type != "cuda":
+        return None
+    free, _total = torch.cuda.mem_get_info(dev)
+    return int(free)
+
+
+def check_memory(
+    case: VerifyCase | GatherCase,
+    device: torch.device | str,
+    free_bytes: int | None = None,
+    margin: float = 0.1,
+) -> int:
+    """Raise :class:`InsufficientMemoryError` when ``bytes_needed(case) > free * (1 - margin)``.
+
+    ``free_bytes`` overrides the device query (tests); with neither (CPU) nothing is checked.
+    Returns the bytes needed."""
+    needed = bytes_needed(case)
+    free = free_bytes if free_bytes is not None else free_device_memory(device)
+    if free is not None and needed > free * (1 - margin):
+        raise InsufficientMemoryError(needed, free, margin)
+    return needed
+
+
+# ----------------------------------------------------------------------------- helpers
+
+
+def _prepare_backend(device: torch.device) -> None:
+    """CPU runs need Triton's interpreter, which must be chosen before the kernels load."""
+    if device.type == "cpu":
+        loaded = any(m in sys.modules for m in (f"{__package__}.kda_verify",
+                                                 f"{__package__}.hisparse_gather"))  # fmt: skip
+        if not loaded:
+            os.environ.setdefault("TRITON_INTERPRET", "1")
+        if os.environ.get("TRITON_INTERPRET") != "1":
+            raise RuntimeError(
+                "running on CPU needs Triton's interpreter: set TRITON_INTERPRET=1 before "
+                "triton is imported."
+            )
+
+
+def _time(fn: Callable[[], object], device: torch.device) -> tuple[float, str]:
+    if device.type == "cuda":
+        import triton.testing
+
+        ms = triton.testing.do_bench(fn, return_mode="median")
+        return float(ms) / 1e3, DO_BENCH
+    t0 = time.perf_counter()
+    fn()
+    return time.perf_counter() - t0, WALL_CLOCK
+
+
+def _seed(seed: int | None) -> int:
+    return seed if seed is not None else secrets.randbits(31)
+
+
+def _release(device: torch.device, bufs: dict[str, Any]) -> None:
+    bufs.clear()
+    gc.collect()
+    if device.type == "cuda":
+        torch.cuda.empty_cache()
+
+
+def _rel(a: torch.Tensor, b: torch.Tensor) -> tuple[float, float]:
+    a64, b64 = a.double(), b.double()
+    diff = (a64 - b64).abs()
+    max_abs = float(diff.max()) if diff.numel() else 0.0
+    den = float(b64.norm())
+    num = float((a64 - b64).norm())
+    return max_abs, (num / den if den > 0 else num)
+
+
+def random_parents(N: int, T: int, K: int, gen: torch.Generator) -> torch.Tensor:
+    """Valid tree parents ``[N, T]``: -1 for token 0, else an earlier token with < K children."""
+    par = torch.full((N, T), -1, dtype=torch.int32)
+    for n in range(N):
+        children = [0] * T
+        for t in range(1, T):
+            cand = [p for p in range(t) if children[p] < max(K, 1)]
+            p = cand[int(torch.randint(len(cand), (1,), generator=gen))]
+            children[p] += 1
+            par[n, t] = p
+    return par
+
+
+# ----------------------------------------------------------------------------- verify
+
+
+def run_verify(case: VerifyCase, device: torch.device | str) -> CaseResult:
+    """Run one KDA verify case; see the module docstring."""
+    dev = torch.device(device)
+    seed = _seed(case.seed)
+    shapes: dict[str, Any] = {
+        "N": case.N, "T": case.T, "T_alloc": case.T_alloc, "N_scratch": case.n_scratch,
+        "H": case.H, "HV": case.HV, "Kd": case.Kd, "Vd": case.Vd, "pool_size": case.pool,
+        "state_dtype": case.state_dtype, "input_dtype": case.input_dtype, "tree": case.tree,
+        "K": case.K, "flashinfer_compat": case.flashinfer_compat, "n_padding": case.n_padding,
+        "seed": seed, "device": str(dev),
+    }  # fmt: skip
+    res = CaseResult(kernel="kda_verify", shapes=shapes)
+    bufs: dict[str, Any] = {}
+    try:
+        if dev.type == "cuda":
+            check_memory(case, dev)
+        _prepare_backend(dev)
+        from .kda_verify import kda_verify
+        from .kda_verify_ref import kda_verify_reference
+
+        _run_verify(case, dev, seed, res, bufs, kda_verify, kda_verify_reference)
+    except (ValueError, RuntimeError) as exc:  # contract failures: report the exact message
+        res.error = str(exc)
+        res.passed = False
+    finally:
+        _release(dev, bufs)
+    return res
+
+
+def _run_verify(
+    case: VerifyCase,
+    dev: torch.device,
+    seed: int,
+    res: CaseResult,
+    bufs: dict[str, Any],
+    kda_verify: Callable[..., torch.Tensor],
+    reference: Callable[..., tuple[torch.Tensor, torch.Tensor]],
+) -> None:
+    N, T, H, HV, Kd, Vd = case.N, case.T, case.H, case.HV, case.Kd, case.Vd
+    NT, P = N * T, case.pool
+    in_dt, st_dt = _DTYPES[case.input_dtype], _DTYPES[case.state_dtype]
+    gen = torch.Generator(device=dev).manual_seed(seed)
+    cpu_gen = torch.Generator().manual_seed(seed)
+
+    def rnd(*shape: int, dtype: torch.dtype = torch.float32, scale: float = 1.0) -> torch.Tensor:
+        return (torch.randn(*shape, generator=gen, device=dev) * scale).to(dtype)
+
+    b_ = bufs
+    b_["q"], b_["k"] = rnd(NT, H, Kd, dtype=in_dt), rnd(NT, H, Kd, dtype=in_dt)
+    b_["v"], b_["a"] = rnd(NT, HV, Vd, dtype=in_dt), rnd(NT, HV, Kd, dtype=in_dt)
+    b_["b"] = rnd(NT, HV, dtype=in_dt)
+    # A_log = log(U(1, 16)) as in KDA's initialisation; small dt_bias
+    b_["A_log"] = torch.log(1 + 15 * torch.rand(HV, generator=gen, device=dev))
+    b_["dt_bias"] = rnd(HV * Kd, scale=0.5)
+    b_["pool"] = rnd(P, HV, Vd, Kd, dtype=st_dt, scale=0.5)
+    live = N - min(max(case.n_padding, 0), N)
+    slots = (
+        torch.randperm(P, generator=cpu_gen)[:N]
+        if P >= N
+        else torch.randint(P, (N,), generator=cpu_gen)
+    )
+    slots[live:] = -1
+    b_["cache_indices"] = slots.to(torch.int32).to(dev)
+    rows = (
+        torch.tensor(case.row_map, dtype=torch.int32)
+        if case.row_map is not None
+        else torch.arange(N, dtype=torch.int32)
+    )
+    b_["row_map"] = rows.to(dev)
+    b_["parents"] = random_parents(N, T, case.K, cpu_gen).to(dev) if case.tree else None
+    g_scratch = cn.guarded_empty((case.n_scratch, case.T_alloc, HV, Vd, Kd), st_dt, dev)
+    g_out = cn.guarded_empty((NT, HV, Vd), torch.float32, dev)
+    b_["g_scratch"], b_["g_out"] = g_scratch, g_out
+    b_["pool_snapshot"] = b_["pool"].to("cpu", copy=True)
+
+    s_st, s_in = _esize(st_dt), _esize(in_dt)
+    state_rw = live * HV * Vd * Kd * s_st * (1 + T + (T - 1 if case.tree else 0))
+    inputs = live * T * ((2 * H * Kd + HV * Vd + HV * Kd + HV) * s_in + HV * Vd * 4)
+    res.bytes_moved = int(state_rw + inputs + HV * (1 + Kd) * 4 + N * 8)
+    if case.tree:
+        res.notes.append("tree mode: bytes include re-reading each parent state from scratch")
+
+    args = (b_["q"], b_["k"], b_["v"], b_["a"], b_["b"], b_["A_log"], b_["dt_bias"], b_["pool"],
+            b_["cache_indices"], g_scratch.tensor, b_["row_map"], b_["parents"])  # fmt: skip
+    launched = False
+    try:
+        t0 = time.perf_counter()
+        kda_verify(*args, flashinfer_compat=case.flashinfer_compat, block_v=case.block_v,
+                   out=g_out.tensor)  # fmt: skip
+        if dev.type == "cuda":
+            torch.cuda.synchronize(dev)
+        wall = time.perf_counter() - t0
+        launched = True
+    finally:
+        # canaries are checked whether or not the wrapper refused the launch
+        _verify_canaries(case, res, b_, launched)
+    if not launched:
+        return
+
+    # reference on a subsample of live requests (float64, CPU)
+    live_ids = [n for n in range(N) if int(slots[n]) >= 0]
+    if len(live_ids) > case.max_ref_requests:
+        pick = torch.randperm(len(live_ids), generator=cpu_gen)[: case.max_ref_requests]
+        req = sorted(live_ids[int(i)] for i in pick)
+        res.notes.append(f"reference checked on {len(req)} of {len(live_ids)} live requests")
+    else:
+        req = live_ids
+    # The reference works on its own clone of scratch; it writes every step < T of a request's
+    # row before reading a parent from it, so the clone's prior content is never read.
+    cpu_args = tuple(x.cpu() if isinstance(x, torch.Tensor) else x for x in args)
+    o_ref, s_ref = reference(*cpu_args, requests=req)
+    o_k = g_out.tensor.cpu()
+    s_k = g_scratch.tensor.cpu()
+    tok = torch.tensor([n * T + t for n in req for t in range(T)], dtype=torch.long)
+    row_ids = torch.tensor([int(rows[n]) for n in req], dtype=torch.long)
+    ma_o, re_o = _rel(o_k[tok], o_ref[tok]) if req else (0.0, 0.0)
+    ma_s, re_s = _rel(s_k[row_ids, :T], s_ref[row_ids, :T]) if req else (0.0, 0.0)
+    res.max_abs_err = max(ma_o, ma_s)
+    res.rel_err = max(re_o, re_s)
+    tol = 1e-5 if in_dt == torch.float32 and st_dt == torch.float32 else 1e-2
+    res.notes.append(f"tolerance ||out - ref|| / ||ref|| < {tol:g} (output and scratch states)")
+
+    if dev.type == "cuda":
+        res.time_s, res.timing_method = _time(
+            lambda: kda_verify(*args, block_v=case.block_v, out=g_out.tensor, validate=False), dev
+        )
+        res.bandwidth_gbs = res.bytes_moved / res.time_s / 1e9 if res.time_s else None
+    else:
+        res.time_s, res.timing_method = wall, WALL_CLOCK
+        res.notes.append("CPU: Triton interpreter, wall clock of one checked call; no bandwidth")
+    res.passed = bool(res.rel_err < tol and res.canaries_intact and math.isfinite(res.rel_err))
+
+
+def _verify_canaries(case: VerifyCase, res: CaseResult, b_: dict[str, Any], launched: bool) -> None:
+    g_scratch, g_out = b_["g_scratch"], b_["g_out"]
+    dev = g_scratch.base.device
+    N, T = case.N, case.T
+    slots = b_["cache_indices"].cpu()
+    rows = b_["row_map"].cpu()
+    # which scratch elements must have been written: rows of live requests, steps < T
+    written_s = torch.zeros(g_scratch.tensor.shape[:2], dtype=torch.bool)
+    written_o = torch.zeros(N * T, dtype=torch.bool)
+    for n in range(N):
+        if int(slots[n]) >= 0 and 0 <= int(rows[n]) < case.n_scratch:
+            written_s[int(rows[n]), : min(T, case.T_alloc)] = True
+            written_o[n * T : (n + 1) * T] = True
+    ws = written_s[:, :, None, None, None].expand(g_scratch.tensor.shape).to(dev)
+    wo = written_o[:, None, None].expand(g_out.tensor.shape).to(dev)
+    reports = [
+        cn.check_margins(g_scratch, "scratch margins"),
+        cn.check_margins(g_out, "output margins"),
+        cn.check_equal_bits(b_["pool"], b_["pool_snapshot"], "committed pool unchanged"),
+    ]
+    if launched:
+        reports += [
+            cn.check_poison(g_scratch.tensor, ~ws, "scratch rows/steps not owned by the batch"),
+            cn.check_written(g_scratch.tensor, ws, "scratch states written"),
+            cn.check_poison(g_out.tensor, ~wo, "output rows of padding requests"),
+            cn.check_written(g_out.tensor, wo, "output rows written"),
+        ]
+    else:  # refused before launch: everything must still be poison
+        reports += [
+            cn.check_poison(g_scratch.tensor, None, "scratch untouched (no launch)"),
+            cn.check_poison(g_out.tensor, None, "output untouched (no launch)"),
+        ]
+    res.canaries = [r.to_dict() for r in reports]
+    res.canaries_intact = cn.all_intact(reports)
+
+
+# ----------------------------------------------------------------------------- gather
+
+
+def run_gather(case: GatherCase, device: torch.device | str) -> CaseResult:
+    """Run one HiSparse speculative gather case; see the module docstring."""
+    dev = torch.device(device)
+    seed = _seed(case.seed)
+    shapes: dict[str, Any] = {
+        "B": case.B, "D": case.D, "top_k": case.top_k, "max_seq": case.max_seq,
+        "item_bytes": case.item_bytes, "hit_rate": case.hit_rate, "dup_rate": case.dup_rate,
+        "pad_rate": case.pad_rate, "plan_capacity": case.capacity,
+        "emulate_sglang_limits": case.emulate_sglang_limits, "seed": seed, "device": str(dev),
+    }  # fmt: skip
+    res = CaseResult(kernel="hisparse_spec_gather", shapes=shapes)
+    bufs: dict[str, Any] = {}
+    try:
+        if dev.type == "cuda":
+            check_memory(case, dev)
+        _prepare_backend(dev)
+        from . import hisparse_gather as hg
+        from .hisparse_gather_ref import hisparse_spec_gather_reference
+
+        _run_gather(case, dev, seed, res, bufs, hg, hisparse_spec_gather_reference)
+    except (ValueError, RuntimeError) as exc:
+        res.error = str(exc)
+        res.passed = False
+    finally:
+        _release(dev, bufs)
+    return res
+
+
+def _make_selection(case: GatherCase, seq_lens: list[int], gen: torch.Generator) -> torch.Tensor:
+    """[B, D, top_k] token picks: distinct within a step, ``dup_rate`` repeats across steps."""
+    B, D, K = case.B, case.D, case.top_k
+    out = torch.full((B, D, K), -1, dtype=torch.int32)
+    for b in range(B):
+        L = seq_lens[b]
+        prev = torch.empty(0, dtype=torch.long)
+        for d in range(D):
+            n = min(K, L)
+            n_dup = min(round(case.dup_rate * n), int(prev.numel())) if d else 0
+            dup = prev[torch.randperm(prev.numel(), generator=gen)[:n_dup]]
+            taken = torch.zeros(L, dtype=torch.bool)
+            taken[dup] = True
+            fresh_pool = (~taken).nonzero().flatten()
+            fresh = fresh_pool[torch.randperm(fresh_pool.numel(), generator=gen)[: n - n_dup]]
+            pick = torch.cat([dup, fresh])
+            pick = pick[torch.randperm(pick.numel(), generator=gen)]
+            out[b, d, :n] = pick.to(torch.int32)
+            prev = torch.unique(torch.cat([prev, pick]))
+        if case.pad_rate > 0:
+            pads = torch.rand(D, K, generator=gen) < case.pad_rate
+            out[b][pads] = -1
+    return out
+
+
+def _run_gather(
+    case: GatherCase,
+    dev: torch.device,
+    seed: int,
+    res: CaseResult,
+    bufs: dict[str, Any],
+    hg: Any,
+    reference: Callable[..., Any],
+) -> None:
+    B, D, K, S = case.B, case.D, case.top_k, case.max_seq
+    n_sel, cap = D * K, case.capacity
+    # The plan buffers first: the wrapper's own checks (HSP001, HSP003, HSP002) run on them
+    # before anything large is allocated, so a too-small plan is reported cheaply.
+    g_src = cn.guarded_empty((B, cap), torch.int64, dev)
+    g_dst = cn.guarded_empty((B, cap), torch.int32, dev)
+    g_cnt = cn.guarded_empty((B,), torch.int32, dev)
+    bufs.update(g_src=g_src, g_dst=g_dst, g_cnt=g_cnt)
+    if case.emulate_sglang_limits and not 2 <= D <= 4:
+        raise ValueError(hg.HSP001_MESSAGE.format(n=D))
+    hg.check_miss_plan(B, D, K, g_src.tensor, g_dst.tensor, g_cnt.tensor)
+    if case.emulate_sglang_limits:
+        hg.check_sglang_limits(D, K)
+
+    gen = torch.Generator().manual_seed(seed)
+    seq = torch.randint(max(1, S // 2), S + 1, (B,), generator=gen)
+    toks = _make_selection(case, seq.tolist(), gen)
+    # resident tokens: hit_rate of each request's selected unique tokens, plus free slots for
+    # the worst case (every selection a miss); all slots distinct across requests.
+    n_dev = 2 * B * n_sel
+    perm = torch.randperm(n_dev, generator=gen)
+    free = perm[: B * n_sel].view(B, n_sel).to(torch.int32)
+    spare = perm[B * n_sel :]
+    dslot = torch.full((B, S), -1, dtype=torch.int32)
+    used = 0
+    for b in range(B):
+        u = torch.unique(toks[b][toks[b] >= 0].long())
+        res_mask = torch.rand(u.numel(), generator=gen) < case.hit_rate
+        r = u[res_mask]
+        dslot[b, r] = spare[used : used + r.numel()].to(torch.int32)
+        used += r.numel()
+    n_host = B * S
+    hloc = torch.randperm(n_host, generator=gen).view(B, S)
+    dgen = torch.Generator(device=dev).manual_seed(seed)
+    host = torch.randint(0, 256, (n_host, case.item_bytes), generator=dgen, device=dev,
+                         dtype=torch.uint8)  # fmt: skip
+    g_buf = cn.guarded_empty((n_dev, case.item_bytes), torch.uint8, dev)
+    resident_slots = dslot[dslot >= 0].long().to(dev)
+    g_buf.tensor[resident_slots] = torch.randint(
+        0, 256, (resident_slots.numel(), case.item_bytes), generator=dgen, device=dev,
+        dtype=torch.uint8,
+    )  # fmt: skip
+    g_out = cn.guarded_empty((B, D, K), torch.int32, dev)
+    bufs.update(host=host, g_buf=g_buf, g_out=g_out)
+    t_toks, t_seq = toks.to(dev), seq.to(torch.int32).to(dev)
+    t_dslot, t_hloc, t_free = dslot.to(dev), hloc.to(dev), free.to(dev)
+    bufs.update(toks=t_toks, seq=t_seq, dslot=t_dslot, hloc=t_hloc, free=t_free)
+    host_before = host.detach().to("cpu", copy=True)  # real copies, also on CPU
+    buf_before = g_buf.tensor.detach().to("cpu", copy=True)
+
+    def call(validate: bool = True) -> Any:
+        return hg.hisparse_spec_gather(
+            t_toks, t_seq, t_dslot, t_hloc, host, g_buf.tensor, t_free,
+            g_src.tensor, g_dst.tensor, g_cnt.tensor, g_out.tensor,
+            emulate_sglang_limits=case.emulate_sglang_limits, validate=validate,
+        )  # fmt: skip
+
+    t0 = time.perf_counter()
+    call()
+    if dev.type == "cuda":
+        torch.cuda.synchronize(dev)
+    wall = time.perf_counter() - t0
+
+    ref = reference(toks, seq, dslot, hloc, host_before, buf_before, free)
+    cnt = g_cnt.tensor.cpu()
+    src, dst = g_src.tensor.cpu(), g_dst.tensor.cpu()
+    misses = sum(ref.miss_count)
+    plan_ok = cnt.tolist() == ref.miss_count and all(
+        src[b, : ref.miss_count[b]].tolist() == ref.miss_src[b]
+        and dst[b, : ref.miss_count[b]].tolist() == ref.miss_dst[b]
+        for b in range(B)
+    )
+    out_k = g_out.tensor.cpu()
+    bad_out = int((out_k != ref.out_locs).sum())
+    res.max_abs_err = (
+        float((out_k.long() - ref.out_locs.long()).abs().max()) if out_k.numel() else 0.0
+    )
+    res.rel_err = bad_out / max(out_k.numel(), 1)
+    if not plan_ok:
+        res.notes.append("miss plan differs from the reference")
+    unused = torch.arange(cap)[None, :] >= cnt.clamp(min=0)[:, None]
+    reports = [
+        cn.check_margins(g_buf, "device_buffer margins"),
+        cn.check_equal_bits(g_buf.tensor.cpu(), ref.device_buffer, "device_buffer == reference"),
+        cn.check_equal_bits(host.cpu(), host_before, "host_cache unchanged"),
+        cn.check_margins(g_out, "out_locs margins"),
+        cn.check_margins(g_src, "miss_src margins"),
+        cn.check_margins(g_dst, "miss_dst margins"),
+        cn.check_margins(g_cnt, "miss_count margins"),
+        cn.check_poison(g_src.tensor.cpu(), unused, "miss_src columns past miss_count"),
+        cn.check_poison(g_dst.tensor.cpu(), unused, "miss_dst columns past miss_count"),
+    ]
+    res.canaries = [r.to_dict() for r in reports]
+    res.canaries_intact = cn.all_intact(reports)
+    meta = B * n_sel * (4 + 4 + 4) + misses * (8 + 8 + 4 + 4) + B * 8
+    res.bytes_moved = int(meta + 2 * misses * case.item_bytes)
+    res.notes.append(f"{misses} unique misses copied ({case.item_bytes} B items)")
+    if dev.type == "cuda":
+        res.time_s, res.timing_method = _time(lambda: call(validate=False), dev)
+        res.bandwidth_gbs = res.bytes_moved / res.time_s / 1e9 if res.time_s else None
+    else:
+        res.time_s, res.timing_method = wall, WALL_CLOCK
+        res.notes.append("CPU: Triton interpreter, wall clock of one checked call; no bandwidth")
+    res.passed = bool(plan_ok and bad_out == 0 and res.canaries_intact)
