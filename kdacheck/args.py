@@ -18,13 +18,12 @@ from kdacheck.findings import Location
 from kdacheck.flags import Flag, FlagTable
 from kdacheck.readers.base import LaunchCommand, Token
 
-# Flags whose value is a JSON object, with the keys SGLang reads (None: any key).
+# Flags whose value is an inline JSON object, with the keys SGLang reads (None: any key).
+# (``--speculative-adaptive-config`` is a path to a JSON file, not inline JSON.)
 JSON_FLAGS: dict[str, frozenset[str] | None] = {
     "hisparse_config": frozenset(
-        {"top_k", "device_buffer_size", "host_to_device_ratio", "swap_in_block_size", "swap_in_blocks", "page_size", "mode"}
-    ),
-    "speculative_adaptive_config": frozenset(
-        {"candidate_steps", "ema_alpha", "update_interval", "warmup_batches", "up_hysteresis", "down_hysteresis", "accept_thresholds"}
+        {"top_k", "device_buffer_size", "host_to_device_ratio", "swap_in_block_size", "algorithm",
+         "backend", "min_sparse_prompt_len", "page_size"}
     ),
     "model_loader_extra_config": None,
 }
@@ -53,6 +52,7 @@ class ArgIssue:
     message: str
     loc: Location
     fix: str | None = None
+    severity: str | None = None  # overrides the rule's severity ("warning", "info")
 
 
 @dataclass
@@ -134,8 +134,8 @@ class _Parser:
         self.table = table
         self.out = Parsed(table.version)
 
-    def issue(self, code: str, message: str, loc: Location, fix: str | None = None) -> None:
-        self.out.issues.append(ArgIssue(code, message, loc, fix))
+    def issue(self, code: str, message: str, loc: Location, fix: str | None = None, severity: str | None = None) -> None:
+        self.out.issues.append(ArgIssue(code, message, loc, fix, severity))
 
     def lookup(self, tok: Token, name: str) -> Flag | None:
         """Resolve a spelling to a flag as argparse would, reporting ARG001/002/003/005/006."""
@@ -311,7 +311,13 @@ class _Parser:
                 if key not in known:
                     close = difflib.get_close_matches(str(key), known, n=1)
                     hint = f"; did you mean `{close[0]}`?" if close else f" (known: {', '.join(sorted(known))})"
-                    self.issue("ARG007", f"`{flag.name}` has an unknown key `{key}`{hint}", tok.loc, f"use `{close[0]}`" if close else None)
+                    self.issue(
+                        "ARG007",
+                        f"`{flag.name}` has an unknown key `{key}`, which SGLang ignores silently{hint}",
+                        tok.loc,
+                        f"use `{close[0]}`" if close else None,
+                        severity="warning",
+                    )
 
     def _record(self, flag: Flag, written: str, tok: Token, value: Any, raw: Any, vloc: Location) -> None:
         g = Given(flag.dest, value, raw, written, flag, tok.loc, vloc, tok.origin)

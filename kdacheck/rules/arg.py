@@ -18,7 +18,8 @@ _TABLES = "SGLang's argument parser, `srt/server_args.py` `ServerArgs.add_cli_ar
 def _issues(cfg: Resolved, code: str) -> Iterator[Hit]:
     for issue in cfg.parsed.issues:
         if issue.code == code:
-            yield Hit(issue.message, issue.fix, at=issue.loc)
+            sev = Severity.parse(issue.severity) if issue.severity else None
+            yield Hit(issue.message, issue.fix, at=issue.loc, severity=sev)
 
 
 @rule(
@@ -134,13 +135,24 @@ def arg006(cfg: Resolved) -> Iterator[Hit]:
     "ARG007", Severity.ERROR,
     summary="JSON-valued flags hold JSON objects with known keys",
     what="""
-        `--hisparse-config`, `--speculative-adaptive-config` and `--model-loader-extra-config`
-        take a JSON object. kdacheck parses it and checks the keys SGLang reads.
+        `--hisparse-config` and `--model-loader-extra-config` take an inline JSON object;
+        kdacheck parses it and checks the keys SGLang reads (`top_k`, `device_buffer_size`,
+        `host_to_device_ratio`, `swap_in_block_size`, `algorithm`, `backend`,
+        `min_sparse_prompt_len`, `page_size` for HiSparse). `--speculative-adaptive-config` is
+        a path to a JSON file: when the file is at hand kdacheck reads it too.
     """,
-    why="SGLang fails at start on invalid JSON; an unknown key is silently ignored, so the setting you meant never applies.",
+    why="""
+        SGLang fails at start on invalid JSON (`Failed to parse hisparse_config: ...`). An
+        unknown HiSparse key is passed on silently to `sparse_extra_config`, so the setting you
+        meant never applies: reported as a warning.
+    """,
     fix="Quote a valid JSON object and use the key names kdacheck lists.",
     example="""python -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3.2 --enable-hisparse --hisparse-config '{"topk": 2048}'""",
-    sources=("0.5.23 `srt/server_args.py` (hisparse_config, speculative_adaptive_config parsing)",),
+    sources=(
+        "0.5.19–0.5.23 `srt/mem_cache/sparsity/factory.py` `parse_hisparse_config` (L115; unknown keys go to `sparse_extra_config`)",
+        "0.5.23 `srt/arg_groups/fields/spec.py` L241-244 (`--speculative-adaptive-config` is a file path)",
+        "0.5.23 `srt/configs/load_config.py` L137 (`model_loader_extra_config` parsed with `orjson.loads`)",
+    ),
 )
 def arg007(cfg: Resolved) -> Iterator[Hit]:
     yield from _issues(cfg, "ARG007")

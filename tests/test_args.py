@@ -1,0 +1,113 @@
+"""Flag resolution against SGLang's real tables, the way argparse does it."""
+
+from __future__ import annotations
+
+import pytest
+
+from kdacheck import flags
+from tests.helpers import LAUNCH, codes, lint, only
+
+
+def test_tables_load_for_every_version() -> None:
+    for v in flags.KNOWN_VERSIONS:
+        t = flags.table(v)
+        assert t.version == v
+        assert "--speculative-num-steps" in t.by_option
+        assert len(t.flags) > 400
+
+
+def test_version_pick() -> None:
+    assert flags.pick_version("0.5.19") == ("0.5.19", "--sglang-version")
+    with pytest.raises(ValueError, match="unknown SGLang version"):
+        flags.pick_version("9.9.9")
+
+
+def test_cuda_graph_max_bs_ambiguous_in_0523_with_replacement() -> None:
+    result = lint(f"{LAUNCH} --cuda-graph-max-bs 32", version="0.5.23")
+    (f,) = only(result, "ARG002")
+    assert "--cuda-graph-max-bs-decode" in f.message and "--cuda-graph-max-bs-prefill" in f.message
+    assert "removed after SGLang 0.5.19" in f.message
+    assert f.fix == "use `--cuda-graph-max-bs-decode`"
+    assert (f.location.line, f.location.col) == (1, len(LAUNCH) + 2)
+
+
+def test_speculative_draft_matches_nine_flags() -> None:
+    (f,) = only(lint(f"{LAUNCH} --speculative-draft x", version="0.5.23"), "ARG002")
+    matched = f.message.split("could match ")[1].split(" (")[0].split(", ")
+    assert len(matched) == 9
+
+
+def test_mamba_scheduler_strategy_removed_after_0519() -> None:
+    (f,) = only(lint(f"{LAUNCH} --mamba-scheduler-strategy auto", version="0.5.23"), "ARG001")
+    assert "removed after SGLang 0.5.19" in f.message
+    assert f.fix == "use `--mamba-radix-cache-strategy`"
+
+
+def test_deprecated_spellings_in_0519() -> None:
+    result = lint(f"{LAUNCH} --cuda-graph-max-bs 32 --mamba-scheduler-strategy auto", version="0.5.19")
+    assert codes(result) == ["ARG005"]
+    fixes = sorted(f.fix or "" for f in only(result, "ARG005"))
+    assert fixes == ["write `--cuda-graph-max-bs-decode`", "write `--mamba-radix-cache-strategy`"]
+
+
+@pytest.mark.parametrize("abbrev,full", [("--speculative-algo", "--speculative-algorithm"), ("--tp", "--tp-size"), ("--mem-fraction", "--mem-fraction-static"), ("--trust-remote", "--trust-remote-code")])
+def test_unique_abbreviations_warn(abbrev: str, full: str) -> None:
+    value = "" if abbrev == "--trust-remote" else (" EAGLE" if "algo" in abbrev else " 2" if abbrev == "--tp" else " 0.8")
+    result = lint(f"{LAUNCH} --model-path x {abbrev}{value}")
+    (f,) = only(result, "ARG003")
+    assert f.fix == f"write `{full}`"
+
+
+def test_alias_is_not_an_abbreviation() -> None:
+    result = lint(f"{LAUNCH} --model moonshotai/Kimi-Linear-48B-A3B-Instruct --tensor-parallel-size 4")
+    assert codes(result) == []
+    assert result.resolved[0].v("tp_size") == 4
+
+
+def test_unknown_flag_did_you_mean() -> None:
+    (f,) = only(lint(f"{LAUNCH} --speculative-num-step 3"), "ARG002") or only(lint(f"{LAUNCH} --speculative-num-stepz 3"), "ARG001")
+    assert "did you mean" in f.message or "could match" in f.message
+    (g,) = only(lint(f"{LAUNCH} --speculative-num-stepz 3"), "ARG001")
+    assert "did you mean `--speculative-num-steps`" in g.message
+
+
+def test_types_and_choices() -> None:
+    result = lint(f"{LAUNCH} --speculative-num-steps three --mamba-ssm-dtype float64 --mem-fraction-static nan")
+    msgs = [f.message for f in only(result, "ARG004")]
+    assert any("invalid int value: 'three'" in m for m in msgs)
+    assert any("invalid choice: 'float64'" in m for m in msgs)
+    assert any("mem-fraction-static" in m for m in msgs)
+
+
+def test_store_true_with_value_and_missing_value() -> None:
+    result = lint(f"{LAUNCH} --trust-remote-code=yes --tp-size")
+    msgs = [f.message for f in only(result, "ARG004")]
+    assert any("takes no value" in m for m in msgs)
+    assert any("expects a value" in m for m in msgs)
+
+
+def test_json_flags() -> None:
+    bad = lint(f"""{LAUNCH} --model-path deepseek-ai/DeepSeek-V3.2 --enable-hisparse --hisparse-config '{{"topk": 2048}}'""")
+    (f,) = only(bad, "ARG007")
+    assert "unknown key `topk`" in f.message and "top_k" in f.message
+    not_obj = lint(f"""{LAUNCH} --hisparse-config '[1, 2]'""")
+    assert "must hold a JSON object" in only(not_obj, "ARG007")[0].message
+    invalid = lint(f"""{LAUNCH} --model-loader-extra-config '{{oops'""")
+    assert only(invalid, "ARG007")
+    assert f.severity.label == "warning"  # an unknown HiSparse key is ignored by SGLang, not fatal
+
+
+def test_repeated_flag_last_wins() -> None:
+    result = lint(f"{LAUNCH} --tp-size 4 --tp-size 8")
+    (f,) = only(result, "ARG008")
+    assert "tp_size = 8" in f.message
+    assert result.resolved[0].v("tp_size") == 8
+
+
+def test_boolean_optional_negation() -> None:
+    result = lint(f"{LAUNCH} --no-enable-tf32-matmul")
+    assert result.resolved[0].parsed.value("enable_tf32_matmul") is False
+
+
+def test_stray_positional_is_reported() -> None:
+    assert "ARG001" in codes(lint(f"{LAUNCH} stray --tp-size 2"))

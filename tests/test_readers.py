@@ -1,0 +1,205 @@
+"""Each reader turns its input kind into the same launch-command tokens, with places."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from kdacheck.findings import InputError
+from kdacheck.readers import read_text
+from kdacheck.readers.shell import tokenize
+from tests.helpers import codes, lint, only, resolved
+
+
+def texts(cmds):  # type: ignore[no-untyped-def]
+    return [[t.text for t in c.tokens] for c in cmds]
+
+
+def test_config_yaml_semantics() -> None:
+    text = textwrap.dedent(
+        """\
+        model-path: moonshotai/Kimi-Linear-48B-A3B-Instruct
+        trust-remote-code: true
+        enable-dp-attention: false
+        cuda-graph-bs-decode: [1, 2, 4]
+        hisparse-config: {top_k: 2048}
+        tp-size: 4
+        """
+    )
+    (cmd,) = read_text(text, "args.yaml")
+    assert texts([cmd]) == [[
+        "--model-path", "moonshotai/Kimi-Linear-48B-A3B-Instruct",
+        "--trust-remote-code",
+        "--cuda-graph-bs-decode", "1", "2", "4",
+        "--hisparse-config", '{"top_k": 2048}',
+        "--tp-size", "4",
+    ]]
+    tp = cmd.tokens[-2]
+    assert (tp.loc.line, tp.loc.col) == (6, 1)
+    assert (cmd.tokens[-1].loc.line, cmd.tokens[-1].loc.col) == (6, 10)
+
+
+def test_yaml_underscore_keys_are_arg006() -> None:
+    result = lint("model-path: moonshotai/Kimi-Linear-48B-A3B-Instruct\nspeculative_num_steps: 3\ntp_size: 2\n", path="a.yaml")
+    found = only(result, "ARG006")
+    assert [(f.location.line, f.location.col) for f in found] == [(2, 1), (3, 1)]
+    assert "speculative-num-steps" in (found[0].fix or "")
+
+
+def test_yaml_value_that_looks_like_a_flag_stays_a_value() -> None:
+    cfg = resolved("model-path: --weird-name\ntp-size: 2\n", path="a.yaml")
+    assert cfg.v("tp_size") == 2
+    assert cfg.parsed.value("model_path") == "--weird-name"
+
+
+def test_shell_script_with_continuations_env_and_comments() -> None:
+    script = textwrap.dedent(
+        """\
+        #!/bin/bash
+        # serve Kimi-Linear
+        export HF_HOME=/data/hf
+        CUDA_VISIBLE_DEVICES=0,1,2,3 NCCL_DEBUG=INFO python3 -m sglang.launch_server \\
+          --model-path "moonshotai/Kimi-Linear-48B-A3B-Instruct" \\
+          --tp-size=4 \\
+          --speculative-algorithm 'EAGLE' \\
+          --cuda-graph-bs-decode 1 2 4 8 &  # background
+        wait
+        """
+    )
+    (cmd,) = read_text(script, "serve.sh")
+    assert texts([cmd]) == [[
+        "--model-path", "moonshotai/Kimi-Linear-48B-A3B-Instruct",
+        "--tp-size=4",
+        "--speculative-algorithm", "EAGLE",
+        "--cuda-graph-bs-decode", "1", "2", "4", "8",
+    ]]
+    algo = cmd.tokens[3]
+    assert (algo.loc.line, algo.loc.col) == (7, 3)
+    cfg = resolved(script, path="serve.sh")
+    assert cfg.v("tp_size") == 4
+    assert cfg.parsed.value("cuda_graph_bs_decode") == [1, 2, 4, 8]
+
+
+@pytest.mark.parametrize(
+    "program",
+    ["python -m sglang.launch_server", "python3 -m sglang.launch_server", "sglang serve", "exec /usr/bin/python3.11 -m sglang.launch_server", "uv run sglang serve"],
+)
+def test_programs_recognised(program: str) -> None:
+    (cmd,) = read_text(f"{program} --model-path x --tp-size 2", "c.sh")
+    assert [t.text for t in cmd.tokens] == ["--model-path", "x", "--tp-size", "2"]
+
+
+def test_two_launches_in_one_script() -> None:
+    cmds = read_text("sglang serve --tp-size 2 && python -m sglang.launch_server --tp-size 4\n", "c.sh")
+    assert texts(cmds) == [["--tp-size", "2"], ["--tp-size", "4"]]
+
+
+def test_tokenizer_quotes_and_escapes() -> None:
+    words = [t.text for t in tokenize("a 'b c' \"d \\\"e\\\"\" f\\ g", "x")]
+    assert words == ["a", "b c", 'd "e"', "f g"]
+
+
+def test_unterminated_quote_is_input_error() -> None:
+    with pytest.raises(InputError, match="unterminated"):
+        read_text("python -m sglang.launch_server --model-path 'oops\n", "bad.sh")
+
+
+def test_kubernetes_two_documents_args_lines() -> None:
+    manifest = textwrap.dedent(
+        """\
+        apiVersion: v1
+        kind: Service
+        metadata: {name: svc}
+        ---
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata:
+          name: kimi
+        spec:
+          template:
+            spec:
+              containers:
+                - name: sglang
+                  command: ["python3", "-m", "sglang.launch_server"]
+                  args:
+                    - --model-path
+                    - moonshotai/Kimi-Linear-48B-A3B-Instruct
+                    - --speculative-eagle-topk
+                    - "1"
+                    - --speculative-algorithm
+                    - EAGLE
+        """
+    )
+    result = lint(manifest, path="deploy.yaml")
+    (f,) = only(result, "SPEC001")
+    assert (f.location.line, f.location.col) == (18, 15)
+    assert result.resolved[0].cmd.name == "Deployment/kimi, container sglang"
+
+
+def test_kubernetes_shell_string_and_leaderworkerset() -> None:
+    manifest = textwrap.dedent(
+        """\
+        apiVersion: leaderworkerset.x-k8s.io/v1
+        kind: LeaderWorkerSet
+        metadata: {name: dsv32}
+        spec:
+          leaderWorkerTemplate:
+            leaderTemplate:
+              spec:
+                containers:
+                  - name: leader
+                    command: ["/bin/sh", "-c"]
+                    args:
+                      - |
+                        python3 -m sglang.launch_server \\
+                          --model-path deepseek-ai/DeepSeek-V3.2 \\
+                          --tp-size 8 --tp-size 16
+        """
+    )
+    result = lint(manifest, path="lws.yaml")
+    (f,) = only(result, "ARG008")
+    assert f.location.line == 15
+    assert "tp_size = 16" in f.message
+
+
+def test_compose_command_string_and_list() -> None:
+    compose = textwrap.dedent(
+        """\
+        services:
+          a:
+            image: lmsysorg/sglang
+            command: python3 -m sglang.launch_server --model-path x --tp-size 2
+          b:
+            image: lmsysorg/sglang
+            entrypoint: ["python3", "-m", "sglang.launch_server"]
+            command: ["--model-path", "y", "--tp-size", "4"]
+        """
+    )
+    cmds = read_text(compose, "docker-compose.yaml")
+    assert texts(cmds) == [["--model-path", "x", "--tp-size", "2"], ["--model-path", "y", "--tp-size", "4"]]
+    assert cmds[0].tokens[3].loc.line == 4
+
+
+def test_config_file_spliced_command_line_wins(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    (tmp_path / "args.yaml").write_text("tp-size: 2\nmodel-path: moonshotai/Kimi-Linear-48B-A3B-Instruct\n")
+    script = tmp_path / "serve.sh"
+    script.write_text("python -m sglang.launch_server --config args.yaml --tp-size 4\n")
+    from kdacheck.flags import NEWEST
+    from kdacheck.lint import Options, lint_path
+
+    result = lint_path(str(script), Options(version=NEWEST))
+    cfg = result.resolved[0]
+    assert cfg.v("tp_size") == 4
+    (f,) = only(result, "ARG008")
+    assert "overrides the --config file" in f.message
+    assert cfg.model is not None and cfg.model.family == "kda"
+
+
+def test_not_a_launch_is_a_note_not_a_finding() -> None:
+    result = lint("echo hello\n", path="x.sh")
+    assert result.findings == [] and result.notes
+
+
+def test_codes_helper_sorted() -> None:
+    assert codes(lint(f"python -m sglang.launch_server --tp 2 --bogus-flag 1")) == ["ARG001", "ARG003"]

@@ -1,0 +1,94 @@
+"""Resolution: every value with its provenance, the speculative derivation, the buffers."""
+
+from __future__ import annotations
+
+from tests.helpers import KIMI, LAUNCH, resolved
+
+
+def test_worked_figure_kimi_tp4_eagle_314() -> None:
+    cfg = resolved(f"{KIMI} --tp-size 4 --speculative-algorithm EAGLE --speculative-num-steps 3 --speculative-eagle-topk 1 --speculative-num-draft-tokens 4")
+    assert cfg.v("R") == 48 and cfg["R"].origin == "derived"
+    assert cfg["max_running_requests"].why == "SGLang default under speculative decoding"
+    assert cfg.v("draft_tokens") == 4 and cfg["draft_tokens"].origin == "user"
+    assert cfg.v("intermediate_ssm_shape") == [20, 49, 4, 8, 128, 128]
+    assert cfg.v("intermediate_ssm_bytes") == 2_055_208_960
+    assert cfg.v("ssm_dtype") == "float32"
+
+
+def test_auto_choice_314_for_kimi_and_548_for_llama(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    cfg = resolved(f"{KIMI} --speculative-algorithm EAGLE")
+    assert (cfg.v("steps"), cfg.v("topk"), cfg.v("draft_tokens")) == (3, 1, 4)
+    assert "auto-chosen" in cfg["steps"].why
+    (tmp_path / "config.json").write_text('{"architectures": ["LlamaForCausalLM"], "num_hidden_layers": 32}')
+    cfg = resolved(f"{LAUNCH} --model-path {tmp_path} --speculative-algorithm EAGLE3")
+    assert (cfg.v("steps"), cfg.v("topk"), cfg.v("draft_tokens")) == (5, 4, 8)
+
+
+def test_topk1_forces_d_is_s_plus_1() -> None:
+    cfg = resolved(f"{KIMI} --speculative-algorithm NEXTN --speculative-num-steps 2 --speculative-eagle-topk 1 --speculative-num-draft-tokens 8")
+    assert cfg.v("speculative_algorithm") == "EAGLE"
+    assert cfg.v("draft_tokens") == 3
+    assert "topk 1 ⇒ steps + 1" in cfg["draft_tokens"].why
+    assert "SPEC002" in cfg.events
+
+
+def test_ngram_derivation() -> None:
+    cfg = resolved(f"{KIMI} --speculative-algorithm NGRAM")
+    assert (cfg.v("topk"), cfg.v("draft_tokens"), cfg.v("steps")) == (10, 12, 1)
+
+
+def test_dp_attention_splits_requests() -> None:
+    cfg = resolved(f"{KIMI} --tp-size 8 --dp-size 2 --enable-dp-attention --speculative-algorithm EAGLE --max-running-requests 90")
+    assert cfg.v("attn_dp_size") == 2 and cfg.v("attn_tp_size") == 4
+    assert cfg.v("R") == 45
+    assert cfg.v("row_map_len") == 48
+
+
+def test_backends_kimi_b200_bf16() -> None:
+    cfg = resolved(f"{KIMI} --speculative-algorithm EAGLE --mamba-ssm-dtype bfloat16", gpu="b200")
+    assert cfg.v("decode_backend") == "triton"
+    assert cfg.v("verify_backend") == "nv_cutedsl"
+    assert cfg.v("ssm_dtype") == "bfloat16"
+
+
+def test_backends_qwen_next_b200_bf16_flashinfer() -> None:
+    cfg = resolved(f"{LAUNCH} --model-path Qwen/Qwen3-Next-80B-A3B-Instruct --speculative-algorithm NEXTN --mamba-ssm-dtype bfloat16", gpu="b200")
+    assert cfg.v("decode_backend") == "flashinfer"
+    assert cfg.v("verify_backend") == "flashinfer"
+
+
+def test_no_speculation_no_buffers() -> None:
+    cfg = resolved(f"{KIMI} --tp-size 4")
+    assert not cfg.v("spec_on")
+    assert "intermediate_ssm_bytes" not in cfg
+
+
+def test_unknown_model_has_no_geometry() -> None:
+    cfg = resolved(f"{LAUNCH} --model-path some-org/some-model --speculative-algorithm EAGLE")
+    assert cfg.model is None
+    assert "intermediate_ssm_bytes" not in cfg
+
+
+def test_local_model_folder_wins_over_preset(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    folder = tmp_path / "Kimi-Linear-48B-A3B-Instruct"
+    folder.mkdir()
+    (folder / "config.json").write_text(
+        '{"architectures": ["KimiLinearForCausalLM"], "num_hidden_layers": 27,'
+        ' "linear_attn_config": {"num_heads": 16, "head_dim": 64, "short_conv_kernel_size": 4, "kda_layers": [1, 2, 3]}}'
+    )
+    cfg = resolved(f"{LAUNCH} --model-path {folder} --speculative-algorithm EAGLE --tp-size 2")
+    assert cfg.model is not None and cfg.model.source.startswith("config.json")
+    assert cfg.v("intermediate_ssm_shape") == [3, 49, 4, 8, 64, 64]
+
+
+def test_hf_cache_lookup(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    snap = tmp_path / "models--acme--Qwen3-Next-Tiny" / "snapshots" / "abc123"
+    snap.mkdir(parents=True)
+    (snap / "config.json").write_text(
+        '{"architectures": ["Qwen3NextForCausalLM"], "num_hidden_layers": 8, "full_attention_interval": 4,'
+        ' "linear_num_key_heads": 4, "linear_num_value_heads": 8, "linear_key_head_dim": 32,'
+        ' "linear_value_head_dim": 32, "linear_conv_kernel_dim": 4}'
+    )
+    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path))
+    cfg = resolved(f"{LAUNCH} --model-path acme/Qwen3-Next-Tiny --speculative-algorithm NEXTN")
+    assert cfg.model is not None and cfg.model.family == "gdn" and cfg.model.linear_layers == 6
