@@ -25,6 +25,7 @@ class Options:
     gpu: GPU | None = None
     rules: list[Rule] | None = None
     max_bytes: int = 10 * 1024 * 1024
+    mem005_share: float = 0.10
 
 
 @dataclass
@@ -35,18 +36,88 @@ class FileResult:
     error: str | None = None
     notes: list[str] = field(default_factory=list)
     suppressed: int = 0
+    rules: list[str] = field(default_factory=list)  # codes checked (applicable and selected)
+    unused_suppressions: list[tuple[int, str]] = field(default_factory=list)  # (line, code)
 
 
-def suppressions(text: str) -> dict[int, set[str]]:
-    """``# kdacheck: ignore[CODE,...]`` comments by line (1-based)."""
-    out: dict[int, set[str]] = {}
+def suppression_sites(text: str) -> list[tuple[int, str, bool]]:
+    """Every (comment line, code or prefix, comment alone on its line) in
+    ``# kdacheck: ignore[CODE,...]`` comments (1-based lines)."""
     if "kdacheck:" not in text:
-        return out
+        return []
+    out: list[tuple[int, str, bool]] = []
     for n, line in enumerate(text.splitlines(), 1):
         m = SUPPRESS.search(line)
         if m:
-            out[n] = {c.strip().upper() for c in m.group(1).split(",") if c.strip()}
+            alone = line.lstrip().startswith("#")
+            out += [(n, c.strip().upper(), alone) for c in m.group(1).split(",") if c.strip()]
     return out
+
+
+def suppressions(text: str) -> dict[int, set[str]]:
+    """Codes suppressed by the line they apply to: a trailing comment applies to its own
+    line, a comment alone on its line to the next line too (a YAML key below it)."""
+    out: dict[int, set[str]] = {}
+    for n, code, alone in suppression_sites(text):
+        out.setdefault(n, set()).add(code)
+        if alone:
+            out.setdefault(n + 1, set()).add(code)
+    return out
+
+
+def _suppresses(pattern: str, code: str) -> bool:
+    """A suppression names a code or a prefix of codes (``SPEC`` covers ``SPEC002``)."""
+    return code.startswith(pattern)
+
+
+class _Suppressor:
+    """Applies the comments of one file and remembers which of them silenced something.
+
+    Where a comment may go: at the end of the finding's line (the YAML key, the flag's token),
+    alone on the line above it, or, as shellcheck's directives, alone on the line above a
+    command, for the whole command: after a ``\\`` continuation no comment can follow, and
+    a comment line inside a continued command would end it.
+    """
+
+    def __init__(self, text: str, path: str) -> None:
+        self.path = path
+        self.sites = suppression_sites(text)
+        self.by_line: dict[int, list[tuple[int, str]]] = {}
+        self.alone: dict[int, list[tuple[int, str]]] = {}
+        for n, code, alone in self.sites:
+            self.by_line.setdefault(n, []).append((n, code))
+            if alone:
+                self.by_line.setdefault(n + 1, []).append((n, code))
+                self.alone.setdefault(n, []).append((n, code))
+        self.used: set[tuple[int, str]] = set()
+
+    def command_sites(self, cmd: LaunchCommand) -> tuple[int, int, list[tuple[int, str]]]:
+        lines = [t.loc.line for t in cmd.tokens if t.loc.path == self.path] + [cmd.loc.line]
+        start, end = min(lines), max(lines)
+        return start, end, self.alone.get(cmd.loc.line - 1, [])
+
+    def suppressed(self, f: Finding, span: tuple[int, int, list[tuple[int, str]]]) -> bool:
+        if not self.sites or f.location.path != self.path:
+            return False
+        line = f.location.line
+        start, end, cmd_sites = span
+        hits = [s for s in self.by_line.get(line, []) if _suppresses(s[1], f.code)]
+        if start <= line <= end:
+            hits += [s for s in cmd_sites if _suppresses(s[1], f.code)]
+        self.used.update(hits)
+        return bool(hits)
+
+    def report_unused(self, result: FileResult) -> None:
+        """Suppressions that silenced nothing (ruff's RUF100): a note, not a rule."""
+        for n, code, _alone in self.sites:
+            if (n, code) in self.used:
+                continue
+            if not any(_suppresses(code, c) for c in rulemod.REGISTRY):
+                result.unused_suppressions.append((n, code))
+                result.notes.append(f"{self.path}:{n}: suppression names unknown rule {code}")
+            elif any(_suppresses(code, c) for c in result.rules):  # unchecked codes: not judged
+                result.unused_suppressions.append((n, code))
+                result.notes.append(f"{self.path}:{n}: unused suppression: no {code} finding here")
 
 
 def lint_command(cmd: LaunchCommand, opts: Options, model_cache: dict[tuple[str | None, str | None], tuple[Model | None, str]] | None = None) -> tuple[Resolved, list[Finding]]:
@@ -72,7 +143,9 @@ def lint_text(text: str, path: str, opts: Options, base_dir: str | None = None) 
         return result
     if not cmds:
         result.notes.append(f"{path}: no SGLang launch command found")
-    sup = suppressions(text)
+    sup = _Suppressor(text, path)
+    checked = opts.rules if opts.rules is not None else rulemod.all_rules()
+    result.rules = [r.code for r in checked if r.applies_to(opts.version)]
     cache: dict[tuple[str | None, str | None], tuple[Model | None, str]] = {}
     for cmd in cmds:
         result.notes += cmd.notes
@@ -82,12 +155,14 @@ def lint_text(text: str, path: str, opts: Options, base_dir: str | None = None) 
             result.error = str(e)
             return result
         result.resolved.append(cfg)
+        span = sup.command_sites(cmd)
         for f in findings:
-            if f.location.path == path and f.code in sup.get(f.location.line, ()):
+            if sup.suppressed(f, span):
                 result.suppressed += 1
                 continue
             result.findings.append(f)
     result.findings.sort(key=Finding.sort_key)
+    sup.report_unused(result)
     return result
 
 

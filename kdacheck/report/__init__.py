@@ -20,6 +20,7 @@ def summary(results: list[FileResult]) -> dict[str, int]:
         "info": counts.get("info", 0),
         "unreadable": sum(1 for r in results if r.error),
         "suppressed": sum(r.suppressed for r in results),
+        "unused_suppressions": sum(len(r.unused_suppressions) for r in results),
     }
 
 
@@ -33,6 +34,9 @@ def summary_line(results: list[FileResult]) -> str:
         parts.append(f"{s['unreadable']} unreadable")
     if s["suppressed"]:
         parts.append(f"{s['suppressed']} suppressed")
+    if s["unused_suppressions"]:
+        n = s["unused_suppressions"]
+        parts.append(f"{n} unused suppression{'s' * (n != 1)}")
     return "Checked " + ", ".join(parts) + "."
 
 
