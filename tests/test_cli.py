@@ -1,0 +1,115 @@
+"""The command line as users meet it: exit codes, places, bad input, rules and explain."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from kdacheck.cli import app
+from kdacheck.docs import rules_markdown
+from kdacheck.rules import all_rules
+
+ROOT = Path(__file__).resolve().parent.parent
+runner = CliRunner()
+
+SPEC001_CMD = (
+    "python -m sglang.launch_server --model-path moonshotai/Kimi-Linear-48B-A3B-Instruct --tp 4 "
+    "--speculative-algorithm EAGLE --speculative-eagle-topk 1 --speculative-num-draft-tokens 8"
+)
+
+
+def invoke(*args: str, input: str | None = None):  # type: ignore[no-untyped-def]
+    return runner.invoke(app, list(args), input=input, env={"NO_COLOR": "1", "GITHUB_ACTIONS": ""})
+
+
+def test_good_example_exits_0_and_shows_resolved_values() -> None:
+    r = invoke("lint", str(ROOT / "examples/kimi-linear-eagle.yaml"))
+    assert r.exit_code == 0, r.output
+    assert "S 3 · K 1 · D 4 · D_max 4 · R 48" in r.output
+
+
+def test_spec001_points_at_the_flag() -> None:
+    r = invoke("lint", "--cmd", SPEC001_CMD)
+    assert r.exit_code == 1
+    col = SPEC001_CMD.index("--speculative-eagle-topk") + 1
+    assert f"<cmd>:1:{col}: SPEC001 error" in r.output
+
+
+def test_show_resolved_worked_figure() -> None:
+    cmd = (
+        "python -m sglang.launch_server --model-path moonshotai/Kimi-Linear-48B-A3B-Instruct --tp-size 4 "
+        "--speculative-algorithm EAGLE --speculative-num-steps 3 --speculative-eagle-topk 1 --speculative-num-draft-tokens 4"
+    )
+    r = invoke("lint", "--cmd", cmd, "--show-resolved", "--output-format", "full")
+    assert "2,055,208,960" in r.output
+    data = json.loads(invoke("lint", "--cmd", cmd, "--output-format", "json").output)
+    values = data["files"][0]["commands"][0]["values"]
+    assert values["R"]["value"] == 48 and values["R"]["origin"] == "derived"
+    assert values["max_running_requests"]["why"] == "SGLang default under speculative decoding"
+    assert values["draft_tokens"]["value"] == 4 and values["draft_tokens"]["origin"] == "user"
+    assert values["draft_tokens"]["location"] == {"path": "<cmd>", "line": 1, "column": cmd.index("--speculative-num-draft-tokens") + 1}
+    assert values["intermediate_ssm_bytes"]["value"] == 2_055_208_960
+
+
+def test_stdin() -> None:
+    r = invoke("lint", "-", input=SPEC001_CMD + "\n")
+    assert r.exit_code == 1 and "SPEC001" in r.output
+
+
+def test_bad_input_exit_2_no_traceback(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("model-path: [unclosed\n")
+    for args in (
+        ["lint", str(bad)],
+        ["lint", str(tmp_path / "missing.yaml")],
+        ["lint", "--gpu", "tpu9000", "--cmd", "sglang serve"],
+        ["lint", "--sglang-version", "0.4.0", "--cmd", "sglang serve"],
+        ["lint", "--model", "no-such-model", "--cmd", "sglang serve"],
+        ["explain", "NOPE001"],
+        ["lint"],
+    ):
+        r = invoke(*args)
+        assert r.exit_code == 2, (args, r.output)
+        assert "Traceback" not in r.output
+
+
+def test_invalid_yaml_names_the_place(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("model-path: x\ntp-size: [4\n")
+    r = invoke("lint", str(bad))
+    assert f"{bad}:" in r.output and "invalid YAML" in r.output
+
+
+def test_rules_lists_every_code() -> None:
+    r = invoke("rules")
+    assert r.exit_code == 0
+    for rule in all_rules():
+        assert rule.code in r.output
+
+
+def test_explain_prints_documentation() -> None:
+    r = invoke("explain", "kda001")
+    assert r.exit_code == 0
+    assert "KDA verify needs {draft_token_num} scratch steps, but intermediate_ssm only has {scratch_steps}." in r.output
+    assert "How to fix" in r.output
+
+
+def test_docs_rules_md_is_current() -> None:
+    assert (ROOT / "docs/rules.md").read_text(encoding="utf-8") == rules_markdown(), (
+        "docs/rules.md is stale: run `python -m kdacheck.docs > docs/rules.md`"
+    )
+
+
+def test_version_flag() -> None:
+    r = invoke("--version")
+    assert r.exit_code == 0 and r.output.startswith("kdacheck ")
+
+
+def test_console_script_runs() -> None:
+    out = subprocess.run([sys.executable, "-m", "kdacheck", "lint", "--cmd", SPEC001_CMD, "--output-format", "json"], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 1
+    assert json.loads(out.stdout)["summary"]["errors"] >= 1
