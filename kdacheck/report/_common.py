@@ -1,0 +1,55 @@
+"""Helpers shared by the machine-readable reports: paths, ordering, special inputs."""
+
+from __future__ import annotations
+
+import functools
+import os
+from pathlib import Path
+
+from kdacheck.findings import Finding
+from kdacheck.lint import FileResult
+
+PSEUDO = ("<cmd>", "<stdin>")  # inputs that are not files
+
+
+def is_pseudo(path: str) -> bool:
+    return path in PSEUDO
+
+
+@functools.cache
+def git_root(folder: str) -> str | None:
+    """The git top-level folder holding ``folder`` (a ``.git`` folder or file), if any."""
+    p = Path(folder).resolve()
+    for d in (p, *p.parents):
+        if (d / ".git").exists():
+            return str(d)
+    return None
+
+
+def repo_root(path: str) -> str:
+    """Where a file's URI is relative to: its git top-level, else the working directory."""
+    folder = os.path.dirname(os.path.abspath(path))
+    return git_root(folder) or os.getcwd()
+
+
+def relative_to(path: str, root: str) -> str | None:
+    """``path`` relative to ``root`` with forward slashes, or None when it lies outside."""
+    try:
+        rel = os.path.relpath(os.path.abspath(path), root)
+    except ValueError:  # another drive on Windows
+        return None
+    if rel == os.pardir or rel.startswith(os.pardir + os.sep):
+        return None
+    return rel.replace(os.sep, "/")
+
+
+def workspace_path(path: str) -> str:
+    """The path as CI annotations want it: relative to the working directory when inside it."""
+    if is_pseudo(path):
+        return path
+    rel = relative_to(path, os.getcwd())
+    return rel if rel is not None else path.replace(os.sep, "/")
+
+
+def all_findings(results: list[FileResult]) -> list[Finding]:
+    return sorted((f for r in results for f in r.findings), key=Finding.sort_key)

@@ -1,0 +1,36 @@
+"""``--output-format concise``: ``path:line:col: CODE [severity] message``, one a line,
+sorted by place, then a summary line. Unreadable files and notes about suppressions come in
+the same order, so the output diffs well."""
+
+from __future__ import annotations
+
+from typing import IO
+
+from kdacheck.lint import FileResult
+from kdacheck.report import summary_line
+
+
+def lines(results: list[FileResult]) -> list[str]:
+    keyed: list[tuple[tuple[str, int, int, str, str], str]] = []
+    for r in results:
+        if r.error:
+            keyed.append(((r.path, 0, 0, "", r.error), f"{r.path}: error: cannot check: {r.error}"))
+        for f in r.findings:
+            loc = f.location
+            key = (loc.path, loc.line, loc.col, f.code, f.message)
+            text = f"{loc.path}:{loc.line}:{loc.col}: {f.code} [{f.severity.label}] {_one_line(f.message)}"
+            keyed.append((key, text))
+        for line, code in r.unused_suppressions:
+            keyed.append(((r.path, line, 0, "~", code), f"{r.path}:{line}:1: note: unused suppression {code}"))
+    keyed.sort(key=lambda kv: kv[0])
+    return [text for _key, text in keyed]
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+def render(results: list[FileResult], out: IO[str], sglang_version: str) -> None:
+    for line in lines(results):
+        out.write(line + "\n")
+    out.write(summary_line(results) + "\n")

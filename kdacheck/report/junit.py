@@ -1,0 +1,79 @@
+"""``--output-format junit``: JUnit XML for CI dashboards (Jenkins, GitLab, Azure).
+
+One ``testsuite`` per file, one ``testcase`` per rule checked on it (``classname`` = the
+file, ``name`` = the code); a rule's findings become that test case's ``failure`` (``type`` =
+the worst severity, ``message`` = the finding, or a count when there are several; the text
+lists each finding with its place and fix). An unreadable file is one test case with an
+``error``. Built with ``xml.etree`` so that any message is escaped correctly.
+"""
+
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as ET
+from typing import IO
+
+from kdacheck.findings import Finding
+from kdacheck.lint import FileResult
+
+_INVALID_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
+
+
+def _x(text: str) -> str:
+    """XML 1.0 cannot hold most control characters, even escaped: show them as U+FFFD."""
+    return _INVALID_XML.sub("\ufffd", text)
+
+
+def _failure_text(findings: list[Finding]) -> str:
+    out = []
+    for f in findings:
+        out.append(f"{f.location}: {f.code} [{f.severity.label}] {f.message}")
+        if f.fix:
+            out.append(f"    fix: {f.fix}")
+    return _x("\n".join(out))
+
+
+def tree(results: list[FileResult]) -> ET.Element:
+    root = ET.Element("testsuites", name="kdacheck")
+    totals = {"tests": 0, "failures": 0, "errors": 0}
+    for r in results:
+        suite = ET.SubElement(root, "testsuite", name=_x(r.path))
+        tests = failures = errors = 0
+        if r.error:
+            case = ET.SubElement(suite, "testcase", classname=_x(r.path), name="read")
+            ET.SubElement(case, "error", message=_x(r.error), type="unreadable").text = _x(r.error)
+            tests, errors = 1, 1
+        else:
+            by_code: dict[str, list[Finding]] = {}
+            for f in r.findings:
+                by_code.setdefault(f.code, []).append(f)
+            codes = list(r.rules) + sorted(c for c in by_code if c not in r.rules)
+            for code in codes:
+                case = ET.SubElement(suite, "testcase", classname=_x(r.path), name=code)
+                tests += 1
+                found = by_code.get(code)
+                if found:
+                    failures += 1
+                    worst = max(f.severity for f in found)
+                    message = found[0].message if len(found) == 1 else f"{len(found)} {code} findings"
+                    ET.SubElement(case, "failure", message=_x(message), type=worst.label).text = _failure_text(found)
+        suite.set("tests", str(tests))
+        suite.set("failures", str(failures))
+        suite.set("errors", str(errors))
+        suite.set("skipped", "0")
+        if r.notes:
+            ET.SubElement(suite, "system-out").text = _x("\n".join(r.notes))
+        totals["tests"] += tests
+        totals["failures"] += failures
+        totals["errors"] += errors
+    for k, v in totals.items():
+        root.set(k, str(v))
+    return root
+
+
+def render(results: list[FileResult], out: IO[str], sglang_version: str) -> None:
+    root = tree(results)
+    ET.indent(root)
+    out.write('<?xml version="1.0" encoding="UTF-8"?>\n')
+    out.write(ET.tostring(root, encoding="unicode"))
+    out.write("\n")
