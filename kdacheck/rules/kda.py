@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from kdacheck.findings import Severity
-from kdacheck.resolve import Resolved
+from kdacheck.resolve import Resolved, row_map_geometry, row_map_ok
 from kdacheck.rules.base import Hit, rule, unchecked
 
 KDA001_MESSAGE = "KDA verify needs {draft_token_num} scratch steps, but intermediate_ssm only has {scratch_steps}."
@@ -30,7 +30,10 @@ KDA001_MESSAGE = "KDA verify needs {draft_token_num} scratch steps, but intermed
         "0.5.18 `srt/layers/attention/linear/kernels/kda_flashinfer.py:270`; 0.5.23 line 296",
         "0.5.19 `srt/mem_cache/memory_pool.py:714-822` (intermediate_ssm allocation)",
     ),
-    inferred="The Triton path's missing bound check is inferred from 0.5.23 `fused_sigmoid_gating_recurrent.py` (`cache_idx * cache_steps + step`, unchecked); `kdacheck run --buffer-steps` reproduces it with canaries.",
+    inferred="""
+        The Triton path's missing bound check is inferred from 0.5.23 `fused_sigmoid_gating_recurrent.py` (`cache_idx * cache_steps + step`, unchecked); `kdacheck run --buffer-steps` reproduces it with canaries.
+        No launch configuration of 0.5.19–0.5.23 reaches it statically: every version allocates the scratch with `max_speculative_num_draft_tokens()` = max(D, max(candidate steps) + 1 under adaptive) (0.5.19 `kv_cache_configurator.py:1076-1079`, 0.5.23 `:1730-1733`), which is also the widest verify batch of every built-in algorithm (DSPARK's graph-tier alignment pads the token total, not the per-request width). The rule guards the invariant (`verify_width_max` ≤ `d_max`) and is exercised by `kdacheck run --buffer-steps`.
+    """,
 )
 def kda001(cfg: Resolved) -> Iterator[Hit]:
     if not cfg.v("spec_on"):
@@ -46,5 +49,315 @@ def kda001(cfg: Resolved) -> Iterator[Hit]:
         yield Hit(
             KDA001_MESSAGE.format(draft_token_num=width, scratch_steps=dmax),
             f"resize to ≥ {width} scratch steps",
-            values=("draft_tokens", "d_max"),
+            values=("verify_width_max", "draft_tokens", "d_max"),
         )
+
+
+KDA002_MESSAGE = "FlashInfer KDA verify requires an identity intermediate row-map (verify_intermediate_state_indices must be arange)."
+_KDA_BACKEND = "`srt/layers/attention/linear/kda_backend.py`"
+
+
+def _kda(cfg: Resolved) -> bool:
+    return cfg.model is not None and cfg.model.family == "kda"
+
+
+def _smallest_mrr(cfg: Resolved, params: dict[str, int]) -> int | None:
+    """The smallest --max-running-requests ≥ the current one whose row map passes."""
+    mrr = int(cfg.v("max_running_requests") or 48)
+    adp = max(1, int(params.get("attn_dp", 1)))
+    for cand in range(mrr + 1, mrr + 64 * adp + 1):
+        p = dict(params)
+        # the default decode max bs follows --max-running-requests when it was capped by it
+        capped = not cfg.given("cuda_graph_max_bs_decode") and not cfg.given("cuda_graph_bs_decode") and cfg.given("max_running_requests")
+        if capped and p.get("graph_cap") == mrr:
+            p["graph_cap"] = cand
+        R = max(1, cand // adp) if cfg.at_least("0.5.20") else cand // adp
+        if row_map_ok(R, p):
+            return cand
+    return None
+
+
+@rule(
+    "KDA002", Severity.ERROR,
+    summary="FlashInfer KDA verify without fused accept: the verify row map is the identity for every batch",
+    what="""
+        Without fused accept, FlashInfer KDA verify writes request n's scratch into row n and
+        checks that the first B entries of `verify_intermediate_state_indices` are
+        `arange(B)`. SGLang builds the map once as `arange(R)` followed by P − R copies of R
+        (R = max running requests per attention-DP worker; P =
+        ceil_align(ceil_align(R, attn_tp_size), cp_align) when MLP sync is on: DP attention,
+        or attention-TP gather under a MoE a2a backend / `--moe-dense-tp-size`; else P = R).
+        The largest verify batch is B_max = max(P, ceil_align(R, g)) where g is the CUDA-graph
+        alignment (2 under two-batch overlap × attn_tp_size with gathered buffers × attn_cp_size
+        when needed), if the decode CUDA-graph batch list reaches that far. The map is the
+        identity for every B ≤ B_max iff B_max ≤ P and B_max ≤ R + 1: one padding row is
+        harmless (its index R is the identity), two or more are not, nor a batch longer than
+        the map. Fused accept (flashinfer verify, speculation, `--disable-radix-cache`, no
+        ReplaySSM-spec, no PD disaggregation) skips the check.
+    """,
+    why="SGLang raises during CUDA-graph capture of the padded batch (or at the first such batch when serving).",
+    sglang_message=KDA002_MESSAGE,
+    fix="""
+        Choose `--max-running-requests` so that R per worker is a multiple of the alignment,
+        or one less (kdacheck computes the smallest such value), or use `--disable-radix-cache`
+        (fused accept), or the Triton verify backend.
+    """,
+    example="python -m sglang.launch_server --model-path moonshotai/Kimi-Linear-48B-A3B-Instruct --tp 8 --dp 2 --enable-dp-attention --speculative-algorithm EAGLE --speculative-num-steps 3 --speculative-eagle-topk 1 --speculative-num-draft-tokens 4 --linear-attn-verify-backend flashinfer --mamba-ssm-dtype bfloat16 --max-running-requests 90",
+    sources=(
+        "0.5.19 `srt/layers/attention/linear/kernels/kda_flashinfer.py:335` `FlashInferKDAKernel.target_verify`; 0.5.22 line 331; 0.5.23 line 332",
+        "0.5.19 `srt/layers/attention/linear/utils.py:106` `build_verify_intermediate_state_indices`; 0.5.23 line 125",
+        "0.5.19 `srt/utils/common.py:3855` `get_eager_max_batch_size`; 0.5.23 line 4188 (two successive alignments); 0.5.23 4067-4181 `require_mlp_tp_gather`, `require_attn_tp_gather`, `require_mlp_sync`, `get_cuda_graph_batch_size_alignment`",
+        "0.5.23 `srt/model_executor/runner/base_cuda_graph_runner.py:65` `get_batch_sizes_to_capture`; 0.5.23 `srt/arg_groups/memory_hook.py:83-188` (decode max bs, capped to --max-running-requests)",
+        f"0.5.19 {_KDA_BACKEND}:458 `_can_fuse_accept_state`; 0.5.23 line 563",
+    ),
+    changes=(
+        "Same map, check and fused-accept bypass in 0.5.19–0.5.23.",
+        "0.5.20+: R = max(1, max_running_requests // attn_dp_size) (0.5.19: no max(1, ·)).",
+        "0.5.22+: with env SGLANG_ENABLE_PP_SPEC SGLang falls back to Triton verify for KDA (not visible in launch flags).",
+    ),
+    inferred="""
+        Corrections to the spec, read in the source: P is two successive alignments (not
+        ceil_align(R, attn_tp · cp)); MLP sync is also on without DP attention under attention-TP
+        gather; the graph-padded batch is only captured when the decode bs list (default by GPU
+        memory, capped to --max-running-requests) reaches ceil_align(R, g). Zigzag CP
+        (cp_align = 2·attn_cp_size) is not modelled.
+    """,
+)
+def kda002(cfg: Resolved) -> Iterator[Hit]:
+    if not cfg.v("spec_on") or cfg.v("verify_backend") != "flashinfer":
+        return
+    if cfg.model is None:
+        yield unchecked("needs the model (pass --model) to know whether FlashInfer KDA verify runs")
+        return
+    if not _kda(cfg) or cfg.v("fused_accept") or not cfg.v("scratch_allocated", True) or cfg.v("pd_prefill"):
+        return
+    R, params = cfg.v("R"), cfg.v("row_map_params")
+    if R is None or params is None:
+        return
+    if row_map_ok(R, params):
+        return
+    P, b_max = row_map_geometry(R, params)
+    pad = P - R
+    if b_max > P:
+        detail = f"the largest verify batch {b_max} is longer than the row map ({P} rows)"
+    else:
+        detail = f"a batch of {b_max} reads {b_max - R} padding rows"
+    rows = f"{pad} rows all indexed {R}" if pad > 1 else (f"one row indexed {R}" if pad == 1 else "no padding rows")
+    adp = params.get("attn_dp", 1)
+    per = f"{cfg.v('max_running_requests')} // attention DP {adp} = {R} requests per worker" if adp > 1 else f"{R} requests"
+    msg = (
+        f"{per}, padded to {P} (row map = arange({R}) + {rows}); {detail}: "
+        f"FlashInfer verify without fused accept raises: {KDA002_MESSAGE}"
+    )
+    best = _smallest_mrr(cfg, params)
+    fix = f"set `--max-running-requests {best}`" if best is not None else "use `--linear-attn-verify-backend triton`"
+    fix += ", or add `--disable-radix-cache` (fused accept skips the check)"
+    yield Hit(msg, fix, values=("max_running_requests", "R", "attn_dp_size", "attn_tp_size", "row_map_len", "max_verify_batch", "verify_backend", "fused_accept"))
+
+
+@rule(
+    "KDA003", Severity.ERROR,
+    summary="FlashInfer linear-attention verify ⇒ topk 1 (NGRAM's default breadth makes topk 10)",
+    what="""
+        The FlashInfer KDA (and GDN) verify kernels handle a chain only: no tree
+        (`retrieve_parent_token`). NGRAM sets topk to `--speculative-ngram-max-bfs-breadth`,
+        10 by default.
+    """,
+    why="SGLang raises a ValueError when the KDA attention backend is built (model-runner start).",
+    sglang_message="KDA FlashInfer speculative decoding only supports topk=1 (EAGLE tree verify / retrieve_parent_token is unsupported).",
+    fix="Use `--speculative-eagle-topk 1` (NGRAM: `--speculative-ngram-max-bfs-breadth 1`), or `--linear-attn-verify-backend triton`.",
+    example="python -m sglang.launch_server --model-path moonshotai/Kimi-Linear-48B-A3B-Instruct --tp 4 --speculative-algorithm NGRAM --linear-attn-verify-backend flashinfer --mamba-ssm-dtype bfloat16",
+    sources=(
+        f"0.5.19 {_KDA_BACKEND}:408-411 `KDAAttnBackend.__init__`; 0.5.23 lines 507-511",
+        "0.5.23 `srt/layers/attention/linear/kernels/kda_flashinfer.py:267` (kernel backstop); `gdn_flashinfer.py:623` (GDN kernel)",
+    ),
+    inferred="For GDN models the failure is the kernel's RuntimeError at the first verify, not a start-up ValueError.",
+)
+def kda003(cfg: Resolved) -> Iterator[Hit]:
+    if not cfg.v("spec_on") or cfg.v("verify_backend") != "flashinfer":
+        return
+    if cfg.model is not None and not cfg.model.hybrid:
+        return
+    K = cfg.v("topk")
+    if isinstance(K, int) and K > 1:
+        ngram = cfg.v("speculative_algorithm") == "NGRAM"
+        yield Hit(
+            f"topk {K}" + (" (NGRAM: topk = breadth)" if ngram else "") + " with FlashInfer linear-attention verify: KDA FlashInfer speculative decoding only supports topk=1",
+            "set `--speculative-ngram-max-bfs-breadth 1`" if ngram else "set `--speculative-eagle-topk 1`" + ", or use `--linear-attn-verify-backend triton`",
+            values=("topk", "ngram_breadth", "verify_backend") if ngram else ("topk", "verify_backend"),
+        )
+
+
+@rule(
+    "KDA004", Severity.ERROR,
+    summary="FlashInfer linear-attention decode or verify on SM100+ ⇒ --mamba-ssm-dtype bfloat16",
+    what="""
+        On compute capability 10.x and later, the FlashInfer linear-attention decode and verify
+        kernels keep the SSM state in bfloat16; SGLang requires the flag
+        `--mamba-ssm-dtype bfloat16` (the model config or the environment does not count).
+    """,
+    why="SGLang refuses to start with a ValueError.",
+    sglang_message="--linear-attn-decode-backend flashinfer on SM100+ requires --mamba-ssm-dtype bfloat16, got {cfg.mamba_ssm_dtype!r}  (and the same with --linear-attn-verify-backend)",
+    fix="Add `--mamba-ssm-dtype bfloat16`, or use the Triton backends.",
+    example="python -m sglang.launch_server --model-path moonshotai/Kimi-Linear-48B-A3B-Instruct --tp 4 --speculative-algorithm EAGLE --linear-attn-verify-backend flashinfer  # on B200",
+    sources=(
+        "0.5.19 `srt/arg_groups/attention_hook.py:292` / `:307` `handle_linear_attn_backend`",
+        "0.5.23 `srt/arg_groups/attention_hook.py:342` / `:374` `handle_linear_attn_backend`",
+    ),
+)
+def kda004(cfg: Resolved) -> Iterator[Hit]:
+    which = [n for n in ("decode_backend", "verify_backend") if cfg.v(n) == "flashinfer" and (n == "decode_backend" or cfg.v("spec_on") or cfg.given("linear_attn_verify_backend"))]
+    if not which:
+        return
+    if cfg.gpu is None:
+        yield unchecked("needs --gpu: FlashInfer linear attention on SM100+ requires --mamba-ssm-dtype bfloat16")
+        return
+    given = cfg.parsed.value("mamba_ssm_dtype")
+    if cfg.gpu.sm >= 100 and given != "bfloat16":
+        flag = "--linear-attn-decode-backend" if which[0] == "decode_backend" else "--linear-attn-verify-backend"
+        yield Hit(
+            f"{flag} flashinfer on SM100+ requires --mamba-ssm-dtype bfloat16, got {given!r} ({cfg.gpu.name}, SM{cfg.gpu.sm})",
+            "add `--mamba-ssm-dtype bfloat16`",
+            values=(which[0], "ssm_dtype"),
+        )
+
+
+@rule(
+    "KDA005", Severity.ERROR,
+    summary="FlashInfer KDA kernels need SM100+ (Blackwell)",
+    what="The FlashInfer KDA kernel (`recurrent_kda`) exists only on compute capability 10.x and later.",
+    why="SGLang raises a RuntimeError when the KDA attention backend is built.",
+    sglang_message="FlashInfer KDA kernel (recurrent_kda) is not available. Requires SM100+ and a FlashInfer build with KDA support.",
+    fix="Use `--linear-attn-decode-backend triton` / `--linear-attn-verify-backend triton` on Hopper and older GPUs.",
+    example="python -m sglang.launch_server --model-path moonshotai/Kimi-Linear-48B-A3B-Instruct --tp 4 --speculative-algorithm EAGLE --linear-attn-verify-backend flashinfer  # on H200",
+    sources=(
+        "0.5.19 `srt/layers/attention/linear/kernels/kda_flashinfer.py:97` `FlashInferKDAKernel.__init__`; 0.5.22 line 93; 0.5.23 line 94",
+    ),
+    changes=("0.5.19–0.5.22 message: '... Requires SM100 (Blackwell) and a FlashInfer build with KDA support.'; 0.5.23: 'Requires SM100+ ...'.",),
+)
+def kda005(cfg: Resolved) -> Iterator[Hit]:
+    if not _kda(cfg):
+        return
+    which = [n for n in ("decode_backend", "verify_backend") if cfg.v(n) == "flashinfer" and (n == "decode_backend" or cfg.v("spec_on"))]
+    if not which:
+        return
+    if cfg.gpu is None:
+        yield unchecked("needs --gpu: the FlashInfer KDA kernel needs SM100+")
+        return
+    if cfg.gpu.sm < 100:
+        need = "SM100+" if cfg.at_least("0.5.23") else "SM100 (Blackwell)"
+        yield Hit(
+            f"FlashInfer KDA kernel (recurrent_kda) is not available on {cfg.gpu.name} (SM{cfg.gpu.sm}). Requires {need} and a FlashInfer build with KDA support.",
+            "use `--linear-attn-verify-backend triton`" if which[0] == "verify_backend" else "use `--linear-attn-decode-backend triton`",
+            values=tuple(which),
+        )
+
+
+@rule(
+    "KDA006", Severity.ERROR,
+    summary="a target-verify server has the speculative scratch (or the ReplaySSM ring)",
+    what="""
+        KDA target verify needs `intermediate_ssm` (or the ReplaySSM-spec ring). SGLang skips
+        the scratch only on a PD-disaggregation prefill server, which never runs target
+        verify.
+    """,
+    why="Verify without scratch raises a RuntimeError at the first verify batch.",
+    sglang_message="KDA target_verify requires a speculative mamba cache (MambaPool.SpeculativeState); none found.",
+    fix="Do not run speculative verify on a server launched as `--disaggregation-mode prefill`.",
+    example="kdacheck run (no launch configuration reaches it)",
+    sources=(
+        f"0.5.19 {_KDA_BACKEND}:863; 0.5.23 line 1250 (target_verify)",
+        "0.5.23 `srt/mem_cache/kv_cache_configurator.py:1731-1734` (`_pd_prefill_skips_mamba_spec_state`)",
+    ),
+    inferred="No launch configuration reaches it: the only scratch-less server (PD prefill) never verifies. The rule reports nothing for launch files and documents the message.",
+)
+def kda006(cfg: Resolved) -> Iterator[Hit]:
+    return iter(())
+
+
+@rule(
+    "KDA007", Severity.ERROR,
+    summary="KDA heads divisible by tp_size (32 heads for Kimi-Linear: tp ∈ {1, 2, 4, 8, 16, 32})",
+    what="Each tensor-parallel rank holds num_heads / tp_size KDA heads (and attention heads).",
+    why="SGLang raises a ValueError when the model is built.",
+    sglang_message="KDA num_heads ({num_heads}) must be divisible by shard tp_size ({tp_size})",
+    fix="Use a tensor-parallel size that divides the head count.",
+    example="python -m sglang.launch_server --model-path moonshotai/Kimi-Linear-48B-A3B-Instruct --tp 3",
+    sources=(
+        "0.5.19 `srt/models/kimi_linear.py:57-59` `_get_kda_local_num_heads`; 0.5.23 lines 60-65",
+        "0.5.23 `srt/models/kimi_linear.py:693-696` (`num_attention_heads must be divisible by world_size`)",
+    ),
+)
+def kda007(cfg: Resolved) -> Iterator[Hit]:
+    if not _kda(cfg) or cfg.model is None:
+        return
+    heads = cfg.model.linear_v_heads
+    tp = int(cfg.v("tp_size") or 1)
+    if heads and heads % tp:
+        ok = [d for d in range(1, heads + 1) if heads % d == 0]
+        near = min(ok, key=lambda d: (abs(d - tp), d))
+        yield Hit(
+            f"KDA num_heads ({heads}) must be divisible by shard tp_size ({tp})",
+            f"use `--tp-size {near}`",
+            values=("tp_size",),
+        )
+
+
+@rule(
+    "KDA008", Severity.WARNING,
+    summary="DP attention: the KDA state pool shards heads by attn_tp_size, the layer by tp_size",
+    what="""
+        Under DP attention (attn_tp_size < tp_size) the Kimi-Linear state pool is shaped with
+        num_heads / attn_tp_size heads per rank, but `KimiDeltaAttention` is built without
+        `shard_on_attn_tp=True` and shards its heads by tp_size.
+    """,
+    why="The layer and its state disagree on the heads per rank: a shape error at the first forward or wrong state indexing.",
+    fix="Run Kimi-Linear without DP attention (`--tp-size` only), or verify the deployment with `kdacheck run`.",
+    example="python -m sglang.launch_server --model-path moonshotai/Kimi-Linear-48B-A3B-Instruct --tp 8 --dp 2 --enable-dp-attention",
+    sources=(
+        "0.5.23 `srt/configs/kimi_linear.py:173-181` `mamba2_cache_params` (attn_tp_size)",
+        "0.5.23 `srt/models/kimi_linear.py:204, 229-233, 559-566` (KimiDeltaAttention without shard_on_attn_tp)",
+    ),
+    inferred="The mismatch is read in the source; its consequence (shape error or wrong indexing) is inferred.",
+)
+def kda008(cfg: Resolved) -> Iterator[Hit]:
+    if not _kda(cfg) or cfg.model is None:
+        return
+    tp, atp = int(cfg.v("tp_size") or 1), int(cfg.v("attn_tp_size") or 1)
+    if cfg.v("dp_attention") and atp < tp:
+        h = cfg.model.linear_v_heads
+        yield Hit(
+            f"DP attention: state pool holds {h}/{atp} = {h // atp} heads per rank, the KDA layer {h}/{tp} = {h // tp}",
+            "drop `--enable-dp-attention` for Kimi-Linear",
+            values=("attn_tp_size", "tp_size", "dp_attention"),
+        )
+
+
+@rule(
+    "KDA009", Severity.INFO,
+    summary="which linear-attention decode/verify kernels run, and whether verify checks bounds",
+    what="""
+        The resolved decode and verify backends. FlashInfer verify checks the scratch width
+        (KDA001) and the row map (KDA002); the Triton kernel (also used for `nv_cutedsl`,
+        Kimi-Linear's default verify under speculation) checks neither.
+    """,
+    why="Which checks protect the scratch depends on the backend that actually runs.",
+    fix="Nothing to fix; use `--linear-attn-verify-backend flashinfer` (SM100+) for bounds-checked verify.",
+    example="python -m sglang.launch_server --model-path moonshotai/Kimi-Linear-48B-A3B-Instruct --tp 4 --speculative-algorithm EAGLE",
+    sources=(
+        "0.5.23 `srt/arg_groups/kimi_k3_hook.py:18-78` (verify nv_cutedsl, decode triton on SM100 + bf16)",
+        f"0.5.23 {_KDA_BACKEND}:102-194 `KDAKernelDispatcher` (nv_cutedsl → Triton kernel)",
+        "0.5.23 `srt/layers/attention/linear/utils.py:81-107` `resolve_linear_attn_backends`",
+    ),
+)
+def kda009(cfg: Resolved) -> Iterator[Hit]:
+    if not cfg.v("spec_on") or cfg.model is None or not cfg.model.hybrid:
+        return
+    dec, ver = cfg.v("decode_backend"), cfg.v("verify_backend")
+    if ver == "flashinfer":
+        path = "FlashInfer verify: checks the scratch width (KDA001)" + (" and the row map (KDA002)" if not cfg.v("fused_accept") else "; fused accept skips the row-map check")
+    elif ver == "nv_cutedsl":
+        path = "nv_cutedsl runs the Triton verify kernel: no bounds checks"
+    else:
+        path = f"{ver} verify kernel: no bounds checks"
+    yield Hit(f"linear-attention decode = {dec}, verify = {ver} ({path})", None, values=("decode_backend", "verify_backend", "fused_accept"))

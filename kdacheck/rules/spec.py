@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from kdacheck.findings import Severity
-from kdacheck.resolve import Resolved
-from kdacheck.rules.base import Hit, rule
+from kdacheck.findings import Location, Severity
+from kdacheck.resolve import BUILTIN_ALGORITHMS, Resolved
+from kdacheck.rules.base import Hit, rule, unchecked
 
 _HOOK = "0.5.23 `srt/arg_groups/speculative_hook.py` `_handle_eagle_family`"
 
@@ -90,4 +90,387 @@ def spec011(cfg: Resolved) -> Iterator[Hit]:
             f"max running requests = 48 (SGLang's default under speculative decoding); R = {cfg.v('R')} per attention-DP worker",
             None,
             values=("max_running_requests", "R"),
+        )
+
+
+_EAGLE = ("EAGLE", "EAGLE3", "STANDALONE")
+_PAGE_TREE_SPEC_BACKENDS = ("flashinfer", "fa3", "triton")
+
+
+def _eagle(cfg: Resolved) -> bool:
+    return bool(cfg.v("spec_on")) and cfg.v("speculative_algorithm") in _EAGLE
+
+
+def _loc_of(cfg: Resolved, dest: str) -> Location | None:
+    g = cfg.parsed.given.get(dest)
+    return g.loc if g is not None else None
+
+
+@rule(
+    "SPEC003", Severity.ERROR,
+    summary="tree capacity: D − 1 ≤ K + (S − 1)·K² draft candidates",
+    what="""
+        With topk K > 1 the draft builds a tree: the first step offers K candidates and each
+        later step K² scores, so `organize_draft_results` chooses the D − 1 best of
+        K + (S − 1)·K² with `torch.topk`. Asking for more draft tokens than the tree offers
+        fails. (topk 1 takes a separate chain path and D = S + 1 anyway.)
+    """,
+    why="`torch.topk(score_list, num_draft_token - 1)` raises when k exceeds the score width: the server dies at the first draft step.",
+    sglang_message="RuntimeError: selected index k out of range  (torch.topk in organize_draft_results)",
+    fix="Lower `--speculative-num-draft-tokens` to at most K + (S − 1)·K² + 1, or raise steps/topk.",
+    example="python -m sglang.launch_server --model-path meta-llama/Llama-3.1-8B-Instruct --speculative-algorithm EAGLE --speculative-draft-model-path yuhuili/EAGLE-LLaMA3.1-Instruct-8B --speculative-num-steps 1 --speculative-eagle-topk 2 --speculative-num-draft-tokens 8",
+    sources=(
+        "0.5.19 `srt/speculative/eagle_utils.py:107` `organize_draft_results`; 0.5.23 line 100",
+        "0.5.23 `srt/speculative/spec_utils.py:417-487` `_select_top_k_tokens_first/_later` (score widths K and K²)",
+        "0.5.23 `srt/speculative/eagle_worker_v2.py:808-817` (one score block per step)",
+    ),
+    inferred="""
+        The bound is derived from the score shapes; SGLang does not check it at start-up, so
+        the crash at the first draft step is inferred. SGLang's own UNO tree mode (0.5.20+
+        `_handle_uno`) rejects Q − 1 > K·(F − 2) + 1, a stricter parent-list bound; EAGLE has no
+        such check.
+    """,
+)
+def spec003(cfg: Resolved) -> Iterator[Hit]:
+    if not _eagle(cfg):
+        return
+    S, K, D = cfg.v("steps"), cfg.v("topk"), cfg.v("draft_tokens")
+    if not all(isinstance(x, int) for x in (S, K, D)) or K <= 1 or S < 1:
+        return
+    cap = K + (S - 1) * K * K
+    if cap < D - 1:
+        yield Hit(
+            f"{D} draft tokens need {D - 1} tree candidates, but steps {S} × topk {K} offer only {cap} (K + (S − 1)·K²): torch.topk fails at the first draft step",
+            f"use `--speculative-num-draft-tokens {cap + 1}`",
+            values=("draft_tokens", "steps", "topk"),
+        )
+
+
+@rule(
+    "SPEC004", Severity.ERROR,
+    summary="topk > 1 with page size > 1 needs the flashinfer, fa3 or triton attention backend",
+    what="""
+        EAGLE-family tree drafting (topk > 1) on a paged KV cache (page size > 1) is only
+        supported by the flashinfer, fa3 and triton attention backends. SGLang checks the
+        `--attention-backend` value.
+    """,
+    why="SGLang refuses to start with a ValueError.",
+    sglang_message="speculative_eagle_topk > 1 with page_size > 1 is only supported on {_PAGE_TREE_SPEC_BACKENDS}; got attention_backend={view.attention_backend!r}. Use page_size == 1 or one of those backends.",
+    fix="Use `--attention-backend fa3` (Hopper) or flashinfer/triton, or `--page-size 1`, or `--speculative-eagle-topk 1`.",
+    example="python -m sglang.launch_server --model-path meta-llama/Llama-3.1-8B-Instruct --speculative-algorithm EAGLE --speculative-draft-model-path yuhuili/EAGLE-LLaMA3.1-Instruct-8B --speculative-num-steps 3 --speculative-eagle-topk 2 --speculative-num-draft-tokens 8 --page-size 16 --attention-backend trtllm_mha",
+    sources=(
+        "0.5.19 `srt/arg_groups/speculative_hook.py:807-818` `_handle_eagle_family`",
+        "0.5.23 `srt/arg_groups/speculative_hook.py:1271-1282` `_handle_eagle_family`",
+    ),
+    inferred="When `--attention-backend` is not given SGLang picks one per GPU and model before this check; kdacheck does not model that choice and says so (info).",
+)
+def spec004(cfg: Resolved) -> Iterator[Hit]:
+    if not _eagle(cfg):
+        return
+    K, page = cfg.v("topk"), cfg.v("page_size")
+    if not isinstance(K, int) or K <= 1 or not isinstance(page, int) or page <= 1:
+        return
+    backend = cfg.v("attention_backend")
+    if backend is None:
+        yield unchecked(f"topk {K} with page size {page} needs attention backend flashinfer, fa3 or triton; give `--attention-backend` to check it")
+    elif backend not in _PAGE_TREE_SPEC_BACKENDS:
+        yield Hit(
+            f"topk {K} with page size {page} is only supported on {_PAGE_TREE_SPEC_BACKENDS}; got attention_backend={backend!r}",
+            "use `--page-size 1`, or `--attention-backend flashinfer` (or fa3/triton)",
+            values=("attention_backend", "topk", "page_size"),
+        )
+
+
+@rule(
+    "SPEC005", Severity.ERROR,
+    summary="trtllm_mha attention (prefill or decode) ⇒ topk 1",
+    what="""
+        When trtllm_mha is the attention backend, or the prefill or decode attention backend,
+        EAGLE-family speculation must be a chain (topk 1).
+    """,
+    why="SGLang refuses to start with a ValueError.",
+    sglang_message="trtllm_mha backend only supports topk = 1 for speculative decoding.",
+    fix="Set `--speculative-eagle-topk 1` (and draft tokens = steps + 1), or choose another attention backend.",
+    example="python -m sglang.launch_server --model-path Qwen/Qwen3-Next-80B-A3B-Instruct --tp 4 --speculative-algorithm NEXTN --speculative-num-steps 3 --speculative-eagle-topk 2 --speculative-num-draft-tokens 6 --attention-backend trtllm_mha",
+    sources=(
+        "0.5.19 `srt/arg_groups/speculative_hook.py:742` `_handle_eagle_family`",
+        "0.5.23 `srt/arg_groups/speculative_hook.py:1176-1182` `_handle_eagle_family` (`attention_backends_of`)",
+    ),
+)
+def spec005(cfg: Resolved) -> Iterator[Hit]:
+    if not _eagle(cfg):
+        return
+    K = cfg.v("topk")
+    names = [n for n in ("attention_backend", "prefill_attention_backend", "decode_attention_backend") if cfg.v(n) == "trtllm_mha"]
+    if names and isinstance(K, int) and K > 1:
+        yield Hit(
+            f"trtllm_mha (`{names[0]}`) only supports topk 1 for speculative decoding; topk is {K}",
+            f"set `--speculative-eagle-topk 1 --speculative-num-draft-tokens {(cfg.v('steps') or 3) + 1}`, or another attention backend",
+            values=(names[0], "topk"),
+        )
+
+
+@rule(
+    "SPEC006", Severity.ERROR,
+    summary="NGRAM: page size > 1 with breadth > 1 needs flashinfer; no DP attention (nor for STANDALONE)",
+    what="""
+        NGRAM sets topk to `--speculative-ngram-max-bfs-breadth` (default 10; a given
+        `--speculative-eagle-topk` is overwritten), draft tokens to 12 by default and steps to
+        draft tokens // breadth. With topk > 1 and page size > 1 only the flashinfer
+        attention backend is supported, and NGRAM does not support DP attention. STANDALONE
+        does not support DP attention either.
+    """,
+    why="SGLang refuses to start with a ValueError.",
+    sglang_message="""
+        speculative_eagle_topk({K}) > 1 with page_size({P}) > 1 is unstable and produces incorrect results for paged attention backends. This combination is only supported for the 'flashinfer' backend.
+        Currently ngram speculative decoding does not support dp attention.
+        Currently standalone speculative decoding does not support dp attention.
+    """,
+    fix="Use `--attention-backend flashinfer` or `--page-size 1` (or breadth 1); drop `--enable-dp-attention` for NGRAM/STANDALONE.",
+    example="python -m sglang.launch_server --model-path Qwen/Qwen3-Next-80B-A3B-Instruct --tp 4 --speculative-algorithm NGRAM --page-size 64 --attention-backend fa3",
+    sources=(
+        "0.5.19 `srt/arg_groups/speculative_hook.py:821` `_handle_ngram` (page rule 897-902, DP attention 905)",
+        "0.5.23 `srt/arg_groups/speculative_hook.py:1285` `_handle_ngram` (page rule 1361-1366, DP attention 1369)",
+        "0.5.23 `srt/arg_groups/speculative_hook.py:1078` `_handle_eagle_family` (STANDALONE + DP attention)",
+    ),
+)
+def spec006(cfg: Resolved) -> Iterator[Hit]:
+    algo = cfg.v("speculative_algorithm")
+    if not cfg.v("spec_on"):
+        return
+    if algo == "STANDALONE" and cfg.v("dp_attention"):
+        yield Hit("Currently standalone speculative decoding does not support dp attention.", "drop `--enable-dp-attention`, or use EAGLE with a draft head", values=("dp_attention", "speculative_algorithm"))
+    if algo != "NGRAM":
+        return
+    K, page = cfg.v("topk"), cfg.v("page_size")
+    if isinstance(K, int) and K > 1 and isinstance(page, int) and page > 1 and cfg.v("attention_backend") != "flashinfer":
+        yield Hit(
+            f"NGRAM: speculative_eagle_topk({K}) > 1 with page_size({page}) > 1 is only supported on the 'flashinfer' attention backend (got {cfg.v('attention_backend')!r})",
+            "use `--attention-backend flashinfer`, or `--page-size 1`",
+            values=("topk", "ngram_breadth", "page_size", "attention_backend"),
+        )
+    if cfg.v("dp_attention"):
+        yield Hit("Currently ngram speculative decoding does not support dp attention.", "drop `--enable-dp-attention`", values=("dp_attention", "speculative_algorithm"))
+
+
+@rule(
+    "SPEC007", Severity.ERROR,
+    summary="adaptive: steps among the candidate steps; warn when adaptive is switched off silently",
+    what="""
+        `--speculative-adaptive` switches the number of steps among candidate steps (default
+        union {0,1,3,7} in 0.5.19, {0,1,3,5,7} from 0.5.20). A given
+        `--speculative-num-steps` must be one of them. Adaptive needs EAGLE/EAGLE3, topk 1
+        (or unset), no DP attention, no multi-layer EAGLE, no two-batch overlap and no PD
+        multiplexing; otherwise SGLang logs a warning and runs static parameters.
+    """,
+    why="A step count outside the candidates is a start-up ValueError; a silently disabled adaptive changes what runs (static S, K, D).",
+    sglang_message="""
+        --speculative-num-steps={S} is not in the adaptive config candidate_steps {candidate_steps}. Pass one of those values.
+        speculative_adaptive disabled: {reason}. Falling back to static speculative params.
+    """,
+    fix="Pass one of the candidate steps (or drop `--speculative-num-steps`); for the warning, remove what disables adaptive or drop `--speculative-adaptive`.",
+    example="python -m sglang.launch_server --model-path Qwen/Qwen3-Next-80B-A3B-Instruct --tp 4 --speculative-algorithm NEXTN --speculative-adaptive --speculative-num-steps 4",
+    sources=(
+        "0.5.19 `srt/speculative/adaptive_spec_params.py:26` DEFAULT_ADAPTIVE_CONFIG, `:54` adaptive_unsupported_reason",
+        "0.5.23 `srt/speculative/adaptive_spec_params.py:28`, `:56` adaptive_unsupported_reason",
+        "0.5.19 `srt/arg_groups/speculative_hook.py:952-957`; 0.5.23 `:1416-1421` (`_init_adaptive_speculative_params` ValueError)",
+    ),
+    changes=(
+        "0.5.20: default candidate steps for batch size 1 become [1, 3, 5, 7] (union {0,1,3,5,7}); the spec dated this change to 0.5.23",
+        "0.5.23: the DP-attention reason reads 'attention DP is not supported'",
+    ),
+)
+def spec007(cfg: Resolved) -> Iterator[Hit]:
+    if not cfg.v("spec_on"):
+        return
+    if "SPEC007" in cfg.events:
+        cands = cfg.v("adaptive_candidates")
+        S = cfg.v("steps")
+        best = min(cands, key=lambda c: (abs(c - S), -c))
+        yield Hit(
+            f"--speculative-num-steps={S} is not in the adaptive config candidate_steps {cands}. Pass one of those values.",
+            f"use `--speculative-num-steps {best}`",
+            values=("steps", "adaptive_candidates"),
+        )
+    if "ADAPTIVE_OFF" in cfg.events:
+        yield Hit(
+            f"--speculative-adaptive is {cfg['adaptive'].why}; static parameters run (steps {cfg.v('steps')}, topk {cfg.v('topk')}, draft tokens {cfg.v('draft_tokens')})",
+            "drop `--speculative-adaptive`, or remove what disables it",
+            values=("adaptive",),
+            severity=Severity.WARNING,
+        )
+
+
+@rule(
+    "SPEC008", Severity.ERROR,
+    summary="the algorithm's declared max draft tokens ≥ D",
+    what="""
+        Each speculative algorithm declares the widest draft it may use
+        (`resolve_max_speculative_num_draft_tokens`). SGLang refuses a configuration whose
+        draft tokens exceed it. For the built-in algorithms the declared value is D (or
+        max(candidate steps) + 1 under adaptive), so only plugin algorithms can trip it.
+    """,
+    why="SGLang refuses to start with a ValueError.",
+    sglang_message="The speculative algorithm declared max_speculative_num_draft_tokens={result}, below the configured speculative_num_draft_tokens={cfg.speculative_num_draft_tokens}.",
+    fix="Lower `--speculative-num-draft-tokens` to the plugin algorithm's maximum.",
+    example="python -m sglang.launch_server --model-path Qwen/Qwen3-Next-80B-A3B-Instruct --speculative-algorithm MY_PLUGIN --speculative-num-draft-tokens 16",
+    sources=(
+        "0.5.19 `srt/arg_groups/overrides.py:1894` `max_speculative_num_draft_tokens`; 0.5.23 line 1953",
+        "0.5.23 `srt/speculative/spec_info.py:268-289` `resolve_max_speculative_num_draft_tokens`",
+    ),
+    inferred="Built-in algorithms cannot trip it (read); a plugin's declared maximum is not visible statically, so kdacheck reports it as unchecked.",
+)
+def spec008(cfg: Resolved) -> Iterator[Hit]:
+    algo = cfg.v("speculative_algorithm")
+    if cfg.v("spec_on") and algo not in (*BUILTIN_ALGORITHMS, "UNO", "FROZEN_KV_MTP"):
+        yield unchecked(f"algorithm {algo!r} is not built in: its declared max draft tokens (≥ {cfg.v('draft_tokens')} needed) is not visible statically")
+
+
+@rule(
+    "SPEC009", Severity.ERROR,
+    summary="DSPARK: D = gamma + 1 ≥ 2; DFLASH: D = the block size",
+    what="""
+        DSPARK verifies gamma + 1 tokens (gamma = `--speculative-dspark-block-size`, else the
+        draft config, else 7): a given `--speculative-num-draft-tokens` must equal gamma + 1,
+        and be at least 2. DFLASH verifies one block: when both
+        `--speculative-num-draft-tokens` and `--speculative-dflash-block-size` are given they
+        must match, and the block size must be positive.
+    """,
+    why="SGLang refuses to start with a ValueError.",
+    sglang_message="""
+        DSpark speculative_num_draft_tokens must equal gamma + 1 (= {verify_window} for gamma={gamma}), but got speculative_num_draft_tokens={D}.
+        DSpark speculative_num_draft_tokens must be >= 2 (= gamma + 1), got {D}.
+        Both --speculative-num-draft-tokens and --speculative-dflash-block-size are set but they differ. For DFLASH they must match. speculative_num_draft_tokens={D}, speculative_dflash_block_size={B}.
+    """,
+    fix="Drop `--speculative-num-draft-tokens` (SGLang derives it), or set it to gamma + 1 (DSPARK) / the block size (DFLASH).",
+    example="python -m sglang.launch_server --model-path moonshotai/Kimi-Linear-48B-A3B-Instruct --tp 4 --speculative-algorithm DSPARK --speculative-draft-model-path DRAFT --speculative-dspark-block-size 7 --speculative-num-draft-tokens 4",
+    sources=(
+        "0.5.19 `srt/arg_groups/speculative_hook.py:338` `_handle_dspark` (486, 503); 0.5.23 `:666` (831, 848)",
+        "0.5.19 `srt/arg_groups/speculative_hook.py:187` `_handle_dflash`; 0.5.23 `:287`",
+    ),
+)
+def spec009(cfg: Resolved) -> Iterator[Hit]:
+    algo = cfg.v("speculative_algorithm")
+    if not cfg.v("spec_on"):
+        return
+    D = cfg.parsed.value("speculative_num_draft_tokens")
+    if algo == "DSPARK":
+        gamma = cfg.v("dspark_gamma")
+        if isinstance(gamma, int) and gamma <= 0:
+            yield Hit(f"DSpark requires --speculative-dspark-block-size to be positive, got {gamma}.", "drop `--speculative-dspark-block-size` or make it positive", values=("dspark_gamma",))
+            return
+        if isinstance(gamma, int) and D is not None and gamma + 1 != D:
+            yield Hit(
+                f"DSpark speculative_num_draft_tokens must equal gamma + 1 (= {gamma + 1} for gamma={gamma}), but got speculative_num_draft_tokens={D}.",
+                f"use `--speculative-num-draft-tokens {gamma + 1}` or drop it",
+                values=("draft_tokens", "dspark_gamma"), at=_loc_of(cfg, "speculative_num_draft_tokens"),
+            )
+        elif gamma is None and D is not None and D < 2:
+            yield Hit(f"DSpark speculative_num_draft_tokens must be >= 2 (= gamma + 1), got {D}.", "use `--speculative-num-draft-tokens 8` (gamma 7) or drop it", values=("draft_tokens",))
+    elif algo == "DFLASH":
+        bs = cfg.v("dflash_block_size")
+        if isinstance(bs, int) and bs <= 0:
+            yield Hit(f"--speculative-dflash-block-size must be positive, got {bs}", "drop `--speculative-dflash-block-size` or make it positive", values=("dflash_block_size",))
+        elif isinstance(bs, int) and D is not None and bs != D:
+            yield Hit(
+                f"Both --speculative-num-draft-tokens and --speculative-dflash-block-size are set but they differ. For DFLASH they must match. speculative_num_draft_tokens={D}, speculative_dflash_block_size={bs}.",
+                f"use `--speculative-num-draft-tokens {bs}` or drop it",
+                values=("draft_tokens", "dflash_block_size"), at=_loc_of(cfg, "speculative_num_draft_tokens"),
+            )
+
+
+@rule(
+    "SPEC010", Severity.ERROR,
+    summary="every speculative count positive (S ≥ 1, K ≥ 1, D ≥ 2; NGRAM breadth ≥ 1)",
+    what="""
+        Steps, topk and draft tokens are counts: an EAGLE-family draft needs at least one
+        step, one candidate per step and two verified tokens (one draft + the bonus token).
+        NGRAM divides the draft tokens by the breadth.
+    """,
+    why="""
+        SGLang has no generic check for EAGLE: zero or negative values pass argument
+        resolution and fail later in various ways (empty draft loops, zero-sized buffers,
+        CUDA-graph capture errors); an NGRAM breadth of 0 divides by zero at start-up.
+    """,
+    fix="Use positive values: e.g. `--speculative-num-steps 3 --speculative-eagle-topk 1 --speculative-num-draft-tokens 4`.",
+    example="python -m sglang.launch_server --model-path Qwen/Qwen3-Next-80B-A3B-Instruct --speculative-algorithm NEXTN --speculative-num-steps 0 --speculative-eagle-topk 1 --speculative-num-draft-tokens 1",
+    sources=(
+        "0.5.23 `srt/arg_groups/speculative_hook.py:1072` `_handle_eagle_family` (no positivity check)",
+        "0.5.23 `srt/arg_groups/speculative_hook.py:1285` `_handle_ngram` (`num_draft_tokens // topk`)",
+    ),
+    inferred="The failure mode for non-positive EAGLE counts is inferred (SGLang does not check them).",
+)
+def spec010(cfg: Resolved) -> Iterator[Hit]:
+    if not cfg.v("spec_on"):
+        return
+    algo = cfg.v("speculative_algorithm")
+    if algo in _EAGLE and not cfg.v("adaptive"):
+        for dest, name, low in (("speculative_num_steps", "steps", 1), ("speculative_eagle_topk", "topk", 1), ("speculative_num_draft_tokens", "draft_tokens", 2)):
+            val = cfg.parsed.value(dest)
+            if isinstance(val, int) and val < low:
+                yield Hit(f"`--{dest.replace('_', '-')} {val}` must be ≥ {low}", f"set `--{dest.replace('_', '-')} {max(low, {'steps': 3, 'topk': 1, 'draft_tokens': 4}[name])}`", values=(name,), at=_loc_of(cfg, dest))
+    elif algo == "NGRAM":
+        b = cfg.v("ngram_breadth")
+        if isinstance(b, int) and b < 1:
+            yield Hit(f"NGRAM breadth {b}: draft tokens // breadth divides by zero", "set `--speculative-ngram-max-bfs-breadth 1` or more", values=("ngram_breadth",))
+
+
+@rule(
+    "SPEC012", Severity.ERROR,
+    summary="--speculative-num-steps given ⇒ --speculative-eagle-topk given (EAGLE family)",
+    what="""
+        SGLang only fills topk when it auto-chooses all three parameters (steps unset). With
+        steps given and topk unset, topk stays None and the page-size/topk comparison fails.
+    """,
+    why="SGLang refuses to start with a TypeError.",
+    sglang_message="TypeError: '>' not supported between instances of 'NoneType' and 'int'",
+    fix="Give `--speculative-eagle-topk` (1 for a chain: draft tokens = steps + 1).",
+    example="python -m sglang.launch_server --model-path Qwen/Qwen3-Next-80B-A3B-Instruct --tp 4 --speculative-algorithm NEXTN --speculative-num-steps 3",
+    sources=(
+        "0.5.19 `srt/arg_groups/speculative_hook.py:810` `_handle_eagle_family` (`speculative_eagle_topk > 1`)",
+        "0.5.23 `srt/arg_groups/speculative_hook.py:1274` (and 1177 when trtllm_mha is a backend)",
+    ),
+    changes=("Same TypeError in 0.5.19–0.5.23 (0.5.20 line 988, 0.5.21 1162, 0.5.22 1184).",),
+)
+def spec012(cfg: Resolved) -> Iterator[Hit]:
+    if "SPEC012" in cfg.events and _eagle(cfg):
+        S = cfg.v("steps")
+        yield Hit(
+            f"`--speculative-num-steps {S}` without `--speculative-eagle-topk`: topk stays None and SGLang stops with TypeError: '>' not supported between instances of 'NoneType' and 'int'",
+            f"add `--speculative-eagle-topk 1 --speculative-num-draft-tokens {S + 1}`",
+            values=("steps", "topk"),
+            at=_loc_of(cfg, "speculative_num_steps"),
+        )
+
+
+@rule(
+    "SPEC013", Severity.ERROR,
+    summary="topk > 1 ⇒ --speculative-num-draft-tokens given (EAGLE family)",
+    what="""
+        With topk > 1 SGLang does not derive the draft-token count (only topk 1 sets
+        D = S + 1), so D stays unset and nothing sizes the verify width.
+    """,
+    why="""
+        Hybrid (Mamba/linear-attention) models stop at start-up with a bare AssertionError in
+        the state-cache sizing; other models fail when the draft worker is built.
+    """,
+    sglang_message="AssertionError  (no message; `assert get_spec().speculative_num_draft_tokens is not None`)",
+    fix="Give `--speculative-num-draft-tokens` (≤ K + (S − 1)·K² + 1).",
+    example="python -m sglang.launch_server --model-path Qwen/Qwen3-Next-80B-A3B-Instruct --tp 4 --speculative-algorithm NEXTN --speculative-num-steps 3 --speculative-eagle-topk 2",
+    sources=(
+        "0.5.19 `srt/mem_cache/kv_cache_configurator.py:2265` `_handle_max_mamba_cache`; 0.5.23 line 3300",
+        "0.5.23 `srt/arg_groups/speculative_hook.py:1255` (D = S + 1 only when topk == 1)",
+    ),
+    inferred="For non-hybrid models the failure point (draft worker construction) is inferred.",
+)
+def spec013(cfg: Resolved) -> Iterator[Hit]:
+    if "SPEC013" in cfg.events and _eagle(cfg):
+        S, K = cfg.v("steps"), cfg.v("topk")
+        where = "the hybrid state-cache sizing asserts (bare AssertionError)" if cfg.model is not None and cfg.model.hybrid else "the draft worker fails to build"
+        d = min(K + (S - 1) * K * K + 1, 2 * S * K) if isinstance(S, int) and S >= 1 else 8
+        yield Hit(
+            f"topk {K} without `--speculative-num-draft-tokens`: D stays unset and {where}",
+            f"add `--speculative-num-draft-tokens {d}`",
+            values=("topk", "draft_tokens"),
+            at=_loc_of(cfg, "speculative_eagle_topk"),
         )
