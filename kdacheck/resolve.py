@@ -173,80 +173,134 @@ class _Resolver:
             return
         S, K, D = s.value, k.value, d.value
         arch = self.r.model.architecture if self.r.model else None
+        # SGLang runs the adaptive disable/init step before the per-algorithm handler.
+        if self.user("speculative_adaptive"):
+            self.adaptive(S, K)
+            S, K, D = self.r.v("steps"), self.r.v("topk"), self.r.v("draft_tokens")
+        adaptive = bool(self.r.v("adaptive"))
         if algo in EAGLE_FAMILY or algo == "STANDALONE":
-            adaptive = bool(self.user("speculative_adaptive"))
             if S is None and not adaptive:
                 if K is not None or D is not None:
                     # SGLang: bare AssertionError (SPEC001). Keep the user's values.
                     self.r.events.append("SPEC001")
                     return
-                big = arch in LARGE_DRAFT_ARCHS
+                big = arch in LARGE_DRAFT_ARCHS and algo != "STANDALONE"
                 S, K, D = (5, 4, 8) if big else (3, 1, 4)
-                why = f"auto-chosen for {arch or 'this model'}" + (" (Llama/Grok: 5/4/8)" if big else " (3/1/4)")
+                if algo == "STANDALONE":
+                    why = "auto-chosen: STANDALONE always 3/1/4"
+                else:
+                    why = f"auto-chosen for {arch or 'this model'}" + (" (Llama/Grok: 5/4/8)" if big else " (3/1/4)")
                 self.set("steps", S, why)
                 self.set("topk", K, why)
                 self.set("draft_tokens", D, why)
-            if adaptive:
-                self.adaptive(S, K)
-                S, K, D = self.r.v("steps"), self.r.v("topk"), self.r.v("draft_tokens")
+            if S is not None and K is None and not adaptive:
+                # SGLang: `speculative_eagle_topk > 1` on None → TypeError (SPEC012).
+                self.r.events.append("SPEC012")
             if K == 1 and S is not None and D != S + 1:
-                if D is not None:
+                if D is not None and not adaptive:
                     self.r.events.append("SPEC002")
                 self.set("draft_tokens", S + 1, "topk 1 ⇒ steps + 1" + (f" (SGLang overrides the given {D})" if D is not None else ""), loc=d.loc)
+            if K is not None and K > 1 and D is None:
+                self.r.events.append("SPEC013")
         elif algo == "NGRAM":
             breadth = self.flag("ngram_breadth", "speculative_ngram_max_bfs_breadth").value
             self.set("topk", breadth, f"NGRAM: topk = --speculative-ngram-max-bfs-breadth ({self.r['ngram_breadth'].why})")
             if D is None:
                 D = 12
                 self.set("draft_tokens", D, "NGRAM default 12")
-            if breadth:
+            if S is None and breadth:
                 self.set("steps", D // breadth, f"NGRAM: draft tokens {D} // breadth {breadth}")
         elif algo == "DSPARK":
             self.set("steps", 1, "DSPARK: steps 1")
             self.set("topk", 1, "DSPARK: topk 1")
+            gamma = self.flag("dspark_gamma", "speculative_dspark_block_size").value
+            if gamma is None and D is None:
+                gamma = 7
+                self.set("dspark_gamma", 7, "DSPARK default gamma 7 (DEFAULT_DSPARK_GAMMA)")
+            if gamma is not None and (D is None or gamma + 1 == D):
+                self.set("draft_tokens", gamma + 1, f"DSPARK: gamma {gamma} + 1", loc=d.loc)
         elif algo == "DFLASH":
             self.set("steps", 1, "DFLASH: steps 1")
             self.set("topk", 1, "DFLASH: topk 1")
             bs = self.flag("dflash_block_size", "speculative_dflash_block_size").value
-            if D is None and bs is not None:
-                self.set("draft_tokens", bs, "DFLASH: the block size")
+            if D is None:
+                if bs is not None:
+                    self.set("draft_tokens", bs, "DFLASH: the block size")
+                else:
+                    self.set("draft_tokens", 16, "DFLASH default 16 (when the draft config has no block size: assumed)", "assumed")
+        self.verify_width()
+
+    def verify_width(self) -> None:
+        """The widest verify batch, per request, and the steps the scratch is allocated with.
+
+        SGLang allocates the scratch with ``max_speculative_num_draft_tokens()`` =
+        max(D, max(candidate steps) + 1 under adaptive) in every version 0.5.19–0.5.23
+        (``kv_cache_configurator.py`` ``_build_hybrid_req_pool``), and no algorithm verifies
+        more than that per request: the two are equal for every launch configuration.
+        """
+        D = self.r.v("draft_tokens")
+        if D is None:
+            return
+        if self.r.v("adaptive") and self.r.v("adaptive_candidates"):
+            w = max(max(self.r.v("adaptive_candidates")) + 1, D)
+            self.set("verify_width_max", w, f"adaptive: widest candidate step {max(self.r.v('adaptive_candidates'))} + 1")
+        else:
+            self.set("verify_width_max", D, "the verify width D")
 
     def adaptive(self, S: Any, K: Any) -> None:
         algo = self.r.v("speculative_algorithm")
         reasons = []
         if algo not in EAGLE_FAMILY:
-            reasons.append(f"algorithm {algo} (needs EAGLE or EAGLE3)")
-        if K not in (None, 1):
-            reasons.append(f"topk {K} (needs 1)")
-        if self.r.v("dp_attention"):
-            reasons.append("DP attention")
-        if self.user("enable_multi_layer_eagle"):
+            reasons.append(f"algorithm {algo} (only EAGLE/EAGLE3 are supported)")
+        elif K is not None and K != 1:
+            reasons.append(f"topk {K} (only topk 1 is supported)")
+        elif self.r.v("dp_attention"):
+            reasons.append("attention DP")
+        elif self.user("enable_multi_layer_eagle"):
             reasons.append("multi-layer EAGLE")
-        if self.user("enable_two_batch_overlap"):
+        elif self.user("enable_two_batch_overlap"):
             reasons.append("two-batch overlap")
+        elif self.user("enable_pdmux"):
+            reasons.append("PD multiplexing (--enable-pdmux)")
         if reasons:
             self.set("adaptive", False, "switched off silently by SGLang: " + ", ".join(reasons), loc=self.r.place("speculative_adaptive"))
             self.r.events.append("ADAPTIVE_OFF")
             return
-        cands: tuple[int, ...] = ()
-        for ver, steps in ADAPTIVE_STEPS.items():
-            if self.r.at_least(ver):
-                cands = steps
-        why = f"SGLang {self.p.version} default candidate steps"
-        cfg = self.r.v("speculative_adaptive_config")
-        conf = _json_obj(cfg)
-        if isinstance(conf.get("candidate_steps"), list) and all(isinstance(x, int) for x in conf["candidate_steps"]):
-            cands = tuple(conf["candidate_steps"])
-            why = "--speculative-adaptive-config candidate_steps"
+        # Default candidate steps: union over the batch-size slots of DEFAULT_ADAPTIVE_CONFIG.
+        cands: tuple[int, ...] = (0, 1, 3, 7) if not self.r.at_least("0.5.20") else (0, 1, 3, 5, 7)
+        why = f"SGLang {self.p.version} default candidate steps (union of DEFAULT_ADAPTIVE_CONFIG)"
+        path = self.r.v("speculative_adaptive_config")
+        if path:
+            conf = _json_obj(path)
+            if not conf and isinstance(path, str):
+                try:
+                    with open(path, encoding="utf-8") as fh:
+                        conf = _json_obj(fh.read())
+                except OSError:
+                    conf = {}
+            steps: set[int] = set()
+            for key, entry in conf.items():
+                if str(key).isdigit() and isinstance(entry, dict) and isinstance(entry.get("candidate_steps"), list):
+                    steps.update(x for x in entry["candidate_steps"] if isinstance(x, int))
+            if steps:
+                cands = tuple(sorted(steps))
+                why = f"--speculative-adaptive-config {path}: union of the candidate_steps"
+            else:
+                cands = ()
+                why = f"--speculative-adaptive-config {path}: not readable here (candidate steps unknown)"
         self.set("adaptive", True, "--speculative-adaptive", loc=self.r.place("speculative_adaptive"))
         self.set("adaptive_candidates", list(cands), why)
-        if S is None:
-            S = 3
-            self.set("steps", S, "adaptive: starts at 3")
         self.set("topk", 1, "adaptive: topk 1")
-        self.set("draft_tokens", S + 1, "adaptive: steps + 1")
+        if S is None and cands:
+            S = cands[len(cands) // 2]
+            self.set("steps", S, f"adaptive: the middle candidate step {S}")
+        if S is not None and cands and S not in cands:
+            # SGLang: ValueError "--speculative-num-steps=... is not in the adaptive config candidate_steps".
+            self.r.events.append("SPEC007")
+        if S is not None:
+            self.set("draft_tokens", S + 1, "adaptive: steps + 1")
         if cands:
-            self.set("d_max", max(cands) + 1, f"adaptive: max candidate step {max(cands)} + 1")
+            self.set("d_max", max(max(cands) + 1, (S or 0) + 1), f"adaptive: max candidate step {max(cands)} + 1")
 
     def requests(self) -> None:
         mrr = self.flag("max_running_requests")
@@ -255,7 +309,10 @@ class _Resolver:
             mrr = self.set("max_running_requests", 48, "SGLang default under speculative decoding")
         adp = self.r.v("attn_dp_size") or 1
         if mrr.value is not None:
-            self.set("R", max(0, int(mrr.value) // adp), f"max running requests {mrr.value} // attention DP {adp}" if adp > 1 else f"max running requests {mrr.value}", loc=mrr.loc)
+            per = int(mrr.value) // adp
+            if self.r.at_least("0.5.20"):
+                per = max(1, per)
+            self.set("R", max(0, per), f"max running requests {mrr.value} // attention DP {adp}" if adp > 1 else f"max running requests {mrr.value}", loc=mrr.loc)
 
     def backends(self) -> None:
         m = self.r.model
@@ -267,19 +324,21 @@ class _Resolver:
         kimi = m is not None and m.family == "kda"
         if dec_given.value is not None:
             self.set("decode_backend", dec_given.value, dec_given.why, "user", dec_given.loc)
-        elif gpu is not None and gpu.sm >= 100 and ssm_given.value == "bfloat16" and ssm_given.origin == "user":
+        elif gpu is not None and gpu.sm >= 100 and ssm_given.value == "bfloat16" and ssm_given.origin == "user" and base.value != "helion":
             if kimi:
-                self.set("decode_backend", "triton", "SM100 + bfloat16 SSM would pick flashinfer; Kimi-Linear keeps triton")
+                self.set("decode_backend", "triton", "SM100 + bfloat16 SSM would pick flashinfer; Kimi-Linear keeps triton (kimi_k3_hook)")
             else:
                 self.set("decode_backend", "flashinfer", f"SM{gpu.sm} with --mamba-ssm-dtype bfloat16 ⇒ flashinfer")
+        elif base.value == "flashkda":
+            self.set("decode_backend", "triton", "--linear-attn-backend flashkda is prefill-only: decode falls back to triton", loc=base.loc)
         else:
-            self.set("decode_backend", base.value or "triton", f"--linear-attn-backend ({base.why})")
+            self.set("decode_backend", base.value or "triton", f"--linear-attn-backend ({base.why})", base.origin, base.loc)
         if ver_given.value is not None:
             self.set("verify_backend", ver_given.value, ver_given.why, "user", ver_given.loc)
         elif kimi and self.r.v("spec_on"):
             self.set("verify_backend", "nv_cutedsl", "Kimi-Linear with speculative decoding (runs the Triton verify kernel)")
         elif self.r.v("decode_backend") == "flashinfer":
-            self.set("verify_backend", "flashinfer", "follows the flashinfer decode backend")
+            self.set("verify_backend", "flashinfer", "follows the flashinfer decode backend", loc=self.r.place("decode_backend"))
         else:
             self.set("verify_backend", "triton", "default")
         if ssm_given.value is not None:
@@ -302,6 +361,26 @@ class _Resolver:
         )
         self.set("fused_accept", fused, "flashinfer verify + --disable-radix-cache, no ReplaySSM-spec, no PD" if fused else "needs flashinfer verify, speculation, --disable-radix-cache, no ReplaySSM-spec, no PD")
         self.set("pd_prefill", pd_prefill, "--disaggregation-mode prefill" if pd_prefill else "not a PD prefill server")
+        self.radix_strategy()
+
+    def radix_strategy(self) -> None:
+        """The hybrid prefix-cache strategy (``_mamba_radix_cache_resolution``, all five versions)."""
+        m = self.r.model
+        self.flag("mamba_track_interval")
+        strat = self.flag("mamba_radix_cache_strategy")
+        if m is None or not m.hybrid or self.r.v("disable_radix_cache"):
+            return
+        self.flag("disable_overlap_schedule")
+        if strat.value not in (None, "auto"):
+            return
+        page = self.user("page_size")
+        overlap = not self.user("disable_overlap_schedule")
+        paging = page is not None and page > 1
+        if (overlap or paging) and self.r.v("linear_attn_backend") == "triton":
+            self.set("mamba_radix_cache_strategy", "extra_buffer", "auto: overlap schedule or paging, triton linear-attention backend ⇒ extra_buffer")
+        else:
+            self.set("mamba_radix_cache_strategy", "no_buffer", "auto ⇒ no_buffer (and SGLang turns the overlap schedule off)")
+            self.set("disable_overlap_schedule", True, "no_buffer (auto) turns the overlap schedule off")
 
     def buffers(self) -> None:
         m = self.r.model
@@ -344,14 +423,83 @@ class _Resolver:
         R = self.r.v("R")
         if R is None or not self.r.v("spec_on"):
             return
-        attn_tp = self.r.v("attn_tp_size") or 1
+        p = self.row_map_params()
+        P, b_max = row_map_geometry(R, p)
+        attn_tp, cp = p["attn_tp"], p["cp_align"]
+        if p["mlp_sync"]:
+            why = f"ceil_align(ceil_align(R {R}, attention TP {attn_tp}), CP {cp}) (MLP sync: {p['mlp_sync_why']})"
+        else:
+            why = "R (no MLP sync)"
+        self.set("row_map_len", P, why)
+        if p["graph_cap"] is None:
+            gwhy = "CUDA graphs off: eager batches ≤ the row map"
+        else:
+            gwhy = f"largest CUDA-graph batch: ceil_align(R {R}, alignment {p['g']}) when the decode bs list reaches it (max bs {p['graph_cap']})"
+        self.set("max_verify_batch", b_max, f"max(row map {P}, {gwhy})")
+        self.set("row_map_params", p, "attention TP, CP alignment, MLP sync, CUDA-graph alignment and max bs")
+
+    def row_map_params(self) -> dict[str, Any]:
+        """What the verify row map and the CUDA-graph batch sizes depend on (0.5.23 ``srt/utils/common.py``)."""
+        tp = int(self.r.v("tp_size") or 1)
+        adp = int(self.r.v("attn_dp_size") or 1)
+        attn_tp = int(self.r.v("attn_tp_size") or 1)
         cp = max(1, int(self.r.v("attn_cp_size") or 1))
-        mlp_sync = bool(self.r.v("dp_attention"))
-        P = ceil_align(R, attn_tp * cp) if mlp_sync else R
-        self.set("row_map_len", P, f"ceil_align(R {R}, attention TP {attn_tp} × CP {cp}) (MLP sync under DP attention)" if mlp_sync else "R (no MLP sync)")
-        g = (2 if self.r.v("enable_two_batch_overlap") else 1) * (attn_tp if mlp_sync else 1) * cp
-        b_max = max(P, ceil_align(R, g))
-        self.set("max_verify_batch", b_max, f"max(row map {P}, ceil_align(R {R}, CUDA-graph alignment {g}))")
+        dpa = bool(self.r.v("dp_attention"))
+        a2a = self.user("moe_a2a_backend")
+        a2a_on = a2a not in (None, "none")
+        dense = self.user("moe_dense_tp_size")
+        # require_mlp_tp_gather: under DP attention, True unless moe_dense_tp_size and dp lm head
+        # and an a2a backend other than flashinfer/megamoe are all set.
+        if dpa:
+            if dense is None or not self.user("enable_dp_lm_head") or not a2a_on or a2a in ("flashinfer", "flashinfer_megamoe"):
+                mlp_gather = True
+            else:
+                mlp_gather = int(dense) > tp // max(1, adp)
+        else:
+            mlp_gather = False
+        attn_gather = False
+        if not self.user("disable_attn_tp_gather") and (a2a_on or dense is not None):
+            attn_gather = (adp < tp) if dpa else True
+        gathered = mlp_gather or attn_gather
+        mlp_sync = dpa or gathered
+        reasons = []
+        if dpa:
+            reasons.append("DP attention")
+        if attn_gather and not dpa:
+            reasons.append("attention-TP gather (MoE a2a backend or --moe-dense-tp-size)")
+        g = (2 if self.r.v("enable_two_batch_overlap") else 1) * (attn_tp if gathered else 1)
+        if g % cp:
+            g *= cp
+        # Decode CUDA-graph max bs (memory_hook.handle_gpu_memory_settings).
+        cap: int | None
+        if self.user("disable_cuda_graph") or self.user("disable_decode_cuda_graph"):
+            cap = None
+        elif isinstance(self.user("cuda_graph_bs_decode"), list) and self.user("cuda_graph_bs_decode"):
+            cap = max(int(x) for x in self.user("cuda_graph_bs_decode"))
+        elif self.user("cuda_graph_max_bs_decode") is not None:
+            cap = int(self.user("cuda_graph_max_bs_decode"))
+        else:
+            gpu = self.r.gpu
+            mem = gpu.memory_mib if gpu is not None else None
+            if mem is None:
+                cap = 160
+            elif mem < 20 * 1024:
+                cap = 8
+            elif mem < 35 * 1024:
+                cap = 48 if tp < 4 else 160
+            elif mem < 60 * 1024:
+                cap = 32 if tp < 4 else 160
+            elif mem < 160 * 1024:
+                cap = 256 if tp < 4 else 512
+            else:
+                cap = 512
+            mrr_given = self.user("max_running_requests")
+            if mrr_given is not None and cap > int(mrr_given):
+                cap = int(mrr_given)
+        return {
+            "attn_tp": attn_tp, "cp_align": cp, "mlp_sync": mlp_sync, "mlp_sync_why": ", ".join(reasons) or "no",
+            "gathered": gathered, "g": g, "graph_cap": cap, "attn_dp": adp,
+        }
 
     def hisparse(self) -> None:
         on = bool(self.flag("enable_hisparse").value)
@@ -393,6 +541,29 @@ class _Resolver:
         self.row_map()
         self.hisparse()
         return self.r
+
+
+def row_map_geometry(R: int, p: dict[str, Any]) -> tuple[int, int]:
+    """(row-map length P, largest verify batch B_max) for R requests per worker.
+
+    ``build_verify_intermediate_state_indices``: ``arange(R)`` then ``P − R`` copies of ``R``
+    with ``P = get_eager_max_batch_size(R)``; ``get_batch_sizes_to_capture``: the largest
+    CUDA-graph batch is ``ceil_align(R, g)`` when the decode bs list reaches past it.
+    """
+    P = ceil_align(ceil_align(R, p["attn_tp"]), p["cp_align"]) if p["mlp_sync"] else R
+    b_max = P
+    cap = p["graph_cap"]
+    if cap is not None:
+        num_max = ceil_align(R, p["g"])
+        graph_max = num_max if cap >= num_max else cap - cap % max(1, p["g"])
+        b_max = max(P, graph_max)
+    return P, b_max
+
+
+def row_map_ok(R: int, p: dict[str, Any]) -> bool:
+    """The first B entries of the map equal arange(B) for every batch B that can occur."""
+    P, b_max = row_map_geometry(R, p)
+    return b_max <= P and b_max <= R + 1
 
 
 def _json_obj(value: Any) -> dict[str, Any]:
