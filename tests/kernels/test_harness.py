@@ -1,0 +1,170 @@
+"""The run harness: cases in, CaseResult out (CPU interpreter), memory checks, canaries."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+import torch
+from kdacheck.kernels import canary as cn
+from kdacheck.kernels.harness import (
+    WALL_CLOCK,
+    CaseResult,
+    GatherCase,
+    InsufficientMemoryError,
+    VerifyCase,
+    bytes_needed,
+    check_memory,
+    free_device_memory,
+    run_gather,
+    run_verify,
+)
+
+RESULT_KEYS = {
+    "kernel", "shapes", "bytes_moved", "time_s", "timing_method", "bandwidth_gbs",
+    "max_abs_err", "rel_err", "canaries_intact", "passed", "error", "notes",
+}  # fmt: skip
+
+
+def test_verify_case_passes_on_cpu(seed: int) -> None:
+    case = VerifyCase(N=3, T=3, T_alloc=4, Kd=24, Vd=20, n_padding=1, seed=seed)
+    res = run_verify(case, "cpu")
+    assert res.error is None, res.error
+    assert res.passed and res.canaries_intact
+    assert res.rel_err is not None and res.rel_err < 1e-2
+    assert res.timing_method == WALL_CLOCK and res.bandwidth_gbs is None
+    assert res.time_s is not None and res.time_s > 0
+    assert res.shapes["seed"] == seed
+    # live requests only: 2 of 3, each reading the pool once and writing T states
+    assert res.bytes_moved >= 2 * case.HV * case.Vd * case.Kd * 4 * (1 + case.T)
+    d = res.to_dict()
+    assert set(d) >= RESULT_KEYS
+    assert all(c["intact"] for c in d["canaries"])
+
+
+def test_verify_tree_fp32_subsampled(seed: int) -> None:
+    case = VerifyCase(
+        N=5, T=4, T_alloc=4, tree=True, K=2, input_dtype="float32", max_ref_requests=2, seed=seed
+    )
+    res = run_verify(case, "cpu")
+    assert res.passed, res.to_dict()
+    assert res.rel_err is not None and res.rel_err < 1e-5
+    assert any("2 of 5" in n for n in res.notes)
+
+
+def test_verify_kda001_reported_without_launch() -> None:
+    res = run_verify(VerifyCase(N=2, T=5, T_alloc=4), "cpu")
+    assert not res.passed
+    assert res.error == "KDA verify needs 5 scratch steps, but intermediate_ssm only has 4."
+    assert res.canaries_intact  # nothing was written: the wrapper refused before launch
+    assert res.time_s is None
+
+
+def test_verify_kda002_reported() -> None:
+    res = run_verify(VerifyCase(N=3, row_map=[0, 2, 1], flashinfer_compat=True), "cpu")
+    assert res.error == (
+        "FlashInfer KDA verify requires an identity intermediate row-map "
+        "(verify_intermediate_state_indices must be arange)."
+    )
+    assert not res.passed and res.canaries_intact
+
+
+def test_verify_flashinfer_identity_passes() -> None:
+    res = run_verify(VerifyCase(N=2, T=2, flashinfer_compat=True, Kd=16, Vd=16), "cpu")
+    assert res.passed, res.to_dict()
+
+
+def test_gather_case_passes_on_cpu(seed: int) -> None:
+    case = GatherCase(
+        B=2, D=3, top_k=16, max_seq=64, item_bytes=656, emulate_sglang_limits=False, seed=seed
+    )
+    res = run_gather(case, "cpu")
+    assert res.error is None, res.error
+    assert res.passed and res.canaries_intact and res.rel_err == 0.0
+    assert res.timing_method == WALL_CLOCK and res.bandwidth_gbs is None
+    assert res.bytes_moved > 0
+    assert set(res.to_dict()) >= RESULT_KEYS
+
+
+def test_gather_hsp003_capacity_is_cheap() -> None:
+    """--plan-capacity 2048 with D=4, top_k=2048: refused before the caches are allocated."""
+    case = GatherCase(B=48, D=4, top_k=2048, max_seq=200_000, plan_capacity=2048)
+    t0 = time.perf_counter()
+    res = run_gather(case, "cpu")
+    assert time.perf_counter() - t0 < 5
+    assert res.error == (
+        "speculative miss_src/miss_dst must have shape [batch, >= steps * top_k] (capacity 8192)."
+    )
+    assert not res.passed and res.canaries_intact
+
+
+def test_gather_hsp001_reported() -> None:
+    res = run_gather(GatherCase(D=5, top_k=1024, max_seq=2048), "cpu")
+    assert res.error == "HiSparse speculative swap requires 2-4 steps, got 5."
+
+
+def test_bytes_needed_grows_with_the_case() -> None:
+    small, big = VerifyCase(N=2), VerifyCase(N=2, T=8, T_alloc=8, Kd=128, Vd=128)
+    assert 0 < bytes_needed(small) < bytes_needed(big)
+    # the scratch alone is counted at least once
+    assert bytes_needed(big) >= 3 * 8 * 4 * 128 * 128 * 4
+    g1, g2 = GatherCase(B=1, D=2, top_k=1024), GatherCase(B=4, D=4, top_k=2048)
+    assert 0 < bytes_needed(g1) < bytes_needed(g2)
+    assert bytes_needed(g2) >= 2 * 4 * 4 * 2048 * 656  # device buffer sized for all misses
+
+
+def test_check_memory_with_mocked_free_bytes() -> None:
+    case = VerifyCase(N=4, T=4, T_alloc=4, Kd=64, Vd=64)
+    need = bytes_needed(case)
+    assert check_memory(case, "cpu", free_bytes=need * 2) == need
+    with pytest.raises(InsufficientMemoryError) as exc:
+        check_memory(case, "cpu", free_bytes=need)  # needs a 10% margin
+    err = exc.value
+    assert err.needed == need and err.free == need
+    assert str(need) in str(err) and "10%" in str(err)
+    assert check_memory(case, "cpu") == need  # CPU: nothing to query, no refusal
+
+
+def test_free_device_memory_cpu_is_none() -> None:
+    assert free_device_memory("cpu") is None
+
+
+def test_free_device_memory_cuda_mocked(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(torch.cuda, "mem_get_info", lambda dev=None: (123, 456))
+    assert free_device_memory("cuda:0") == 123
+
+
+def test_case_result_defaults() -> None:
+    r = CaseResult(kernel="x", shapes={})
+    assert r.to_dict()["notes"] == [] and r.error is None
+
+
+# ----------------------------------------------------------------------------- canary helpers
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16, torch.int32, torch.uint8])
+def test_canary_margins_and_poison(dtype: torch.dtype) -> None:
+    g = cn.guarded_empty((3, 5), dtype, "cpu", margin=16)
+    assert cn.check_margins(g).intact
+    assert cn.check_poison(g.tensor).intact
+    if dtype.is_floating_point:
+        assert torch.isnan(g.tensor.float()).all()  # NaN poison still compares exactly
+    g.tensor[1, 2] = 0
+    rep = cn.check_poison(g.tensor)
+    assert not rep.intact and rep.first_bad == 7 and rep.count == 1
+    written = torch.zeros(3, 5, dtype=torch.bool)
+    written[1, 2] = True
+    assert cn.check_written(g.tensor, written).intact
+    assert cn.check_poison(g.tensor, ~written).intact
+    g.base[-1] = 1  # a write just past the end
+    rep = cn.check_margins(g)
+    assert not rep.intact and rep.count == 1 and rep.first_bad == 31
+
+
+def test_check_equal_bits_detects_single_bit() -> None:
+    a = torch.randn(100)
+    b = a.clone()
+    assert cn.check_equal_bits(a, b).intact
+    b.view(torch.int32)[42] ^= 1
+    rep = cn.check_equal_bits(a, b)
+    assert not rep.intact and rep.first_bad == 42
