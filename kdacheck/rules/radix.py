@@ -1,3 +1,166 @@
-"""RADIX rules."""
+"""RADIX and RSSM: prefix caching and ReplaySSM for hybrid (Mamba / linear-attention) models."""
 
 from __future__ import annotations
+
+from collections.abc import Iterator
+
+from kdacheck.findings import Severity
+from kdacheck.resolve import Resolved
+from kdacheck.rules.base import Hit, rule
+
+
+def _radix(cfg: Resolved) -> bool:
+    return cfg.model is not None and cfg.model.hybrid and not cfg.v("disable_radix_cache")
+
+
+@rule(
+    "RADIX001", Severity.ERROR,
+    summary="extra_buffer prefix cache: --mamba-track-interval ≥ D and a multiple of the page size",
+    what="""
+        With the `extra_buffer` hybrid prefix-cache strategy (given, or chosen by `auto` when
+        the overlap schedule is on or the page size > 1 and the linear-attention backend is
+        triton), SGLang snapshots the state every `--mamba-track-interval` tokens (default
+        256). The interval must be at least the draft tokens given on the command line and a
+        multiple of the page size; and `extra_buffer` needs `--linear-attn-backend triton`.
+    """,
+    why="SGLang refuses to start with a bare AssertionError (or 'extra_buffer is not supported for ...; use no_buffer.').",
+    sglang_message="""
+        AssertionError  (no message: `assert view.mamba_track_interval >= view.speculative_num_draft_tokens` / `assert view.mamba_track_interval % view.page_size == 0`)
+        extra_buffer is not supported for {architecture}; use no_buffer.
+    """,
+    fix="Raise `--mamba-track-interval` to a multiple of the page size ≥ the draft tokens (e.g. drop it: 256), or use `--mamba-radix-cache-strategy no_buffer`.",
+    example="python -m sglang.launch_server --model-path Qwen/Qwen3-Next-80B-A3B-Instruct --tp 4 --speculative-algorithm NEXTN --speculative-num-steps 3 --speculative-eagle-topk 1 --speculative-num-draft-tokens 4 --mamba-radix-cache-strategy extra_buffer --mamba-track-interval 2",
+    sources=(
+        "0.5.19 `srt/arg_groups/mamba_hook.py:98-122` `validate_mamba_extra_buffer`; 0.5.23 lines 115-135",
+        "0.5.19 `srt/arg_groups/overrides.py:545-588` `supports_mamba_cache_extra_buffer`, `_mamba_radix_cache_resolution`; 0.5.23 lines 437-490",
+    ),
+    inferred="""
+        Read in the source: the check runs in the model-specific hook, before the speculative
+        hook, so it compares with the draft tokens as given (`--speculative-num-draft-tokens`),
+        not the resolved D: an unset value skips it. The spec said "≥ D".
+    """,
+)
+def radix001(cfg: Resolved) -> Iterator[Hit]:
+    if not _radix(cfg) or cfg.v("mamba_radix_cache_strategy") not in ("extra_buffer", "extra_buffer_lazy"):
+        return
+    assert cfg.model is not None
+    if cfg.given("mamba_radix_cache_strategy") and cfg.v("linear_attn_backend") != "triton":
+        yield Hit(
+            f"extra_buffer is not supported for {cfg.model.architecture}; use no_buffer. (linear-attention backend {cfg.v('linear_attn_backend')}, extra_buffer needs triton)",
+            "use `--mamba-radix-cache-strategy no_buffer --disable-overlap-schedule`",
+            values=("mamba_radix_cache_strategy", "linear_attn_backend"),
+        )
+        return
+    interval = cfg.v("mamba_track_interval")
+    D = cfg.parsed.value("speculative_num_draft_tokens")
+    page = cfg.parsed.value("page_size")
+    if not isinstance(interval, int):
+        return
+    need = max(D if isinstance(D, int) else 1, 1)
+    step = page if isinstance(page, int) and page > 0 else 1
+    good = -(-need // step) * step
+    if isinstance(D, int) and interval < D:
+        yield Hit(
+            f"--mamba-track-interval {interval} < --speculative-num-draft-tokens {D} under the {cfg.v('mamba_radix_cache_strategy')} prefix cache: SGLang stops with a bare AssertionError",
+            f"set `--mamba-track-interval {good}`",
+            values=("mamba_track_interval", "draft_tokens", "mamba_radix_cache_strategy"),
+        )
+    elif isinstance(page, int) and page > 1 and interval % page:
+        yield Hit(
+            f"--mamba-track-interval {interval} is not a multiple of the page size {page} under the {cfg.v('mamba_radix_cache_strategy')} prefix cache: SGLang stops with a bare AssertionError",
+            f"set `--mamba-track-interval {-(-interval // page) * page}`",
+            values=("mamba_track_interval", "page_size", "mamba_radix_cache_strategy"),
+        )
+
+
+@rule(
+    "RADIX002", Severity.ERROR,
+    summary="no_buffer prefix cache: page size 1, overlap schedule off, attention backend not trtllm_mha",
+    what="""
+        The `no_buffer` hybrid prefix-cache strategy (given, or chosen by `auto` when extra_buffer
+        is not possible; auto then turns the overlap schedule off itself) supports page size 1
+        only, no overlap schedule and not the trtllm_mha attention backend.
+    """,
+    why="SGLang refuses to start with an AssertionError.",
+    sglang_message="""
+        no_buffer only supports page_size=1.
+        no_buffer do not support overlap schedule. Try to set disable_overlap_schedule=True.
+        no_buffer do not support trtllm_mha attention backend.
+    """,
+    fix="Add `--disable-overlap-schedule`, use `--page-size 1` and another attention backend, or the extra_buffer strategy with the triton linear-attention backend.",
+    example="python -m sglang.launch_server --model-path Qwen/Qwen3-Next-80B-A3B-Instruct --tp 4 --mamba-radix-cache-strategy no_buffer",
+    sources=(
+        "0.5.19 `srt/arg_groups/mamba_hook.py:143` `validate_mamba_no_buffer`; 0.5.23 lines 156-165",
+        "0.5.23 `srt/arg_groups/overrides.py:477-490` `_mamba_radix_cache_resolution` (auto)",
+    ),
+)
+def radix002(cfg: Resolved) -> Iterator[Hit]:
+    if not _radix(cfg) or cfg.v("mamba_radix_cache_strategy") != "no_buffer":
+        return
+    page = cfg.parsed.value("page_size")
+    if isinstance(page, int) and page > 1:
+        yield Hit(f"no_buffer only supports page_size=1 (page size {page})", "use `--page-size 1`, or `--linear-attn-backend triton` so auto picks extra_buffer", values=("page_size", "mamba_radix_cache_strategy"))
+    if not cfg.v("disable_overlap_schedule"):
+        yield Hit("no_buffer do not support overlap schedule. Try to set disable_overlap_schedule=True.", "add `--disable-overlap-schedule`", values=("mamba_radix_cache_strategy", "disable_overlap_schedule"))
+    if cfg.v("attention_backend") == "trtllm_mha":
+        yield Hit("no_buffer do not support trtllm_mha attention backend.", "use another `--attention-backend`", values=("attention_backend", "mamba_radix_cache_strategy"))
+
+
+@rule(
+    "RSSM001", Severity.ERROR,
+    summary="--enable-linear-replayssm-spec: topk ≤ 1, triton/flashinfer decode, no PD prefill, not with --enable-linear-replayssm; ring a power of two ≥ 2·D_max",
+    what="""
+        ReplaySSM-spec replaces the scratch with a ring of `--linear-replayssm-cache-len` steps
+        (default 16). It needs a linear draft chain (the raw `--speculative-eagle-topk` in
+        {unset, 1}), the triton or flashinfer decode backend, a non-prefill server, and not the
+        decode ReplaySSM. For KDA the ring must be a power of two and at least 2·D_max.
+    """,
+    why="ValueError at start (flags) or when the KDA state pool is allocated (ring).",
+    sglang_message="""
+        --enable-linear-replayssm-spec requires a linear draft chain (--speculative-eagle-topk in {None, 1}); the chunked verify kernel uses a strictly-lower causal mask and is invalid for EAGLE tree verify. Got --speculative-eagle-topk={K!r}.
+        --enable-linear-replayssm-spec requires the triton or flashinfer linear-attn decode backend, got --linear-attn-decode-backend={decode!r}.
+        --enable-linear-replayssm-spec is not supported on a PD prefill server: the ring is spec-verify-only scratch and the prefill server never runs spec verify.
+        --enable-linear-replayssm-spec and --enable-linear-replayssm are mutually exclusive: ...
+        spec-verify ring length must be a power of two, got {L}
+        spec-verify ring too small: {ring} < 2 * {speculative_num_draft_tokens} (early-flush margin)
+    """,
+    fix="Use topk 1 and a triton/flashinfer decode backend; set `--linear-replayssm-cache-len` to a power of two ≥ 2·D_max.",
+    example="python -m sglang.launch_server --model-path moonshotai/Kimi-Linear-48B-A3B-Instruct --tp 4 --speculative-algorithm EAGLE --speculative-num-steps 7 --speculative-eagle-topk 1 --speculative-num-draft-tokens 8 --enable-linear-replayssm-spec",
+    sources=(
+        "0.5.19 `srt/arg_groups/attention_hook.py:383/386/428/435` `handle_linear_attn_backend`; 0.5.23 lines 450/453/495/502",
+        "0.5.19 `srt/mem_cache/memory_pool.py:686-697` MambaPool (ring checks, KDA); 0.5.23 lines 822-833",
+    ),
+    changes=("0.5.19 also spells the flag `--enable-gdn-replayssm-spec` (alias).",),
+)
+def rssm001(cfg: Resolved) -> Iterator[Hit]:
+    if not cfg.v("enable_linear_replayssm_spec"):
+        return
+    K = cfg.parsed.value("speculative_eagle_topk")
+    if K not in (None, 1):
+        yield Hit(
+            f"--enable-linear-replayssm-spec requires a linear draft chain (--speculative-eagle-topk in {{None, 1}}); got --speculative-eagle-topk={K!r}",
+            "use `--speculative-eagle-topk 1`", values=("enable_linear_replayssm_spec", "topk"),
+        )
+    dec = cfg.v("decode_backend")
+    if dec not in ("triton", "flashinfer"):
+        yield Hit(
+            f"--enable-linear-replayssm-spec requires the triton or flashinfer linear-attn decode backend, got --linear-attn-decode-backend={dec!r}.",
+            "use `--linear-attn-decode-backend triton`", values=("enable_linear_replayssm_spec", "decode_backend"),
+        )
+    if cfg.v("pd_prefill"):
+        yield Hit("--enable-linear-replayssm-spec is not supported on a PD prefill server", "drop `--enable-linear-replayssm-spec` on the prefill server", values=("enable_linear_replayssm_spec", "pd_prefill"))
+    if cfg.v("enable_linear_replayssm"):
+        yield Hit("--enable-linear-replayssm-spec and --enable-linear-replayssm are mutually exclusive", "drop one of them", values=("enable_linear_replayssm_spec", "enable_linear_replayssm"))
+    if cfg.model is None or cfg.model.family != "kda" or not cfg.v("spec_on"):
+        return
+    ring = cfg.v("linear_replayssm_cache_len")
+    dmax = cfg.v("d_max") or cfg.v("draft_tokens")
+    if not isinstance(ring, int) or not isinstance(dmax, int):
+        return
+    good = 1
+    while good < max(2, 2 * dmax):
+        good *= 2
+    if ring < 1 or ring & (ring - 1):
+        yield Hit(f"spec-verify ring length must be a power of two, got {ring}", f"set `--linear-replayssm-cache-len {max(good, 16)}`", values=("linear_replayssm_cache_len",))
+    elif ring < 2 * dmax:
+        yield Hit(f"spec-verify ring too small: {ring} < 2 * {dmax} (early-flush margin)", f"set `--linear-replayssm-cache-len {good}`", values=("linear_replayssm_cache_len", "d_max"))
