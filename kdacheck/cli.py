@@ -9,7 +9,6 @@ from __future__ import annotations
 import enum
 import os
 import sys
-from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -66,31 +65,11 @@ def _split(values: list[str] | None) -> list[str] | None:
     return [p.strip().upper() for v in values for p in v.split(",") if p.strip()]
 
 
-LINT_SUFFIXES = (".yaml", ".yml", ".sh", ".bash", ".txt", ".cmd")
-
-
 def collect(paths: list[str]) -> list[str]:
-    """Files to lint: named files as given, folders searched (skipping hidden folders)."""
-    out: list[str] = []
-    seen: set[str] = set()
-    for p in paths:
-        if p == "-":
-            out.append(p)
-            continue
-        path = Path(p)
-        if path.is_dir():
-            for root, dirs, files in os.walk(path):
-                dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in ("node_modules", "__pycache__"))
-                for name in sorted(files):
-                    if name.lower().endswith(LINT_SUFFIXES):
-                        full = os.path.join(root, name)
-                        if full not in seen:
-                            seen.add(full)
-                            out.append(full)
-        elif p not in seen:
-            seen.add(p)
-            out.append(p)
-    return out
+    """Files to lint (kept for callers of the first CLI): see ``kdacheck.discover``."""
+    from kdacheck.discover import collect as _collect
+
+    return _collect(paths)
 
 
 @app.command()
@@ -103,41 +82,41 @@ def lint(
     select: Annotated[list[str] | None, typer.Option(help="Only these codes or prefixes (comma-separated or repeated).")] = None,
     ignore: Annotated[list[str] | None, typer.Option(help="Skip these codes or prefixes.")] = None,
     extend_select: Annotated[list[str] | None, typer.Option("--extend-select", help="Add these codes or prefixes to the selection.")] = None,
-    failure_threshold: Annotated[Threshold, typer.Option("--failure-threshold", help="Lowest severity that fails the run.")] = Threshold.warning,
+    failure_threshold: Annotated[Threshold | None, typer.Option("--failure-threshold", help="Lowest severity that fails the run (default: warning).")] = None,
     output_format: Annotated[OutputFormat | None, typer.Option("--output-format", help="full, concise, json, sarif, github or junit.")] = None,
     show_resolved: Annotated[bool, typer.Option("--show-resolved", help="Print every resolved value with its provenance.")] = False,
     exit_zero: Annotated[bool, typer.Option("--exit-zero", help="Exit 0 even when findings fail the threshold.")] = False,
     run_after: Annotated[bool, typer.Option("--run", help="Then run the kernels on the resolved configuration (kdacheck run).")] = False,
 ) -> None:
     """Lint SGLang launch configurations and report every finding at once."""
-    from kdacheck import flags as flagmod
-    from kdacheck import report
-    from kdacheck.findings import Severity
-    from kdacheck.gpus import gpu as get_gpu
-    from kdacheck.lint import FileResult, Options, lint_path, lint_text
-    from kdacheck.models import load_model
-    from kdacheck.rules import select_rules
+    from kdacheck import config as confmod
+    from kdacheck import discover, report
+    from kdacheck.findings import InputError, Severity
+    from kdacheck.lint import FileResult, lint_text
 
-    try:
-        version, _why = flagmod.pick_version(sglang_version)
-        profile = get_gpu(gpu) if gpu else None
-        if model:
-            load_model(model, None)
-    except Exception as e:  # bad option values
-        raise fail(str(e)) from None
-    rules = select_rules(_split(select), _split(ignore), _split(extend_select))
-    opts = Options(version=version, model=model, gpu=profile, rules=rules)
     if not paths and cmd is None:
         raise fail("nothing to lint: give paths, - for standard input, or --cmd")
-    results: list[FileResult] = []
-    if cmd is not None:
-        results.append(lint_text(cmd, "<cmd>", opts, "."))
-    for path in collect(paths or []):
-        if path == "-":
-            results.append(lint_text(sys.stdin.read(), "<stdin>", opts, "."))
-        else:
-            results.append(lint_path(path, opts))
-    fmt = output_format or (OutputFormat.github if os.environ.get("GITHUB_ACTIONS") == "true" else OutputFormat.full)
+    cli = confmod.Overrides(
+        select=tuple(_split(select) or ()) or None, ignore=tuple(_split(ignore) or ()),
+        extend_select=tuple(_split(extend_select) or ()), gpu=gpu, sglang_version=sglang_version, model=model,
+    )
+    try:  # the run-wide settings: the working directory's configuration, else the first path's
+        top = confmod.for_folder(os.getcwd())
+        if top.path is None and paths and paths[0] != "-":
+            top = confmod.for_folder(paths[0] if os.path.isdir(paths[0]) else os.path.dirname(os.path.abspath(paths[0])))
+        version = confmod.options(top, cli).version
+        scopes = [top] + [confmod.for_folder(p) for p in paths or [] if os.path.isdir(p)]
+        cands = discover.discover(paths or [], confmod.exclude_patterns(scopes))
+        results: list[FileResult] = []
+        if cmd is not None:
+            results.append(lint_text(cmd, "<cmd>", confmod.options(confmod.for_file("<cmd>"), cli), "."))
+        results += discover.lint_many(cands, lambda p: confmod.options(confmod.for_file(p), cli))
+    except (confmod.ConfigError, InputError) as e:
+        raise fail(str(e)) from None
+    if failure_threshold is None:
+        failure_threshold = Threshold(top.failure_threshold or "warning")
+    fmt = output_format or (OutputFormat(top.output_format) if top.output_format else None)
+    fmt = fmt or (OutputFormat.github if os.environ.get("GITHUB_ACTIONS") == "true" else OutputFormat.full)
     out = sys.stdout
     if fmt is OutputFormat.json:
         from kdacheck.report import json_

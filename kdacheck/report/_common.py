@@ -44,10 +44,11 @@ def relative_to(path: str, root: str) -> str | None:
 
 
 def workspace_path(path: str) -> str:
-    """The path as CI annotations want it: relative to the working directory when inside it."""
+    """The path as CI annotations want it: relative to ``GITHUB_WORKSPACE`` (else the working
+    directory) when inside it."""
     if is_pseudo(path):
         return path
-    rel = relative_to(path, os.getcwd())
+    rel = relative_to(path, os.environ.get("GITHUB_WORKSPACE") or os.getcwd())
     return rel if rel is not None else path.replace(os.sep, "/")
 
 

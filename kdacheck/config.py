@@ -1,0 +1,289 @@
+"""Project configuration: ``[tool.kdacheck]`` in ``pyproject.toml``, or ``kdacheck.toml``.
+
+The nearest file wins, looked for from the linted file's folder upwards (a ``kdacheck.toml``
+before a ``pyproject.toml`` in the same folder, and a ``pyproject.toml`` only when it has a
+``[tool.kdacheck]`` table), else from the working directory. The command line overrides the
+file: ``--select`` replaces ``select``, ``--ignore`` and ``--extend-select`` add to theirs.
+An unknown key or a value of the wrong kind is an error (exit code 2) that names the key and
+its ``file:line``, the way ruff rejects unknown settings.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import re
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from kdacheck.discover import Pattern
+    from kdacheck.lint import Options
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - Python 3.10
+    import tomli as tomllib
+
+FILES = ("kdacheck.toml", "pyproject.toml")
+SEVERITIES = ("error", "warning", "info")
+FORMATS = ("full", "concise", "json", "sarif", "github", "junit")
+
+
+class ConfigError(Exception):
+    """A configuration file kdacheck cannot use: reported with exit code 2."""
+
+
+@dataclass(frozen=True)
+class Settings:
+    """What one configuration file says (None / empty: not set there)."""
+
+    path: str | None = None
+    select: tuple[str, ...] | None = None
+    ignore: tuple[str, ...] = ()
+    extend_select: tuple[str, ...] = ()
+    failure_threshold: str | None = None
+    gpu: str | None = None
+    sglang_version: str | None = None
+    model: str | None = None
+    output_format: str | None = None
+    exclude: tuple[str, ...] = ()
+    max_file_size: int | None = None
+    mem005_share: float | None = None
+    lines: dict[str, int] = field(default_factory=dict, compare=False, hash=False)
+
+    @property
+    def folder(self) -> str:
+        return os.path.dirname(self.path) if self.path else os.getcwd()
+
+    def where(self, key: str) -> str:
+        return f"{self.path}:{self.lines.get(key, 1)}"
+
+
+EMPTY = Settings()
+
+
+def _codes(value: Any, key: str, where: str) -> tuple[str, ...]:
+    items = [value] if isinstance(value, str) else value
+    if not isinstance(items, list) or not all(isinstance(v, str) for v in items):
+        raise ConfigError(f"{where}: `{key}` must be a list of rule codes or prefixes")
+    return tuple(p.strip().upper() for v in items for p in v.split(",") if p.strip())
+
+
+def _globs(value: Any, key: str, where: str) -> tuple[str, ...]:
+    items = [value] if isinstance(value, str) else value
+    if not isinstance(items, list) or not all(isinstance(v, str) for v in items):
+        raise ConfigError(f"{where}: `{key}` must be a list of glob patterns")
+    return tuple(items)
+
+
+def _text(value: Any, key: str, where: str, choices: tuple[str, ...] | None = None) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise ConfigError(f"{where}: `{key}` must be a string")
+    if choices and value.strip().lower() not in choices:
+        raise ConfigError(f"{where}: `{key}` = {value!r}: choose from {', '.join(choices)}")
+    return value.strip().lower() if choices else value.strip()
+
+
+def _key_lines(text: str, pyproject: bool) -> dict[str, int]:
+    """Line of each key of kdacheck's table (tomllib does not keep places)."""
+    lines: dict[str, int] = {}
+    inside = not pyproject  # kdacheck.toml: top-level keys, before any [table]
+    header = re.compile(r"^\s*\[\s*([^\]]+?)\s*\]")
+    keyline = re.compile(r"""^\s*(?:"([^"]+)"|'([^']+)'|([A-Za-z0-9_.-]+))\s*=""")
+    for n, line in enumerate(text.splitlines(), 1):
+        m = header.match(line)
+        if m:
+            name = m.group(1).replace('"', "").replace("'", "").replace(" ", "")
+            prefix = "tool.kdacheck" if pyproject else ""
+            inside = name == prefix
+            sub = name[len(prefix) + 1 :] if pyproject and name.startswith(prefix + ".") else (name if not pyproject else None)
+            if sub:
+                lines.setdefault(sub.split(".")[0], n)
+            continue
+        k = keyline.match(line)
+        if k:
+            key = k.group(1) or k.group(2) or k.group(3)
+            if inside:
+                lines.setdefault(key.split(".")[0], n)
+            elif pyproject and key.startswith("tool.kdacheck."):
+                lines.setdefault(key.split(".")[2], n)
+    return lines
+
+
+@functools.cache
+def load(path: str) -> Settings:
+    """Read and check one configuration file."""
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except OSError as e:
+        raise ConfigError(f"{path}: cannot read: {e.strerror or e}") from None
+    except UnicodeDecodeError:
+        raise ConfigError(f"{path}: not UTF-8 text") from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise ConfigError(f"{path}: invalid TOML: {e}") from None
+    pyproject = p.name == "pyproject.toml"
+    table = data.get("tool", {}).get("kdacheck", {}) if pyproject else data
+    if not isinstance(table, dict):
+        raise ConfigError(f"{path}: [tool.kdacheck] must be a table")
+    lines = _key_lines(text, pyproject)
+    s = Settings(path=str(p), lines=lines)
+    values: dict[str, Any] = {}
+    for raw_key, value in table.items():
+        key = raw_key.replace("_", "-")
+        where = f"{path}:{lines.get(raw_key, 1)}"
+        if key not in KEYS:
+            raise ConfigError(
+                f"{where}: unknown kdacheck setting `{raw_key}` (known: {', '.join(sorted(KEYS))})"
+            )
+        values[key.replace("-", "_")] = KEYS[key](value, raw_key, where)
+        s.lines[key.replace("-", "_")] = lines.get(raw_key, 1)
+    return Settings(**{**s.__dict__, **values})
+
+
+def _int(value: Any, key: str, where: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+        raise ConfigError(f"{where}: `{key}` must be a positive whole number of bytes")
+    return value
+
+
+def _share(value: Any, key: str, where: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value <= 1:
+        raise ConfigError(f"{where}: `{key}` must be a number in (0, 1], e.g. 0.10")
+    return float(value)
+
+
+KEYS: dict[str, Any] = {
+    "select": _codes,
+    "ignore": _codes,
+    "extend-select": _codes,
+    "failure-threshold": lambda v, k, w: _text(v, k, w, SEVERITIES),
+    "gpu": _text,
+    "sglang-version": _text,
+    "model": _text,
+    "output-format": lambda v, k, w: _text(v, k, w, FORMATS),
+    "exclude": _globs,
+    "max-file-size": _int,
+    "mem005-share": _share,
+}
+
+
+def _has_table(pyproject: Path) -> bool:
+    try:
+        text = pyproject.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return False
+    if "kdacheck" not in text:
+        return False
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError:
+        return re.search(r"^\s*\[\s*tool\.kdacheck\b", text, re.M) is not None  # let load() say why
+    tool = data.get("tool")
+    return isinstance(tool, dict) and "kdacheck" in tool
+
+
+@functools.cache
+def find(folder: str) -> str | None:
+    """The nearest configuration file at or above ``folder``."""
+    d = Path(folder).resolve()
+    for cand in (d, *d.parents):
+        k = cand / "kdacheck.toml"
+        if k.is_file():
+            return str(k)
+        pp = cand / "pyproject.toml"
+        if pp.is_file() and _has_table(pp):
+            return str(pp)
+    return None
+
+
+def for_folder(folder: str) -> Settings:
+    found = find(folder)
+    return load(found) if found else EMPTY
+
+
+def for_file(path: str) -> Settings:
+    """The settings that apply to one linted file: nearest to its folder, else the cwd's."""
+    if path in ("-", "<stdin>", "<cmd>"):
+        return for_folder(os.getcwd())
+    found = find(os.path.dirname(os.path.abspath(path)))
+    return load(found) if found else for_folder(os.getcwd())
+
+
+def resolve_model(s: Settings) -> str | None:
+    """``model`` as a path is relative to the configuration file's folder."""
+    if s.model and s.path and (s.model.startswith((".", "/")) or os.sep in s.model):
+        candidate = os.path.join(s.folder, s.model)
+        if os.path.exists(candidate):
+            return candidate
+    return s.model
+
+
+# --- settings + command line → lint options ---------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Overrides:
+    """What the command line says; it wins over the configuration file."""
+
+    select: tuple[str, ...] | None = None
+    ignore: tuple[str, ...] = ()
+    extend_select: tuple[str, ...] = ()
+    gpu: str | None = None
+    sglang_version: str | None = None
+    model: str | None = None
+
+
+@functools.cache
+def options(s: Settings, cli: Overrides) -> Options:
+    """The lint options for files governed by ``s``: the command line first, then the file."""
+    from kdacheck import flags as flagmod
+    from kdacheck.findings import InputError
+    from kdacheck.gpus import gpu as get_gpu
+    from kdacheck.lint import Options
+    from kdacheck.models import load_model
+    from kdacheck.rules import select_rules
+
+    def checked(key: str, from_cli: bool, fn: Any, value: Any) -> Any:
+        try:
+            return fn(value)
+        except (ValueError, InputError) as e:
+            msg = str(e)
+            raise ConfigError(msg if from_cli or s.path is None else f"{s.where(key)}: {msg}") from None
+
+    version, _why = checked("sglang_version", cli.sglang_version is not None, flagmod.pick_version, cli.sglang_version or s.sglang_version)
+    gpu_name = cli.gpu or s.gpu
+    profile = checked("gpu", cli.gpu is not None, get_gpu, gpu_name) if gpu_name else None
+    model = cli.model or resolve_model(s)
+    if model:
+        checked("model", cli.model is not None, lambda m: load_model(m, None), model)
+    select = cli.select if cli.select is not None else s.select
+    rules = select_rules(
+        list(select) if select is not None else None,
+        list(s.ignore + cli.ignore) or None,
+        list(s.extend_select + cli.extend_select) or None,
+    )
+    opts = Options(version=version, model=model, gpu=profile, rules=rules)
+    if s.max_file_size is not None:
+        opts.max_bytes = s.max_file_size
+    if s.mem005_share is not None:
+        opts.mem005_share = s.mem005_share
+    return opts
+
+
+def exclude_patterns(settings: list[Settings]) -> list[Pattern]:
+    """The ``exclude`` globs of these configurations, each relative to its file's folder."""
+    from kdacheck.discover import compile_pattern
+
+    out: list[Pattern] = []
+    for s in settings:
+        for g in s.exclude:
+            p = compile_pattern(g, s.folder, s.where("exclude"))
+            if p is not None:
+                out.append(p)
+    return out
