@@ -138,11 +138,68 @@ def lint(
             for cfg in r.resolved:
                 from kdacheck.runner import run_resolved
 
-                code = run_resolved(cfg, output_format="json" if fmt is OutputFormat.json else "full")
+                try:
+                    code = run_resolved(cfg, output_format="json" if fmt is OutputFormat.json else "full")
+                except InputError as e:
+                    raise fail(str(e)) from None
                 failed = failed or code != 0
     if errors:
         raise typer.Exit(2)
     raise typer.Exit(0 if exit_zero or not failed else 1)
+
+
+class Device(str, enum.Enum):
+    auto = "auto"
+    cuda = "cuda"
+    cpu = "cpu"
+
+
+class RunFormat(str, enum.Enum):
+    full = "full"
+    json = "json"
+
+
+@app.command()
+def run(
+    steps: Annotated[int, typer.Option(help="--speculative-num-steps (S).")] = 3,
+    topk: Annotated[int, typer.Option(help="--speculative-eagle-topk (K); > 1 runs tree verify.")] = 1,
+    draft_tokens: Annotated[int | None, typer.Option("--draft-tokens", help="Verify width D (default: S + 1 for topk 1, S·K + 1 for a tree).")] = None,
+    batch: Annotated[int | None, typer.Option(help="Requests per verify batch (default: R on a GPU, 2 in the interpreter).")] = None,
+    model: Annotated[str | None, typer.Option(help="Model geometry: preset, model folder or config.json (default: Kimi-Linear-48B).")] = None,
+    tp: Annotated[int, typer.Option(help="Attention tensor-parallel size (heads per rank = heads / tp).")] = 1,
+    args: Annotated[str | None, typer.Option("--args", help="Take everything from a launch configuration (YAML, shell, Kubernetes).")] = None,
+    device: Annotated[Device, typer.Option(help="auto, cuda or cpu (Triton's interpreter).")] = Device.auto,
+    buffer_steps: Annotated[int | None, typer.Option("--buffer-steps", help="Pretend intermediate_ssm was allocated with this many steps.")] = None,
+    plan_capacity: Annotated[int | None, typer.Option("--plan-capacity", help="Pretend the HiSparse miss plan has this many columns.")] = None,
+    sglang_version: Annotated[str | None, typer.Option("--sglang-version", help="Target SGLang version for --args.")] = None,
+    gpu: Annotated[str | None, typer.Option(help="GPU profile for resolving --args (backends depend on it).")] = None,
+    output_format: Annotated[RunFormat, typer.Option("--output-format", help="full or json.")] = RunFormat.full,
+) -> None:
+    """Allocate the buffers at the configured shapes and launch the real Triton kernels."""
+    from kdacheck import flags as flagmod
+    from kdacheck import runner
+    from kdacheck.findings import InputError
+    from kdacheck.gpus import gpu as get_gpu
+    from kdacheck.lint import Options, lint_path
+
+    try:
+        dev = runner.pick_device(device.value)
+        if args is not None:
+            version, _why = flagmod.pick_version(sglang_version)
+            result = lint_path(args, Options(version=version, model=model, gpu=get_gpu(gpu) if gpu else None))
+            if result.error:
+                raise InputError(result.error)
+            if not result.resolved:
+                raise InputError(f"{args}: no SGLang launch command found")
+            plans = [runner.plan_from_resolved(cfg, batch, buffer_steps, plan_capacity, dev == "cpu") for cfg in result.resolved]
+        else:
+            plans = [runner.plan_from_options(steps, topk, draft_tokens, batch, model, tp, buffer_steps, plan_capacity, dev == "cpu")]
+        code = 0
+        for plan in plans:
+            code = max(code, runner.execute(plan, dev, sys.stdout, output_format.value))
+    except (InputError, ValueError) as e:
+        raise fail(str(e)) from None
+    raise typer.Exit(code)
 
 
 @app.command()

@@ -1,0 +1,261 @@
+"""``kdacheck run``: confirm a configuration by launching the real kernels at its shapes.
+
+The plan (which kernel cases, at which shapes) is built from a resolved configuration or from
+``--steps/--topk/...`` without importing torch; ``execute`` then imports the kernels (Triton's
+interpreter is chosen first on the CPU), checks memory, runs each case against its float64
+reference and canaries, and reports.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from dataclasses import dataclass, field
+from typing import IO, Any
+
+from kdacheck.findings import InputError
+from kdacheck.models import PRESETS, Model
+from kdacheck.resolve import Resolved
+
+DEFAULT_MODEL = "moonshotai/Kimi-Linear-48B-A3B-Instruct"
+CPU_BATCH = 2  # requests per verify batch in the interpreter unless --batch says otherwise
+CPU_HEADS = 4  # value heads per rank in the interpreter (each head is independent work)
+HOST_MEMORY_SHARE = 0.5  # on the CPU, refuse a run that needs more than this share of RAM
+LIMITS = {"steps": (1, 64), "topk": (1, 64), "draft_tokens": (1, 1024), "batch": (1, 4096), "tp": (1, 64), "buffer_steps": (1, 1024), "plan_capacity": (1, 1 << 24)}
+
+
+@dataclass
+class Case:
+    """One kernel launch to make: the harness case's fields, and why."""
+
+    kernel: str  # "verify" or "gather"
+    fields: dict[str, Any]
+    label: str
+    notes: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Plan:
+    source: str
+    cases: list[Case]
+    notes: list[str] = field(default_factory=list)
+
+
+def check_limits(**values: int | None) -> None:
+    for name, value in values.items():
+        if value is None:
+            continue
+        lo, hi = LIMITS[name]
+        if not lo <= value <= hi:
+            raise InputError(f"--{name.replace('_', '-')} {value}: must be between {lo} and {hi}")
+
+
+def default_draft_tokens(steps: int, topk: int) -> int:
+    """D when not given: S + 1 for a chain; for a tree, the root plus a full beam of K per
+    step (S·K + 1), which always fits SGLang's tree capacity K + (S − 1)·K²."""
+    return steps + 1 if topk == 1 else steps * topk + 1
+
+
+def _verify_case(model: Model, tp: int, n: int, t: int, t_alloc: int, ssm_dtype: str, topk: int, on_cpu: bool, notes: list[str], *, n_scratch: int | None = None, row_map: list[int] | None = None, flashinfer: bool = False) -> dict[str, Any]:
+    hv = max(1, model.linear_v_heads // tp)
+    h = max(1, model.linear_k_heads // tp)
+    block_v = None
+    if on_cpu:
+        if hv > CPU_HEADS:
+            group = max(1, hv // h)
+            new_hv = max(group, (CPU_HEADS // group) * group)
+            notes.append(f"interpreter: {new_hv} of the {hv} value heads per rank (heads are independent; the buffers' step and row dimensions are as configured)")
+            hv, h = new_hv, max(1, new_hv // group)
+        block_v = model.linear_v_dim  # one program per (request, head): fastest in the interpreter
+    return {
+        "N": n, "T": t, "T_alloc": t_alloc, "N_scratch": n_scratch, "H": h, "HV": hv,
+        "Kd": model.linear_k_dim, "Vd": model.linear_v_dim, "state_dtype": ssm_dtype if ssm_dtype in ("float32", "bfloat16") else "float32",
+        "input_dtype": "bfloat16", "tree": topk > 1, "K": topk, "row_map": row_map, "flashinfer_compat": flashinfer,
+        "block_v": block_v,
+    }  # fmt: skip
+
+
+def _gather_case(b: int, d: int, top_k: int, capacity: int | None, emulate: bool = True) -> dict[str, Any]:
+    return {"B": b, "D": d, "top_k": top_k, "max_seq": max(4 * top_k * max(d, 1), 8192), "plan_capacity": capacity, "emulate_sglang_limits": emulate}
+
+
+def plan_from_options(steps: int, topk: int, draft_tokens: int | None, batch: int | None, model_name: str | None, tp: int, buffer_steps: int | None, plan_capacity: int | None, on_cpu: bool) -> Plan:
+    check_limits(steps=steps, topk=topk, draft_tokens=draft_tokens, batch=batch, tp=tp, buffer_steps=buffer_steps, plan_capacity=plan_capacity)
+    from kdacheck.models import load_model
+
+    model, note = load_model(model_name or DEFAULT_MODEL, None)
+    assert model is not None
+    notes = [f"model: {note}"]
+    d = draft_tokens if draft_tokens is not None else default_draft_tokens(steps, topk)
+    if draft_tokens is None:
+        notes.append(f"draft tokens D = {d} ({'steps + 1' if topk == 1 else 'root + steps × topk'})")
+    if topk == 1 and d != steps + 1:
+        notes.append(f"SGLang would use D = {steps + 1} for topk 1 (SPEC002); running D = {d} as asked")
+    n = batch or (CPU_BATCH if on_cpu else 48)
+    cases: list[Case] = []
+    geom = model if model.hybrid else PRESETS[DEFAULT_MODEL]
+    label = "KDA verify" if model.hybrid else f"KDA verify (self-check with {DEFAULT_MODEL}: {model.name} has no linear attention)"
+    cases.append(Case("verify", _verify_case(geom, tp, n, d, buffer_steps or d, "float32", topk, on_cpu, notes), label))
+    if model.family == "dsa":
+        top_k = model.index_topk or 2048
+        cases.append(Case("gather", _gather_case(batch or 1, d, top_k, plan_capacity), "HiSparse speculative gather"))
+    else:
+        cases.append(Case("gather", _gather_case(batch or 1, 2, 1024, plan_capacity), "HiSparse speculative gather (self-check: not a HiSparse configuration)"))
+    return Plan(f"--steps {steps} --topk {topk}", cases, notes)
+
+
+def sglang_row_map(r: int, p: int, batch: int) -> list[int]:
+    """SGLang's verify row map: ``arange(R)`` then ``P − R`` copies of ``R``; a batch longer
+    than the map is padded with ``R`` too (the rows it would read past the map)."""
+    full = list(range(r)) + [r] * (p - r)
+    return (full + [r] * max(0, batch - len(full)))[:batch]
+
+
+def plan_from_resolved(cfg: Resolved, batch: int | None, buffer_steps: int | None, plan_capacity: int | None, on_cpu: bool) -> Plan:
+    check_limits(batch=batch, buffer_steps=buffer_steps, plan_capacity=plan_capacity)
+    name = cfg.cmd.name or cfg.cmd.path
+    if not cfg.v("spec_on"):
+        raise InputError(f"{name}: no speculative decoding in this configuration: nothing for kdacheck run to confirm")
+    model = cfg.model
+    if model is None:
+        raise InputError(f"{name}: unknown model: pass --model (a preset, a model folder or a config.json)")
+    d = cfg.v("draft_tokens")
+    topk = cfg.v("topk") or 1
+    if d is None:
+        raise InputError(f"{name}: the verify width D could not be resolved (see SPEC001/SPEC013)")
+    notes = [f"model: {cfg.model_note}", f"SGLang {cfg.version}"]
+    cases: list[Case] = []
+    geom = model if model.hybrid else PRESETS[DEFAULT_MODEL]
+    tp = cfg.v("attn_tp_size") or 1
+    t_alloc = buffer_steps or cfg.v("d_max") or d
+    r = cfg.v("R") or 48
+    fi = cfg.v("verify_backend") == "flashinfer" and not cfg.v("fused_accept")
+    if fi and topk == 1:
+        p = cfg.v("row_map_len") or r
+        b_max = cfg.v("max_verify_batch") or p
+        rows = sglang_row_map(r, p, b_max)
+        if rows != list(range(b_max)):
+            notes.append(f"FlashInfer verify: the largest batch ({b_max}) with SGLang's row map (R = {r}, map length {p})")
+            cases.append(Case("verify", _verify_case(geom, tp, b_max, d, t_alloc, cfg.v("ssm_dtype"), topk, on_cpu, notes, n_scratch=r + 1, row_map=rows, flashinfer=True), "KDA verify (FlashInfer-compatible)"))
+    if not cases:
+        n = batch or (CPU_BATCH if on_cpu else r)
+        label = "KDA verify" + (" (FlashInfer-compatible)" if fi and topk == 1 else "")
+        if not model.hybrid:
+            label = f"KDA verify (self-check with {DEFAULT_MODEL}: {model.name} has no linear attention)"
+        cases.append(Case("verify", _verify_case(geom, tp, n, d, t_alloc, cfg.v("ssm_dtype"), topk, on_cpu, notes, flashinfer=fi and topk == 1), label))
+    if cfg.v("enable_hisparse"):
+        top_k = cfg.v("hisparse_top_k") or 2048
+        cap = plan_capacity or cfg.v("plan_capacity")
+        cases.append(Case("gather", _gather_case(batch or 1, d, top_k, cap), "HiSparse speculative gather"))
+    else:
+        cases.append(Case("gather", _gather_case(1, 2, 1024, plan_capacity), "HiSparse speculative gather (self-check: not a HiSparse configuration)"))
+    return Plan(name, cases, notes)
+
+
+def pick_device(device: str) -> str:
+    """``auto`` → cuda when torch sees a GPU, else cpu. On the CPU, Triton's interpreter is
+    selected here, before triton is imported."""
+    if device == "cpu":
+        os.environ["TRITON_INTERPRET"] = "1"
+        return "cpu"
+    try:
+        import torch
+    except ImportError:
+        raise InputError('kdacheck run needs torch and triton: pip install "kdacheck[run]"') from None
+    if torch.cuda.is_available():
+        return "cuda"
+    if device == "cuda":
+        raise InputError("--device cuda: no CUDA device is visible")
+    os.environ["TRITON_INTERPRET"] = "1"
+    return "cpu"
+
+
+def _host_memory() -> int | None:
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_AVPHYS_PAGES")
+    except (ValueError, OSError, AttributeError):
+        return None
+
+
+def execute(plan: Plan, device: str, out: IO[str], output_format: str = "full", free_bytes: int | None = None) -> int:
+    """Run the plan's cases; 0 when all pass, 1 when a check fails, 2 when it cannot run."""
+    try:
+        from kdacheck.kernels import harness
+    except ImportError as e:
+        raise InputError(f'kdacheck run needs torch and triton ({e}): pip install "kdacheck[run]"') from None
+    results = []
+    for case in plan.cases:
+        hcase = harness.VerifyCase(**case.fields) if case.kernel == "verify" else harness.GatherCase(**case.fields)
+        needed = harness.bytes_needed(hcase)
+        if device == "cuda" or free_bytes is not None:
+            try:
+                harness.check_memory(hcase, device, free_bytes=free_bytes)
+            except harness.InsufficientMemoryError as e:
+                raise InputError(f"{case.label}: refusing to allocate: {e} Lower --batch.") from None
+        else:
+            host = _host_memory()
+            if host is not None and needed > host * HOST_MEMORY_SHARE:
+                raise InputError(f"{case.label}: needs {needed / 2**30:.2f} GiB but only {host / 2**30:.2f} GiB of host memory is available; lower --batch")
+        run = harness.run_verify if case.kernel == "verify" else harness.run_gather
+        res = run(hcase, device)  # type: ignore[arg-type]
+        results.append((case, res))
+    ok = all(r.passed for _c, r in results)
+    if output_format == "json":
+        json.dump({
+            "schema_version": 1,
+            "source": plan.source,
+            "device": device,
+            "notes": plan.notes,
+            "passed": ok,
+            "cases": [{"label": c.label, **r.to_dict()} for c, r in results],
+        }, out, indent=2)
+        out.write("\n")
+    else:
+        _render(plan, device, results, out)
+    return 0 if ok else 1
+
+
+SHOWN_SHAPES = ("N", "T", "T_alloc", "N_scratch", "HV", "Kd", "Vd", "state_dtype", "tree", "B", "D", "top_k", "plan_capacity", "item_bytes")
+
+
+def _render(plan: Plan, device: str, results: list[tuple[Case, Any]], out: IO[str]) -> None:
+    from rich.console import Console
+    from rich.markup import escape
+    from rich.table import Table
+
+    console = Console(file=out, highlight=False, soft_wrap=True)
+    where = "GPU (CUDA)" if device == "cuda" else "CPU, Triton interpreter (shapes scaled by --batch; wall-clock times)"
+    console.print(f"[bold]kdacheck run[/bold] {escape(plan.source)} on {where}")
+    for note in plan.notes:
+        console.print(f"  [dim]{escape(note)}[/dim]")
+    for case, r in results:
+        table = Table(title=case.label, title_justify="left", show_header=False, box=None, padding=(0, 2))
+        table.add_column("field", style="dim", no_wrap=True)
+        table.add_column("value", overflow="fold")
+        table.add_row("shapes", ", ".join(f"{k}={v}" for k, v in r.shapes.items() if k in SHOWN_SHAPES))
+        table.add_row("bytes moved", f"{r.bytes_moved:,}" if r.time_s is not None else "— (not launched)")
+        table.add_row("time", "—" if r.time_s is None else f"{r.time_s * 1e3:.3f} ms ({r.timing_method})")
+        if r.bandwidth_gbs is not None:
+            table.add_row("bandwidth", f"{r.bandwidth_gbs:,.0f} GB/s")
+        if r.rel_err is not None:
+            table.add_row("max error", f"{r.max_abs_err:.2e} abs, {r.rel_err:.2e} relative")
+        table.add_row("canaries", "intact" if r.canaries_intact else "[red]OVERWRITTEN[/red]")
+        table.add_row("verdict", "[green]pass[/green]" if r.passed else "[bold red]FAIL[/bold red]")
+        if r.error:
+            table.add_row("error", f"[bold red]{escape(r.error)}[/bold red]")
+        for note in r.notes:
+            table.add_row("note", escape(note))
+        console.print(table)
+    for case, r in results:
+        if r.error:
+            console.print(f"[bold red]{escape(case.label)} failed:[/bold red] {escape(r.error)}")
+    passed = sum(1 for _c, r in results if r.passed)
+    console.print(f"{passed} of {len(results)} kernel checks passed.")
+
+
+def run_resolved(cfg: Resolved, output_format: str = "full", device: str = "auto", batch: int | None = None, out: IO[str] | None = None) -> int:
+    """``kdacheck lint --run``: run the kernels on one resolved configuration."""
+    dev = pick_device(device)
+    plan = plan_from_resolved(cfg, batch, None, None, dev == "cpu")
+    return execute(plan, dev, out or sys.stdout, output_format)
