@@ -125,7 +125,7 @@ def radix002(cfg: Resolved) -> Iterator[Hit]:
         spec-verify ring too small: {ring} < 2 * {speculative_num_draft_tokens} (early-flush margin)
     """,
     fix="Use topk 1 and a triton/flashinfer decode backend; set `--linear-replayssm-cache-len` to a power of two ≥ 2·D_max.",
-    example="python -m sglang.launch_server --model-path moonshotai/Kimi-Linear-48B-A3B-Instruct --tp 4 --speculative-algorithm EAGLE --speculative-num-steps 7 --speculative-eagle-topk 1 --speculative-num-draft-tokens 8 --enable-linear-replayssm-spec",
+    example="python -m sglang.launch_server --model-path moonshotai/Kimi-Linear-48B-A3B-Instruct --tp 4 --speculative-algorithm EAGLE --speculative-num-steps 8 --speculative-eagle-topk 1 --speculative-num-draft-tokens 9 --enable-linear-replayssm-spec",
     sources=(
         "0.5.19 `srt/arg_groups/attention_hook.py:383/386/428/435` `handle_linear_attn_backend`; 0.5.23 lines 450/453/495/502",
         "0.5.19 `srt/mem_cache/memory_pool.py:686-697` MambaPool (ring checks, KDA); 0.5.23 lines 822-833",

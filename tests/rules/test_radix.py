@@ -1,0 +1,57 @@
+"""RADIX001, RADIX002, RSSM001."""
+
+from __future__ import annotations
+
+from kdacheck.lint import FileResult, Options, lint_text
+
+QWEN = "python -m sglang.launch_server --model-path Qwen/Qwen3-Next-80B-A3B-Instruct --tp 4 "
+KIMI = "python -m sglang.launch_server --model-path moonshotai/Kimi-Linear-48B-A3B-Instruct --tp 4 "
+NEXTN = "--speculative-algorithm NEXTN --speculative-num-steps 3 --speculative-eagle-topk 1 --speculative-num-draft-tokens 4 "
+
+
+def lint(cmdline: str, version: str = "0.5.23") -> FileResult:
+    r = lint_text(cmdline, "<cmd>", Options(version=version, gpu=None, model=None))
+    assert r.error is None, r.error
+    return r
+
+
+def codes(result: FileResult) -> set[str]:
+    return {f.code for f in result.findings}
+
+
+def test_radix001_track_interval_below_draft_tokens():
+    r = lint(QWEN + NEXTN + "--mamba-track-interval 2")
+    (f,) = [f for f in r.findings if f.code == "RADIX001"]
+    assert "--mamba-track-interval 4" in (f.fix or "")
+    assert r.resolved[0].v("mamba_radix_cache_strategy") == "extra_buffer"
+    assert "RADIX001" not in codes(lint(QWEN + NEXTN + "--mamba-track-interval 4"))
+    assert "RADIX001" not in codes(lint(QWEN + NEXTN + "--mamba-track-interval 2 --disable-radix-cache"))
+
+
+def test_radix001_page_multiple():
+    assert "RADIX001" in codes(lint(QWEN + NEXTN + "--page-size 64 --mamba-track-interval 100"))
+    assert "RADIX001" not in codes(lint(QWEN + NEXTN + "--page-size 64 --mamba-track-interval 128"))
+
+
+def test_radix002_no_buffer_needs_overlap_off():
+    assert "RADIX002" in codes(lint(QWEN + "--mamba-radix-cache-strategy no_buffer"))
+    assert "RADIX002" not in codes(lint(QWEN + "--mamba-radix-cache-strategy no_buffer --disable-overlap-schedule"))
+
+
+def test_radix002_auto_no_buffer_with_pages():
+    # a non-triton linear backend makes auto pick no_buffer, which refuses page size 64
+    r = lint(QWEN + "--linear-attn-backend flashinfer --page-size 64")
+    assert r.resolved[0].v("mamba_radix_cache_strategy") == "no_buffer"
+    assert "RADIX002" in codes(r)
+    assert "RADIX002" not in codes(lint(QWEN + "--page-size 64"))
+
+
+def test_rssm001_ring_and_topk():
+    r = lint(KIMI + "--speculative-algorithm EAGLE --speculative-num-steps 8 --speculative-eagle-topk 1 --speculative-num-draft-tokens 9 --enable-linear-replayssm-spec")
+    (f,) = [f for f in r.findings if f.code == "RSSM001"]
+    assert "16 < 2 * 9" in f.message and "--linear-replayssm-cache-len 32" in (f.fix or "")
+    ok = lint(KIMI + "--speculative-algorithm EAGLE --speculative-num-steps 8 --speculative-eagle-topk 1 --speculative-num-draft-tokens 9 --enable-linear-replayssm-spec --linear-replayssm-cache-len 32")
+    assert "RSSM001" not in codes(ok)
+    tree = lint(KIMI + "--speculative-algorithm EAGLE --speculative-num-steps 3 --speculative-eagle-topk 2 --speculative-num-draft-tokens 6 --enable-linear-replayssm-spec")
+    assert any("linear draft chain" in f.message for f in tree.findings if f.code == "RSSM001")
+    assert "RSSM001" not in codes(lint(KIMI + NEXTN))
