@@ -1,0 +1,133 @@
+"""``kdacheck run`` on the CPU (Triton's interpreter): verdicts, SGLang's messages, refusals."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+os.environ.setdefault("TRITON_INTERPRET", "1")
+
+from typer.testing import CliRunner  # noqa: E402
+
+from kdacheck import runner  # noqa: E402
+from kdacheck.cli import app  # noqa: E402
+from kdacheck.findings import InputError  # noqa: E402
+
+cli = CliRunner()
+
+KDA002_ARGS = """\
+model-path: moonshotai/Kimi-Linear-48B-A3B-Instruct
+tp-size: 8
+dp-size: 2
+enable-dp-attention: true
+linear-attn-verify-backend: flashinfer
+mamba-ssm-dtype: bfloat16
+max-running-requests: 90
+speculative-algorithm: EAGLE
+speculative-num-steps: 3
+speculative-eagle-topk: 1
+speculative-num-draft-tokens: 4
+"""
+
+HISPARSE_ARGS = """\
+model-path: deepseek-ai/DeepSeek-V3.2
+tp-size: 8
+enable-hisparse: true
+disable-radix-cache: true
+speculative-algorithm: EAGLE
+speculative-num-steps: 3
+speculative-eagle-topk: 1
+speculative-num-draft-tokens: 4
+"""
+
+
+def run(*args: str):  # type: ignore[no-untyped-def]
+    return cli.invoke(app, ["run", "--device", "cpu", *args], env={"NO_COLOR": "1", "COLUMNS": "200"})
+
+
+def run_json(*args: str) -> tuple[int, dict]:  # type: ignore[type-arg]
+    r = run(*args, "--output-format", "json")
+    return r.exit_code, json.loads(r.stdout)
+
+
+def test_chain_steps3_topk1_passes_both_kernels() -> None:
+    code, doc = run_json("--steps", "3", "--topk", "1")
+    assert code == 0, doc
+    assert doc["passed"] is True
+    kernels = [c["kernel"] for c in doc["cases"]]
+    assert kernels == ["kda_verify", "hisparse_spec_gather"]
+    verify = doc["cases"][0]
+    assert verify["shapes"]["T"] == 4 and verify["shapes"]["T_alloc"] == 4
+    assert verify["canaries_intact"] and verify["rel_err"] < 1e-2
+    assert verify["timing_method"] == "wall clock (interpreter)"
+
+
+def test_tree_steps4_topk8_passes() -> None:
+    code, doc = run_json("--steps", "4", "--topk", "8")
+    assert code == 0, doc
+    verify = doc["cases"][0]
+    assert verify["shapes"]["tree"] is True and verify["shapes"]["T"] == 33
+
+
+def test_buffer_steps_reproduces_kda001() -> None:
+    r = run("--steps", "4", "--topk", "1", "--buffer-steps", "3")
+    assert r.exit_code == 1
+    assert "KDA verify needs 5 scratch steps, but intermediate_ssm only has 3." in r.stdout
+
+
+def test_args_flashinfer_row_map_is_refused(tmp_path: Path) -> None:
+    f = tmp_path / "kda002.yaml"
+    f.write_text(KDA002_ARGS)
+    r = run("--args", str(f), "--gpu", "b200")
+    assert r.exit_code == 1, r.stdout
+    assert (
+        "FlashInfer KDA verify requires an identity intermediate row-map "
+        "(verify_intermediate_state_indices must be arange)." in r.stdout
+    )
+
+
+def test_args_fused_accept_passes(tmp_path: Path) -> None:
+    f = tmp_path / "fused.yaml"
+    f.write_text(KDA002_ARGS + "disable-radix-cache: true\n")
+    code, doc = run_json("--args", str(f), "--gpu", "b200")
+    assert code == 0, doc
+
+
+def test_args_hisparse_plan_capacity(tmp_path: Path) -> None:
+    f = tmp_path / "hisparse.yaml"
+    f.write_text(HISPARSE_ARGS)
+    r = run("--args", str(f), "--plan-capacity", "2048")
+    assert r.exit_code == 1, r.stdout
+    assert "speculative miss_src/miss_dst must have shape [batch, >= steps * top_k] (capacity 8192)." in r.stdout
+
+
+@pytest.mark.parametrize(
+    "args",
+    [["--steps", "0"], ["--topk", "1000"], ["--batch", "100000"], ["--draft-tokens", "-1"], ["--args", "/nonexistent.yaml"]],
+)
+def test_absurd_or_missing_input_exit_2(args: list[str]) -> None:
+    r = run(*args)
+    assert r.exit_code == 2, r.output
+    assert "Traceback" not in r.output
+
+
+def test_memory_check_refuses_before_allocating() -> None:
+    plan = runner.plan_from_options(4, 1, None, 48, None, 1, None, None, on_cpu=False)
+    with pytest.raises(InputError, match="refusing to allocate"):
+        runner.execute(plan, "cpu", io.StringIO(), free_bytes=64 * 2**20)
+
+
+def test_default_tree_width_fits_sglang_capacity() -> None:
+    for s in range(1, 8):
+        for k in range(1, 9):
+            d = runner.default_draft_tokens(s, k)
+            assert d - 1 <= k + (s - 1) * k * k
+
+
+def test_row_map_like_sglang() -> None:
+    assert runner.sglang_row_map(45, 48, 48)[-4:] == [44, 45, 45, 45]
+    assert runner.sglang_row_map(48, 48, 48) == list(range(48))
