@@ -118,3 +118,24 @@ def test_standalone_autochoose_is_314_even_for_llama():
 def test_ngram_keeps_given_steps():
     cfg = lint(QWEN + "--speculative-algorithm NGRAM --speculative-num-steps 2").resolved[0]
     assert cfg.v("steps") == 2 and cfg.v("topk") == 10 and cfg.v("draft_tokens") == 12
+
+
+_EXAMPLES = [
+    ("SPEC003", "tree-capacity", None), ("SPEC004", "page-tree-backend", None), ("SPEC005", "trtllm-mha-topk", None),
+    ("SPEC006", "ngram-paged", None), ("SPEC007", "adaptive-steps", None), ("SPEC009", "dspark-window", None),
+    ("SPEC010", "zero-steps", None), ("SPEC012", "steps-without-topk", None), ("SPEC013", "tree-without-draft-tokens", None),
+    ("KDA002", "dp-attention-row-map", "b200"), ("KDA003", "ngram-flashinfer-verify", "b200"), ("KDA004", "sm100-ssm-dtype", "b200"),
+    ("KDA005", "hopper-flashinfer", "h200"), ("KDA007", "tp3", None), ("RADIX001", "track-interval", None),
+    ("RADIX002", "no-buffer-overlap", None), ("RSSM001", "replayssm-ring", None),
+]
+
+
+def test_examples_trigger_and_clean_twins_pass():
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2] / "examples"
+    for code, short, g in _EXAMPLES:
+        for path, want in ((root / "errors" / f"{code}-{short}.sh", True), (root / "clean" / f"{short}.sh", False)):
+            r = lint_text(path.read_text(), str(path), Options(version="0.5.23", gpu=gpu(g) if g else None))
+            errors = {f.code for f in r.findings if f.severity.name == "ERROR"}
+            assert (code in errors) if want else not errors, (path, errors)

@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# Clean twin of errors/RADIX001-track-interval.sh. extra_buffer prefix cache (auto: overlap schedule on, triton backend) with --mamba-track-interval 2 < 4 draft tokens: bare AssertionError. Clean twin: interval 256 (default).
+set -euo pipefail
+python3 -m sglang.launch_server --model-path Qwen/Qwen3-Next-80B-A3B-Instruct \
+  --tp-size 4 \
+  --speculative-algorithm NEXTN \
+  --speculative-num-steps 3 \
+  --speculative-eagle-topk 1 \
+  --speculative-num-draft-tokens 4 \
+  --mamba-track-interval 256

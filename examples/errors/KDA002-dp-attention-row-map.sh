@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# KDA002: The case: tp 8, dp 2 with DP attention, 90 requests = 45 per worker, padded to 48 (three rows all indexed 45); FlashInfer KDA verify without fused accept raises 'FlashInfer KDA verify requires an identity intermediate row-map'. Check with --gpu b200. Clean twin: --max-running-requests 94 (47 per worker: one harmless padding row).
+set -euo pipefail
+python3 -m sglang.launch_server --model-path moonshotai/Kimi-Linear-48B-A3B-Instruct \
+  --trust-remote-code \
+  --speculative-algorithm EAGLE \
+  --speculative-num-steps 3 \
+  --speculative-eagle-topk 1 \
+  --speculative-num-draft-tokens 4 \
+  --tp 8 \
+  --dp 2 \
+  --enable-dp-attention \
+  --linear-attn-verify-backend flashinfer \
+  --mamba-ssm-dtype bfloat16 \
+  --max-running-requests 90

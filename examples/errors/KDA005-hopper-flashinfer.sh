@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# KDA005: FlashInfer KDA kernels need SM100+; on an H200 SGLang raises at backend init. Check with --gpu h200. Clean twin: Triton verify (the Kimi-Linear default).
+set -euo pipefail
+python3 -m sglang.launch_server --model-path moonshotai/Kimi-Linear-48B-A3B-Instruct \
+  --tp-size 4 \
+  --trust-remote-code \
+  --speculative-algorithm EAGLE \
+  --speculative-num-steps 3 \
+  --speculative-eagle-topk 1 \
+  --speculative-num-draft-tokens 4 \
+  --linear-attn-verify-backend flashinfer \
+  --mamba-ssm-dtype bfloat16

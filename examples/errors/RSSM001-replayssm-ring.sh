@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# RSSM001: ReplaySSM-spec ring of 16 steps for D = 9 (needs ≥ 2·9): ValueError when the KDA pool is built. Clean twin: ring 32.
+set -euo pipefail
+python3 -m sglang.launch_server --model-path moonshotai/Kimi-Linear-48B-A3B-Instruct \
+  --tp-size 4 \
+  --trust-remote-code \
+  --speculative-algorithm EAGLE \
+  --speculative-num-steps 8 \
+  --speculative-eagle-topk 1 \
+  --speculative-num-draft-tokens 9 \
+  --enable-linear-replayssm-spec

@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# SPEC010: NEXTN with 0 steps and 1 draft token: counts must be positive. Clean twin: 1/1/2.
+set -euo pipefail
+python3 -m sglang.launch_server --model-path Qwen/Qwen3-Next-80B-A3B-Instruct \
+  --tp-size 4 \
+  --speculative-algorithm NEXTN \
+  --speculative-num-steps 0 \
+  --speculative-eagle-topk 1 \
+  --speculative-num-draft-tokens 1

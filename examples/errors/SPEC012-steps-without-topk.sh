@@ -1,0 +1,7 @@
+#!/usr/bin/env bash
+# SPEC012: Steps given, topk not: SGLang 0.5.23 stops with TypeError: '>' not supported between instances of 'NoneType' and 'int'. Clean twin: SGLang's documented 3/1/4.
+set -euo pipefail
+python3 -m sglang.launch_server --model-path Qwen/Qwen3-Next-80B-A3B-Instruct \
+  --tp-size 4 \
+  --speculative-algorithm NEXTN \
+  --speculative-num-steps 3
