@@ -399,15 +399,15 @@ def _check_gather_inputs(
     ds = device_slot.to("cpu", torch.int64)
     bad = (live & ((ds < -1) | (ds >= n_dev))).nonzero()
     if bad.numel():
-        b, t = (int(x) for x in bad[0])
+        row, col = (int(x) for x in bad[0])
         raise ValueError(
-            f"device_slot[{b}, {t}] = {int(ds[b, t])} is outside [0, {n_dev}) and not -1."
+            f"device_slot[{row}, {col}] = {int(ds[row, col])} is outside [0, {n_dev}) and not -1."
         )
     hl = host_loc.to("cpu", torch.int64)
     bad = (live & (ds < 0) & ((hl < 0) | (hl >= n_host))).nonzero()
     if bad.numel():
-        b, t = (int(x) for x in bad[0])
-        raise ValueError(f"host_loc[{b}, {t}] = {int(hl[b, t])} is outside [0, {n_host}).")
+        row, col = (int(x) for x in bad[0])
+        raise ValueError(f"host_loc[{row}, {col}] = {int(hl[row, col])} is outside [0, {n_host}).")
     fs = free_slots.to("cpu", torch.int64)[:, :n_sel]
     bad = ((fs < 0) | (fs >= n_dev)).nonzero()
     if bad.numel():

@@ -305,8 +305,10 @@ def validate_verify_inputs(
                 steps = torch.arange(1, T, dtype=torch.int64)[None, :]
                 bad = ((par[:, 1:] < 0) | (par[:, 1:] >= steps)).nonzero()
                 if bad.numel():
-                    n, t = int(bad[0, 0]), int(bad[0, 1]) + 1
-                    raise ValueError(f"parents[{n}, {t}] = {int(par[n, t])} must be in [0, {t}).")
+                    n, step = int(bad[0, 0]), int(bad[0, 1]) + 1
+                    raise ValueError(
+                        f"parents[{n}, {step}] = {int(par[n, step])} must be in [0, {step})."
+                    )
     return {"N": N, "T": T, "H": H, "HV": HV, "Kd": Kd, "Vd": Vd, "P": P,
             "N_scratch": N_scratch, "T_alloc": T_alloc}  # fmt: skip
 

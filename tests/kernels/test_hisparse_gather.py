@@ -300,14 +300,22 @@ def _mut(attr: str, b: int, i: int, value: int):  # type: ignore[no-untyped-def]
     return f
 
 
+def _replace(attr: str, fn):  # type: ignore[no-untyped-def]
+    def f(s: Setup) -> Setup:
+        setattr(s, attr, fn(getattr(s, attr)))
+        return s
+
+    return f
+
+
 INDEX_BAD = [
     ("device_slot >= n_dev", _mut("dslot", 0, 0, 10**6), "device_slot"),
     ("host_loc out of range", lambda s: (s.dslot.fill_(-1), _mut("hloc", 1, 0, -5)(s))[1], "host_loc"),
     ("free slot out of range", _mut("free", 0, 1, 10**6), "free_slots"),
     ("free slots repeated", lambda s: _mut("free", 1, 0, int(s.free[0, 0]))(s), "distinct"),
     ("seq_len > max_seq", lambda s: (s.seq.__setitem__(0, 17), s)[1], "seq_lens"),
-    ("free_slots too narrow", lambda s: (setattr(s, "free", s.free[:, :3].contiguous()), s)[1], "free_slots"),
-    ("tokens int64", lambda s: (setattr(s, "toks", s.toks.long()), s)[1], "int32"),
+    ("free_slots too narrow", _replace("free", lambda t: t[:, :3].contiguous()), "free_slots"),
+    ("tokens int64", _replace("toks", lambda t: t.long()), "int32"),
 ]  # fmt: skip
 
 
