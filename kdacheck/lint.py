@@ -131,6 +131,7 @@ def lint_command(cmd: LaunchCommand, opts: Options, model_cache: dict[tuple[str 
         if model_cache is not None:
             model_cache[key] = (model, note)
     cfg = resolve(parsed, cmd, model, note, opts.gpu)
+    cfg.settings["mem005_share"] = opts.mem005_share
     return cfg, rulemod.check(cfg, opts.rules)
 
 

@@ -69,6 +69,7 @@ class Resolved:
     gpu: GPU | None
     vals: dict[str, Val] = field(default_factory=dict)
     events: list[str] = field(default_factory=list)  # what SGLang would do silently
+    settings: dict[str, Any] = field(default_factory=dict)  # kdacheck options rules read (e.g. mem005_share)
 
     def __getitem__(self, name: str) -> Val:
         return self.vals[name]
@@ -418,6 +419,73 @@ class _Resolver:
         self.set("intermediate_conv_window_bytes", cbytes, f"{cbytes / 2**30:.3f} GiB per rank")
         state = L * (hv * m.linear_v_dim * m.linear_k_dim * DTYPE_BYTES.get(ssm_dtype, 4) + (m.conv_kernel - 1) * conv_ch * 2)
         self.set("per_request_state_bytes", state, "one request's SSM + conv state, all layers, per rank")
+        self.memory_solve()
+
+    def memory_solve(self) -> None:
+        """SGLang's hybrid-state memory solve (``kdacheck.memory``), when a GPU profile is given."""
+        from kdacheck import memory
+
+        m, gpu = self.r.model, self.r.gpu
+        mfs_val = self.flag("mem_fraction_static")
+        ratio_val = self.flag("mamba_full_memory_ratio")
+        mmcs = self.flag("max_mamba_cache_size").value
+        if m is None or gpu is None:
+            return
+        tp = int(self.r.v("tp_size") or 1)
+        pp = max(1, int(self.r.v("pp_size") or 1))
+        adp = int(self.r.v("attn_dp_size") or 1)
+        if mfs_val.value is None:
+            mfs, why = memory.default_mem_fraction_static(
+                gpu.memory_mib, tp, pp, self.user("chunked_prefill_size"), self.user("cuda_graph_max_bs_decode"),
+                self.user("max_running_requests"), adp if self.r.v("dp_attention") else 1,
+            )
+            self.set("mem_fraction_static", mfs, why, "assumed")
+        mfs = float(self.r.v("mem_fraction_static"))
+        if m.params <= 0:
+            return
+        wbytes = int(m.params * m.weight_bytes_per_param / (tp * pp))
+        self.set("weight_bytes_per_rank", wbytes,
+                 f"assumed: {m.params / 1e9:g} B parameters × {m.weight_bytes_per_param:g} bytes / (tp {tp} × pp {pp}) "
+                 f"= {wbytes / 2**30:.2f} GiB (draft weights not counted)", "assumed")
+        full_ratio = ratio_val.value if ratio_val.value is not None else memory.FULL_MEMORY_RATIO_DEFAULT
+        if ratio_val.value is None:
+            self.set("mamba_full_memory_ratio", full_ratio, f"SGLang default {full_ratio}")
+        disable_radix = bool(self.r.v("disable_radix_cache"))
+        overlap = not self.r.v("disable_overlap_schedule")
+        strategy = self.r.v("mamba_radix_cache_strategy")
+        if disable_radix:
+            strategy = "none"
+        elif strategy in (None, "auto"):
+            strategy, why = memory.radix_strategy(None, disable_radix, overlap, int(self.r.v("page_size") or 1),
+                                                  m.architecture, self.r.v("linear_attn_backend"))
+            self.set("mamba_radix_cache_strategy", strategy, why)
+        ratio, rwhy = memory.mamba_ratio(disable_radix, str(strategy), overlap)
+        self.set("mamba_ratio", ratio, f"state slots per request: {rwhy}")
+        D = self.r.v("draft_tokens")
+        reserves = bool(self.r.v("spec_on")) and bool(self.r.v("scratch_allocated"))
+        res = memory.solve(memory.MemInputs(
+            gpu.memory_bytes, mfs, wbytes, int(self.r.v("per_request_state_bytes")), D, reserves,
+            self.r.v("max_running_requests"), adp, ratio, float(full_ratio), mmcs, disable_radix,
+            self.r.at_least("0.5.23"),
+        ))
+        self.set("mem_rest_gib", round(res.rest_gib, 2),
+                 f"{gpu.name.upper()} {gpu.memory_mib} MiB × mem_fraction_static {mfs} − weights per rank (assumed: all memory free before the weights load)",
+                 "assumed")
+        branch_why = {
+            "max_mamba_cache_size": f"--max-mamba-cache-size {mmcs} // attention DP {adp}",
+            "disable_radix_cache": f"--disable-radix-cache: max running requests {self.r.v('max_running_requests')} // attention DP {adp}",
+            "auto-fit": f"auto-fit: ⌊(budget − per_req·(1 + D)) / (per_req·(1 + D/{ratio}))⌋, budget = rest × {full_ratio}/(1 + {full_ratio}) = {res.budget_gib or 0:.2f} GiB",
+        }[res.branch]
+        self.set("max_mamba_cache_size", res.max_mamba_cache_size, branch_why)
+        if reserves:
+            self.set("spec_reserve_bytes", res.reserve_bytes,
+                     f"per_req × (R + 1) × D {D} = {res.reserve_bytes / 2**30:.3f} GiB reserved for the intermediates")
+        if res.R is not None and res.failure is None:
+            self.set("R_after_solve", res.R,
+                     f"min(requested {res.requested_R}, max_mamba_cache_size {res.max_mamba_cache_size} // ratio {ratio})"
+                     if res.branch != "disable_radix_cache" else "max_mamba_cache_size (= R)")
+        self.set("mem_kv_rest_gib", round(res.rest_after_gib, 2), "left for the KV cache after the state pool and the reservation")
+        self.set("mem_solve", res, f"memory solve ({res.branch})")
 
     def row_map(self) -> None:
         R = self.r.v("R")
@@ -505,30 +573,60 @@ class _Resolver:
         on = bool(self.flag("enable_hisparse").value)
         if not on:
             return
+        self.hisparse_launch()
         conf = _json_obj(self.r.v("hisparse_config", None) or self.user("hisparse_config"))
         m = self.r.model
-        if m is not None and m.index_topk:
-            self.set("hisparse_top_k", m.index_topk, f"the model's index_topk ({m.source})", "model")
-        elif isinstance(conf.get("top_k"), int):
-            self.set("hisparse_top_k", conf["top_k"], "--hisparse-config top_k", "user", self.r.place("hisparse_config"))
+        at = self.r.place("hisparse_config")
+        # srt/mem_cache/sparsity/factory.py `_parse_sparse_config` (identical 0.5.19–0.5.23):
+        # top_k 2048, device_buffer_size 2·top_k, host_to_device_ratio 2, swap_in_block_size 960.
+        if "top_k" in conf:
+            self.set("hisparse_config_top_k", conf["top_k"], "--hisparse-config top_k", "user", at)
         else:
-            self.set("hisparse_top_k", 2048, "hisparse_config default top_k")
-        for key, default in (("device_buffer_size", 4096), ("swap_in_block_size", 64)):
-            if isinstance(conf.get(key), int):
-                self.set(f"hisparse_{key}", conf[key], f"--hisparse-config {key}", "user", self.r.place("hisparse_config"))
-            else:
-                self.set(f"hisparse_{key}", default, f"hisparse_config default {key} (assumed)", "assumed")
+            self.set("hisparse_config_top_k", 2048, "hisparse_config default top_k 2048")
+        cfg_top_k = self.r.v("hisparse_config_top_k")
+        if m is not None and m.index_topk:
+            self.set("hisparse_top_k", m.index_topk, f"the model's index_topk ({m.source}); it wins over hisparse_config top_k", "model")
+        elif m is not None:
+            self.set("hisparse_top_k", cfg_top_k, "hisparse_config top_k (the model config has no index_topk)")
+        else:
+            self.set("hisparse_top_k", cfg_top_k, "hisparse_config top_k (assumed: the model's index_topk, unknown here, would win)", "assumed")
+        if "device_buffer_size" in conf:
+            self.set("hisparse_device_buffer_size", conf["device_buffer_size"], "--hisparse-config device_buffer_size", "user", at)
+        else:
+            dbs = 2 * cfg_top_k if isinstance(cfg_top_k, int) else 4096
+            self.set("hisparse_device_buffer_size", dbs, f"hisparse_config default 2 × top_k {cfg_top_k}")
+        if "swap_in_block_size" in conf:
+            self.set("hisparse_swap_in_block_size", conf["swap_in_block_size"], "--hisparse-config swap_in_block_size", "user", at)
+        else:
+            self.set("hisparse_swap_in_block_size", 960, "hisparse_config default 960")
         D = self.r.v("draft_tokens")
         top_k = self.r.v("hisparse_top_k")
-        if self.r.v("spec_on") and D is not None:
+        if self.r.v("spec_on") and D is not None and isinstance(top_k, int):
             if self.r.at_least("0.5.22"):
                 cap = top_k * max(1, D)
-                why = f"top_k {top_k} × max(1, D {D}) (SGLang ≥ 0.5.22 coordinator)"
+                why = f"top_k {top_k} × max(1, D {D}) (SGLang ≥ 0.5.22 coordinator, miss_plan_capacity)"
             else:
                 cap = top_k
                 why = f"top_k {top_k}: single-step plan (SGLang < 0.5.22 never calls the speculative kernel)"
             self.set("plan_capacity", cap, why)
-            self.set("plan_bytes", cap * (8 + 4), "miss_src int64 + miss_dst int32, per request")
+            self.set("plan_bytes", cap * (8 + 4) + 4, "miss_src int64 + miss_dst int32 per column + miss_count int32, per request slot")
+
+    def hisparse_launch(self) -> None:
+        """The launch flags ``validate_hisparse`` reads (``srt/arg_groups/hisparse_hook.py``)."""
+        kv = self.flag("kv_cache_dtype")
+        self.flag("dsa_decode_backend")
+        self.flag("dsa_prefill_backend")
+        self.flag("enable_mixed_chunk")
+        m, gpu = self.r.model, self.r.gpu
+        dtype = "bfloat16" if kv.value == "bf16" else kv.value
+        if dtype in (None, "auto") and m is not None and m.family == "dsa":
+            if gpu is not None:
+                dtype = "fp8_e4m3" if gpu.sm >= 100 else "bfloat16"
+                self.set("dsa_kv_cache_dtype", dtype, f"auto on SM{gpu.sm} for a DSA model ⇒ {dtype} (`_dsa_kv_cache_dtype_default`)")
+            else:
+                self.set("dsa_kv_cache_dtype", "auto", "auto: fp8_e4m3 on SM100+, else bfloat16 (needs --gpu to tell)")
+            return
+        self.set("dsa_kv_cache_dtype", dtype, kv.why, kv.origin, kv.loc)
 
     def run(self) -> Resolved:
         self.flag("speculative_adaptive_config")

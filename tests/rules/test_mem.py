@@ -1,0 +1,121 @@
+"""MEM002–MEM005: the hybrid-state memory solve (MEM001 too, for the worked figure)."""
+
+from __future__ import annotations
+
+import kdacheck.gpus
+from kdacheck.findings import Severity
+from kdacheck.lint import FileResult, Options, lint_text
+
+KIMI = "python -m sglang.launch_server --model-path moonshotai/Kimi-Linear-48B-A3B-Instruct --trust-remote-code "
+EAGLE = "--speculative-algorithm EAGLE --speculative-num-steps 3 --speculative-eagle-topk 1 --speculative-num-draft-tokens 4 "
+
+
+def lint(cmdline: str, version: str = "0.5.23", gpu: str | None = None, share: float | None = None) -> FileResult:
+    opts = Options(version=version, gpu=kdacheck.gpus.gpu(gpu) if gpu else None)
+    if share is not None:
+        opts.mem005_share = share
+    result = lint_text(cmdline, "<cmd>", opts)
+    assert result.error is None, result.error
+    return result
+
+
+def codes(result: FileResult, severity: Severity | None = None) -> list[str]:
+    return [f.code for f in result.findings if severity is None or f.severity == severity]
+
+
+def finding(result: FileResult, code: str):
+    found = [f for f in result.findings if f.code == code]
+    assert found, f"no {code} in {codes(result)}"
+    return found[0]
+
+
+def test_worked_figure_and_clean_solve_on_h200() -> None:
+    r = lint(KIMI + "--tp-size 4 " + EAGLE, gpu="h200")
+    cfg = r.resolved[0]
+    assert cfg.v("intermediate_ssm_bytes") == 2_055_208_960
+    assert cfg.v("R") == 48 and cfg.v("R_after_solve") == 48
+    assert cfg.v("mamba_ratio") == 5  # extra_buffer with the overlap schedule: 3 + 2
+    assert cfg.v("mem_fraction_static") == 0.9
+    assert cfg.v("weight_bytes_per_rank") == 24_000_000_000
+    for code in ("MEM002", "MEM003", "MEM004", "MEM005"):
+        assert code not in codes(r)
+    assert "2,055,208,960" in finding(r, "MEM001").message
+
+
+def test_mem002_weights_do_not_fit_on_l40s_tp1() -> None:
+    r = lint(KIMI + "--tp-size 1 " + EAGLE, gpu="l40s")
+    f = finding(r, "MEM002")
+    assert f.severity == Severity.ERROR
+    assert f.message.startswith("Not enough GPU memory for hybrid (mamba/linear-attention) state cache. Computed max_mamba_cache_size=")
+    assert "assumes" in f.message  # the message says what it rests on
+    assert f.fix is not None and "--tp-size 4" in f.fix
+
+
+def test_mem002_reservation_eats_the_rest_with_disable_radix_cache() -> None:
+    r = lint(KIMI + "--tp-size 4 --disable-radix-cache --max-running-requests 4096 " + EAGLE, gpu="l40s")
+    f = finding(r, "MEM002")
+    assert "Loaded weights leave no GPU memory for the KV cache" in f.message
+    assert f.fix is not None and "--max-running-requests" in f.fix
+    # the fix it names really solves
+    n = int(f.fix.split("--max-running-requests ")[1].split()[0])
+    ok = lint(KIMI + f"--tp-size 4 --disable-radix-cache --max-running-requests {n} " + EAGLE, gpu="l40s")
+    assert "MEM002" not in codes(ok)
+
+
+def test_mem002_near_miss_tp4_on_l40s_and_unchecked_without_gpu() -> None:
+    assert "MEM002" not in codes(lint(KIMI + "--tp-size 4 " + EAGLE, gpu="l40s"))
+    r = lint(KIMI + "--tp-size 4 " + EAGLE)
+    f = finding(r, "MEM002")
+    assert f.severity == Severity.INFO and "needs --gpu" in f.message
+
+
+def test_mem003_cap_and_kda002_recheck() -> None:
+    r = lint(KIMI + "--tp-size 4 --max-running-requests 512 " + EAGLE, gpu="l40s")
+    f = finding(r, "MEM003")
+    assert f.severity == Severity.WARNING
+    cfg = r.resolved[0]
+    capped = cfg.v("R_after_solve")
+    assert capped < 512
+    assert f"from 512 to {capped}" in f.message
+    assert f"Row map with the capped R {capped}: length P = {capped}" in f.message
+    assert "KDA002 does not apply here" in f.message  # Kimi's default verify is nv_cutedsl
+    assert f.fix is not None and f"--max-running-requests {capped}" in f.fix
+
+
+def test_mem003_recheck_with_flashinfer_verify_and_dp_attention() -> None:
+    r = lint(KIMI + "--tp-size 4 --dp-size 2 --enable-dp-attention --max-running-requests 2048 "
+             "--linear-attn-verify-backend flashinfer " + EAGLE, gpu="l40s")
+    f = finding(r, "MEM003")
+    assert "KDA002 applies" in f.message
+
+
+def test_mem003_near_miss() -> None:
+    # the requested 48 fits; --disable-radix-cache never caps
+    assert "MEM003" not in codes(lint(KIMI + "--tp-size 4 " + EAGLE, gpu="l40s"))
+    assert "MEM003" not in codes(lint(KIMI + "--tp-size 4 --disable-radix-cache --max-running-requests 256 " + EAGLE, gpu="l40s"))
+
+
+def test_mem004_adaptive_undercount() -> None:
+    r = lint(KIMI + "--tp-size 4 --speculative-algorithm EAGLE --speculative-adaptive", gpu="h200")
+    f = finding(r, "MEM004")
+    cfg = r.resolved[0]
+    assert cfg.v("draft_tokens") == 4 and cfg.v("d_max") == 8
+    per_req = cfg.v("per_request_state_bytes")
+    assert f"{per_req * 49 * 4:,} bytes" in f.message
+    assert "MEM004" not in codes(lint(KIMI + "--tp-size 4 " + EAGLE, gpu="h200"))
+
+
+def test_mem005_threshold_default_and_configured() -> None:
+    cmd = KIMI + "--tp-size 4 --disable-radix-cache --max-running-requests 512 " + EAGLE
+    f = finding(lint(cmd, gpu="h200"), "MEM005")  # 14.8% of an H200
+    assert "above the 10% threshold" in f.message
+    assert f.fix is not None and "--max-running-requests 346" in f.fix
+    assert "MEM005" not in codes(lint(cmd, gpu="h200", share=0.20))
+    f = finding(lint(KIMI + "--tp-size 4 " + EAGLE, gpu="h200", share=0.01), "MEM005")  # 1.4% > 1%
+    assert "above the 1% threshold" in f.message
+    assert "MEM005" not in codes(lint(KIMI + "--tp-size 4 " + EAGLE, gpu="h200"))
+
+
+def test_mem_rules_quiet_for_non_hybrid_models() -> None:
+    r = lint("python -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3.2 --tp-size 8 " + EAGLE, gpu="h200")
+    assert not [c for c in codes(r) if c.startswith("MEM")]
