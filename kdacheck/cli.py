@@ -96,6 +96,7 @@ def lint(
 
     if not paths and cmd is None:
         raise fail("nothing to lint: give paths, - for standard input, or --cmd")
+    confmod.reset()
     cli = confmod.Overrides(
         select=tuple(_split(select) or ()) or None, ignore=tuple(_split(ignore) or ()),
         extend_select=tuple(_split(extend_select) or ()), gpu=gpu, sglang_version=sglang_version, model=model,

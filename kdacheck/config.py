@@ -287,3 +287,10 @@ def exclude_patterns(settings: list[Settings]) -> list[Pattern]:
             if p is not None:
                 out.append(p)
     return out
+
+
+def reset() -> None:
+    """Forget cached lookups (each ``kdacheck lint`` starts afresh: files may have changed)."""
+    find.cache_clear()
+    load.cache_clear()
+    options.cache_clear()

@@ -266,12 +266,12 @@ def _flag_names() -> tuple[frozenset[str], frozenset[str]]:
 
 def plausible_config_keys(keys: list[str]) -> bool:
     """A mapping is plausibly an SGLang ``--config`` when a key is a multi-word SGLang flag
-    (``model-path``, ``tp_size``), or when at least half its keys are one-word flags
+    (``model-path``, ``tp_size``), or when more than half its keys (two or more) are one-word flags
     (``model``, ``port``, ``host`` alone are too common elsewhere)."""
     multi, single = _flag_names()
     if any(k in multi for k in keys):
         return True
-    return bool(keys) and 2 * sum(k in single for k in keys) >= len(keys) and len(keys) >= 2
+    return len(keys) >= 2 and 2 * sum(k in single for k in keys) > len(keys)
 
 
 _TOP_KEY = re.compile(r"^([A-Za-z0-9_-]+)\s*:", re.M)

@@ -1,0 +1,164 @@
+"""Finding the files to lint: folders, globs, .gitignore, relevance; suppression comments."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from kdacheck import discover
+from kdacheck.discover import Candidate, compile_pattern, ignored
+from kdacheck.flags import NEWEST
+from kdacheck.lint import Options, lint_text
+
+CI = Path(__file__).resolve().parent / "data" / "ci"
+
+
+@pytest.mark.parametrize(
+    ("pattern", "path", "is_dir", "expected"),
+    [
+        ("*.yaml", "a/b/c.yaml", False, True),
+        ("/c.yaml", "a/c.yaml", False, False),
+        ("/c.yaml", "c.yaml", False, True),
+        ("build/", "x/build", True, True),
+        ("build/", "x/build", False, False),  # dir/ matches folders only
+        ("a/**/z.sh", "a/q/r/z.sh", False, True),
+        ("a/**/z.sh", "a/z.sh", False, True),
+        ("**/foo", "x/y/foo", False, True),
+        ("doc/*.txt", "doc/x/y.txt", False, False),  # * does not cross /
+        ("f[0-9].sh", "f3.sh", False, True),
+        ("f[!0-9].sh", "f3.sh", False, False),
+        ("\\#literal", "#literal", False, True),
+        ("# comment", "# comment", False, False),
+    ],
+)
+def test_gitignore_patterns(pattern: str, path: str, is_dir: bool, expected: bool) -> None:
+    p = compile_pattern(pattern, "/r")
+    assert ignored("/r/" + path, is_dir, [p] if p else []) is expected
+
+
+def test_negation_last_match_wins() -> None:
+    pats = [p for p in (compile_pattern("*.yaml", "/r"), compile_pattern("!keep.yaml", "/r")) if p]
+    assert not ignored("/r/keep.yaml", False, pats)
+    assert ignored("/r/other.yaml", False, pats)
+
+
+def test_folder_walk_skips_hidden_gitignored_and_irrelevant(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / ".git").mkdir()
+    (tmp_path / ".gitignore").write_text("out/\n!keep/\n")
+    for rel in ("a/run.sh", "out/gen.yaml", ".hidden/x.yaml", "a/.venv/y.yaml", "a/b/c.yml", "node_modules/z.yaml", "a/readme.md"):
+        p = tmp_path / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text("tp-size: 2\n")
+    (tmp_path / "a" / "b" / ".gitignore").write_text("/c.yml\n")
+    monkeypatch.chdir(tmp_path)
+    assert discover.collect(["."]) == ["a/run.sh"]
+    # explicitly named files are always linted, ignored or not
+    assert discover.collect(["out/gen.yaml", "a/b/c.yml"]) == ["a/b/c.yml", "out/gen.yaml"]
+    # gitignore files above the folder named still apply
+    assert discover.collect(["a/b"]) == []
+
+
+def test_globs_dedup_and_order(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(CI)
+    got = discover.collect(["warn/spec002.sh", "**/*.yaml", "./warn/spec002.sh", "errors", "-"])
+    assert got == [
+        "errors/bad-flags.yaml",
+        "k8s/deploy.yaml",
+        "other/values.yaml",
+        "other/workflow.yaml",
+        "warn/spec002.sh",
+        "-",
+    ]
+    cands = {c.path: c.explicit for c in discover.discover(["errors", "other/values.yaml"])}
+    assert cands == {"errors/bad-flags.yaml": False, "other/values.yaml": True}
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "expected"),
+    [
+        ("ci.yaml", "name: ci\non: [push]\njobs:\n  a:\n    runs-on: x\n", False),
+        ("values.yaml", "replicaCount: 2\nmodel: kimi\nport: 30000\nimage: {tag: x}\n", False),
+        ("config.yaml", "model-path: x\n", True),
+        ("config.yaml", "tp_size: 4\n", True),
+        ("config.yaml", "model: x\nport: 1\n", True),
+        ("deploy.yaml", "apiVersion: v1\nkind: Pod\nspec: {containers: [{command: [python3, -m, sglang.launch_server]}]}\n", True),
+        ("other.yaml", "apiVersion: v1\nkind: ConfigMap\ndata: {a: b}\n", False),
+        ("broken.yaml", "tp-size: [\n", True),
+        ("broken.yaml", "{{ .Values.x }}: [\n", False),
+        ("run.sh", "#!/bin/sh\npython -m sglang.launch_server --tp 2\n", True),
+        ("build.sh", "#!/bin/sh\nmake all\n", False),
+        ("requirements.txt", "pyyaml\n", False),
+    ],
+)
+def test_relevance_of_folder_found_files(name: str, text: str, expected: bool) -> None:
+    assert discover.relevant(name, text) is expected
+
+
+def test_lint_many_skips_irrelevant_folder_files_not_named_ones(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(CI)
+    opts = Options(version=NEWEST)
+    cands = discover.discover(["other", "other/values.yaml"])
+    results = discover.lint_many(cands, lambda _p: opts)
+    assert [r.path for r in results] == ["other/values.yaml"]
+
+
+def test_parallel_reading_gives_the_same_results(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(CI)
+    opts = Options(version=NEWEST)
+    cands = [*discover.discover(["."]), Candidate("missing.sh", True)]
+    one = discover.lint_many(cands, lambda _p: opts, workers=1)
+    many = discover.lint_many(cands, lambda _p: opts, workers=4)
+    assert [(r.path, r.error, r.findings) for r in one] == [(r.path, r.error, r.findings) for r in many]
+    assert one[-1].error is not None  # unreadable files are reported, in order
+
+
+SCRIPT = """\
+#!/bin/bash
+# kdacheck: ignore[SPEC002]
+python -m sglang.launch_server \\
+  --model-path moonshotai/Kimi-Linear-48B-A3B-Instruct \\
+  --speculative-algorithm EAGLE \\
+  --speculative-num-steps 3 \\
+  --speculative-eagle-topk 1 \\
+  --speculative-num-draft-tokens 6 \\
+  --bogus-flag 1
+python -m sglang.launch_server --bogus-two 2  # kdacheck: ignore[ARG001,KDA001]
+"""
+
+
+def codes_at(text: str, path: str = "run.sh") -> tuple[list[tuple[int, str]], list[tuple[int, str]], int]:
+    from kdacheck.rules import select_rules
+
+    r = lint_text(text, path, Options(version=NEWEST, rules=select_rules(["ARG001", "SPEC002", "KDA001"], None)), ".")
+    return [(f.location.line, f.code) for f in r.findings], r.unused_suppressions, r.suppressed
+
+
+def test_suppression_above_a_continued_command_applies_to_the_whole_command() -> None:
+    found, unused, n = codes_at(SCRIPT)
+    assert found == [(9, "ARG001")]  # SPEC002 (line 8) suppressed by the comment above the command
+    assert n == 2  # SPEC002 and the trailing ARG001 on line 10
+    assert unused == [(10, "KDA001")]
+
+
+def test_suppression_on_the_line_or_above_in_yaml() -> None:
+    text = (
+        "model-path: moonshotai/Kimi-Linear-48B-A3B-Instruct\n"
+        "# kdacheck: ignore[ARG001]\n"
+        "bogus-one: 1\n"
+        "bogus-two: 2  # kdacheck: ignore[ARG]\n"
+        "bogus-three: 3\n"
+        "tp-size: 1  # kdacheck: ignore[SPEC002, NOPE1]\n"
+    )
+    found, unused, n = codes_at(text, "c.yaml")
+    assert found == [(5, "ARG001")] and n == 2
+    assert unused == [(6, "SPEC002"), (6, "NOPE1")]
+
+
+def test_unused_suppression_notes_reach_the_summary() -> None:
+    from kdacheck.report import summary, summary_line
+
+    r = lint_text("tp-size: 1  # kdacheck: ignore[ARG001]\n", "c.yaml", Options(version=NEWEST), ".")
+    assert any("unused suppression" in n for n in r.notes)
+    assert summary([r])["unused_suppressions"] == 1
+    assert "1 unused suppression" in summary_line([r])
