@@ -120,11 +120,15 @@ def plan_from_resolved(cfg: Resolved, batch: int | None, buffer_steps: int | Non
     model = cfg.model
     if model is None:
         raise InputError(f"{name}: unknown model: pass --model (a preset, a model folder or a config.json)")
-    d = cfg.v("draft_tokens")
+    d = cfg.v("verify_width_max") or cfg.v("draft_tokens")
     topk = cfg.v("topk") or 1
     if d is None:
         raise InputError(f"{name}: the verify width D could not be resolved (see SPEC001/SPEC013)")
-    notes = [f"model: {cfg.model_note}", f"SGLang {cfg.version}"]
+    if cfg.v("adaptive"):
+        notes_adaptive = [f"adaptive: verifying at the widest candidate, D = {d}"]
+    else:
+        notes_adaptive = []
+    notes = [f"model: {cfg.model_note}", f"SGLang {cfg.version}", *notes_adaptive]
     cases: list[Case] = []
     geom = model if model.hybrid else PRESETS[DEFAULT_MODEL]
     tp = cfg.v("attn_tp_size") or 1
