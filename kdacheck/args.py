@@ -30,6 +30,10 @@ JSON_FLAGS: dict[str, frozenset[str] | None] = {
 
 _NEGATIVE_NUMBER = re.compile(r"^-\d+$|^-\d*\.\d+$")
 MAX_VALUE_CHARS = 100_000
+MAX_SUGGESTIONS = 50  # "did you mean" look-ups per command (difflib costs ~1 ms each)
+
+# Counts SGLang divides by or sizes buffers with: 0 or less is never meant (argparse takes it).
+MUST_BE_POSITIVE = ("tp_size", "dp_size", "pp_size", "max_running_requests")
 
 
 @dataclass(frozen=True)
@@ -86,6 +90,35 @@ def _human_int(text: str) -> int:
 
 
 INT_LIMIT = 2**63 - 1
+JSON_MAX_DEPTH = 32
+
+
+def loads_json(text: str) -> Any:
+    """``json.loads`` for untrusted text: ValueError for anything deeper than JSON_MAX_DEPTH
+    (json recurses), numbers outside 64 bits or not finite (``1e999``, ``NaN``)."""
+    try:
+        value = json.loads(text)
+    except RecursionError:
+        raise ValueError("JSON nested too deeply") from None
+    _check_json_value(value, 0)
+    return value
+
+
+def _check_json_value(value: Any, depth: int) -> None:
+    if depth > JSON_MAX_DEPTH:
+        raise ValueError(f"JSON nested deeper than {JSON_MAX_DEPTH} levels")
+    if isinstance(value, bool):
+        return
+    if isinstance(value, int) and abs(value) > INT_LIMIT:
+        raise ValueError("a JSON number is out of range for a 64-bit integer")
+    if isinstance(value, float) and not math.isfinite(value):
+        raise ValueError("a JSON number is not finite")
+    if isinstance(value, list):
+        for v in value:
+            _check_json_value(v, depth + 1)
+    elif isinstance(value, dict):
+        for v in value.values():
+            _check_json_value(v, depth + 1)
 
 
 def convert(flag: Flag, text: str) -> Any:
@@ -105,7 +138,7 @@ def convert(flag: Flag, text: str) -> Any:
         elif kind == "human_readable_int":
             value = _human_int(text)
         elif kind in ("loads", "json_list_type"):
-            value = json.loads(text)
+            value = loads_json(text)
             if kind == "json_list_type" and not isinstance(value, list):
                 raise ValueError("expected a JSON list")
         elif kind == "nullable_str":
@@ -133,6 +166,7 @@ class _Parser:
         self.cmd = cmd
         self.table = table
         self.out = Parsed(table.version)
+        self.suggestions: dict[str, list[str]] = {}
 
     def issue(self, code: str, message: str, loc: Location, fix: str | None = None, severity: str | None = None) -> None:
         self.out.issues.append(ArgIssue(code, message, loc, fix, severity))
@@ -172,25 +206,28 @@ class _Parser:
                 msg += self._removed_note(name)
                 fix = self._replacement_fix(name)
                 if fix is None:
-                    close = difflib.get_close_matches(name, table.by_option.keys(), n=1, cutoff=0.75)
+                    close = self._close(name)
                     if close:
                         msg += f"; did you mean `{close[0]}`?"
                         fix = f"use `{close[0]}`"
                 self.issue("ARG001", msg, tok.loc, fix)
                 return None
         if flag.deprecated:
-            current = table.current_option(flag.dest)
+            new = flagmod.successor(name if name in table.by_option else flag.name, table)
             if flag.action == "DeprecatedAction":
                 self.issue("ARG005", f"`{flag.name}` is deprecated in SGLang {table.version} and has no effect", tok.loc, f"remove `{flag.name}`")
             else:
-                hint = f"; use `{current}`" if current and current != flag.name else ""
-                self.issue(
-                    "ARG005",
-                    f"`{flag.name}` is a deprecated spelling in SGLang {table.version}{hint}",
-                    tok.loc,
-                    f"write `{current}`" if current and current != flag.name else None,
-                )
+                hint = f"; use `{new}`" if new else ""
+                self.issue("ARG005", f"`{flag.name}` is a deprecated spelling in SGLang {table.version}{hint}", tok.loc, f"write `{new}`" if new else None)
         return flag
+
+    def _close(self, name: str) -> list[str]:
+        """A close flag spelling, for "did you mean" (cached; at most MAX_SUGGESTIONS look-ups)."""
+        if name not in self.suggestions:
+            if len(self.suggestions) >= MAX_SUGGESTIONS or len(name) > 100:
+                return []
+            self.suggestions[name] = difflib.get_close_matches(name, self.table.by_option.keys(), n=1, cutoff=0.75)
+        return self.suggestions[name]
 
     def _removed_note(self, name: str) -> str:
         seen = [v for v in flagmod.KNOWN_VERSIONS if name in flagmod.table(v).by_option]
@@ -202,14 +239,8 @@ class _Parser:
         return f"; `{name}` exists only from SGLang {seen[0]} on"
 
     def _replacement_fix(self, name: str) -> str | None:
-        for v in reversed(flagmod.KNOWN_VERSIONS):
-            old = flagmod.table(v).by_option.get(name)
-            if old is not None:
-                current = self.table.current_option(old.dest)
-                if current:
-                    return f"use `{current}`"
-                return None
-        return None
+        new = flagmod.successor(name, self.table)
+        return f"use `{new}`" if new else None
 
     def parse(self) -> Parsed:
         toks = self.cmd.tokens
@@ -278,7 +309,8 @@ class _Parser:
             except ValueError as e:
                 self.issue("ARG004", f"`{flag.name}`: {e}", values[0].loc, _type_fix(flag))
                 return
-            self._check_json(flag, value, values[0])
+            if not self._check_json(flag, value, values[0]) or not self._check_positive(flag, value, values[0]):
+                return
             self._record(flag, written, tok, value, values[0].text, values[0].loc)
             return
         if nargs == "+" and not values:
@@ -293,19 +325,32 @@ class _Parser:
                 return
         self._record(flag, written, tok, converted, [v.text for v in values], values[0].loc if values else tok.loc)
 
-    def _check_json(self, flag: Flag, value: Any, tok: Token) -> None:
+    def _check_positive(self, flag: Flag, value: Any, tok: Token) -> bool:
+        """ARG004 for a count that must be at least 1; False: do not record the value."""
+        if flag.dest in MUST_BE_POSITIVE and isinstance(value, int) and value < 1:
+            self.issue(
+                "ARG004",
+                f"`{flag.name}` must be at least 1, got {value} (SGLang's argparse takes it and fails later)",
+                tok.loc,
+                f"give `{flag.name}` a positive value, or drop it for the default",
+            )
+            return False
+        return True
+
+    def _check_json(self, flag: Flag, value: Any, tok: Token) -> bool:
+        """ARG007 problems of a JSON-object flag; False: the value is unusable, do not record it."""
         if flag.dest not in JSON_FLAGS:
-            return
+            return True
         known = JSON_FLAGS[flag.dest]
         if isinstance(value, str):
             try:
-                value = json.loads(value)
+                value = loads_json(value)
             except ValueError as e:
                 self.issue("ARG007", f"`{flag.name}` must hold a JSON object: {e}", tok.loc, "quote a JSON object, e.g. '{\"top_k\": 2048}'")
-                return
+                return False
         if not isinstance(value, dict):
             self.issue("ARG007", f"`{flag.name}` must hold a JSON object, not {type(value).__name__}", tok.loc)
-            return
+            return True
         if known is not None:
             for key in value:
                 if key not in known:
@@ -313,11 +358,12 @@ class _Parser:
                     hint = f"; did you mean `{close[0]}`?" if close else f" (known: {', '.join(sorted(known))})"
                     self.issue(
                         "ARG007",
-                        f"`{flag.name}` has an unknown key `{key}`, which SGLang ignores silently{hint}",
+                        f"`{flag.name}` has an unknown key `{str(key)[:80]}`, which SGLang ignores silently{hint}",
                         tok.loc,
                         f"use `{close[0]}`" if close else None,
                         severity="warning",
                     )
+        return True
 
     def _record(self, flag: Flag, written: str, tok: Token, value: Any, raw: Any, vloc: Location) -> None:
         g = Given(flag.dest, value, raw, written, flag, tok.loc, vloc, tok.origin)

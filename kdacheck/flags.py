@@ -126,6 +126,27 @@ def table(version: str) -> FlagTable:
     return FlagTable(version, [_flag(d) for d in data["flags"]])
 
 
+@functools.lru_cache(maxsize=None)
+def new_flags() -> dict[str, str]:
+    """What SGLang's deprecated actions tell the operator to write instead (``new_flag=``)."""
+    raw = resources.files("kdacheck").joinpath("data/new-flags.json").read_bytes()
+    return {k: v for k, v in json.loads(raw).items() if not k.startswith("_")}
+
+
+def successor(option: str, target: FlagTable) -> str | None:
+    """The spelling to use instead of ``option`` in the ``target`` version, if one is known:
+    SGLang's own ``new_flag`` hint, else the current option for the same ``dest``."""
+    hint = new_flags().get(option)
+    if hint:
+        return hint
+    for v in reversed(KNOWN_VERSIONS):
+        old = table(v).by_option.get(option)
+        if old is not None:
+            current = target.current_option(old.dest)
+            return current if current and current != option else None
+    return None
+
+
 def history(option: str) -> list[str]:
     """The known versions whose parser accepts ``option`` exactly."""
     return [v for v in KNOWN_VERSIONS if option in table(v).by_option]

@@ -111,3 +111,8 @@ def test_boolean_optional_negation() -> None:
 
 def test_stray_positional_is_reported() -> None:
     assert "ARG001" in codes(lint(f"{LAUNCH} stray --tp-size 2"))
+
+
+def test_deprecated_spelling_names_sglangs_own_successor() -> None:
+    (f,) = only(lint(f"{LAUNCH} --dp-size 2 --enable-dp-attention", version="0.5.23"), "ARG005")
+    assert f.fix == "write `--attn-dp-size <dp-size>`"
