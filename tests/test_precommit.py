@@ -1,0 +1,74 @@
+"""The pre-commit hook, run the way users run it: ``pre-commit try-repo`` in a git repository.
+
+try-repo builds the hook's environment from this repository's HEAD (pip install of kdacheck
+and its dependencies from PyPI), so it needs the network and takes a while: marked slow.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+CI = ROOT / "tests" / "data" / "ci"
+
+
+def test_hook_definition() -> None:
+    (hook,) = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())
+    assert hook["id"] == "kdacheck" and hook["entry"] == "kdacheck lint" and hook["language"] == "python"
+    import re
+
+    files = re.compile(hook["files"])
+    for name in ("a.yaml", "b.yml", "run.sh", "x/y.bash"):
+        assert files.search(name)
+    for name in ("a.py", "yaml.txt", "Dockerfile"):
+        assert not files.search(name)
+
+
+def _pre_commit() -> list[str]:
+    try:
+        import pre_commit  # noqa: F401
+    except ImportError:
+        pytest.skip("pre-commit is not installed (pip install pre-commit)")
+    return [sys.executable, "-m", "pre_commit"]
+
+
+@pytest.mark.slow
+def test_try_repo_runs_the_hook(tmp_path: Path) -> None:
+    pre_commit = _pre_commit()
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed")
+    if subprocess.run(["git", "-C", str(ROOT), "rev-parse", "HEAD"], capture_output=True).returncode:
+        pytest.skip("try-repo needs this checkout to be a git repository with a commit")
+    repo = tmp_path / "deploy"
+    repo.mkdir()
+    shutil.copy(CI / "warn" / "spec002.sh", repo / "spec002.sh")
+    (repo / "clean.yaml").write_text(
+        "model-path: moonshotai/Kimi-Linear-48B-A3B-Instruct\nspeculative-algorithm: EAGLE\n"
+        "speculative-num-steps: 3\nspeculative-eagle-topk: 1\nspeculative-num-draft-tokens: 4\n"
+    )
+    # the findings checked stay the same as other rules are added
+    (repo / "kdacheck.toml").write_text('select = ["ARG", "SPEC001", "SPEC002"]\n')
+    env = {**os.environ, "PRE_COMMIT_HOME": str(tmp_path / "cache"), "NO_COLOR": "1", "GIT_AUTHOR_NAME": "t",
+           "GIT_AUTHOR_EMAIL": "t@example.com", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.com"}
+    env.pop("GITHUB_ACTIONS", None)
+    subprocess.run(["git", "init", "-q"], cwd=repo, check=True, env=env)
+    subprocess.run(["git", "add", "."], cwd=repo, check=True, env=env)
+
+    def run(*files: str) -> subprocess.CompletedProcess[str]:
+        cmd = [*pre_commit, "try-repo", str(ROOT), "kdacheck", "--verbose", "--files", *files]
+        return subprocess.run(cmd, cwd=repo, env=env, capture_output=True, text=True, timeout=600)
+
+    bad = run("spec002.sh")
+    if "Could not find a version" in bad.stdout + bad.stderr or "Network is unreachable" in bad.stdout + bad.stderr:
+        pytest.skip("no access to PyPI to build the hook's environment")
+    assert bad.returncode == 1, bad.stdout + bad.stderr
+    assert "spec002.sh:8:3: SPEC002" in bad.stdout
+    good = run("clean.yaml")
+    assert good.returncode == 0, good.stdout + good.stderr
