@@ -242,3 +242,16 @@ def main() -> None:
     except KeyboardInterrupt:
         typer.echo("kdacheck: interrupted", err=True)
         sys.exit(130)
+    except Exception as e:  # the last resort: never a traceback (exit code 2, as ruff does)
+        detail = str(e).splitlines()[0][:300] if str(e) else ""
+        typer.echo(f"kdacheck: internal error: {type(e).__name__}" + (f": {detail}" if detail else ""), err=True)
+        typer.echo(
+            "This is a bug in kdacheck. Please report it at https://github.com/kdacheck/kdacheck/issues "
+            "with the command line and the input file (set KDACHECK_TRACEBACK=1 to see the traceback).",
+            err=True,
+        )
+        if os.environ.get("KDACHECK_TRACEBACK"):
+            import traceback
+
+            traceback.print_exc()
+        sys.exit(2)

@@ -138,9 +138,12 @@ def lint_command(cmd: LaunchCommand, opts: Options, model_cache: dict[tuple[str 
 def lint_text(text: str, path: str, opts: Options, base_dir: str | None = None) -> FileResult:
     result = FileResult(path)
     try:
-        cmds = read_text(text, path, base_dir)
+        cmds = read_text(text, path, base_dir, opts.max_bytes)
     except InputError as e:
         result.error = str(e)
+        return result
+    except Exception as e:  # a bug: one file's crash must not take the others' report with it
+        result.error = internal_error(e, path)
         return result
     if not cmds:
         result.notes.append(f"{path}: no SGLang launch command found")
@@ -155,6 +158,9 @@ def lint_text(text: str, path: str, opts: Options, base_dir: str | None = None) 
         except InputError as e:
             result.error = str(e)
             return result
+        except Exception as e:  # a bug: report it in place of a traceback
+            result.error = internal_error(e, cmd.name or path)
+            return result
         result.resolved.append(cfg)
         span = sup.command_sites(cmd)
         for f in findings:
@@ -165,6 +171,15 @@ def lint_text(text: str, path: str, opts: Options, base_dir: str | None = None) 
     result.findings.sort(key=Finding.sort_key)
     sup.report_unused(result)
     return result
+
+
+def internal_error(e: BaseException, where: str) -> str:
+    """The message for an unexpected exception while checking one input (exit code 2)."""
+    detail = str(e).splitlines()[0][:200] if str(e) else ""
+    return (
+        f"internal error while checking {where}: {type(e).__name__}" + (f": {detail}" if detail else "")
+        + " (a kdacheck bug: please report it with this file)"
+    )
 
 
 def lint_path(path: str, opts: Options) -> FileResult:

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import os
+import stat
 from pathlib import Path
-
-import yaml
 
 from kdacheck.findings import InputError, Location
 from kdacheck.readers import yamlfiles
@@ -13,6 +12,7 @@ from kdacheck.readers.base import LaunchCommand, Token
 from kdacheck.readers.shell import looks_like_shell_launch, read_shell, tokenize
 
 MAX_BYTES = 10 * 1024 * 1024
+MAX_COMMANDS = 1_000  # launch commands in one file
 YAML_SUFFIXES = (".yaml", ".yml")
 
 
@@ -28,9 +28,12 @@ def decode(data: bytes, path: str) -> str:
 def read_bytes(path: str, max_bytes: int = MAX_BYTES) -> bytes:
     p = Path(path)
     try:
-        if p.is_dir():
+        st = p.stat()
+        if stat.S_ISDIR(st.st_mode):
             raise InputError(f"{path}: is a directory (give it as a folder to search, not --config)")
-        size = p.stat().st_size
+        if not stat.S_ISREG(st.st_mode):
+            raise InputError(f"{path}: not a regular file (a pipe or device); use - for standard input")
+        size = st.st_size
         if size > max_bytes:
             raise InputError(f"{path}: {size:,} bytes is over the {max_bytes:,}-byte limit")
         with p.open("rb") as f:
@@ -42,16 +45,20 @@ def read_bytes(path: str, max_bytes: int = MAX_BYTES) -> bytes:
     except PermissionError:
         raise InputError(f"{path}: permission denied") from None
     except OSError as e:
+        if e.errno == 40:  # ELOOP
+            raise InputError(f"{path}: symbolic link loop") from None
         raise InputError(f"{path}: cannot read: {e.strerror or e}") from None
     if len(data) > max_bytes:
         raise InputError(f"{path}: over the {max_bytes:,}-byte limit")
     return data
 
 
-def read_text(text: str, path: str, base_dir: str | None = None) -> list[LaunchCommand]:
+def read_text(text: str, path: str, base_dir: str | None = None, max_bytes: int = MAX_BYTES) -> list[LaunchCommand]:
     """Launch commands in ``text``; ``path`` is what findings will name."""
     cmds = _read(text, path)
-    return [expand_config(c, base_dir) for c in cmds]
+    if len(cmds) > MAX_COMMANDS:
+        raise InputError(f"{path}: {len(cmds):,} launch commands in one file (the limit is {MAX_COMMANDS:,})")
+    return [expand_config(c, base_dir, max_bytes) for c in cmds]
 
 
 def _read(text: str, path: str) -> list[LaunchCommand]:
@@ -61,13 +68,14 @@ def _read(text: str, path: str) -> list[LaunchCommand]:
         if not docs:
             return []
         if any(yamlfiles.is_kubernetes(d) for d in docs):
+            lines = text.splitlines()
             out: list[LaunchCommand] = []
             for d in docs:
                 if yamlfiles.is_kubernetes(d):
-                    out += yamlfiles.read_kubernetes(d, path)
+                    out += yamlfiles.read_kubernetes(d, path, lines)
             return out
         if yamlfiles.is_compose(docs[0]):
-            return yamlfiles.read_compose(docs[0], path)
+            return yamlfiles.read_compose(docs[0], path, text.splitlines())
         if len(docs) > 1:
             raise InputError(f"{path}: several YAML documents, but no Kubernetes manifest among them")
         return [yamlfiles.read_config(docs[0], path)]
@@ -81,10 +89,10 @@ def _read(text: str, path: str) -> list[LaunchCommand]:
 
 def read_path(path: str, max_bytes: int = MAX_BYTES) -> list[LaunchCommand]:
     text = decode(read_bytes(path, max_bytes), path)
-    return read_text(text, path, os.path.dirname(path) or ".")
+    return read_text(text, path, os.path.dirname(path) or ".", max_bytes)
 
 
-def expand_config(cmd: LaunchCommand, base_dir: str | None) -> LaunchCommand:
+def expand_config(cmd: LaunchCommand, base_dir: str | None, max_bytes: int = MAX_BYTES) -> LaunchCommand:
     """SGLang's ``--config FILE``: the file's arguments come first, the command line after
     them (so it overrides them)."""
     toks = cmd.tokens
@@ -104,11 +112,8 @@ def expand_config(cmd: LaunchCommand, base_dir: str | None) -> LaunchCommand:
             if not target.is_file():
                 cmd.notes.append(f"{ref.loc}: --config {name} not found: its arguments were not checked")
                 return cmd
-            text = decode(read_bytes(str(target)), str(target))
-            try:
-                doc = yaml.compose(text, Loader=yaml.SafeLoader)
-            except yaml.YAMLError as e:
-                raise InputError(f"{target}: invalid YAML: {e}") from None
+            text = decode(read_bytes(str(target), max_bytes), str(target))
+            doc = yamlfiles.compose_one(text, str(target))
             if doc is None:
                 return LaunchCommand(cmd.path, rest, cmd.kind, cmd.loc, cmd.name, cmd.notes)
             file_tokens: list[Token] = yamlfiles.config_tokens(doc, str(target))

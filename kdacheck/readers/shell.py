@@ -8,6 +8,8 @@ Nothing is executed or expanded.
 
 from __future__ import annotations
 
+import re
+
 from kdacheck.findings import InputError, Location
 from kdacheck.readers.base import LaunchCommand, Token
 
@@ -16,106 +18,140 @@ _SEPARATORS = {";", "&&", "||", "|", "&", "\n"}
 MAX_TOKENS = 200_000
 
 
+# A run of ordinary word characters (no quote, escape, blank, newline or operator). Inside a
+# word ``#``, ``(`` and ``)`` are ordinary; at the start of one they are handled apart.
+_PLAIN = re.compile(r"[^ \t\r\n'\"\\;&|]+")
+_DQ_PLAIN = re.compile(r'[^"\\]+')
+
+
 def tokenize(text: str, path: str, line0: int = 1, col0: int = 1) -> list[Token]:
     """Split shell text into words and separators (separators come back as tokens too).
 
     ``line0``/``col0`` place the text inside a larger file (a YAML scalar, for instance).
+    Runs of ordinary characters are taken a whole regex match at a time, and a column is
+    computed only where a word starts, so a long file costs little more than one ``re`` pass.
     """
     tokens: list[Token] = []
+    append = tokens.append
     i, n = 0, len(text)
-    line, col = line0, col0
+    line = line0
+    ls = 0  # index where the current line starts
+    c0 = col0  # the column of index ``ls``
     word: list[str] = []
     start: Location | None = None
     quote: str | None = None
+    plain = _PLAIN.match
+    dq_plain = _DQ_PLAIN.match
 
-    def advance(k: int = 1) -> None:
-        nonlocal i, line, col
-        for _ in range(k):
-            if i < n and text[i] == "\n":
-                line += 1
-                col = 1
-            else:
-                col += 1
-            i += 1
+    def newlines(seg: str, at: int) -> None:
+        """Account for the newlines of ``seg``, read from index ``at``."""
+        nonlocal line, ls, c0
+        k = seg.count("\n")
+        if k:
+            line += k
+            ls = at + seg.rfind("\n") + 1
+            c0 = 1
 
-    def flush() -> None:
-        nonlocal word, start
-        if start is not None:
-            tokens.append(Token("".join(word), start))
-            if len(tokens) > MAX_TOKENS:
-                raise InputError(f"{path}: more than {MAX_TOKENS} shell words")
-        word, start = [], None
+    def too_many() -> InputError:
+        return InputError(f"{path}: more than {MAX_TOKENS:,} shell words")
 
     while i < n:
         ch = text[i]
         if quote == "'":
-            if ch == "'":
-                quote = None
-            else:
-                word.append(ch)
-            advance()
+            j = text.find("'", i)
+            seg = text[i:] if j < 0 else text[i:j]
+            word.append(seg)
+            newlines(seg, i)
+            if j < 0:
+                i = n
+                break
+            i = j + 1
+            quote = None
             continue
         if quote == '"':
             if ch == '"':
                 quote = None
-                advance()
+                i += 1
             elif ch == "\\" and i + 1 < n and text[i + 1] in '"\\$`\n':
-                if text[i + 1] != "\n":
+                if text[i + 1] == "\n":
+                    newlines("\n", i + 1)
+                else:
                     word.append(text[i + 1])
-                advance(2)
-            else:
+                i += 2
+            elif ch == "\\":
                 word.append(ch)
-                advance()
+                i += 1
+            else:
+                m = dq_plain(text, i)
+                seg = m.group() if m else ch
+                word.append(seg)
+                newlines(seg, i)
+                i += len(seg)
+            continue
+        if ch == " " or ch == "\t" or ch == "\r":
+            if start is not None:
+                append(Token("".join(word), start))
+                if len(tokens) > MAX_TOKENS:
+                    raise too_many()
+                word, start = [], None
+            i += 1
             continue
         if ch == "\\":
             if i + 1 < n and text[i + 1] == "\n":  # continuation
-                advance(2)
+                newlines("\n", i + 1)
+                i += 2
                 continue
             if i + 1 < n and text[i + 1] == "\r" and i + 2 < n and text[i + 2] == "\n":
-                advance(3)
+                newlines("\n", i + 2)
+                i += 3
                 continue
             if start is None:
-                start = Location(path, line, col)
+                start = Location(path, line, c0 + i - ls)
             if i + 1 < n:
                 word.append(text[i + 1])
-            advance(2)
+            i += 2
             continue
         if ch in "'\"":
             if start is None:
-                start = Location(path, line, col)
+                start = Location(path, line, c0 + i - ls)
             quote = ch
-            advance()
+            i += 1
             continue
         if ch == "#" and start is None:
-            while i < n and text[i] != "\n":
-                advance()
+            j = text.find("\n", i)
+            i = n if j < 0 else j
             continue
-        if ch in " \t\r":
-            flush()
-            advance()
-            continue
-        if ch == "\n":
-            flush()
-            tokens.append(Token("\n", Location(path, line, col)))
-            advance()
-            continue
-        if ch in ";&|":
-            flush()
-            two = text[i : i + 2]
-            op = two if two in ("&&", "||") else ch
-            tokens.append(Token(op, Location(path, line, col)))
-            advance(len(op))
+        if ch == "\n" or ch in ";&|":
+            if start is not None:
+                append(Token("".join(word), start))
+                word, start = [], None
+            if ch == "\n":
+                append(Token("\n", Location(path, line, c0 + i - ls)))
+                newlines("\n", i)
+                i += 1
+            else:
+                two = text[i : i + 2]
+                op = two if two in ("&&", "||") else ch
+                append(Token(op, Location(path, line, c0 + i - ls)))
+                i += len(op)
+            if len(tokens) > MAX_TOKENS:
+                raise too_many()
             continue
         if ch in "()" and start is None:
-            advance()
+            i += 1
             continue
         if start is None:
-            start = Location(path, line, col)
-        word.append(ch)
-        advance()
+            start = Location(path, line, c0 + i - ls)
+        m = plain(text, i)
+        seg = m.group() if m else ch
+        word.append(seg)
+        i += len(seg)
     if quote is not None:
-        raise InputError(f"{path}:{line}:{col}: unterminated {quote} quote")
-    flush()
+        raise InputError(f"{path}:{line}:{c0 + min(i, n) - ls}: unterminated {quote} quote")
+    if start is not None:
+        append(Token("".join(word), start))
+        if len(tokens) > MAX_TOKENS:
+            raise too_many()
     return tokens
 
 

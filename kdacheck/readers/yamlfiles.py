@@ -16,10 +16,24 @@ from kdacheck.findings import InputError, Location
 from kdacheck.readers.base import LaunchCommand, Token
 from kdacheck.readers.shell import find_launch, launches_in_tokens, tokenize
 
-MAX_NODES = 200_000
+MAX_NODES = 200_000  # nodes walked, alias re-visits included
+MAX_EVENTS = 200_000  # parser events in one file (scalars, collection starts and ends)
 MAX_DEPTH = 64
 
+# libyaml when PyYAML was built with it (about ten times faster); the pure-Python one otherwise.
+_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _SCALARS = yaml.constructor.SafeConstructor()
+_RESOLVER = yaml.resolver.Resolver()
+
+_STD = "tag:yaml.org,2002:"
+# The tags yaml.safe_load (what SGLang's --config loader uses) understands, plus "!".
+ALLOWED_TAGS = frozenset(
+    {"!"} | {_STD + t for t in ("str", "int", "float", "bool", "null", "seq", "map", "timestamp", "binary", "set", "omap", "pairs", "merge", "value")}
+)
+
+
+def _short_tag(tag: str) -> str:
+    return "!!" + tag[len(_STD) :] if tag.startswith(_STD) else tag
 
 
 class _Budget:
@@ -27,11 +41,11 @@ class _Budget:
         self.path = path
         self.nodes = 0
 
-    def spend(self, node: yaml.Node, depth: int) -> None:
-        self.nodes += 1
+    def spend(self, node: yaml.Node, depth: int, n: int = 1) -> None:
+        self.nodes += n
         if self.nodes > MAX_NODES:
             raise InputError(
-                f"{self.path}: YAML too large or alias-expanding (over {MAX_NODES} nodes); refusing"
+                f"{self.path}: YAML too large or alias-expanding (over {MAX_NODES:,} nodes); refusing"
             )
         if depth > MAX_DEPTH:
             raise InputError(f"{_loc(self.path, node)}: YAML nested deeper than {MAX_DEPTH} levels")
@@ -41,9 +55,38 @@ def _loc(path: str, node: yaml.Node) -> Location:
     return Location(path, node.start_mark.line + 1, node.start_mark.column + 1)
 
 
+def _mark_loc(path: str, mark: Any) -> Location:
+    return Location(path, mark.line + 1, mark.column + 1) if mark is not None else Location(path)
+
+
+def precheck(text: str, path: str) -> None:
+    """One streaming pass over the parser's events, before anything is built: refuse
+    documents that are too big, nested too deeply (PyYAML's composer recurses) or carry a
+    tag that ``yaml.safe_load`` would refuse (``!!python/object/apply:...``)."""
+    depth = 0
+    starts = (yaml.SequenceStartEvent, yaml.MappingStartEvent)
+    ends = (yaml.SequenceEndEvent, yaml.MappingEndEvent)
+    for n, ev in enumerate(yaml.parse(text, Loader=_LOADER), 1):
+        if n > MAX_EVENTS:
+            raise InputError(f"{path}: YAML too large (over {MAX_EVENTS:,} nodes); refusing")
+        if isinstance(ev, starts):
+            depth += 1
+            if depth > MAX_DEPTH:
+                raise InputError(f"{_mark_loc(path, ev.start_mark)}: YAML nested deeper than {MAX_DEPTH} levels")
+        elif isinstance(ev, ends):
+            depth -= 1
+        tag = getattr(ev, "tag", None)
+        if tag is not None and tag not in ALLOWED_TAGS:
+            raise InputError(
+                f"{_mark_loc(path, ev.start_mark)}: YAML tag `{_short_tag(tag)}` is not allowed: "
+                "launch configurations are plain YAML (SGLang's yaml.safe_load refuses it too); nothing was run"
+            )
+
+
 def compose_all(text: str, path: str) -> list[yaml.Node]:
     try:
-        return [n for n in yaml.compose_all(text, Loader=yaml.SafeLoader) if n is not None]
+        precheck(text, path)
+        return [n for n in yaml.compose_all(text, Loader=_LOADER) if n is not None]
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)
         where = f"{path}:{mark.line + 1}:{mark.column + 1}" if mark else path
@@ -53,19 +96,42 @@ def compose_all(text: str, path: str) -> list[yaml.Node]:
         raise InputError(f"{path}: YAML nested too deeply") from None
 
 
-def scalar(node: yaml.ScalarNode) -> Any:
-    """A scalar node's Python value (safe: str, int, float, bool, None, dates as str)."""
+def compose_one(text: str, path: str) -> yaml.Node | None:
+    """The single document of an SGLang ``--config`` file (None when empty)."""
+    docs = compose_all(text, path)
+    if len(docs) > 1:
+        raise InputError(f"{path}: several YAML documents in an SGLang --config file")
+    return docs[0] if docs else None
+
+
+def scalar(node: yaml.ScalarNode, path: str = "") -> Any:
+    """A scalar node's Python value (safe: str, int, float, bool, None, dates as str).
+
+    A value with an explicit standard tag that does not fit it (``!!int abc``) is an input
+    error, as it is for ``yaml.safe_load``; an untagged one that merely looks like a date or a
+    number stays a string.
+    """
     try:
         value = _SCALARS.construct_object(node)
     except Exception:
+        if node.tag in ALLOWED_TAGS and node.tag not in (_STD + "str", "!") and _explicit(node):
+            raise InputError(
+                f"{_loc(path, node)}: `{_short_tag(node.tag)} {node.value[:40]!r}` is not a valid {_short_tag(node.tag)} value"
+            ) from None
         return node.value
     return value if isinstance(value, (str, int, float, bool, type(None))) else node.value
+
+
+def _explicit(node: yaml.ScalarNode) -> bool:
+    """Whether the node's tag was written in the file (not resolved from its look)."""
+    implicit = _RESOLVER.resolve(yaml.ScalarNode, node.value, (True, False))
+    return bool(node.tag != implicit)
 
 
 def to_python(node: yaml.Node, budget: _Budget, depth: int = 0) -> Any:
     budget.spend(node, depth)
     if isinstance(node, yaml.ScalarNode):
-        return scalar(node)
+        return scalar(node, budget.path)
     if isinstance(node, yaml.SequenceNode):
         return [to_python(n, budget, depth + 1) for n in node.value]
     if isinstance(node, yaml.MappingNode):
@@ -108,11 +174,11 @@ def config_tokens(doc: yaml.Node, path: str) -> list[Token]:
         budget.spend(key_node, 1)
         if not isinstance(key_node, yaml.ScalarNode):
             raise InputError(f"{_loc(path, key_node)}: a --config key must be a plain name")
-        key = str(scalar(key_node))
+        key = str(scalar(key_node, path))
         flag = Token(f"--{key}", _loc(path, key_node), "yaml", True)
         vloc = _loc(path, value_node)
         if isinstance(value_node, yaml.ScalarNode):
-            value = scalar(value_node)
+            value = scalar(value_node, path)
             if isinstance(value, bool):
                 if value:
                     tokens.append(flag)
@@ -121,7 +187,7 @@ def config_tokens(doc: yaml.Node, path: str) -> list[Token]:
         elif isinstance(value_node, yaml.SequenceNode):
             tokens.append(flag)
             for item in value_node.value:
-                v = to_python(item, budget, 2)
+                v = to_python(item, budget, 1)
                 text = json.dumps(v) if isinstance(v, (dict, list)) else _yaml_text(v)
                 tokens.append(Token(text, _loc(path, item), "yaml", False))
         else:
@@ -137,24 +203,29 @@ def read_config(doc: yaml.Node, path: str) -> LaunchCommand:
 # --- Kubernetes and Compose ------------------------------------------------------------
 
 
-def _words(node: yaml.Node | None, path: str) -> list[Token]:
+def _words(node: yaml.Node | None, path: str, budget: _Budget) -> list[Token]:
     """Exec-form words of a ``command``/``args`` list (no shell processing)."""
     if node is None:
         return []
     if isinstance(node, yaml.ScalarNode):
-        return [Token(str(scalar(node)), _loc(path, node))]
+        budget.spend(node, 0)
+        return [Token(str(scalar(node, path)), _loc(path, node))]
     if isinstance(node, yaml.SequenceNode):
-        return [Token(str(scalar(n)), _loc(path, n)) for n in node.value if isinstance(n, yaml.ScalarNode)]
+        budget.spend(node, 0, len(node.value) + 1)
+        return [Token(str(scalar(n, path)), _loc(path, n)) for n in node.value if isinstance(n, yaml.ScalarNode)]
     return []
 
 
-def _scalar_shell_tokens(node: yaml.ScalarNode, path: str) -> list[Token]:
+def _scalar_shell_tokens(node: yaml.ScalarNode, path: str, budget: _Budget, lines: list[str] | None = None) -> list[Token]:
     """Shell-tokenize a YAML string (``sh -c "..."``), placing words inside the file."""
+    budget.spend(node, 0, 1 + len(node.value) // 16)  # an aliased script costs each time
     line = node.start_mark.line + 1
     col = node.start_mark.column + 1
     if node.style in ("|", ">"):
         # Block scalar: the text starts on the next line, at the block's indentation.
-        raw_line = node.start_mark.buffer.splitlines()[line] if node.start_mark.buffer else ""
+        if lines is None and node.start_mark.buffer:
+            lines = node.start_mark.buffer.splitlines()
+        raw_line = lines[line] if lines is not None and line < len(lines) else ""
         indent = len(raw_line) - len(raw_line.lstrip(" ")) if raw_line else 0
         text = node.value
         out: list[Token] = []
@@ -166,15 +237,15 @@ def _scalar_shell_tokens(node: yaml.ScalarNode, path: str) -> list[Token]:
     return tokenize(node.value, path, line, col)
 
 
-def _container_launches(container: yaml.Node, path: str, name: str) -> list[LaunchCommand]:
-    words = _words(_mapping_get(container, "command"), path) + _words(_mapping_get(container, "args"), path)
+def _container_launches(container: yaml.Node, path: str, name: str, budget: _Budget, lines: list[str] | None) -> list[LaunchCommand]:
+    words = _words(_mapping_get(container, "command"), path, budget) + _words(_mapping_get(container, "args"), path, budget)
     k = find_launch(words)
     if k is not None:
         return [LaunchCommand(path, words[k:], "kubernetes", words[0].loc, name)]
     # sh -c "python -m sglang.launch_server ...": the script is one string.
     for node in _string_nodes(container):
         if "sglang" in node.value and any(c.isspace() for c in node.value):
-            cmds = launches_in_tokens(_scalar_shell_tokens(node, path), path, "kubernetes", name)
+            cmds = launches_in_tokens(_scalar_shell_tokens(node, path, budget, lines), path, "kubernetes", name)
             if cmds:
                 return cmds
     return []
@@ -191,7 +262,7 @@ def _string_nodes(container: yaml.Node) -> list[yaml.ScalarNode]:
     return out
 
 
-def _walk_containers(node: yaml.Node, path: str, owner: str, budget: _Budget, depth: int = 0) -> list[LaunchCommand]:
+def _walk_containers(node: yaml.Node, path: str, owner: str, budget: _Budget, lines: list[str] | None, depth: int = 0) -> list[LaunchCommand]:
     budget.spend(node, depth)
     found: list[LaunchCommand] = []
     if isinstance(node, yaml.MappingNode):
@@ -199,14 +270,15 @@ def _walk_containers(node: yaml.Node, path: str, owner: str, budget: _Budget, de
             key = k.value if isinstance(k, yaml.ScalarNode) else ""
             if key in ("containers", "initContainers") and isinstance(v, yaml.SequenceNode):
                 for c in v.value:
+                    budget.spend(c, depth + 2)
                     cname = _mapping_get(c, "name")
                     label = f"{owner}, container {cname.value}" if isinstance(cname, yaml.ScalarNode) else owner
-                    found += _container_launches(c, path, label)
+                    found += _container_launches(c, path, label, budget, lines)
             else:
-                found += _walk_containers(v, path, owner, budget, depth + 1)
+                found += _walk_containers(v, path, owner, budget, lines, depth + 1)
     elif isinstance(node, yaml.SequenceNode):
         for item in node.value:
-            found += _walk_containers(item, path, owner, budget, depth + 1)
+            found += _walk_containers(item, path, owner, budget, lines, depth + 1)
     return found
 
 
@@ -218,35 +290,37 @@ def is_compose(doc: yaml.Node) -> bool:
     return isinstance(_mapping_get(doc, "services"), yaml.MappingNode)
 
 
-def read_kubernetes(doc: yaml.Node, path: str) -> list[LaunchCommand]:
+def read_kubernetes(doc: yaml.Node, path: str, lines: list[str] | None = None) -> list[LaunchCommand]:
     kind = _mapping_get(doc, "kind")
     meta = _mapping_get(doc, "metadata")
     name = _mapping_get(meta, "name") if meta is not None else None
     owner = f"{kind.value if isinstance(kind, yaml.ScalarNode) else '?'}/{name.value if isinstance(name, yaml.ScalarNode) else '?'}"
-    return _walk_containers(doc, path, owner, _Budget(path))
+    return _walk_containers(doc, path, owner, _Budget(path), lines)
 
 
-def read_compose(doc: yaml.Node, path: str) -> list[LaunchCommand]:
+def read_compose(doc: yaml.Node, path: str, lines: list[str] | None = None) -> list[LaunchCommand]:
     services = _mapping_get(doc, "services")
     found: list[LaunchCommand] = []
     if not isinstance(services, yaml.MappingNode):
         return found
+    budget = _Budget(path)
     for k, svc in services.value:
-        label = f"service {k.value}"
+        budget.spend(svc, 1)
+        label = f"service {k.value}" if isinstance(k, yaml.ScalarNode) else "service ?"
         for key in ("entrypoint", "command"):
             node = _mapping_get(svc, key)
             if isinstance(node, yaml.ScalarNode):
-                found += launches_in_tokens(_scalar_shell_tokens(node, path), path, "compose", label)
+                found += launches_in_tokens(_scalar_shell_tokens(node, path, budget, lines), path, "compose", label)
             elif isinstance(node, yaml.SequenceNode):
-                words = _words(node, path)
+                words = _words(node, path, budget)
                 # entrypoint + command together form the argv
                 if key == "entrypoint":
-                    words += _words(_mapping_get(svc, "command"), path)
+                    words += _words(_mapping_get(svc, "command"), path, budget)
                 j = find_launch(words)
                 if j is not None:
                     found.append(LaunchCommand(path, words[j:], "compose", words[0].loc, label))
                     break
                 for n in node.value:
                     if isinstance(n, yaml.ScalarNode) and "sglang" in str(n.value) and " " in str(n.value):
-                        found += launches_in_tokens(_scalar_shell_tokens(n, path), path, "compose", label)
+                        found += launches_in_tokens(_scalar_shell_tokens(n, path, budget, lines), path, "compose", label)
     return found
