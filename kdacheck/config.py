@@ -29,7 +29,7 @@ else:  # pragma: no cover - Python 3.10
 
 FILES = ("kdacheck.toml", "pyproject.toml")
 SEVERITIES = ("error", "warning", "info")
-FORMATS = ("full", "concise", "json", "sarif", "github", "junit")
+FORMATS = ("full", "concise", "json", "sarif", "github", "junit")  # as kdacheck.report.FORMATS
 
 
 class ConfigError(Exception):

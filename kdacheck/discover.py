@@ -25,12 +25,12 @@ from typing import TYPE_CHECKING
 import yaml
 
 from kdacheck.lint import FileResult
+from kdacheck.readers.detect import YAML_SUFFIXES
 
 if TYPE_CHECKING:
     from kdacheck.lint import Options
 
 LINT_SUFFIXES = (".yaml", ".yml", ".sh", ".bash", ".txt", ".cmd")
-YAML_SUFFIXES = (".yaml", ".yml")
 SKIP_DIRS = frozenset({"node_modules", "__pycache__", "venv", "site-packages"})
 
 
@@ -123,7 +123,9 @@ def _gitignore(folder: str) -> tuple[Pattern, ...]:
     return tuple(p for p in (compile_pattern(ln, folder, path) for ln in lines) if p is not None)
 
 
-def _git_root(folder: str) -> str | None:
+@functools.cache
+def git_root(folder: str) -> str | None:
+    """The git top level holding ``folder`` (where a ``.git`` folder or file is), if any."""
     d = os.path.abspath(folder)
     while True:
         if os.path.exists(os.path.join(d, ".git")):
@@ -153,7 +155,7 @@ def _inherited(folder: str) -> list[Pattern]:
     """Patterns from ``.git/info/exclude`` and the ``.gitignore`` files above ``folder``,
     up to the repository's top level."""
     folder = os.path.abspath(folder)
-    root = _git_root(folder)
+    root = git_root(folder)
     if root is None:
         return []
     out: list[Pattern] = []

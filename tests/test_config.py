@@ -146,3 +146,9 @@ def test_pyproject_without_table_is_not_a_configuration(tmp_path: Path) -> None:
     write(tmp_path, "a/kdacheck.toml", "select = ['ARG']\n")
     assert confmod.find(str(tmp_path)) is None
     assert confmod.find(str(tmp_path / "a")) == str(tmp_path / "a" / "kdacheck.toml")
+
+
+def test_config_knows_every_output_format() -> None:
+    from kdacheck.report import FORMATS
+
+    assert confmod.FORMATS == FORMATS

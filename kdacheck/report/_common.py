@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import functools
 import os
-from pathlib import Path
 
+from kdacheck.discover import git_root
 from kdacheck.findings import Finding
 from kdacheck.lint import FileResult
 
@@ -16,20 +15,9 @@ def is_pseudo(path: str) -> bool:
     return path in PSEUDO
 
 
-@functools.cache
-def git_root(folder: str) -> str | None:
-    """The git top-level folder holding ``folder`` (a ``.git`` folder or file), if any."""
-    p = Path(folder).resolve()
-    for d in (p, *p.parents):
-        if (d / ".git").exists():
-            return str(d)
-    return None
-
-
 def repo_root(path: str) -> str:
     """Where a file's URI is relative to: its git top-level, else the working directory."""
-    folder = os.path.dirname(os.path.abspath(path))
-    return git_root(folder) or os.getcwd()
+    return git_root(os.path.dirname(os.path.abspath(path))) or os.getcwd()
 
 
 def relative_to(path: str, root: str) -> str | None:
