@@ -126,7 +126,7 @@ def table(version: str) -> FlagTable:
     return FlagTable(version, [_flag(d) for d in data["flags"]])
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def new_flags() -> dict[str, str]:
     """What SGLang's deprecated actions tell the operator to write instead (``new_flag=``)."""
     raw = resources.files("kdacheck").joinpath("data/new-flags.json").read_bytes()

@@ -202,4 +202,4 @@ def test_not_a_launch_is_a_note_not_a_finding() -> None:
 
 
 def test_codes_helper_sorted() -> None:
-    assert codes(lint(f"python -m sglang.launch_server --tp 2 --bogus-flag 1")) == ["ARG001", "ARG003"]
+    assert codes(lint("python -m sglang.launch_server --tp 2 --bogus-flag 1")) == ["ARG001", "ARG003"]

@@ -11,11 +11,11 @@ import pytest
 
 os.environ.setdefault("TRITON_INTERPRET", "1")
 
-from typer.testing import CliRunner  # noqa: E402
+from typer.testing import CliRunner
 
-from kdacheck import runner  # noqa: E402
-from kdacheck.cli import app  # noqa: E402
-from kdacheck.findings import InputError  # noqa: E402
+from kdacheck import runner
+from kdacheck.cli import app
+from kdacheck.findings import InputError
 
 cli = CliRunner()
 

@@ -3,7 +3,8 @@
 One ``testsuite`` per file, one ``testcase`` per rule checked on it (``classname`` = the
 file, ``name`` = the code); a rule's findings become that test case's ``failure`` (``type`` =
 the worst severity, ``message`` = the finding, or a count when there are several; the text
-lists each finding with its place and fix). An unreadable file is one test case with an
+lists each finding with its place and fix). Info findings (facts, not faults) go to the
+test case's ``system-out`` and leave it passing. An unreadable file is one test case with an
 ``error``. Built with ``xml.etree`` so that any message is escaped correctly.
 """
 
@@ -13,7 +14,7 @@ import re
 import xml.etree.ElementTree as ET
 from typing import IO
 
-from kdacheck.findings import Finding
+from kdacheck.findings import Finding, Severity
 from kdacheck.lint import FileResult
 
 _INVALID_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
@@ -52,7 +53,10 @@ def tree(results: list[FileResult]) -> ET.Element:
                 case = ET.SubElement(suite, "testcase", classname=_x(r.path), name=code)
                 tests += 1
                 found = by_code.get(code)
-                if found:
+                if found and max(f.severity for f in found) == Severity.INFO:
+                    # Facts (sizes, defaults that applied) are not failures: keep them visible.
+                    ET.SubElement(case, "system-out").text = _failure_text(found)
+                elif found:
                     failures += 1
                     worst = max(f.severity for f in found)
                     message = found[0].message if len(found) == 1 else f"{len(found)} {code} findings"
