@@ -28,7 +28,7 @@ from kdacheck.readers.base import LaunchCommand
 EAGLE_FAMILY = ("EAGLE", "EAGLE3")
 BUILTIN_ALGORITHMS = ("EAGLE", "EAGLE3", "NEXTN", "STANDALONE", "NGRAM", "DFLASH", "DSPARK")
 # Default adaptive candidate steps, by the first version that uses them.
-ADAPTIVE_STEPS = {"0.5.19": (0, 1, 3, 7), "0.5.23": (0, 1, 3, 5, 7)}
+ADAPTIVE_STEPS = {"0.5.19": (0, 1, 3, 7), "0.5.20": (0, 1, 3, 5, 7)}
 LARGE_DRAFT_ARCHS = ("LlamaForCausalLM", "Grok1ForCausalLM", "Grok1VForCausalLM")
 
 
@@ -268,17 +268,14 @@ class _Resolver:
             self.r.events.append("ADAPTIVE_OFF")
             return
         # Default candidate steps: union over the batch-size slots of DEFAULT_ADAPTIVE_CONFIG.
-        cands: tuple[int, ...] = (0, 1, 3, 7) if not self.r.at_least("0.5.20") else (0, 1, 3, 5, 7)
+        cands: tuple[int, ...] = ()
+        for since, steps_default in ADAPTIVE_STEPS.items():
+            if self.r.at_least(since):
+                cands = steps_default
         why = f"SGLang {self.p.version} default candidate steps (union of DEFAULT_ADAPTIVE_CONFIG)"
         path = self.r.v("speculative_adaptive_config")
         if path:
-            conf = _json_obj(path)
-            if not conf and isinstance(path, str):
-                try:
-                    with open(path, encoding="utf-8") as fh:
-                        conf = _json_obj(fh.read())
-                except OSError:
-                    conf = {}
+            conf = _json_obj(path) or _json_file(path)
             steps: set[int] = set()
             for key, entry in conf.items():
                 if str(key).isdigit() and isinstance(entry, dict) and isinstance(entry.get("candidate_steps"), list):
@@ -662,6 +659,21 @@ def row_map_ok(R: int, p: dict[str, Any]) -> bool:
     """The first B entries of the map equal arange(B) for every batch B that can occur."""
     P, b_max = row_map_geometry(R, p)
     return b_max <= P and b_max <= R + 1
+
+
+def _json_file(path: Any) -> dict[str, Any]:
+    """A JSON object from a local regular file the launch names (bounded read), else {}."""
+    from pathlib import Path
+
+    from kdacheck.findings import InputError
+    from kdacheck.readers.detect import read_bytes
+
+    if not isinstance(path, str) or not Path(path).is_file():
+        return {}
+    try:
+        return _json_obj(read_bytes(path, 1 << 20).decode("utf-8", "replace"))
+    except InputError:
+        return {}
 
 
 def _json_obj(value: Any) -> dict[str, Any]:
