@@ -22,6 +22,9 @@ MAX_TOKENS = 200_000
 # word ``#``, ``(`` and ``)`` are ordinary; at the start of one they are handled apart.
 _PLAIN = re.compile(r"[^ \t\r\n'\"\\;&|]+")
 _DQ_PLAIN = re.compile(r'[^"\\]+')
+# A whole unquoted word that ends at a blank, a newline, an operator or the end (the common
+# case: taken in one step), and the blanks after it.
+_SIMPLE_WORD = re.compile(r"([^ \t\r\n'\"\\;&|#()][^ \t\r\n'\"\\;&|]*)(?=[ \t\r\n;&|]|\Z)[ \t\r]*")
 
 
 def tokenize(text: str, path: str, line0: int = 1, col0: int = 1) -> list[Token]:
@@ -42,6 +45,7 @@ def tokenize(text: str, path: str, line0: int = 1, col0: int = 1) -> list[Token]
     quote: str | None = None
     plain = _PLAIN.match
     dq_plain = _DQ_PLAIN.match
+    simple = _SIMPLE_WORD.match
 
     def newlines(seg: str, at: int) -> None:
         """Account for the newlines of ``seg``, read from index ``at``."""
@@ -56,6 +60,14 @@ def tokenize(text: str, path: str, line0: int = 1, col0: int = 1) -> list[Token]
         return InputError(f"{path}: more than {MAX_TOKENS:,} shell words")
 
     while i < n:
+        if start is None and quote is None:
+            m = simple(text, i)
+            if m is not None:
+                append(Token(m.group(1), Location(path, line, c0 + i - ls)))
+                if len(tokens) > MAX_TOKENS:
+                    raise too_many()
+                i = m.end()
+                continue
         ch = text[i]
         if quote == "'":
             j = text.find("'", i)

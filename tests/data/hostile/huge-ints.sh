@@ -1,0 +1,1 @@
+python -m sglang.launch_server --model-path moonshotai/Kimi-Linear-48B-A3B-Instruct --tp-size 99999999999999999999999 --max-running-requests 9223372036854775807 --speculative-algorithm EAGLE --speculative-num-steps 9223372036854775807 --speculative-eagle-topk 1

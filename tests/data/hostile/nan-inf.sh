@@ -1,0 +1,1 @@
+python -m sglang.launch_server --mem-fraction-static nan --schedule-conservativeness inf
