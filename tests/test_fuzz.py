@@ -13,6 +13,7 @@ runs the same strategies for 10,000+ inputs.
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import shlex
@@ -48,10 +49,8 @@ ALGORITHMS = ["EAGLE", "EAGLE3", "NEXTN", "STANDALONE", "NGRAM", "DFLASH", "DSPA
 
 FORMATS: dict[str, Any] = {}
 for _name in report.FORMATS:
-    try:
+    with contextlib.suppress(ImportError):  # a format whose module is not written yet
         FORMATS[_name] = import_module(f"kdacheck.report.{'json_' if _name == 'json' else _name}")
-    except ImportError:  # a format whose module is not written yet
-        pass
 
 # --- values ----------------------------------------------------------------------------------
 
@@ -136,10 +135,8 @@ def yaml_documents(draw: st.DrawFn) -> tuple[str, str]:
         if draw(st.integers(0, 9)) == 0:
             key = key.replace("-", "_")  # ARG006
         if isinstance(value, str) and value.startswith("{") and draw(st.booleans()):
-            try:
+            with contextlib.suppress(ValueError):
                 value = json.loads(value)  # a mapping in YAML
-            except ValueError:
-                pass
         doc[key] = value
     return "config.yaml", yaml.safe_dump(doc, allow_unicode=True, sort_keys=False)
 
@@ -264,7 +261,7 @@ def test_arbitrary_bytes_through_the_decoder(name: str, data: bytes) -> None:
 @settings(max_examples=60, deadline=5000, suppress_health_check=[HealthCheck.too_slow], database=None)
 @given(st.one_of(documents, mutated()), st.sampled_from(sorted(FORMATS)))
 def test_through_the_cli(doc: tuple[str, str], fmt: str) -> None:
-    name, text = doc
+    _name, text = doc
     r = CliRunner().invoke(app, ["lint", "--output-format", fmt, "-"], input=text, env={"NO_COLOR": "1", "GITHUB_ACTIONS": ""})
     assert r.exception is None or isinstance(r.exception, SystemExit), repr(r.exception)
     assert r.exit_code in (0, 1, 2), r.output
