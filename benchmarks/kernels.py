@@ -1,0 +1,705 @@
+#!/usr/bin/env python3
+"""Benchmarks of kdacheck's two Triton kernels against the copy floor and their peers.
+
+For every size this reports the bytes the kernel must move, its time, the achieved bandwidth,
+the share of the copy floor measured in the same run, and the speed ratio against a peer:
+
+- KDA verify (``kernels/kda_verify.py``) at Kimi-Linear-48B shapes (32 heads, Kd = Vd = 128,
+  HV = H = 32/tp for tp 1/2/4/8), N requests x T draft tokens, fp32 and bf16 state (bf16
+  inputs). Bytes: ``N*HV*Vd*Kd*s*(1+T)`` (read the committed state once, write T states) plus
+  the inputs (q, k, v, a, b), the fp32 output and the per-head parameters.
+  Peer: fla's ``fused_recurrent_kda_fwd`` with ``ssm_state_indices [N, T]`` (flat pool: each
+  token's state written to its own slot; the initial state read from slot ``[n, 0]``), gate,
+  l2norm and beta sigmoid inside the kernel, ``state_v_first`` (SGLang's ``[Vd, Kd]`` layout).
+- HiSparse speculative gather (``kernels/hisparse_gather.py``): D steps x top_k picks per
+  request, hit rates 0-100 %, B requests, 656 B items (DSA fp8 MLA). Bytes:
+  ``2*misses*item_bytes`` plus the plan and metadata (the picks, slot lookups and out_locs,
+  4 B each per selection; host_loc, miss_src, miss_dst per miss). Peer: the plain PyTorch
+  version (``kernels/hisparse_gather_torch.py``: ``torch.unique`` per request +
+  ``index_select``/``index_copy_``).
+- Floor: a large device-to-device ``torch.Tensor.copy_`` (2 GiB on CUDA), bytes = 2 x size.
+
+Timing: on CUDA ``triton.testing.do_bench`` (warm-up 25 ms, 100 ms of repetitions, median,
+L2 flushed between runs) of the wrappers with host index validation off (``validate=False``).
+On CPU the kernels run in Triton's interpreter: one warm-up call, then the median wall clock
+of ``--reps`` calls, labelled "interpreter wall clock"; no bandwidth or floor share is
+reported there (the interpreter says nothing about GPU speed).
+
+Targets (H200): verify >= 80 % of the floor and >= 1.0x fla; gather >= 70 % of the floor and
+>= 3x PyTorch. The floor-share target is judged only on sizes whose floor time is at least
+``MIN_FLOOR_US`` (smaller launches are launch-bound); the peer ratio on every size.
+
+Usage::
+
+    python benchmarks/kernels.py --device cuda --json out.json --markdown > out.md
+    python benchmarks/kernels.py --quick --device cpu --json out.json   # CI smoke test
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as _dt
+import gc
+import json
+import os
+import platform
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+CPU_LABEL = "interpreter wall clock"
+CPU_NATIVE_LABEL = "CPU wall clock (native PyTorch, not interpreted)"
+GPU_LABEL = "triton.testing.do_bench median"
+PEER_NA_CPU = "peer not available on CPU"
+MIN_FLOOR_US = 20.0
+TARGETS: dict[str, dict[str, Any]] = {
+    "kda_verify": {"floor_share": 0.80, "peer_speedup": 1.0,
+                   "peer": "fla fused_recurrent_kda_fwd (ssm_state_indices [N, T])"},
+    "hisparse_gather": {"floor_share": 0.70, "peer_speedup": 3.0,
+                        "peer": "PyTorch (torch.unique per request + index_select/index_copy_)"},
+}  # fmt: skip
+KIMI_HEADS, KIMI_DIM = 32, 128
+ITEM_BYTES = 656
+
+
+@dataclass(frozen=True)
+class VerifySize:
+    tp: int
+    N: int
+    T: int
+    state: str  # "float32" | "bfloat16"
+
+    @property
+    def HV(self) -> int:
+        return KIMI_HEADS // self.tp
+
+
+@dataclass(frozen=True)
+class GatherSize:
+    B: int
+    D: int
+    top_k: int
+    hit: float
+    max_seq: int
+
+
+def verify_sizes(quick: bool) -> list[VerifySize]:
+    if quick:  # tiny: the interpreter runs every program serially
+        return [VerifySize(8, 1, 2, "float32"), VerifySize(8, 2, 2, "bfloat16")]
+    return [
+        VerifySize(tp, N, T, st)
+        for tp in (1, 2, 4, 8)
+        for st in ("float32", "bfloat16")
+        for N in (1, 16, 64, 256)
+        for T in (2, 4, 8, 16)
+    ]
+
+
+def gather_sizes(quick: bool) -> list[GatherSize]:
+    if quick:
+        return [GatherSize(1, 2, 1024, 0.5, 2048), GatherSize(2, 2, 1024, 0.0, 2048)]
+    return [
+        GatherSize(B, D, K, hit, 16384)
+        for D in (2, 3, 4)
+        for K in (1024, 2048)
+        for hit in (0.0, 0.5, 0.9, 1.0)
+        for B in (1, 8, 64)
+    ]
+
+
+def shape_of(size: VerifySize | GatherSize) -> dict[str, Any]:
+    if isinstance(size, VerifySize):
+        return {"model": "Kimi-Linear-48B", "tp": size.tp, "H": size.HV, "HV": size.HV,
+                "Kd": KIMI_DIM, "Vd": KIMI_DIM, "N": size.N, "T": size.T,
+                "state_dtype": size.state, "input_dtype": "bfloat16"}  # fmt: skip
+    return {"B": size.B, "D": size.D, "top_k": size.top_k, "hit_rate": size.hit,
+            "dup_rate": 0.3, "pad_rate": 0.02, "max_seq": size.max_seq, "item_bytes": ITEM_BYTES}  # fmt: skip
+
+
+# ----------------------------------------------------------------------------- timing
+
+
+class Timer:
+    def __init__(self, device: Any, reps: int) -> None:
+        self.device = device
+        self.reps = reps
+        self.cuda = device.type == "cuda"
+
+    @property
+    def label(self) -> str:
+        return GPU_LABEL if self.cuda else CPU_LABEL
+
+    def __call__(self, fn: Callable[[], object]) -> float:
+        """Seconds per call. CUDA: do_bench median. CPU: one warm-up call is the caller's."""
+        if self.cuda:
+            import triton.testing
+
+            return float(triton.testing.do_bench(fn, warmup=25, rep=100, return_mode="median")) / 1e3
+        times = []
+        for _ in range(max(1, self.reps)):
+            t0 = time.perf_counter()
+            fn()
+            times.append(time.perf_counter() - t0)
+        return statistics.median(times)
+
+
+def release(device: Any) -> None:
+    import torch
+
+    gc.collect()
+    if device.type == "cuda":
+        torch.cuda.synchronize(device)
+        torch.cuda.empty_cache()
+
+
+def measure_floor(device: Any, timer: Timer) -> dict[str, Any]:
+    """Large device-to-device copy: bytes = 2 x size."""
+    import torch
+
+    if device.type == "cuda":
+        free, _ = torch.cuda.mem_get_info(device)
+        size = min(2 * 2**30, int(free * 0.3) // 2**20 * 2**20)
+        method = f"torch.Tensor.copy_ of {size / 2**30:.2f} GiB, {GPU_LABEL}"
+    else:
+        size = 64 * 2**20
+        method = f"torch.Tensor.copy_ of {size / 2**20:.0f} MiB, CPU wall clock (native)"
+    src = torch.empty(size, dtype=torch.uint8, device=device)
+    src.fill_(1)
+    dst = torch.empty_like(src)
+    dst.copy_(src)
+    if device.type == "cuda":
+        t = timer(lambda: dst.copy_(src))
+    else:
+        t = statistics.median(_wall(lambda: dst.copy_(src)) for _ in range(5))
+    release(device)
+    return {"bytes": 2 * size, "time_s": t, "bandwidth_gbs": 2 * size / t / 1e9, "method": method}
+
+
+def _wall(fn: Callable[[], object]) -> float:
+    t0 = time.perf_counter()
+    fn()
+    return time.perf_counter() - t0
+
+
+def judge(kernel: str, row: dict[str, Any], floor_gbs: float, cuda: bool) -> dict[str, Any]:
+    """Per-row target verdicts (None = not judged)."""
+    tg = TARGETS[kernel]
+    out: dict[str, Any] = {}
+    if not cuda:
+        reason = "not judged: interpreter numbers say nothing about GPU speed"
+        out["floor_share"] = {"target": tg["floor_share"], "pass": None, "why": reason}
+        out["peer_speedup"] = {"target": tg["peer_speedup"], "pass": None, "why": reason}
+        return out
+    floor_us = row["bytes"] / (floor_gbs * 1e9) * 1e6
+    share = row.get("floor_share")
+    if share is None:
+        out["floor_share"] = {"target": tg["floor_share"], "pass": None, "why": "no time"}
+    elif floor_us < MIN_FLOOR_US:
+        out["floor_share"] = {"target": tg["floor_share"], "pass": None,
+                              "why": f"launch-bound: floor time {floor_us:.1f} us < {MIN_FLOOR_US:g} us"}  # fmt: skip
+    else:
+        out["floor_share"] = {"target": tg["floor_share"], "pass": share >= tg["floor_share"]}
+    sp = row.get("speedup_vs_peer")
+    out["peer_speedup"] = {
+        "target": tg["peer_speedup"],
+        "pass": None if sp is None else sp >= tg["peer_speedup"],
+        **({"why": row.get("peer_status")} if sp is None else {}),
+    }
+    return out
+
+
+# ----------------------------------------------------------------------------- verify
+
+
+def fla_peer() -> tuple[Callable[..., Any] | None, bool, str]:
+    """(fused_recurrent_kda_fwd or None, whether it takes state_v_first, status)."""
+    try:
+        import inspect
+
+        from fla.ops.kda.fused_recurrent import fused_recurrent_kda_fwd
+    except Exception as exc:  # not installed or fails to import
+        return None, False, f"fla not importable: {type(exc).__name__}: {exc}"
+    try:
+        params = inspect.signature(fused_recurrent_kda_fwd).parameters
+    except (TypeError, ValueError):
+        params = {}  # type: ignore[assignment]
+    return fused_recurrent_kda_fwd, "state_v_first" in params, "ok"
+
+
+def bench_verify(size: VerifySize, device: Any, timer: Timer, floor_gbs: float | None,
+                 peer: tuple[Callable[..., Any] | None, bool, str], seed: int) -> dict[str, Any]:  # fmt: skip
+    import torch
+    from kdacheck.kernels import harness
+    from kdacheck.kernels import kda_verify as kv
+
+    N, T, HV, Kd, Vd = size.N, size.T, size.HV, KIMI_DIM, KIMI_DIM
+    H = HV
+    st = {"float32": torch.float32, "bfloat16": torch.bfloat16}[size.state]
+    inp = torch.bfloat16
+    s_st, s_in = st.itemsize, inp.itemsize
+    NT = N * T
+    state_bytes = N * HV * Vd * Kd * s_st * (1 + T)
+    inputs = NT * (2 * H * Kd + HV * Vd + HV * Kd + HV) * s_in + NT * HV * Vd * 4
+    bytes_ = state_bytes + inputs + HV * (1 + Kd) * 4 + N * 8
+    row: dict[str, Any] = {
+        "kernel": "kda_verify",
+        "shape": shape_of(size),
+        "bytes": int(bytes_),
+        "bytes_formula": "N*HV*Vd*Kd*s*(1+T) + inputs (q,k,v,a,b bf16; o fp32) + params",
+        "label": timer.label,
+        "peer": TARGETS["kda_verify"]["peer"],
+        "notes": [],
+    }  # fmt: skip
+    if device.type == "cuda":
+        harness.check_memory(
+            harness.VerifyCase(N=N, T=T, T_alloc=T, N_scratch=N, H=H, HV=HV, Kd=Kd, Vd=Vd,
+                               pool_size=N, state_dtype=size.state, input_dtype="bfloat16"),
+            device,
+        )  # fmt: skip
+    gen = torch.Generator(device=device).manual_seed(seed)
+
+    def rnd(*shape: int, dtype: Any = inp, scale: float = 1.0) -> Any:
+        return (torch.randn(*shape, generator=gen, device=device) * scale).to(dtype)
+
+    q, k = rnd(NT, H, Kd), rnd(NT, H, Kd)
+    v, a, b = rnd(NT, HV, Vd), rnd(NT, HV, Kd), rnd(NT, HV)
+    A_log = torch.log(1 + 15 * torch.rand(HV, generator=gen, device=device))
+    dt_bias = rnd(HV * Kd, dtype=torch.float32, scale=0.5)
+    pool = rnd(N, HV, Vd, Kd, dtype=st, scale=0.5)
+    cache_indices = torch.randperm(N, device=device).to(torch.int32)
+    scratch = torch.empty((N, T, HV, Vd, Kd), dtype=st, device=device)
+    row_map = torch.arange(N, dtype=torch.int32, device=device)
+    out = torch.empty((NT, HV, Vd), dtype=torch.float32, device=device)
+    args = (q, k, v, a, b, A_log, dt_bias, pool, cache_indices, scratch, row_map)
+
+    def ours() -> object:
+        return kv.kda_verify(*args, out=out, validate=False)
+
+    ours()  # warm-up / compile; also the cross-check output
+    o_ours = out.clone()
+    row["time_s"] = timer(ours)
+    if device.type == "cuda":
+        row["bandwidth_gbs"] = bytes_ / row["time_s"] / 1e9
+        row["floor_share"] = row["bandwidth_gbs"] / floor_gbs if floor_gbs else None
+        row["kernel_only_time_s"], why = _verify_launch_only(kv, args, out, timer, T)
+        if why:
+            row["notes"].append(why)
+        else:
+            row["notes"].append("kernel_only_time_s: the jitted kernel launched directly "
+                                "(no wrapper checks; the wrapper copies row_map to the host)")  # fmt: skip
+
+    fn, v_first, status = peer
+    if fn is None:
+        row["peer_status"] = status if device.type == "cuda" else f"{PEER_NA_CPU}: {status}"
+    else:
+        # fla's flat pool reuses our scratch memory: slot n*T + t is token t of request n
+        fla_pool = scratch.view(NT, HV, Vd, Kd)
+        idx = torch.arange(NT, dtype=torch.int32, device=device).view(N, T)
+        fla_pool[idx[:, 0].long()] = pool[cache_indices.long()]
+        fla_out = torch.empty((N, T, HV, Vd), dtype=inp, device=device)
+        kw: dict[str, Any] = dict(
+            A_log=A_log, dt_bias=dt_bias, initial_state=fla_pool, inplace_final_state=True,
+            ssm_state_indices=idx, use_qk_l2norm_in_kernel=True, use_gate_in_kernel=True,
+            use_beta_sigmoid_in_kernel=True, out=fla_out,
+        )  # fmt: skip
+        if v_first:
+            kw["state_v_first"] = True
+        else:
+            row["notes"].append("fla without state_v_first: state read as [K, V] (same bytes)")
+        qs, ks = q.view(N, T, H, Kd), k.view(N, T, H, Kd)
+        vs, gs, bs = v.view(N, T, HV, Vd), a.view(N, T, HV, Kd), b.view(N, T, HV)
+
+        def theirs() -> object:
+            return fn(qs, ks, vs, gs, bs, **kw)
+
+        try:
+            theirs()
+            if v_first:
+                ref = o_ours.double()
+                diff = (fla_out.view(NT, HV, Vd).double() - ref).norm() / ref.norm().clamp_min(1e-30)
+                row["peer_rel_diff"] = float(diff)
+                if not float(diff) < 2e-2:
+                    row["notes"].append(f"fla's output differs from ours: rel diff {float(diff):.3g}")
+            row["peer_time_s"] = timer(theirs)
+            row["peer_label"] = timer.label
+            row["speedup_vs_peer"] = row["peer_time_s"] / row["time_s"]
+            row["peer_status"] = "ok"
+        except Exception as exc:  # record, never fail the benchmark because of the peer
+            msg = f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
+            row["peer_status"] = f"{PEER_NA_CPU}: {msg}" if device.type == "cpu" else msg
+    return row
+
+
+def _verify_launch_only(kv: Any, args: tuple[Any, ...], out: Any, timer: Timer,
+                        T: int) -> tuple[float | None, str | None]:  # fmt: skip
+    """Time the jitted kernel launched exactly as the wrapper launches it (no host checks)."""
+    try:
+        import torch
+        import triton
+
+        q, k, v, a, b, A_log, dt_bias, pool, ci, scratch, row_map = args
+        N, HV, Vd = int(ci.shape[0]), int(v.shape[1]), int(v.shape[2])
+        H, Kd = int(q.shape[1]), int(q.shape[2])
+        BK, BV = kv.verify_blocks(Kd, Vd, None)
+        grid = (N, HV, triton.cdiv(Vd, BV))
+
+        def launch() -> object:
+            return kv._kda_verify_kernel[grid](
+                q, k, v, a, b, A_log, dt_bias, pool, ci, scratch, row_map, ci, out,
+                T, int(pool.shape[0]), int(scratch.shape[0]), int(scratch.shape[1]), Kd**-0.5,
+                H=H, HV=HV, KD=Kd, VD=Vd, BK=BK, BV=BV, TREE=False,
+                STATE_BF16=scratch.dtype == torch.bfloat16, num_warps=4,
+            )  # fmt: skip
+
+        launch()
+        return timer(launch), None
+    except Exception as exc:  # the wrapper's launch changed: keep the wrapper's number only
+        return None, f"kernel-only timing unavailable: {type(exc).__name__}: {exc}"
+
+
+# ----------------------------------------------------------------------------- gather
+
+
+def bench_gather(size: GatherSize, device: Any, timer: Timer, floor_gbs: float | None,
+                 seed: int) -> dict[str, Any]:  # fmt: skip
+    import torch
+    from kdacheck.kernels import harness
+    from kdacheck.kernels import hisparse_gather as hg
+    from kdacheck.kernels.hisparse_gather_torch import hisparse_spec_gather_torch
+
+    B, D, K, S = size.B, size.D, size.top_k, size.max_seq
+    n_sel = D * K
+    case = harness.GatherCase(B=B, D=D, top_k=K, max_seq=S, item_bytes=ITEM_BYTES,
+                              hit_rate=size.hit, dup_rate=0.3, pad_rate=0.02, seed=seed)  # fmt: skip
+    row: dict[str, Any] = {
+        "kernel": "hisparse_gather",
+        "shape": shape_of(size),
+        "label": timer.label,
+        "peer": TARGETS["hisparse_gather"]["peer"],
+        "bytes_formula": "2*misses*item_bytes + B*D*top_k*12 (picks, slot lookups, out_locs) "
+                         "+ misses*24 (host_loc, miss_src, miss_dst) + B*8",
+        "notes": [],
+    }  # fmt: skip
+    if device.type == "cuda":
+        harness.check_memory(case, device)
+    gen = torch.Generator().manual_seed(seed)
+    seq = torch.randint(max(1, S // 2), S + 1, (B,), generator=gen)
+    toks = harness._make_selection(case, seq.tolist(), gen)
+    n_dev = 2 * B * n_sel
+    perm = torch.randperm(n_dev, generator=gen)
+    free = perm[: B * n_sel].view(B, n_sel).to(torch.int32)
+    spare = perm[B * n_sel :]
+    dslot = torch.full((B, S), -1, dtype=torch.int32)
+    used = 0
+    for i in range(B):
+        u = torch.unique(toks[i][toks[i] >= 0].long())
+        r = u[torch.rand(u.numel(), generator=gen) < size.hit]
+        dslot[i, r] = spare[used : used + r.numel()].to(torch.int32)
+        used += r.numel()
+    hloc = torch.randperm(B * S, generator=gen).view(B, S)
+    t_toks, t_seq = toks.to(device), seq.to(torch.int32).to(device)
+    t_dslot, t_hloc, t_free = dslot.to(device), hloc.to(device), free.to(device)
+    dgen = torch.Generator(device=device).manual_seed(seed)
+    host = torch.randint(0, 256, (B * S, ITEM_BYTES), generator=dgen, device=device,
+                         dtype=torch.uint8)  # fmt: skip
+    buf = torch.zeros((n_dev, ITEM_BYTES), dtype=torch.uint8, device=device)
+    plan = (torch.empty((B, n_sel), dtype=torch.int64, device=device),
+            torch.empty((B, n_sel), dtype=torch.int32, device=device),
+            torch.empty((B,), dtype=torch.int32, device=device),
+            torch.empty((B, D, K), dtype=torch.int32, device=device))  # fmt: skip
+
+    def ours() -> object:
+        return hg.hisparse_spec_gather(t_toks, t_seq, t_dslot, t_hloc, host, buf, t_free, *plan,
+                                       validate=False)  # fmt: skip
+
+    ours()
+    misses = int(plan[2].sum())
+    out_ours = plan[3].clone()
+    meta = B * n_sel * (4 + 4 + 4) + misses * (8 + 8 + 4 + 4) + B * 8
+    bytes_ = meta + 2 * misses * ITEM_BYTES
+    row["bytes"] = int(bytes_)
+    row["misses"] = misses
+    row["time_s"] = timer(ours)
+    if device.type == "cuda":
+        row["bandwidth_gbs"] = bytes_ / row["time_s"] / 1e9
+        row["floor_share"] = row["bandwidth_gbs"] / floor_gbs if floor_gbs else None
+    if misses == 0:
+        row["notes"].append("no misses: nothing to copy, only the plan runs")
+
+    peer_plan = tuple(torch.empty_like(x) for x in plan)
+
+    def theirs() -> object:
+        return hisparse_spec_gather_torch(t_toks, t_seq, t_dslot, t_hloc, host, buf, t_free,
+                                          *peer_plan)  # fmt: skip
+
+    theirs()
+    same = torch.equal(peer_plan[3], out_ours) and torch.equal(peer_plan[2], plan[2])
+    row["peer_agrees"] = bool(same)
+    if not same:
+        row["notes"].append("the PyTorch peer's plan differs from the kernel's")
+    row["peer_time_s"] = timer(theirs)
+    row["peer_label"] = timer.label if device.type == "cuda" else CPU_NATIVE_LABEL
+    row["speedup_vs_peer"] = row["peer_time_s"] / row["time_s"]
+    row["peer_status"] = "ok"
+    if device.type == "cpu":
+        row["notes"].append("peer runs natively on CPU, the kernel in the interpreter: "
+                            "the ratio is not a GPU ratio")  # fmt: skip
+    return row
+
+
+# ----------------------------------------------------------------------------- output
+
+
+def _fmt_t(t: float | None) -> str:
+    if t is None:
+        return "-"
+    return f"{t * 1e6:.1f} us" if t < 1e-3 else f"{t * 1e3:.2f} ms"
+
+
+def _fmt_x(x: float | None, spec: str = ".2f", suffix: str = "") -> str:
+    return "-" if x is None else f"{x:{spec}}{suffix}"
+
+
+def _verdict(row: dict[str, Any], key: str) -> str:
+    j = row.get("targets", {}).get(key, {})
+    p = j.get("pass")
+    return "n/a" if p is None else ("PASS" if p else "FAIL")
+
+
+def table(rows: list[dict[str, Any]], kernel: str, markdown: bool, cpu: bool = False) -> list[str]:
+    rs = [r for r in rows if r["kernel"] == kernel]
+    if not rs:
+        return []
+    if kernel == "kda_verify":
+        head = ["tp", "HV", "N", "T", "state", "MB"]
+
+        def key(r: dict[str, Any]) -> list[str]:
+            s = r["shape"]
+            return [str(s["tp"]), str(s["HV"]), str(s["N"]), str(s["T"]),
+                    "fp32" if s["state_dtype"] == "float32" else "bf16"]  # fmt: skip
+        peer = "fla"
+    else:
+        head = ["B", "D", "top_k", "hit", "misses", "MB"]
+
+        def key(r: dict[str, Any]) -> list[str]:
+            s = r["shape"]
+            return [str(s["B"]), str(s["D"]), str(s["top_k"]), f"{s['hit_rate']:.0%}",
+                    str(r.get("misses", "-"))]  # fmt: skip
+        peer = "torch"
+    t_head = "time (interpreter wall clock)" if cpu else "time"
+    head += [t_head, "GB/s", "% floor", f"{peer} time", f"x {peer}", "floor tgt", "peer tgt"]
+    launch_only = kernel == "kda_verify" and any(r.get("kernel_only_time_s") for r in rs)
+    if launch_only:  # CUDA: the jitted kernel without the wrapper's host work
+        head.append("kernel only")
+    lines = []
+    body = []
+    for r in rs:
+        if r.get("error") or r.get("skipped"):
+            what = ("error: " + r["error"]) if r.get("error") else ("skipped: " + r["skipped"])
+            body.append([*key(r), "-", what, "", "", "", "", "", ""] + ([""] if launch_only else []))
+            continue
+        body.append([
+            *key(r), _fmt_x(r["bytes"] / 1e6, ".2f"), _fmt_t(r.get("time_s")),
+            _fmt_x(r.get("bandwidth_gbs"), ".0f"),
+            _fmt_x(None if r.get("floor_share") is None else 100 * r["floor_share"], ".0f", " %"),
+            _fmt_t(r.get("peer_time_s")) if r.get("peer_time_s") else "n/a",
+            _fmt_x(r.get("speedup_vs_peer"), ".2f", "x"),
+            _verdict(r, "floor_share"), _verdict(r, "peer_speedup"),
+        ] + ([_fmt_t(r.get("kernel_only_time_s"))] if launch_only else []))  # fmt: skip
+    if markdown:
+        lines.append("| " + " | ".join(head) + " |")
+        lines.append("|" + "|".join("---:" for _ in head) + "|")
+        lines += ["| " + " | ".join(b) + " |" for b in body]
+    else:
+        widths = [max(len(h), *(len(b[i]) for b in body)) for i, h in enumerate(head)]
+        lines.append("  ".join(h.rjust(w) for h, w in zip(head, widths, strict=True)))
+        lines += ["  ".join(c.rjust(w) for c, w in zip(b, widths, strict=True)) for b in body]
+    return lines
+
+
+def summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for kernel in TARGETS:
+        mine = [r for r in rows if r["kernel"] == kernel]
+        rs = [r for r in mine if not r.get("error") and not r.get("skipped")]
+        s: dict[str, Any] = {"rows": len(rs), "errors": sum(1 for r in mine if r.get("error")),
+                             "skipped": sum(1 for r in mine if r.get("skipped"))}
+        for t in ("floor_share", "peer_speedup"):
+            judged = [r["targets"][t]["pass"] for r in rs if r["targets"][t]["pass"] is not None]
+            s[t] = {"target": TARGETS[kernel][t], "judged": len(judged), "passed": sum(judged)}
+        shares = [r["floor_share"] for r in rs if r.get("floor_share") is not None]
+        if shares:
+            s["best_floor_share"] = max(shares)
+        out[kernel] = s
+    return out
+
+
+def render(doc: dict[str, Any], markdown: bool) -> str:
+    m, fl = doc["meta"], doc["floor"]
+    cpu = m["device"] == "cpu"
+    lines = []
+    say = (lambda s: f"_{s}_") if markdown else (lambda s: s)
+    lines.append(say(
+        f"kdacheck kernel benchmarks, {m['date']}: {m['device_name']}; Python {m['python']}, "
+        f"torch {m['torch']}, triton {m['triton']}, fla-core {m['fla']}."))  # fmt: skip
+    if cpu:
+        lines.append(say("CPU: every kernel time is an interpreter wall clock (Triton's "
+                         "interpreter): it says nothing about GPU speed; no bandwidth."))  # fmt: skip
+    else:
+        lines.append(say(f"Copy floor: {fl['bandwidth_gbs']:.0f} GB/s ({fl['method']}). Times: "
+                         f"{GPU_LABEL} of the wrappers with validate=False."))  # fmt: skip
+    for kernel, title in (("kda_verify", "KDA verify (Kimi-Linear-48B, bf16 inputs)"),
+                          ("hisparse_gather", f"HiSparse gather ({ITEM_BYTES} B items)")):  # fmt: skip
+        t = table(doc["rows"], kernel, markdown, cpu)
+        if not t:
+            continue
+        tg = TARGETS[kernel]
+        s = doc["summary"][kernel]
+        lines.append("")
+        lines.append(("#### " if markdown else "== ") + title)
+        lines.append("")
+        lines += t
+        lines.append("")
+        if cpu:
+            lines.append(say("Targets not judged on CPU (interpreter)."))
+        else:
+            fs, ps = s["floor_share"], s["peer_speedup"]
+            lines.append(say(
+                f"Targets: >= {tg['floor_share']:.0%} of the floor: {fs['passed']}/{fs['judged']} "
+                f"judged sizes pass (sizes with floor time < {MIN_FLOOR_US:g} us not judged); "
+                f">= {tg['peer_speedup']:g}x {tg['peer']}: {ps['passed']}/{ps['judged']} pass."))  # fmt: skip
+    return "\n".join(lines) + "\n"
+
+
+# ----------------------------------------------------------------------------- main
+
+
+def _unjudged(why: str) -> dict[str, Any]:
+    return {t: {"pass": None, "why": why} for t in ("floor_share", "peer_speedup")}
+
+
+def _write_json(path: str | None, meta: dict[str, Any], floor: dict[str, Any],
+                rows: list[dict[str, Any]], complete: bool) -> dict[str, Any]:  # fmt: skip
+    doc = {"meta": meta, "floor": floor, "targets": TARGETS, "rows": rows,
+           "summary": summary(rows), "complete": complete}  # fmt: skip
+    if path:
+        tmp = f"{path}.tmp"
+        with open(tmp, "w", encoding="utf-8") as fh:
+            json.dump(doc, fh, indent=2, default=str)
+            fh.write("\n")
+        os.replace(tmp, path)
+    return doc
+
+
+def parse(argv: list[str] | None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
+    p.add_argument("--device", choices=("auto", "cuda", "cpu"), default="auto")
+    p.add_argument("--quick", action="store_true", help="a handful of small sizes (CI, CPU)")
+    p.add_argument("--json", metavar="OUT", help="write machine-readable results to OUT")
+    p.add_argument("--markdown", action="store_true", help="print markdown tables")
+    p.add_argument("--only", choices=("verify", "gather"), help="benchmark one kernel only")
+    p.add_argument("--allow-large-on-cpu", action="store_true",
+                   help="run the full sizes in the interpreter (hours)")  # fmt: skip
+    p.add_argument("--reps", type=int, default=None,
+                   help="CPU: timed calls per size, median (default 3; 2 with --quick)")
+    p.add_argument("--max-seconds", type=float, default=None,
+                   help="time budget: sizes not started within it are recorded as skipped "
+                        "(verify gets 60 %% of it, gather the rest)")
+    p.add_argument("--seed", type=int, default=0)
+    return p.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse(argv)
+    import torch  # torch does not load triton: the interpreter flag can still be chosen
+
+    dev_name = args.device
+    if dev_name == "auto":
+        dev_name = "cuda" if torch.cuda.is_available() else "cpu"
+    if dev_name == "cuda" and not torch.cuda.is_available():
+        print("error: --device cuda but torch sees no CUDA device", file=sys.stderr)
+        return 2
+    if dev_name == "cpu":
+        if not args.quick and not args.allow_large_on_cpu:
+            print("error: the full sizes take hours in Triton's interpreter; use --quick on CPU "
+                  "(or --allow-large-on-cpu)", file=sys.stderr)  # fmt: skip
+            return 2
+        os.environ["TRITON_INTERPRET"] = "1"
+        if "triton" in sys.modules and os.environ.get("TRITON_INTERPRET") != "1":
+            print("error: triton loaded before TRITON_INTERPRET was set", file=sys.stderr)
+            return 2
+    device = torch.device(dev_name)
+    import triton
+
+    try:
+        import fla
+
+        fla_version = getattr(fla, "__version__", "?")
+    except Exception:
+        fla_version = "not installed"
+    timer = Timer(device, args.reps if args.reps is not None else (2 if args.quick else 3))
+    meta = {
+        "date": _dt.datetime.now().astimezone().isoformat(timespec="seconds"),
+        "device": dev_name,
+        "device_name": (torch.cuda.get_device_name(device) if dev_name == "cuda"
+                        else f"CPU ({os.cpu_count()} cores, {platform.machine()}), no GPU: "
+                             "Triton interpreter"),
+        "python": platform.python_version(),
+        "torch": torch.__version__,
+        "triton": triton.__version__,
+        "fla": fla_version,
+        "quick": args.quick,
+        "timing": timer.label,
+        "min_floor_us_for_floor_target": MIN_FLOOR_US,
+    }  # fmt: skip
+    print(f"# {meta['device_name']}: measuring the copy floor", file=sys.stderr)
+    floor = measure_floor(device, timer)
+    floor_gbs = floor["bandwidth_gbs"] if dev_name == "cuda" else None
+    rows: list[dict[str, Any]] = []
+    jobs: list[tuple[str, Any]] = []
+    if args.only in (None, "verify"):
+        jobs += [("kda_verify", s) for s in verify_sizes(args.quick)]
+    if args.only in (None, "gather"):
+        jobs += [("hisparse_gather", s) for s in gather_sizes(args.quick)]
+    peer = fla_peer() if args.only in (None, "verify") else (None, False, "")
+    t_start = time.perf_counter()
+    budget = args.max_seconds
+    deadline = {"kda_verify": t_start + 0.6 * budget if budget else None,
+                "hisparse_gather": t_start + budget if budget else None}  # fmt: skip
+    for i, (kernel, size) in enumerate(jobs):
+        now = time.perf_counter()
+        print(f"# [{i + 1}/{len(jobs)}] {kernel} {size} ({now - t_start:.0f} s)", file=sys.stderr)
+        end = deadline[kernel]
+        if end is not None and now > end:
+            rows.append({"kernel": kernel, "shape": shape_of(size), "bytes": 0,
+                         "label": timer.label, "skipped": "time budget (--max-seconds) spent",
+                         "notes": [], "targets": _unjudged("skipped")})  # fmt: skip
+            continue
+        try:
+            if kernel == "kda_verify":
+                row = bench_verify(size, device, timer, floor_gbs, peer, args.seed + i)
+            else:
+                row = bench_gather(size, device, timer, floor_gbs, args.seed + i)
+        except Exception as exc:  # memory refusal, OOM, compile error: record and go on
+            row = {"kernel": kernel, "shape": shape_of(size), "bytes": 0, "label": timer.label,
+                   "error": f"{type(exc).__name__}: {exc}", "notes": []}  # fmt: skip
+            print(f"#   error: {row['error']}", file=sys.stderr)
+        finally:
+            release(device)
+        if not row.get("error"):
+            row["targets"] = judge(kernel, row, floor_gbs or 0.0, dev_name == "cuda")
+        else:
+            row["targets"] = _unjudged("error")
+        rows.append(row)
+        if args.json:  # rewritten after every size: a killed run still leaves its results
+            _write_json(args.json, meta, floor, rows, complete=False)
+    doc = _write_json(args.json, meta, floor, rows, complete=True)
+    sys.stdout.write(render(doc, args.markdown))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
