@@ -19,7 +19,7 @@ the share of the copy floor measured in the same run, and the speed ratio agains
   ``index_select``/``index_copy_``).
 - Floor: a large device-to-device ``torch.Tensor.copy_`` (2 GiB on CUDA), bytes = 2 x size.
 
-Timing: on CUDA ``triton.testing.do_bench`` (warm-up 25 ms, 100 ms of repetitions, median,
+Timing: on CUDA ``triton.testing.do_bench`` (warm-up 10 ms, 50 ms of repetitions, median,
 L2 flushed between runs) of the wrappers with host index validation off (``validate=False``).
 On CPU the kernels run in Triton's interpreter: one warm-up call, then the median wall clock
 of ``--reps`` calls, labelled "interpreter wall clock"; no bandwidth or floor share is
@@ -137,7 +137,7 @@ class Timer:
         if self.cuda:
             import triton.testing
 
-            return float(triton.testing.do_bench(fn, warmup=25, rep=100, return_mode="median")) / 1e3
+            return float(triton.testing.do_bench(fn, warmup=10, rep=50, return_mode="median")) / 1e3
         times = []
         for _ in range(max(1, self.reps)):
             t0 = time.perf_counter()
