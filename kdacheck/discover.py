@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 
 import yaml
 
+from kdacheck.findings import InputError
 from kdacheck.lint import FileResult
 from kdacheck.readers.detect import YAML_SUFFIXES
 
@@ -286,9 +287,9 @@ def relevant(path: str, text: str) -> bool:
 
     if not path.lower().endswith(YAML_SUFFIXES):
         return looks_like_shell_launch(text) or text.lstrip().startswith("--")
-    try:
-        docs = [d for d in yaml.compose_all(text, Loader=yaml.SafeLoader) if d is not None]
-    except (yaml.YAMLError, RecursionError):
+    try:  # libyaml, after the size/depth/tag pre-pass: hostile files cost no more here
+        docs = yamlfiles.compose_all(text, path)
+    except InputError:
         # Broken YAML: report it only if it looks like it was meant for SGLang.
         return "sglang" in text or plausible_config_keys(_TOP_KEY.findall(text))
     if not docs:
