@@ -92,3 +92,13 @@ def test_hf_cache_lookup(tmp_path, monkeypatch) -> None:  # type: ignore[no-unty
     monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path))
     cfg = resolved(f"{LAUNCH} --model-path acme/Qwen3-Next-Tiny --speculative-algorithm NEXTN")
     assert cfg.model is not None and cfg.model.family == "gdn" and cfg.model.linear_layers == 6
+
+
+def test_unknown_model_says_which_rules_could_not_be_checked() -> None:
+    from tests.helpers import lint, only
+
+    result = lint(f"{LAUNCH} --model-path /models/private-llm --speculative-algorithm EAGLE")
+    (f,) = only(result, "KDA001")
+    assert f.severity.label == "info"
+    assert "could not be checked" in f.message and "KDA001–KDA009" in f.message and "MEM001–MEM005" in f.message
+    assert f.location.col == len(LAUNCH) + 2 + len("--model-path ")

@@ -39,7 +39,14 @@ def kda001(cfg: Resolved) -> Iterator[Hit]:
     if not cfg.v("spec_on"):
         return
     if cfg.model is None:
-        yield unchecked("needs the model geometry (pass --model)")
+        # One finding for the whole launch: every geometry-dependent rule is blind here.
+        name = cfg.parsed.value("model_path") or "?"
+        hit = unchecked(
+            f"model `{name}` is neither a local folder, in the Hugging Face cache, nor a preset: "
+            "KDA001–KDA009, MEM001–MEM005, RADIX/RSSM and HSP need its geometry; "
+            "pass --model (a preset, a model folder or a config.json)"
+        )
+        yield Hit(hit.message, "pass `--model <preset | folder | config.json>`", values=("model_path",), severity=hit.severity)
         return
     if not cfg.model.hybrid or not cfg.v("scratch_allocated"):
         return
