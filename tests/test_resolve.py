@@ -101,4 +101,4 @@ def test_unknown_model_says_which_rules_could_not_be_checked() -> None:
     (f,) = only(result, "KDA001")
     assert f.severity.label == "info"
     assert "could not be checked" in f.message and "KDA001–KDA009" in f.message and "MEM001–MEM005" in f.message
-    assert f.location.col == len(LAUNCH) + 2 + len("--model-path ")
+    assert f.location.col == len(LAUNCH) + 2  # the --model-path flag
