@@ -1,0 +1,96 @@
+"""The catalogue as a whole: every rule is triggered somewhere and has a near miss, every error
+example triggers the rule it is named after, and every clean example passes.
+
+A new rule without a trigger here (or in examples/errors/) fails this test.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from kdacheck.rules import all_rules
+from tests.helpers import KIMI, LAUNCH, lint
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLES = ROOT / "examples"
+QWEN = f"{LAUNCH} --model-path Qwen/Qwen3-Next-80B-A3B-Instruct"
+EAGLE = "--speculative-algorithm EAGLE --speculative-num-steps 3 --speculative-eagle-topk 1 --speculative-num-draft-tokens 4"
+
+# code → (trigger, near miss, gpu): launch lines for the rules without an examples/errors file.
+CASES: dict[str, tuple[str, str, str | None]] = {
+    "ARG001": (f"{KIMI} --no-such-flag 1", f"{KIMI} --tp-size 2", None),
+    "ARG002": (f"{KIMI} --speculative-draft x", f"{KIMI} --speculative-draft-model-path x", None),
+    "ARG003": (f"{KIMI} --tp 2", f"{KIMI} --tensor-parallel-size 2", None),
+    "ARG004": (f"{KIMI} --tp-size two", f"{KIMI} --tp-size 2", None),
+    "ARG005": (f"{KIMI} --disable-cuda-graph", f"{KIMI} --cuda-graph-backend-decode disabled", None),
+    "ARG006": ("model-path: moonshotai/Kimi-Linear-48B-A3B-Instruct\ntp_size: 2\n", "model-path: moonshotai/Kimi-Linear-48B-A3B-Instruct\ntp-size: 2\n", None),
+    "ARG007": (f"{KIMI} --model-loader-extra-config '[1]'", f"{KIMI} --model-loader-extra-config '{{}}'", None),
+    "ARG008": (f"{KIMI} --tp-size 2 --tp-size 4", f"{KIMI} --tp-size 4", None),
+    "SPEC001": (f"{KIMI} --speculative-algorithm EAGLE --speculative-eagle-topk 1", f"{KIMI} {EAGLE}", None),
+    "SPEC002": (f"{KIMI} --speculative-algorithm EAGLE --speculative-num-steps 3 --speculative-eagle-topk 1 --speculative-num-draft-tokens 8", f"{KIMI} {EAGLE}", None),
+    "SPEC008": (f"{KIMI} --speculative-algorithm MY_PLUGIN --speculative-num-draft-tokens 4", f"{KIMI} {EAGLE}", None),
+    "SPEC011": (f"{KIMI} {EAGLE}", f"{KIMI} {EAGLE} --max-running-requests 48", None),
+    "KDA008": (f"{KIMI} {EAGLE} --tp-size 8 --dp-size 2 --enable-dp-attention --max-running-requests 96", f"{KIMI} {EAGLE} --tp-size 8 --max-running-requests 96", None),
+    "KDA009": (f"{KIMI} {EAGLE} --tp-size 4", f"{KIMI} --tp-size 4", None),
+    "MEM001": (f"{KIMI} {EAGLE} --tp-size 4", f"{KIMI} --tp-size 4", None),
+    "MEM003": (f"{KIMI} {EAGLE} --tp-size 2 --max-running-requests 4096", f"{KIMI} {EAGLE} --tp-size 2 --max-running-requests 48", "h100"),
+    "MEM004": (f"{KIMI} --speculative-algorithm EAGLE --speculative-adaptive --tp-size 4", f"{KIMI} {EAGLE} --tp-size 4", "h200"),
+    "MEM005": (f"{KIMI} {EAGLE} --tp-size 4 --disable-radix-cache --max-running-requests 512", f"{KIMI} {EAGLE} --tp-size 4 --disable-radix-cache --max-running-requests 256", "h200"),
+    "HSP003": (f"{LAUNCH} --model-path deepseek-ai/DeepSeek-V3.2 --enable-hisparse --disable-radix-cache {EAGLE}", f"{LAUNCH} --model-path deepseek-ai/DeepSeek-V3.2 --disable-radix-cache {EAGLE}", None),
+}
+# Rules no launch configuration can trigger statically, and where they are exercised instead.
+NOT_STATIC = {
+    "KDA001": "every SGLang version sizes the scratch for the widest verify batch; `kdacheck run --buffer-steps` reproduces it (tests/test_run.py)",
+    "KDA006": "a server without the speculative scratch (PD prefill) never runs verify",
+}
+
+
+def error_examples() -> list[Path]:
+    return sorted((EXAMPLES / "errors").iterdir())
+
+
+def gpu_of(path: Path) -> str | None:
+    m = re.search(r"--gpu (\w+)", path.read_text(encoding="utf-8"))
+    return m.group(1) if m else None
+
+
+def test_every_rule_has_a_trigger() -> None:
+    by_example = {p.name.split("-", 1)[0] for p in error_examples()}
+    missing = [r.code for r in all_rules() if r.code not in CASES and r.code not in by_example and r.code not in NOT_STATIC]
+    assert not missing, f"rules with no trigger in tests/test_catalogue.py or examples/errors/: {missing}"
+
+
+@pytest.mark.parametrize("code", sorted(CASES))
+def test_trigger_and_near_miss(code: str) -> None:
+    trigger, near_miss, gpu = CASES[code]
+    path = "a.yaml" if trigger.startswith("model-path") else "<cmd>"
+    assert code in {f.code for f in lint(trigger, gpu=gpu, path=path).findings}
+    assert code not in {f.code for f in lint(near_miss, gpu=gpu, path=path).findings}
+
+
+@pytest.mark.parametrize("path", error_examples(), ids=lambda p: p.name)
+def test_error_example_triggers_its_rule(path: Path) -> None:
+    code = path.name.split("-", 1)[0]
+    result = lint(path.read_text(encoding="utf-8"), gpu=gpu_of(path), path=str(path))
+    assert result.error is None
+    errors = {f.code for f in result.findings if f.severity.label == "error"}
+    assert code in errors, (path.name, errors)
+
+
+CLEAN = [
+    *sorted((EXAMPLES / "clean").iterdir()),
+    EXAMPLES / "kimi-linear-eagle.yaml",
+    EXAMPLES / "qwen3-next-nextn.sh",
+    EXAMPLES / "k8s" / "kimi-linear-deployment.yaml",
+    EXAMPLES / "seed-errors" / "kda001-adaptive-flashinfer.yaml",
+]
+
+
+@pytest.mark.parametrize("path", CLEAN, ids=lambda p: p.name)
+def test_clean_example_has_no_error(path: Path) -> None:
+    result = lint(path.read_text(encoding="utf-8"), gpu=gpu_of(path) or "h200", path=str(path))
+    assert result.error is None and result.resolved
+    assert not [f for f in result.findings if f.severity.label == "error"], result.findings
