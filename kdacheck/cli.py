@@ -238,6 +238,12 @@ def explain(code: Annotated[str, typer.Argument(help="A rule code, e.g. KDA002."
 
 def main() -> None:
     try:
+        if len(sys.argv) > 1 and sys.argv[1] == "lint":  # skip Typer's Pydantic coercion: see fastpath
+            from kdacheck.fastpath import try_lint
+
+            code = try_lint(sys.argv[2:])
+            if code is not None:
+                sys.exit(code)
         app()
     except KeyboardInterrupt:
         typer.echo("kdacheck: interrupted", err=True)

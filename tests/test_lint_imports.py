@@ -1,0 +1,101 @@
+"""The lint path stays light: no torch, triton or numpy; and its fast start (kdacheck.fastpath)
+does exactly what Typer does with the same command line."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from kdacheck import cli, fastpath
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLE = str(ROOT / "examples" / "kimi-linear-eagle.yaml")
+HEAVY = ("torch", "triton", "numpy")
+
+
+def _python(code: str, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-c", code, *args], capture_output=True, text=True, cwd=ROOT, timeout=120,
+        env={**os.environ, "NO_COLOR": "1", "GITHUB_ACTIONS": "", **(env or {})},
+    )
+
+
+@pytest.mark.parametrize("fmt", ["full", "json", "sarif", "concise", "github", "junit"])
+def test_lint_never_imports_torch_triton_or_numpy(fmt: str) -> None:
+    code = (
+        "import sys\n"
+        "from kdacheck.cli import app\n"
+        "try:\n"
+        f"    app(['lint', '--output-format', {fmt!r}, {EXAMPLE!r}, '--cmd', 'python -m sglang.launch_server --tp 2'], standalone_mode=False)\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        f"print('HEAVY', [m for m in {HEAVY!r} if m in sys.modules])\n"
+    )
+    p = _python(code)
+    assert p.returncode == 0, p.stderr
+    assert "HEAVY []" in p.stdout, p.stdout[-500:]
+
+
+def test_the_console_script_path_imports_nothing_heavy() -> None:
+    code = (
+        "import sys, atexit\n"
+        f"atexit.register(lambda: sys.__stderr__.write('HEAVY ' + str([m for m in {HEAVY!r} if m in sys.modules])))\n"
+        f"sys.argv = ['kdacheck', 'lint', {EXAMPLE!r}]\n"
+        "from kdacheck.cli import main\n"
+        "main()\n"
+    )
+    p = _python(code)
+    assert p.returncode == 0, p.stderr
+    assert "HEAVY []" in p.stderr
+    assert "pydantic" not in p.stderr
+
+
+def _both(*argv: str, stdin: str | None = None) -> tuple[subprocess.CompletedProcess[str], subprocess.CompletedProcess[str]]:
+    runs = []
+    for env in ({}, {"KDACHECK_NO_FASTPATH": "1"}):
+        runs.append(subprocess.run(
+            [sys.executable, "-m", "kdacheck", "lint", *argv], input=stdin, capture_output=True, text=True, cwd=ROOT,
+            timeout=120, env={**os.environ, "NO_COLOR": "1", "GITHUB_ACTIONS": "", "COLUMNS": "120", **env},
+        ))
+    return runs[0], runs[1]
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        (EXAMPLE,),
+        ("--output-format", "json", EXAMPLE, "--select", "SPEC,KDA", "--select=MEM"),
+        ("--cmd", "python -m sglang.launch_server --tp-size 0 --speculative-algorithm EAGLE", "--failure-threshold", "error"),
+        ("--output-format=concise", "--ignore", "ARG", "--exit-zero", "tests/data/hostile/counts-zero-negative.sh"),
+        ("--show-resolved", EXAMPLE, "--gpu", "h200", "--sglang-version", "0.5.22"),
+        ("--gpu", "nosuchgpu", EXAMPLE),
+        ("--output-format", "xml", EXAMPLE),  # Typer's own error either way
+        ("--no-such-option", EXAMPLE),
+        ("-1",),
+        (),
+        ("--help",),
+        ("-", "--output-format", "github"),
+    ],
+)
+def test_fast_path_matches_typer(argv: tuple[str, ...]) -> None:
+    fast, slow = _both(*argv, stdin="python -m sglang.launch_server --tp-size 2 --tp-size 4\n")
+    assert (fast.returncode, fast.stdout, fast.stderr) == (slow.returncode, slow.stdout, slow.stderr)
+
+
+def test_fast_parser_declines_what_it_does_not_copy() -> None:
+    for argv in (["--help"], ["-h"], ["--sel", "A"], ["--output-format", "xml"], ["--cmd"], ["-1"], ["--run-after"]):
+        with pytest.raises(fastpath._Unsure):
+            fastpath.parse(argv, cli.lint)
+
+
+def test_fast_parser_reads_what_typer_reads() -> None:
+    kw = fastpath.parse(["a.sh", "--select", "A,B", "--select=C", "--run", "b.yaml", "--output-format", "json", "--", "-x.sh"], cli.lint)
+    assert kw["paths"] == ["a.sh", "b.yaml", "-x.sh"]
+    assert kw["select"] == ["A,B", "C"]
+    assert kw["run_after"] is True and kw["show_resolved"] is False
+    assert kw["output_format"] is cli.OutputFormat.json
+    assert kw["failure_threshold"] is None
