@@ -135,7 +135,38 @@ def lint_command(cmd: LaunchCommand, opts: Options, model_cache: dict[tuple[str 
     return cfg, rulemod.check(cfg, opts.rules)
 
 
+# C0/C1 control characters but newline and tab: a hostile file must not be able to send
+# terminal escape sequences (ESC [2J, OSC 0;title BEL) through a message to the reader's terminal.
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def _visible(text: str) -> str:
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+
+
+def _sanitize(result: FileResult) -> FileResult:
+    """Show control characters from the input as ``\\x1b`` in messages, fixes, evidence, notes."""
+    import dataclasses
+
+    from kdacheck.findings import Evidence
+
+    for i, f in enumerate(result.findings):
+        if _CONTROL.search(f.message) or (f.fix and _CONTROL.search(f.fix)) or any(_CONTROL.search(e.value) for e in f.evidence):
+            result.findings[i] = dataclasses.replace(
+                f, message=_visible(f.message), fix=_visible(f.fix) if f.fix else f.fix,
+                evidence=tuple(Evidence(e.name, _visible(e.value), _visible(e.provenance)) for e in f.evidence),
+            )
+    if result.error:
+        result.error = _visible(result.error)
+    result.notes = [_visible(n) for n in result.notes]
+    return result
+
+
 def lint_text(text: str, path: str, opts: Options, base_dir: str | None = None) -> FileResult:
+    return _sanitize(_lint_text(text, path, opts, base_dir))
+
+
+def _lint_text(text: str, path: str, opts: Options, base_dir: str | None = None) -> FileResult:
     result = FileResult(path)
     try:
         cmds = read_text(text, path, base_dir, opts.max_bytes)

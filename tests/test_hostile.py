@@ -66,6 +66,7 @@ CASES = [
     ("json-deep.sh", 1, "JSON nested too deeply"),
     ("json-huge-number.sh", 1, "out of range for a 64-bit integer"),
     ("unicode.sh", 1, "unrecognized argument"),
+    ("terminal-escapes.sh", 1, "`--x\\x1b[2J\\x1b[31m`"),
 ]
 
 
@@ -76,6 +77,22 @@ def test_hostile_file(name: str, code: int, text: str, tmp_path: Path, monkeypat
     assert r.exit_code == code, r.output
     assert text in r.output, r.output
     assert not (tmp_path / MARKER).exists()
+
+
+@pytest.mark.parametrize("fmt", ["full", "concise", "github"])
+def test_terminal_escapes_never_reach_the_terminal(fmt: str) -> None:
+    r = runner.invoke(app, ["lint", "--output-format", fmt, str(HOSTILE / "terminal-escapes.sh")], env={"NO_COLOR": "1", "GITHUB_ACTIONS": ""})
+    assert r.exit_code == 1, r.output
+    assert "\x1b" not in r.output and "\x07" not in r.output
+    assert "\\x1b" in r.output
+
+
+def test_line_100_is_not_an_emoji(tmp_path: Path) -> None:
+    p = tmp_path / "l.sh"
+    p.write_text("python -m sglang.launch_server \\\n" + "  --tp-size 2 \\\n" * 98 + "  --tp-sizee 2 --a:x:b 1\n")
+    r = runner.invoke(app, ["lint", str(p)], env={"NO_COLOR": "1", "GITHUB_ACTIONS": ""})
+    assert f"{p}:100:3: ARG001" in r.output
+    assert "`--a:x:b`" in r.output
 
 
 def test_every_corpus_file_has_a_case() -> None:

@@ -50,7 +50,7 @@ def resolved_table(cfg: Resolved) -> Table:
 
 
 def render(results: list[FileResult], out: IO[str], show_resolved: bool = False) -> None:
-    console = Console(file=out, highlight=False, soft_wrap=True)
+    console = Console(file=out, highlight=False, soft_wrap=True, emoji=False)  # emoji=False: "x.sh:100:5" is not 💯
     for r in results:
         if r.error:
             console.print(f"[bold]{escape(r.path)}[/bold]: [bold red]cannot check[/bold red]: {escape(r.error)}")
