@@ -268,3 +268,21 @@ def test_through_the_cli(doc: tuple[str, str], fmt: str) -> None:
     assert "Traceback" not in r.output and "internal error" not in r.output
     if fmt in ("json", "sarif"):
         json.loads(r.stdout)
+
+
+@settings(max_examples=200, deadline=2000, suppress_health_check=[HealthCheck.too_slow], database=None)
+@given(st.one_of(documents, mutated()), st.text(max_size=40))
+def test_plain_full_report_is_what_rich_prints(doc: tuple[str, str], noise: str) -> None:
+    """The full report's Rich-free path (used when the output is not a terminal) prints the
+    same text as Rich does."""
+    from kdacheck.report import full
+
+    name, text = doc
+    result = lint_text(text + "\n# " + noise.replace("\n", " "), name, Options(version=VERSION), "/nonexistent")
+    result.notes.append(noise)
+    outs = []
+    for plain in (True, False):
+        buf = io.StringIO()
+        full.render([result], buf, False, plain=plain)
+        outs.append(buf.getvalue())
+    assert outs[0] == outs[1]
