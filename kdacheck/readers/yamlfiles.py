@@ -83,10 +83,24 @@ def precheck(text: str, path: str) -> None:
             )
 
 
+PRECHECK_FROM = 64 * 1024  # characters; below, libyaml's own depth limit and the walks' budget suffice
+_last: tuple[str, str, list[yaml.Node]] | None = None  # discover's relevance test, then the lint
+
+
 def compose_all(text: str, path: str) -> list[yaml.Node]:
+    """The documents of ``text`` as nodes (nothing constructed). Big texts, texts with a ``!``
+    (a possible tag) and the pure-Python loader (its composer recurses) get the streaming
+    pre-check first. The last result is kept: a file found in a folder is composed once for
+    the relevance test and once for the lint."""
+    global _last
+    if _last is not None and _last[0] == path and _last[1] == text:
+        return _last[2]
     try:
-        precheck(text, path)
-        return [n for n in yaml.compose_all(text, Loader=_LOADER) if n is not None]
+        if len(text) > PRECHECK_FROM or "!" in text or _LOADER is yaml.SafeLoader:
+            precheck(text, path)
+        docs = [n for n in yaml.compose_all(text, Loader=_LOADER) if n is not None]
+        _last = (path, text, docs)
+        return docs
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)
         where = f"{path}:{mark.line + 1}:{mark.column + 1}" if mark else path
