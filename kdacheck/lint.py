@@ -135,13 +135,14 @@ def lint_command(cmd: LaunchCommand, opts: Options, model_cache: dict[tuple[str 
     return cfg, rulemod.check(cfg, opts.rules)
 
 
-# C0/C1 control characters but newline and tab: a hostile file must not be able to send
-# terminal escape sequences (ESC [2J, OSC 0;title BEL) through a message to the reader's terminal.
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+# C0/C1 control characters but newline and tab, Unicode line separators and bidirectional
+# overrides: a hostile file must not send terminal escape sequences (ESC [2J, OSC 0;title BEL)
+# through a message to the reader's terminal, break a report's lines, or reorder its text.
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 
 
 def _visible(text: str) -> str:
-    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 256 else f"\\u{ord(m.group()):04x}", text)
 
 
 def _sanitize(result: FileResult) -> FileResult:
