@@ -104,6 +104,7 @@ def main() -> int:
         folder = Path(tmp)
         kinds = write_corpus(folder, a.files)
         env = {**os.environ, "NO_COLOR": "1", "GITHUB_ACTIONS": ""}
+        env.pop("PYTHONDONTWRITEBYTECODE", None)  # as installed: bytecode compiled once
         cmd = [sys.executable, "-m", "kdacheck", "lint", "--output-format", a.format, str(folder)]
         if a.profile:
             import cProfile
