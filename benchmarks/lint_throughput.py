@@ -83,10 +83,11 @@ def write_corpus(folder: Path, n: int, seed: int = 0) -> dict[str, int]:
         else:
             args = ", ".join(json.dumps(a) for a in argv)
             (folder / f"deploy-{i:04d}.yaml").write_text(
-                "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: sglang-%d\nspec:\n  replicas: 1\n"
+                f"apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: sglang-{i}\nspec:\n  replicas: 1\n"
                 "  template:\n    spec:\n      containers:\n        - name: sglang\n          image: lmsysorg/sglang:latest\n"
-                '          command: ["python3", "-m", "sglang.launch_server"]\n          args: [%s]\n'
-                "          resources:\n            limits:\n              nvidia.com/gpu: 8\n" % (i, args)
+                '          command: ["python3", "-m", "sglang.launch_server"]\n'
+                f"          args: [{args}]\n"
+                "          resources:\n            limits:\n              nvidia.com/gpu: 8\n"
             )
     return kinds
 

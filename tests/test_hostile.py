@@ -295,3 +295,22 @@ def test_keyboard_interrupt_exits_130(monkeypatch: pytest.MonkeyPatch) -> None:
     with pytest.raises(SystemExit) as exc:
         climod.main()
     assert exc.value.code == 130
+
+
+def test_pure_python_yaml_loader_is_protected_too(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without libyaml, PyYAML's composer recurses: the streaming pre-check refuses first."""
+    import yaml
+
+    from kdacheck.readers import yamlfiles
+
+    monkeypatch.setattr(yamlfiles, "_LOADER", yaml.SafeLoader)
+    monkeypatch.setattr(yamlfiles, "_last", None)
+    t0 = time.monotonic()
+    for text, message in (
+        ("[" * 100_000 + "]" * 100_000, "nested deeper than 64 levels"),
+        ((HOSTILE / "billion-laughs.yaml").read_text(), "alias-expanding"),
+        ((HOSTILE / "python-object-apply.yaml").read_text(), "is not allowed"),
+    ):
+        result = lint_text(text, "x.yaml", Options(version=NEWEST))
+        assert message in (result.error or ""), result.error
+    assert time.monotonic() - t0 < 3 * LIMIT_S
