@@ -460,8 +460,13 @@ class _Resolver:
         self.set("mamba_ratio", ratio, f"state slots per request: {rwhy}")
         D = self.r.v("draft_tokens")
         reserves = bool(self.r.v("spec_on")) and bool(self.r.v("scratch_allocated"))
+        per_req = int(self.r.v("per_request_state_bytes") or 0)
+        if per_req <= 0 or (isinstance(D, int) and D < 0) or not 0 < float(full_ratio) < math.inf or not 0 < mfs < math.inf:
+            # Degenerate geometry (tp above the head count) or counts already reported
+            # (ARG004, SPEC010): SGLang would fail before its memory solve, and dividing by them would crash.
+            return
         res = memory.solve(memory.MemInputs(
-            gpu.memory_bytes, mfs, wbytes, int(self.r.v("per_request_state_bytes")), D, reserves,
+            gpu.memory_bytes, mfs, wbytes, per_req, D, reserves,
             self.r.v("max_running_requests"), adp, ratio, float(full_ratio), mmcs, disable_radix,
             self.r.at_least("0.5.23"),
         ))

@@ -314,3 +314,12 @@ def test_pure_python_yaml_loader_is_protected_too(monkeypatch: pytest.MonkeyPatc
         result = lint_text(text, "x.yaml", Options(version=NEWEST))
         assert message in (result.error or ""), result.error
     assert time.monotonic() - t0 < 3 * LIMIT_S
+
+
+def test_degenerate_geometry_with_a_gpu_does_not_divide_by_zero() -> None:
+    """Found by benchmarks/fuzz.py: tp above the head count made the per-request state 0 bytes,
+    and SGLang's memory solve divided by it (ZeroDivisionError) when a GPU was given."""
+    kimi = "python -m sglang.launch_server --model-path moonshotai/Kimi-Linear-48B-A3B-Instruct --speculative-algorithm EAGLE"
+    for extra in ("--tp-size 114629", "--mamba-full-memory-ratio -1", "--speculative-num-steps 1 --speculative-eagle-topk 2 --speculative-num-draft-tokens -1", "--mem-fraction-static -0.5"):
+        r = invoke("--gpu", "l40s", "--cmd", f"{kimi} {extra}")
+        assert r.exit_code in (0, 1), r.output
