@@ -274,12 +274,13 @@ def test_through_the_cli(doc: tuple[str, str], fmt: str) -> None:
 @given(st.one_of(documents, mutated()), st.text(max_size=40))
 def test_plain_full_report_is_what_rich_prints(doc: tuple[str, str], noise: str) -> None:
     """The full report's Rich-free path (used when the output is not a terminal) prints the
-    same text as Rich does."""
+    same text as Rich does with the same segments."""
+    from kdacheck.lint import _visible
     from kdacheck.report import full
 
     name, text = doc
     result = lint_text(text + "\n# " + noise.replace("\n", " "), name, Options(version=VERSION), "/nonexistent")
-    result.notes.append(noise)
+    result.notes.append(_visible(noise))  # as lint_text shows input text: control characters escaped
     outs = []
     for plain in (True, False):
         buf = io.StringIO()

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import os
-import re
 import sys
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING
 
 from kdacheck.findings import Severity
 from kdacheck.lint import FileResult
@@ -15,67 +14,12 @@ from kdacheck.resolve import Resolved
 if TYPE_CHECKING:
     from rich.table import Table
 
-# rich.markup.escape and the tag syntax of rich.markup.render, copied so that a report that
-# does not go to a terminal needs no Rich at all (importing and running Rich's console was
-# over half the time of linting 1,000 files); tests/test_fuzz.py checks both give the same text.
-_ESCAPE = re.compile(r"(\\*)(\[[a-z#/@][^[]*?])")
-_TAGS = re.compile(r"((\\*)\[([a-z#/@][^[]*?)])")
-
-
-def escape(markup: str) -> str:
-    """Escape text so that Rich markup reads it literally (as ``rich.markup.escape``)."""
-    markup = _ESCAPE.sub(lambda m: f"{m.group(1)}{m.group(1)}\\{m.group(2)}", markup)
-    if markup.endswith("\\") and not markup.endswith("\\\\"):
-        return markup + "\\"
-    return markup
-
-
-def strip_markup(markup: str) -> str:
-    """The text Rich prints for ``markup`` without styles (as ``rich.markup.render``)."""
-    if "[" not in markup:
-        return markup
-    out: list[str] = []
-    pos = 0
-    for m in _TAGS.finditer(markup):
-        full, escapes, _tag = m.groups()
-        start, end = m.span()
-        if start > pos:
-            out.append(markup[pos:start].replace("\\[", "["))
-        if escapes:
-            backslashes, escaped = divmod(len(escapes), 2)
-            if backslashes:
-                out.append("\\" * backslashes)
-            if escaped:
-                out.append(full[len(escapes) :].replace("\\[", "["))
-                pos = end
-                continue
-        pos = end
-    if pos < len(markup):
-        out.append(markup[pos:].replace("\\[", "["))
-    return "".join(out)
-
-
-class _PlainConsole:
-    """What Rich's console prints to a file that is not a terminal, without Rich; a line
-    with a tab (Rich expands tabs by cell width) or a table still goes through Rich."""
-
-    def __init__(self, out: IO[str]) -> None:
-        self.out = out
-        self._rich: Any = None
-
-    def print(self, markup: Any) -> None:
-        if isinstance(markup, str) and "\t" not in markup:
-            self.out.write(strip_markup(markup) + "\n")
-            return
-        if self._rich is None:
-            self._rich = _rich_console(self.out)
-        self._rich.print(markup)
-
-
-def _rich_console(out: IO[str]) -> Any:
-    from rich.console import Console
-
-    return Console(file=out, highlight=False, soft_wrap=True, emoji=False)  # emoji=False: "x.sh:100:5" is not 💯
+# A line is a list of (text, style) segments. Off a terminal the text is written as it is, with
+# no Rich at all (importing and running Rich's console was over half the time of linting 1,000
+# files); on a terminal Rich styles the same segments (``Text.assemble``: no markup is parsed, so
+# nothing from the input can be read as a style tag or an emoji code).
+Segment = tuple[str, str]
+Line = list[Segment]
 
 
 def _is_terminal(out: IO[str]) -> bool:
@@ -87,6 +31,7 @@ def _is_terminal(out: IO[str]) -> bool:
         return bool(isatty and isatty())
     except ValueError:  # a closed file
         return False
+
 
 STYLE = {Severity.ERROR: "bold red", Severity.WARNING: "yellow", Severity.INFO: "cyan"}
 
@@ -106,56 +51,86 @@ def headline(cfg: Resolved) -> str:
     return " · ".join(parts)
 
 
-def resolved_table(cfg: Resolved) -> Table:
-    from rich.table import Table
-
-    table = Table(title=f"Resolved: {cfg.cmd.name or cfg.cmd.path}", title_justify="left", show_lines=False)
-    table.add_column("value")
-    table.add_column("resolved", overflow="fold")
-    table.add_column("origin")
-    table.add_column("why", overflow="fold")
-    table.add_row("sglang_version", cfg.version, "option", "target version")
-    table.add_row("model", cfg.model.name if cfg.model else "?", "model", cfg.model_note)
+def resolved_rows(cfg: Resolved) -> list[tuple[str, str, str, str]]:
+    """``--show-resolved``: every value, what it resolved to, its origin and why."""
+    rows = [("sglang_version", cfg.version, "option", "target version")]
+    rows.append(("model", cfg.model.name if cfg.model else "?", "model", cfg.model_note))
     if cfg.gpu:
-        table.add_row("gpu", f"{cfg.gpu.name} (SM{cfg.gpu.sm}, {cfg.gpu.memory_mib:,} MiB)", "gpu", cfg.gpu.source)
+        rows.append(("gpu", f"{cfg.gpu.name} (SM{cfg.gpu.sm}, {cfg.gpu.memory_mib:,} MiB)", "gpu", cfg.gpu.source))
     for name, val in cfg.vals.items():
         if val.value is None and val.origin == "default":
             continue
-        shown = f"{val.value:,}" if isinstance(val.value, int) and not isinstance(val.value, bool) and abs(val.value) >= 10_000 else str(val.value)
-        table.add_row(name, escape(shown), val.origin, escape(val.why))
+        v = val.value
+        shown = f"{v:,}" if isinstance(v, int) and not isinstance(v, bool) and abs(v) >= 10_000 else str(v)
+        rows.append((name, shown, val.origin, val.why))
+    return rows
+
+
+def resolved_table(cfg: Resolved) -> Table:
+    from rich.table import Table
+    from rich.text import Text
+
+    table = Table(title=Text(f"Resolved: {cfg.cmd.name or cfg.cmd.path}"), title_justify="left")
+    for col in ("value", "resolved", "origin", "why"):
+        table.add_column(col, overflow="fold")
+    for row in resolved_rows(cfg):
+        table.add_row(*(Text(cell) for cell in row))
     return table
 
 
-def render(results: list[FileResult], out: IO[str], show_resolved: bool = False, plain: bool | None = None) -> None:
-    """``plain``: print without Rich (default: when ``out`` is not a terminal)."""
-    if plain is None:
-        plain = not _is_terminal(out)
-    console: Any = _PlainConsole(out) if plain else _rich_console(out)
+def _plain_table(cfg: Resolved) -> list[Line]:
+    rows = resolved_rows(cfg)
+    widths = [min(40, max(len(r[i]) for r in rows)) for i in range(3)]
+    out: list[Line] = [[(f"Resolved: {cfg.cmd.name or cfg.cmd.path}", "bold")]]
+    for row in rows:
+        out.append([("  " + "  ".join(c.ljust(w) for c, w in zip(row[:3], widths, strict=True)) + "  " + row[3], "")])
+    return out
+
+
+def lines(results: list[FileResult], show_resolved: bool = False, plain: bool = True) -> list[Line | Table]:
+    """The report, line by line; ``--show-resolved`` tables are Rich tables on a terminal."""
+    out: list[Line | Table] = []
     for r in results:
         if r.error:
-            console.print(f"[bold]{escape(r.path)}[/bold]: [bold red]cannot check[/bold red]: {escape(r.error)}")
+            out.append([(r.path, "bold"), (": ", ""), ("cannot check", "bold red"), (f": {r.error}", "")])
             continue
         if not r.resolved and not r.findings:
-            for note in r.notes:
-                console.print(f"[dim]{escape(note)}[/dim]")
+            out += [[(note, "dim")] for note in r.notes]
             continue
-        console.print(f"[bold underline]{escape(r.path)}[/bold underline]")
+        out.append([(r.path, "bold underline")])
         for cfg in r.resolved:
             label = f"{cfg.cmd.name}: " if cfg.cmd.name and cfg.cmd.kind != "yaml" else ""
-            console.print(f"  [dim]{escape(label)}{escape(headline(cfg))}[/dim]")
-        for note in r.notes:
-            console.print(f"  [dim]note: {escape(note)}[/dim]")
+            out.append([(f"  {label}{headline(cfg)}", "dim")])
+        out += [[(f"  note: {note}", "dim")] for note in r.notes]
         for f in r.findings:
-            sev = f.severity
-            console.print(
-                f"  {escape(str(f.location))}: [{STYLE[sev]}]{f.code}[/{STYLE[sev]}] "
-                f"[{STYLE[sev]}]{sev.label}[/{STYLE[sev]}] {escape(f.message)}"
-            )
-            for ev in f.evidence:
-                console.print(f"      [dim]{escape(ev.name)} = {escape(ev.value)} ({escape(ev.provenance)})[/dim]")
+            style = STYLE[f.severity]
+            out.append([(f"  {f.location}: ", ""), (f.code, style), (" ", ""), (f.severity.label, style), (f" {f.message}", "")])
+            out += [[(f"      {ev.name} = {ev.value} ({ev.provenance})", "dim")] for ev in f.evidence]
             if f.fix:
-                console.print(f"      [green]fix:[/green] {escape(f.fix)}")
+                out.append([("      ", ""), ("fix:", "green"), (f" {f.fix}", "")])
         if show_resolved:
             for cfg in r.resolved:
-                console.print(resolved_table(cfg))
-    console.print(summary_line(results))
+                if plain:
+                    out += _plain_table(cfg)
+                else:
+                    out.append(resolved_table(cfg))
+    out.append([(summary_line(results), "")])
+    return out
+
+
+def render(results: list[FileResult], out: IO[str], show_resolved: bool = False, plain: bool | None = None) -> None:
+    """``plain``: write without Rich (default: when ``out`` is not a terminal)."""
+    if plain is None:
+        plain = not _is_terminal(out)
+    report = lines(results, show_resolved, plain)
+    if plain:
+        for line in report:
+            assert isinstance(line, list)
+            out.write("".join(text for text, _style in line).expandtabs(8) + "\n")
+        return
+    from rich.console import Console
+    from rich.text import Text
+
+    console = Console(file=out, highlight=False, soft_wrap=True, emoji=False)
+    for line in report:
+        console.print(Text.assemble(*line) if isinstance(line, list) else line)
