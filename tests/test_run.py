@@ -4,13 +4,9 @@ from __future__ import annotations
 
 import io
 import json
-import os
 from pathlib import Path
 
 import pytest
-
-os.environ.setdefault("TRITON_INTERPRET", "1")
-
 from typer.testing import CliRunner
 
 from kdacheck import runner

@@ -12,11 +12,7 @@ import random
 
 import pytest
 
-TEST_DEVICE = os.environ.get("KDACHECK_TEST_DEVICE", "cpu")
-if TEST_DEVICE == "cuda":
-    os.environ.pop("TRITON_INTERPRET", None)
-else:
-    os.environ["TRITON_INTERPRET"] = "1"
+TEST_DEVICE = os.environ.get("KDACHECK_TEST_DEVICE", "cpu")  # TRITON_INTERPRET: tests/conftest.py
 
 pytest.importorskip("torch")
 pytest.importorskip("triton")
