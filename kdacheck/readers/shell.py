@@ -15,7 +15,7 @@ from kdacheck.readers.base import LaunchCommand, Token
 
 _SEPARATORS = {";", "&&", "||", "|", "&", "\n"}
 
-MAX_TOKENS = 200_000
+MAX_TOKENS = 50_000  # a real launch line has a few hundred words
 
 
 # A run of ordinary word characters (no quote, escape, blank, newline or operator). Inside a
