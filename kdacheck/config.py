@@ -22,10 +22,15 @@ if TYPE_CHECKING:
     from kdacheck.discover import Pattern
     from kdacheck.lint import Options
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - Python 3.10
-    import tomli as tomllib
+
+
+def _toml() -> Any:
+    """tomllib (tomli on Python 3.10), imported only when a configuration file is read."""
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover - Python 3.10
+        import tomli as tomllib
+    return tomllib
 
 FILES = ("kdacheck.toml", "pyproject.toml")
 SEVERITIES = ("error", "warning", "info")
@@ -123,9 +128,10 @@ def load(path: str) -> Settings:
         raise ConfigError(f"{path}: cannot read: {e.strerror or e}") from None
     except UnicodeDecodeError:
         raise ConfigError(f"{path}: not UTF-8 text") from None
+    toml = _toml()
     try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as e:
+        data = toml.loads(text)
+    except toml.TOMLDecodeError as e:
         raise ConfigError(f"{path}: invalid TOML: {e}") from None
     pyproject = p.name == "pyproject.toml"
     table = data.get("tool", {}).get("kdacheck", {}) if pyproject else data
@@ -180,9 +186,10 @@ def _has_table(pyproject: Path) -> bool:
         return False
     if "kdacheck" not in text:
         return False
+    toml = _toml()
     try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError:
+        data = toml.loads(text)
+    except toml.TOMLDecodeError:
         return re.search(r"^\s*\[\s*tool\.kdacheck\b", text, re.M) is not None  # let load() say why
     tool = data.get("tool")
     return isinstance(tool, dict) and "kdacheck" in tool
