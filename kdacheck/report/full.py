@@ -105,7 +105,8 @@ def lines(results: list[FileResult], show_resolved: bool = False, plain: bool = 
         for f in r.findings:
             style = STYLE[f.severity]
             out.append([(f"  {f.location}: ", ""), (f.code, style), (" ", ""), (f.severity.label, style), (f" {f.message}", "")])
-            out += [[(f"      {ev.name} = {ev.value} ({ev.provenance})", "dim")] for ev in f.evidence]
+            if f.severity > Severity.INFO:  # an info finding's message holds its numbers already
+                out += [[(f"      {ev.name} = {ev.value} ({ev.provenance})", "dim")] for ev in f.evidence]
             if f.fix:
                 out.append([("      ", ""), ("fix:", "green"), (f" {f.fix}", "")])
         if show_resolved:

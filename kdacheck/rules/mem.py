@@ -91,7 +91,7 @@ def _needs(cfg: Resolved) -> str | None:
     if cfg.model is None or not cfg.model.hybrid or "per_request_state_bytes" not in cfg:
         return None
     if cfg.gpu is None:
-        return "needs --gpu (the GPU's memory) to solve SGLang's hybrid state budget"
+        return "needs --gpu: MEM002, MEM003 and MEM005 solve SGLang's hybrid state budget against the GPU's memory"
     if cfg.model.params <= 0:
         return "needs the model's parameter count for the weights per rank (use a preset model name with --model)"
     return None
@@ -234,11 +234,8 @@ def mem002(cfg: Resolved) -> Iterator[Hit]:
     inferred="The memory inputs are estimates (see MEM002); the KV-cache cap on R (`token_capacity // 2`) is not modelled.",
 )
 def mem003(cfg: Resolved) -> Iterator[Hit]:
-    need = _needs(cfg)
-    if need:
-        if not cfg.v("disable_radix_cache") or cfg.given("max_mamba_cache_size"):
-            yield unchecked(need)
-        return
+    if _needs(cfg):
+        return  # MEM002 says once what the solve needs
     res = cfg.v("mem_solve")
     if res is None or res.failure is not None or not res.capped:
         return
@@ -338,8 +335,7 @@ def mem005(cfg: Resolved) -> Iterator[Hit]:
     if "intermediate_ssm_bytes" not in cfg or not cfg.v("scratch_allocated"):
         return
     if cfg.gpu is None:
-        yield unchecked("needs --gpu (the GPU's memory) to compare the scratch with it")
-        return
+        return  # MEM002 says once that --gpu is needed
     share = float(cfg.settings.get("mem005_share", 0.10))
     total = int(cfg.v("intermediate_ssm_bytes")) + int(cfg.v("intermediate_conv_window_bytes") or 0)
     R = int(cfg.v("R"))
