@@ -116,3 +116,15 @@ def test_stray_positional_is_reported() -> None:
 def test_deprecated_spelling_names_sglangs_own_successor() -> None:
     (f,) = only(lint(f"{LAUNCH} --dp-size 2 --enable-dp-attention", version="0.5.23"), "ARG005")
     assert f.fix == "write `--attn-dp-size <dp-size>`"
+
+
+def test_version_from_installed_sglang_metadata(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    (tmp_path / "sglang_router-0.9.0.dist-info").mkdir()  # another distribution: ignored
+    (tmp_path / "sglang-0.5.21.dist-info").mkdir()
+    monkeypatch.setattr("sys.path", [str(tmp_path)])
+    assert flags.pick_version(None) == ("0.5.21", "installed SGLang")
+    (tmp_path / "sglang-0.5.21.dist-info").rmdir()
+    (tmp_path / "sglang-0.5.24.post1.dist-info").mkdir()
+    assert flags.pick_version(None) == ("0.5.23", "installed SGLang 0.5.24.post1, nearest known older version")
+    monkeypatch.setattr("sys.path", [str(tmp_path / "empty")])
+    assert flags.pick_version(None) == (flags.NEWEST, "newest known (no SGLang installed)")
