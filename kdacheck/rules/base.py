@@ -8,7 +8,7 @@ explain``, ``kdacheck rules``, SARIF's rule descriptors and ``docs/rules.md`` ar
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from kdacheck import flags as flagmod
 from kdacheck.findings import Location, Severity
@@ -72,21 +72,6 @@ class Rule:
 
 
 REGISTRY: dict[str, Rule] = {}
-
-
-@dataclass
-class _Doc:
-    summary: str
-    what: str
-    why: str
-    fix: str
-    sglang_message: str | None = None
-    example: str | None = None
-    sources: tuple[str, ...] = field(default=())
-    since: str = flagmod.KNOWN_VERSIONS[0]
-    until: str | None = None
-    inferred: str | None = None
-    changes: tuple[str, ...] = field(default=())
 
 
 def rule(
