@@ -342,7 +342,7 @@ def _model_ok(cfg: Resolved) -> bool | None:
         "0.5.19/0.5.20: DSA or DeepSeek-V4 only; 0.5.21+: also MiniMax M3",
         "0.5.22+: --enable-mixed-chunk rejected",
     ),
-    inferred="The spec called all of these AssertionErrors; the source raises ValueError for the mixed-chunk, KV dtype and backend checks.",
+    inferred="Read in the source: only the model and radix-cache checks are AssertionErrors; the mixed-chunk, KV dtype and backend checks raise ValueError.",
 )
 def hsp006(cfg: Resolved) -> Iterator[Hit]:
     if not cfg.v("enable_hisparse"):

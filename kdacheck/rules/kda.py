@@ -123,7 +123,7 @@ def _smallest_mrr(cfg: Resolved, params: dict[str, int]) -> int | None:
         "0.5.22+: with env SGLANG_ENABLE_PP_SPEC SGLang falls back to Triton verify for KDA (not visible in launch flags).",
     ),
     inferred="""
-        Corrections to the spec, read in the source: P is two successive alignments (not
+        Read in the source: P is two successive alignments (not one
         ceil_align(R, attn_tp · cp)); MLP sync is also on without DP attention under attention-TP
         gather; the graph-padded batch is only captured when the decode bs list (default by GPU
         memory, capped to --max-running-requests) reaches ceil_align(R, g). Zigzag CP

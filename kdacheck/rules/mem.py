@@ -287,7 +287,7 @@ def mem003(cfg: Resolved) -> Iterator[Hit]:
         "0.5.23 `srt/speculative/spec_info.py:268-289` `resolve_max_speculative_num_draft_tokens`",
     ),
     inferred="""
-        The spec marked the under-count as inferred; SGLang's source shows it directly (the solve
+        Read, not inferred: SGLang's source shows the under-count directly (the solve
         reads `speculative_num_draft_tokens`, the pool `max_speculative_num_draft_tokens()`).
         Whether it ends in an out-of-memory error depends on the memory left over (inferred).
     """,

@@ -37,7 +37,7 @@ def _radix(cfg: Resolved) -> bool:
     inferred="""
         Read in the source: the check runs in the model-specific hook, before the speculative
         hook, so it compares with the draft tokens as given (`--speculative-num-draft-tokens`),
-        not the resolved D: an unset value skips it. The spec said "≥ D".
+        not the resolved D: an unset value skips it.
     """,
 )
 def radix001(cfg: Resolved) -> Iterator[Hit]:

@@ -276,7 +276,7 @@ def spec006(cfg: Resolved) -> Iterator[Hit]:
         "0.5.19 `srt/arg_groups/speculative_hook.py:952-957`; 0.5.23 `:1416-1421` (`_init_adaptive_speculative_params` ValueError)",
     ),
     changes=(
-        "0.5.20: default candidate steps for batch size 1 become [1, 3, 5, 7] (union {0,1,3,5,7}); the spec dated this change to 0.5.23",
+        "0.5.20: default candidate steps for batch size 1 become [1, 3, 5, 7] (union {0,1,3,5,7})",
         "0.5.23: the DP-attention reason reads 'attention DP is not supported'",
     ),
 )
