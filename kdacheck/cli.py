@@ -65,13 +65,6 @@ def _split(values: list[str] | None) -> list[str] | None:
     return [p.strip().upper() for v in values for p in v.split(",") if p.strip()]
 
 
-def collect(paths: list[str]) -> list[str]:
-    """Files to lint (kept for callers of the first CLI): see ``kdacheck.discover``."""
-    from kdacheck.discover import collect as _collect
-
-    return _collect(paths)
-
-
 @app.command()
 def lint(
     paths: Annotated[list[str] | None, typer.Argument(help="Launch configurations: YAML, shell, Kubernetes, Compose, folders; - for standard input.")] = None,

@@ -162,11 +162,6 @@ def successor(option: str, target: FlagTable) -> str | None:
     return None
 
 
-def history(option: str) -> list[str]:
-    """The known versions whose parser accepts ``option`` exactly."""
-    return [v for v in KNOWN_VERSIONS if option in table(v).by_option]
-
-
 _EGG = re.compile(r"^sglang([-.][^/]*)?\.egg-(info|link)$", re.IGNORECASE)
 
 

@@ -8,6 +8,6 @@ so everything downstream is blind to where the arguments came from.
 from __future__ import annotations
 
 from kdacheck.readers.base import LaunchCommand, Token
-from kdacheck.readers.detect import read_path, read_text
+from kdacheck.readers.detect import read_text
 
-__all__ = ["LaunchCommand", "Token", "read_path", "read_text"]
+__all__ = ["LaunchCommand", "Token", "read_text"]

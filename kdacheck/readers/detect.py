@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import stat
 from pathlib import Path
 
@@ -85,11 +84,6 @@ def _read(text: str, path: str) -> list[LaunchCommand]:
         toks = [t for t in tokenize(text, path) if t.text != "\n"]
         cmds = [LaunchCommand(path, toks, "shell", toks[0].loc if toks else Location(path))]
     return cmds
-
-
-def read_path(path: str, max_bytes: int = MAX_BYTES) -> list[LaunchCommand]:
-    text = decode(read_bytes(path, max_bytes), path)
-    return read_text(text, path, os.path.dirname(path) or ".", max_bytes)
 
 
 def expand_config(cmd: LaunchCommand, base_dir: str | None, max_bytes: int = MAX_BYTES) -> LaunchCommand:
