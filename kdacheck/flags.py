@@ -14,24 +14,11 @@ import re
 import sys
 from dataclasses import dataclass
 
-KNOWN_VERSIONS: tuple[str, ...] = ("0.5.19", "0.5.20", "0.5.21", "0.5.22", "0.5.23")
-NEWEST = KNOWN_VERSIONS[-1]
+from kdacheck import versions
 
-
-@functools.lru_cache(maxsize=256)  # called per rule per command: 180k calls for 1,000 files
-def vtuple(version: str) -> tuple[int, ...]:
-    """``"0.5.23"`` → ``(0, 5, 23)``; non-numeric parts (``rc1``, ``.post1``) are dropped."""
-    parts: list[int] = []
-    for piece in version.split("."):
-        digits = ""
-        for ch in piece:
-            if not ch.isdigit():
-                break
-            digits += ch
-        if not digits:
-            break
-        parts.append(int(digits))
-    return tuple(parts)
+KNOWN_VERSIONS = versions.KNOWN
+NEWEST = versions.NEWEST
+vtuple = versions.vtuple
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ from kdacheck.gpus import GPU
 from kdacheck.models import Model, load_model
 from kdacheck.readers import LaunchCommand, read_text
 from kdacheck.readers.detect import decode, read_bytes
-from kdacheck.resolve import Resolved, resolve
+from kdacheck.resolve import Resolved, RuleOptions, resolve
 from kdacheck.rules import Rule
 
 SUPPRESS = re.compile(r"#\s*kdacheck:\s*ignore\[([A-Za-z0-9_, ]+)\]")
@@ -130,8 +130,7 @@ def lint_command(cmd: LaunchCommand, opts: Options, model_cache: dict[tuple[str 
         model, note = load_model(*key)
         if model_cache is not None:
             model_cache[key] = (model, note)
-    cfg = resolve(parsed, cmd, model, note, opts.gpu)
-    cfg.settings["mem005_share"] = opts.mem005_share
+    cfg = resolve(parsed, cmd, model, note, opts.gpu, RuleOptions(mem005_share=opts.mem005_share))
     return cfg, rulemod.check(cfg, opts.rules)
 
 

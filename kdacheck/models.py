@@ -6,6 +6,7 @@ that, a built-in preset. Never a network call.
 
 from __future__ import annotations
 
+import enum
 import json
 import os
 from dataclasses import dataclass, replace
@@ -17,11 +18,53 @@ from kdacheck.findings import InputError
 DTYPE_BYTES = {"float32": 4, "bfloat16": 2, "float16": 2, "fp8": 1, "float8_e4m3fn": 1}
 
 
+class Family(str, enum.Enum):
+    """A model family as SGLang's hybrid-state code knows it, with its state-shape formulas.
+
+    The formulas are SGLang's (0.5.23 ``srt/configs/mamba_utils.py``, ``KimiLinearStateShape``
+    and the GDN state shape; ``srt/mem_cache/memory_pool.py`` ``MambaPool.SpeculativeState`` for
+    the intermediates). A new family: a member here, its formulas below, and its config reader
+    in :func:`from_config`.
+    """
+
+    KDA = "kda"  # Kimi Delta Attention: per-channel gate, conv over q, k and v
+    GDN = "gdn"  # Gated DeltaNet: scalar gate per head, conv over q, k and v with grouped k heads
+    DSA = "dsa"  # DeepSeek sparse attention (HiSparse-capable), no linear-attention state
+    OTHER = "other"
+
+    @property
+    def hybrid(self) -> bool:
+        return self in (Family.KDA, Family.GDN)
+
+    def conv_dim(self, m: Model) -> int:
+        """Channels of the short convolution, all heads (before tensor parallelism)."""
+        if self is Family.KDA:
+            return 3 * m.linear_v_heads * m.linear_v_dim
+        if self is Family.GDN:
+            return m.linear_v_heads * m.linear_v_dim + 2 * m.linear_k_heads * m.linear_k_dim
+        return 0
+
+    def ssm_scratch_shape(self, layers: int, rows: int, width: int, heads: int, m: Model) -> tuple[list[int], str]:
+        """``intermediate_ssm``: [L, R + 1, D_max, HV, Vd, Kd] for KDA and GDN alike."""
+        return [layers, rows, width, heads, m.linear_v_dim, m.linear_k_dim], "[L, R + 1, D_max, HV, Vd, Kd]"
+
+    def conv_scratch_shape(self, layers: int, rows: int, width: int, channels: int, topk: int, m: Model) -> tuple[list[int], str]:
+        """``intermediate_conv_window``: dense per draft token for KDA and for trees, a sliding
+        window for a GDN chain."""
+        if self is Family.KDA or topk > 1:
+            return [layers, rows, width, m.conv_kernel - 1, channels], "[L, R + 1, D_max, Kc − 1, conv_dim / tp] (dense)"
+        return [layers, rows, channels, width + m.conv_kernel - 2], "[L, R + 1, conv_dim / tp, D_max + Kc − 2] (GDN, topk ≤ 1)"
+
+    def state_bytes(self, layers: int, heads: int, channels: int, ssm_bytes: int, m: Model) -> int:
+        """One request's SSM + conv state, all linear layers of the rank (conv state bfloat16)."""
+        return layers * (heads * m.linear_v_dim * m.linear_k_dim * ssm_bytes + (m.conv_kernel - 1) * channels * 2)
+
+
 @dataclass(frozen=True)
 class Model:
     name: str
     architecture: str
-    family: str  # "kda", "gdn", "dsa" or "other"
+    family: Family
     num_layers: int
     linear_layers: int = 0  # KDA or GDN layers
     linear_k_heads: int = 0
@@ -37,16 +80,12 @@ class Model:
 
     @property
     def hybrid(self) -> bool:
-        return self.family in ("kda", "gdn")
+        return self.family.hybrid
 
     @property
     def conv_dim(self) -> int:
         """Channels of the short convolution, all heads (before tensor parallelism)."""
-        if self.family == "kda":
-            return 3 * self.linear_v_heads * self.linear_v_dim
-        if self.family == "gdn":
-            return self.linear_v_heads * self.linear_v_dim + 2 * self.linear_k_heads * self.linear_k_dim
-        return 0
+        return self.family.conv_dim(self)
 
     @property
     def weight_bytes(self) -> int:
@@ -57,7 +96,7 @@ PRESETS: dict[str, Model] = {
     "moonshotai/Kimi-Linear-48B-A3B-Instruct": Model(
         name="moonshotai/Kimi-Linear-48B-A3B-Instruct",
         architecture="KimiLinearForCausalLM",
-        family="kda",
+        family=Family.KDA,
         num_layers=27,
         linear_layers=20,
         linear_k_heads=32,
@@ -73,7 +112,7 @@ PRESETS: dict[str, Model] = {
     "Qwen/Qwen3-Next-80B-A3B-Instruct": Model(
         name="Qwen/Qwen3-Next-80B-A3B-Instruct",
         architecture="Qwen3NextForCausalLM",
-        family="gdn",
+        family=Family.GDN,
         num_layers=48,
         linear_layers=36,
         linear_k_heads=16,
@@ -88,7 +127,7 @@ PRESETS: dict[str, Model] = {
     "deepseek-ai/DeepSeek-V3.2": Model(
         name="deepseek-ai/DeepSeek-V3.2",
         architecture="DeepseekV32ForCausalLM",
-        family="dsa",
+        family=Family.DSA,
         num_layers=61,
         index_topk=2048,
         params=671e9,
@@ -136,7 +175,7 @@ def from_config(cfg: dict[str, Any], name: str, source: str) -> Model:
         heads = int(lin.get("num_heads", 0))
         dim = int(lin.get("head_dim", 0))
         kda_layers = lin.get("kda_layers") or []
-        return Model(name, arch, "kda", layers, len(kda_layers), heads, heads, dim, dim,
+        return Model(name, arch, Family.KDA, layers, len(kda_layers), heads, heads, dim, dim,
                      int(lin.get("short_conv_kernel_size", 4)), None, cfg.get("mamba_ssm_dtype"),
                      params, wbytes, source)
     if "linear_num_value_heads" in cfg:
@@ -146,14 +185,14 @@ def from_config(cfg: dict[str, Any], name: str, source: str) -> Model:
             n_lin = sum(1 for t in types if "linear" in str(t))
         else:
             n_lin = sum(1 for i in range(layers) if (i + 1) % interval != 0)
-        return Model(name, arch, "gdn", layers, n_lin, int(cfg["linear_num_key_heads"]),
+        return Model(name, arch, Family.GDN, layers, n_lin, int(cfg["linear_num_key_heads"]),
                      int(cfg["linear_num_value_heads"]), int(cfg["linear_key_head_dim"]),
                      int(cfg["linear_value_head_dim"]), int(cfg.get("linear_conv_kernel_dim", 4)),
                      None, cfg.get("mamba_ssm_dtype"), params, wbytes, source)
     if "index_topk" in cfg:
-        return Model(name, arch, "dsa", layers, index_topk=int(cfg["index_topk"]), params=params,
+        return Model(name, arch, Family.DSA, layers, index_topk=int(cfg["index_topk"]), params=params,
                      weight_bytes_per_param=wbytes, source=source)
-    return Model(name, arch, "other", layers, params=params, weight_bytes_per_param=wbytes, source=source)
+    return Model(name, arch, Family.OTHER, layers, params=params, weight_bytes_per_param=wbytes, source=source)
 
 
 def _load_json(path: Path) -> dict[str, Any]:

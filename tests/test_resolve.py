@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from kdacheck.resolve import Event
 from tests.helpers import KIMI, LAUNCH, resolved
 
 
@@ -29,7 +30,7 @@ def test_topk1_forces_d_is_s_plus_1() -> None:
     assert cfg.v("speculative_algorithm") == "EAGLE"
     assert cfg.v("draft_tokens") == 3
     assert "topk 1 ⇒ steps + 1" in cfg["draft_tokens"].why
-    assert "SPEC002" in cfg.events
+    assert Event.DRAFT_TOKENS_OVERRIDDEN in cfg.events
 
 
 def test_ngram_derivation() -> None:

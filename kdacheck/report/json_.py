@@ -33,6 +33,8 @@ def finding(f: Finding) -> dict[str, Any]:
 def _plain(value: Any) -> Any:
     if isinstance(value, (str, int, float, bool)) or value is None:
         return value
+    if hasattr(value, "_asdict"):  # a NamedTuple record (RowMapParams)
+        return _plain(value._asdict())
     if isinstance(value, (list, tuple)):
         return [_plain(v) for v in value]
     if isinstance(value, dict):

@@ -34,9 +34,9 @@ def select_rules(select: list[str] | None, ignore: list[str] | None, extend: lis
 
 def evidence(cfg: Resolved, names: tuple[str, ...]) -> tuple[Evidence, ...]:
     out = []
-    for n in names:
-        if n in cfg:
-            val = cfg[n]
+    for n in names:  # resolved values, or flags by their dest (``Hit.values``)
+        val = cfg.vals.get(n)
+        if val is not None:
             out.append(Evidence(n, str(val.value), val.why))
     return tuple(out)
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from kdacheck import flags as flagmod
+from kdacheck import versions
 from kdacheck.findings import Location, Severity
 from kdacheck.resolve import Resolved
 
@@ -46,7 +46,7 @@ class Rule:
     sglang_message: str | None = None
     example: str | None = None
     sources: tuple[str, ...] = ()
-    since: str = flagmod.KNOWN_VERSIONS[0]
+    since: str = versions.OLDEST
     until: str | None = None
     inferred: str | None = None
     changes: tuple[str, ...] = ()  # how it changes across versions
@@ -58,13 +58,13 @@ class Rule:
 
     @property
     def versions(self) -> str:
-        return f"{self.since}–{self.until or flagmod.NEWEST}"
+        return f"{self.since}–{self.until or versions.NEWEST}"
 
     def applies_to(self, version: str) -> bool:
-        v = flagmod.vtuple(version)
-        if v < flagmod.vtuple(self.since):
+        v = versions.vtuple(version)
+        if v < versions.vtuple(self.since):
             return False
-        return self.until is None or v <= flagmod.vtuple(self.until)
+        return self.until is None or v <= versions.vtuple(self.until)
 
     @property
     def help_uri(self) -> str:
@@ -85,7 +85,7 @@ def rule(
     sglang_message: str | None = None,
     example: str | None = None,
     sources: tuple[str, ...] = (),
-    since: str = flagmod.KNOWN_VERSIONS[0],
+    since: str = versions.OLDEST,
     until: str | None = None,
     inferred: str | None = None,
     changes: tuple[str, ...] = (),

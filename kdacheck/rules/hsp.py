@@ -11,7 +11,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from kdacheck import versions
 from kdacheck.findings import Severity
+from kdacheck.models import Family
 from kdacheck.resolve import Resolved
 from kdacheck.rules.base import Hit, rule, unchecked
 
@@ -23,7 +25,7 @@ HSP002_INIT_MESSAGE = "HiSparse spec swap supports at most 8192 occurrences."
 HSP003_MESSAGE = "speculative miss_src/miss_dst must have shape [batch, >= steps * top_k] (capacity {plan_capacity})."
 HSP007_TOPK_MESSAGE = "The minimal HiSparse spec integration supports linear speculation only; use --speculative-eagle-topk 1."
 HSP007_ADAPTIVE_MESSAGE = "HiSparse speculative decoding uses statically sized swap state; --speculative-adaptive is not supported."
-SERVER_SPEC_SWAP = "0.5.22"  # first version whose server calls the speculative kernel
+SERVER_SPEC_SWAP = versions.HISPARSE_SPECULATIVE_SWAP_IN  # first version whose server calls the speculative kernel
 MAX_OCCURRENCES = 8192
 KV_DTYPES = ("bfloat16", "auto", "fp8_e4m3")
 BACKENDS_BY_DTYPE = {"bfloat16": {"flashmla_sparse"}, "fp8_e4m3": {"flashmla_kv", "flashinfer_sparse_mla"}}
@@ -172,7 +174,7 @@ def hsp003(cfg: Resolved) -> Iterator[Hit]:
     if D is None or not isinstance(top_k, int):
         return
     need = D * top_k
-    given = cfg.settings.get("plan_capacity")
+    given = cfg.options.plan_capacity
     cap = int(given) if given is not None else cfg.v("plan_capacity")
     if cap is None:
         return
@@ -279,7 +281,7 @@ def hsp004(cfg: Resolved) -> Iterator[Hit]:
         "0.5.22/0.5.23 `srt/managers/hisparse_coordinator.py:174-188` `HiSparseSpecSwapManager.__init__`; L325-329 (page check)",
         "0.5.23 `srt/mem_cache/memory_pool.py:399-407` (ReqToTokenPool allocates size + 1 rows)",
     ),
-    since="0.5.22",
+    since=versions.HISPARSE_SPECULATIVE_SWAP_IN,
     inferred="R is the requested max running requests per worker; the KV cache can only lower it (not modelled), so a hit is exact only when the KV cache holds 2·R tokens.",
 )
 def hsp005(cfg: Resolved) -> Iterator[Hit]:
@@ -306,9 +308,9 @@ def _model_ok(cfg: Resolved) -> bool | None:
     if m is None:
         return None
     arch = m.architecture
-    if m.family == "dsa" or arch.startswith("DeepseekV4"):
+    if m.family is Family.DSA or arch.startswith("DeepseekV4"):
         return True
-    return cfg.at_least("0.5.21") and "MiniMax" in arch and "M3" in arch.upper()
+    return cfg.at_least(versions.HISPARSE_MINIMAX_M3) and "MiniMax" in arch and "M3" in arch.upper()
 
 
 @rule(
@@ -351,14 +353,14 @@ def hsp006(cfg: Resolved) -> Iterator[Hit]:
     if ok is None:
         yield unchecked("needs the model (a DSA model such as DeepSeek-V3.2 or GLM-5): pass --model or a known --model-path")
     elif not ok:
-        extra = ", and MiniMax M3 now. " if cfg.at_least("0.5.21") else " now. "
+        extra = ", and MiniMax M3 now. " if cfg.at_least(versions.HISPARSE_MINIMAX_M3) else " now. "
         yield Hit("--enable-hisparse is only supported for DSA (DeepSeek Sparse Attention) models (e.g., DeepSeek V3.2, GLM-5), "
                   f"DeepSeek V4{extra}(model: {cfg.model.architecture if cfg.model else '?'})",
                   "drop --enable-hisparse, or serve a DSA model", values=("enable_hisparse",))
     if not cfg.v("disable_radix_cache"):
         yield Hit("Hierarchical sparse attention currently requires --disable-radix-cache.", "add --disable-radix-cache",
                   values=("enable_hisparse", "disable_radix_cache"))
-    if cfg.at_least("0.5.22") and cfg.v("enable_mixed_chunk"):
+    if cfg.at_least(versions.HISPARSE_SPECULATIVE_SWAP_IN) and cfg.v("enable_mixed_chunk"):
         yield Hit("--enable-hisparse does not support --enable-mixed-chunk yet.", "drop --enable-mixed-chunk",
                   values=("enable_mixed_chunk", "enable_hisparse"))
     if ok is False:
@@ -399,7 +401,7 @@ def hsp006(cfg: Resolved) -> Iterator[Hit]:
     sglang_message=HSP007_TOPK_MESSAGE + "\n" + HSP007_ADAPTIVE_MESSAGE,
     example="kdacheck lint --sglang-version 0.5.23 --cmd 'python -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3.2 --enable-hisparse --disable-radix-cache --speculative-algorithm EAGLE --speculative-num-steps 3 --speculative-eagle-topk 2 --speculative-num-draft-tokens 6'",
     sources=("0.5.22/0.5.23 `srt/arg_groups/hisparse_hook.py:114-127` `validate_hisparse`",),
-    since="0.5.22",
+    since=versions.HISPARSE_SPECULATIVE_SWAP_IN,
 )
 def hsp007(cfg: Resolved) -> Iterator[Hit]:
     if not _spec_hisparse(cfg):

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from kdacheck import versions
 from kdacheck.findings import Severity
-from kdacheck.resolve import Resolved, row_map_geometry, row_map_ok
+from kdacheck.models import Family
+from kdacheck.resolve import Resolved
+from kdacheck.resolve.cuda_graph import RowMapParams, row_map_geometry, row_map_ok
 from kdacheck.rules.base import Hit, rule, unchecked
 
 KDA001_MESSAGE = "KDA verify needs {draft_token_num} scratch steps, but intermediate_ssm only has {scratch_steps}."
@@ -65,20 +68,20 @@ _KDA_BACKEND = "`srt/layers/attention/linear/kda_backend.py`"
 
 
 def _kda(cfg: Resolved) -> bool:
-    return cfg.model is not None and cfg.model.family == "kda"
+    return cfg.model is not None and cfg.model.family is Family.KDA
 
 
-def _smallest_mrr(cfg: Resolved, params: dict[str, int]) -> int | None:
+def _smallest_mrr(cfg: Resolved, params: RowMapParams) -> int | None:
     """The smallest --max-running-requests ≥ the current one whose row map passes."""
     mrr = int(cfg.v("max_running_requests") or 48)
-    adp = max(1, int(params.get("attn_dp", 1)))
+    adp = max(1, params.attn_dp)
     for cand in range(mrr + 1, mrr + 64 * adp + 1):
-        p = dict(params)
+        p = params
         # the default decode max bs follows --max-running-requests when it was capped by it
         capped = not cfg.given("cuda_graph_max_bs_decode") and not cfg.given("cuda_graph_bs_decode") and cfg.given("max_running_requests")
-        if capped and p.get("graph_cap") == mrr:
-            p["graph_cap"] = cand
-        R = max(1, cand // adp) if cfg.at_least("0.5.20") else cand // adp
+        if capped and params.graph_cap == mrr:
+            p = params._replace(graph_cap=cand)
+        R = max(1, cand // adp) if cfg.at_least(versions.REQUESTS_PER_WORKER_CLAMPED) else cand // adp
         if row_map_ok(R, p):
             return cand
     return None
@@ -150,7 +153,7 @@ def kda002(cfg: Resolved) -> Iterator[Hit]:
     else:
         detail = f"a batch of {b_max} reads {b_max - R} padding rows"
     rows = f"{pad} rows all indexed {R}" if pad > 1 else (f"one row indexed {R}" if pad == 1 else "no padding rows")
-    adp = params.get("attn_dp", 1)
+    adp = params.attn_dp
     per = f"{cfg.v('max_running_requests')} // attention DP {adp} = {R} requests per worker" if adp > 1 else f"{R} requests"
     msg = (
         f"{per}, padded to {P} (row map = arange({R}) + {rows}); {detail}: "
@@ -252,7 +255,7 @@ def kda005(cfg: Resolved) -> Iterator[Hit]:
         yield unchecked("needs --gpu: the FlashInfer KDA kernel needs SM100+")
         return
     if cfg.gpu.sm < 100:
-        need = "SM100+" if cfg.at_least("0.5.23") else "SM100 (Blackwell)"
+        need = "SM100+" if cfg.at_least(versions.KDA_SM100_PLUS_WORDING) else "SM100 (Blackwell)"
         yield Hit(
             f"FlashInfer KDA kernel (recurrent_kda) is not available on {cfg.gpu.name} (SM{cfg.gpu.sm}). Requires {need} and a FlashInfer build with KDA support.",
             "use `--linear-attn-verify-backend triton`" if which[0] == "verify_backend" else "use `--linear-attn-decode-backend triton`",

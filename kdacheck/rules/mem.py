@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from kdacheck import memory
 from kdacheck.findings import Severity
-from kdacheck.resolve import Resolved, row_map_geometry
+from kdacheck.resolve import Resolved
+from kdacheck.resolve import mempool as memory
+from kdacheck.resolve.cuda_graph import RowMapParams, row_map_geometry
+from kdacheck.resolve.memory import solve_inputs as _solve_inputs
 from kdacheck.rules.base import Hit, rule, unchecked
 
 
@@ -40,7 +42,7 @@ def mem001(cfg: Resolved) -> Iterator[Hit]:
     yield Hit(msg, None, values=("intermediate_ssm_bytes", "intermediate_conv_window_bytes", "per_request_state_bytes", "R", "d_max"))
 
 
-# -- the memory solve (kdacheck/memory.py) ------------------------------------------------------
+# -- the memory solve (kdacheck/resolve/mempool.py) ------------------------------------------------------
 
 MEM002_MESSAGE = (
     "Not enough GPU memory for hybrid (mamba/linear-attention) state cache. "
@@ -61,29 +63,6 @@ MEM002_KV_MESSAGE = (
 )
 _SOLVE_VALUES = ("mem_solve", "mem_fraction_static", "weight_bytes_per_rank", "mem_rest_gib", "per_request_state_bytes",
                  "mamba_ratio", "max_mamba_cache_size", "spec_reserve_bytes", "R", "draft_tokens", "mem_kv_rest_gib")
-
-
-def _solve_inputs(cfg: Resolved, **change: object) -> memory.MemInputs | None:
-    """The inputs of the solve as resolved, optionally with one thing changed (for fixes)."""
-    res = cfg.v("mem_solve")
-    if res is None or cfg.gpu is None or cfg.model is None:
-        return None
-    tp = int(cfg.v("tp_size") or 1)
-    pp = max(1, int(cfg.v("pp_size") or 1))
-    new_tp = int(change.get("tp", tp))  # type: ignore[call-overload]
-    per_req = int(cfg.v("per_request_state_bytes"))
-    if new_tp != tp:
-        per_req = per_req * tp // new_tp
-    x = memory.MemInputs(
-        cfg.gpu.memory_bytes, float(change.get("mfs", cfg.v("mem_fraction_static"))),  # type: ignore[arg-type]
-        int(cfg.model.params * cfg.model.weight_bytes_per_param / (new_tp * pp)), per_req, cfg.v("draft_tokens"),
-        bool(cfg.v("spec_on")) and bool(cfg.v("scratch_allocated")),
-        change.get("mrr", cfg.v("max_running_requests")),  # type: ignore[arg-type]
-        int(cfg.v("attn_dp_size") or 1), int(cfg.v("mamba_ratio")), float(cfg.v("mamba_full_memory_ratio")),
-        cfg.parsed.value("max_mamba_cache_size") if cfg.given("max_mamba_cache_size") else None,
-        bool(cfg.v("disable_radix_cache")), cfg.at_least("0.5.23"),
-    )
-    return x
 
 
 def _needs(cfg: Resolved) -> str | None:
@@ -247,7 +226,7 @@ def mem003(cfg: Resolved) -> Iterator[Hit]:
         f"kdacheck's estimate, {memory.ASSUMPTIONS}); the scratch then has {R + 1} rows"
     )
     p = cfg.v("row_map_params")
-    if isinstance(p, dict) and "attn_tp" in p:
+    if isinstance(p, RowMapParams):
         P, b_max = row_map_geometry(R, p)
         ok = b_max <= P and b_max <= R + 1
         msg += (
@@ -336,7 +315,7 @@ def mem005(cfg: Resolved) -> Iterator[Hit]:
         return
     if cfg.gpu is None:
         return  # MEM002 says once that --gpu is needed
-    share = float(cfg.settings.get("mem005_share", 0.10))
+    share = cfg.options.mem005_share
     total = int(cfg.v("intermediate_ssm_bytes")) + int(cfg.v("intermediate_conv_window_bytes") or 0)
     R = int(cfg.v("R"))
     res = cfg.v("mem_solve")

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from kdacheck.findings import Severity
+from kdacheck.models import Family
 from kdacheck.resolve import Resolved
 from kdacheck.rules.base import Hit, rule
 
@@ -151,7 +152,7 @@ def rssm001(cfg: Resolved) -> Iterator[Hit]:
         yield Hit("--enable-linear-replayssm-spec is not supported on a PD prefill server", "drop `--enable-linear-replayssm-spec` on the prefill server", values=("enable_linear_replayssm_spec", "pd_prefill"))
     if cfg.v("enable_linear_replayssm"):
         yield Hit("--enable-linear-replayssm-spec and --enable-linear-replayssm are mutually exclusive", "drop one of them", values=("enable_linear_replayssm_spec", "enable_linear_replayssm"))
-    if cfg.model is None or cfg.model.family != "kda" or not cfg.v("spec_on"):
+    if cfg.model is None or cfg.model.family is not Family.KDA or not cfg.v("spec_on"):
         return
     ring = cfg.v("linear_replayssm_cache_len")
     dmax = cfg.v("d_max") or cfg.v("draft_tokens")

@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from kdacheck.findings import Location, Severity
-from kdacheck.resolve import BUILTIN_ALGORITHMS, Resolved
+from kdacheck.resolve import Event, Resolved
+from kdacheck.resolve.speculative import BUILTIN_ALGORITHMS
 from kdacheck.rules.base import Hit, rule, unchecked
 
 _HOOK = "0.5.23 `srt/arg_groups/speculative_hook.py` `_handle_eagle_family`"
@@ -27,7 +28,7 @@ _HOOK = "0.5.23 `srt/arg_groups/speculative_hook.py` `_handle_eagle_family`"
     sources=(f"{_HOOK}, `_auto_choose_speculative_params`",),
 )
 def spec001(cfg: Resolved) -> Iterator[Hit]:
-    if "SPEC001" not in cfg.events:
+    if Event.TOPK_OR_DRAFT_WITHOUT_STEPS not in cfg.events:
         return
     given = [d for d in ("speculative_eagle_topk", "speculative_num_draft_tokens") if cfg.given(d)]
     names = " and ".join(f"`{cfg.parsed.given[d].flag.name}`" for d in given)
@@ -59,7 +60,7 @@ def spec001(cfg: Resolved) -> Iterator[Hit]:
     sources=(_HOOK,),
 )
 def spec002(cfg: Resolved) -> Iterator[Hit]:
-    if "SPEC002" not in cfg.events:
+    if Event.DRAFT_TOKENS_OVERRIDDEN not in cfg.events:
         return
     given = cfg.parsed.value("speculative_num_draft_tokens")
     d = cfg.v("draft_tokens")
@@ -283,7 +284,7 @@ def spec006(cfg: Resolved) -> Iterator[Hit]:
 def spec007(cfg: Resolved) -> Iterator[Hit]:
     if not cfg.v("spec_on"):
         return
-    if "SPEC007" in cfg.events:
+    if Event.STEPS_NOT_IN_CANDIDATES in cfg.events:
         cands = cfg.v("adaptive_candidates")
         S = cfg.v("steps")
         best = min(cands, key=lambda c: (abs(c - S), -c))
@@ -292,7 +293,7 @@ def spec007(cfg: Resolved) -> Iterator[Hit]:
             f"use `--speculative-num-steps {best}`",
             values=("steps", "adaptive_candidates"),
         )
-    if "ADAPTIVE_OFF" in cfg.events:
+    if Event.ADAPTIVE_OFF in cfg.events:
         yield Hit(
             f"--speculative-adaptive is {cfg['adaptive'].why}; static parameters run (steps {cfg.v('steps')}, topk {cfg.v('topk')}, draft tokens {cfg.v('draft_tokens')})",
             "drop `--speculative-adaptive`, or remove what disables it",
@@ -433,7 +434,7 @@ def spec010(cfg: Resolved) -> Iterator[Hit]:
     changes=("Same TypeError in 0.5.19–0.5.23 (0.5.20 line 988, 0.5.21 1162, 0.5.22 1184).",),
 )
 def spec012(cfg: Resolved) -> Iterator[Hit]:
-    if "SPEC012" in cfg.events and _eagle(cfg):
+    if Event.STEPS_WITHOUT_TOPK in cfg.events and _eagle(cfg):
         S = cfg.v("steps")
         yield Hit(
             f"`--speculative-num-steps {S}` without `--speculative-eagle-topk`: topk stays None and SGLang stops with TypeError: '>' not supported between instances of 'NoneType' and 'int'",
@@ -464,7 +465,7 @@ def spec012(cfg: Resolved) -> Iterator[Hit]:
     inferred="For non-hybrid models the failure point (draft worker construction) is inferred.",
 )
 def spec013(cfg: Resolved) -> Iterator[Hit]:
-    if "SPEC013" in cfg.events and _eagle(cfg):
+    if Event.TREE_WITHOUT_DRAFT_TOKENS in cfg.events and _eagle(cfg):
         S, K = cfg.v("steps"), cfg.v("topk")
         where = "the hybrid state-cache sizing asserts (bare AssertionError)" if cfg.model is not None and cfg.model.hybrid else "the draft worker fails to build"
         d = min(K + (S - 1) * K * K + 1, 2 * S * K) if isinstance(S, int) and S >= 1 else 8

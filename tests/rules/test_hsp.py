@@ -94,11 +94,11 @@ def test_hsp003_plan_given_too_small_is_the_seed_error() -> None:
     parsed = argmod.parse(cmd, "0.5.23")
     model, note = load_model(None, "deepseek-ai/DeepSeek-V3.2")
     cfg = resolve(parsed, cmd, model, note, None)
-    cfg.settings["plan_capacity"] = 2048
+    cfg.options.plan_capacity = 2048
     f = next(x for x in rulemod.check(cfg) if x.code == "HSP003")
     assert f.severity == Severity.ERROR
     assert f.message.startswith("speculative miss_src/miss_dst must have shape [batch, >= steps * top_k] (capacity 2048).")
-    cfg.settings["plan_capacity"] = 8192
+    cfg.options.plan_capacity = 8192
     assert [x.severity for x in rulemod.check(cfg) if x.code == "HSP003"] == [Severity.INFO]
 
 

@@ -55,56 +55,6 @@ def gib(n: float) -> str:
     return f"{n / GIB:.2f} GiB"
 
 
-def default_capacity(gpu_mib: int, tp: int) -> tuple[int, int]:
-    """SGLang's chunked-prefill size and decode CUDA-graph max batch by GPU memory.
-
-    0.5.23 `srt/arg_groups/memory_hook.py` `handle_gpu_memory_settings` L89-165 (same in 0.5.19).
-    """
-    if gpu_mib < 20 * 1024:
-        return 2048, 8
-    if gpu_mib < 35 * 1024:
-        return 4096, 48 if tp < 4 else 160
-    if gpu_mib < 60 * 1024:
-        return 4096, 32 if tp < 4 else 160
-    if gpu_mib < 90 * 1024:
-        return 8192, 256 if tp < 4 else 512
-    if gpu_mib < 160 * 1024:
-        return 8192, 256 if tp < 4 else 512
-    return 16384, 512
-
-
-def default_mem_fraction_static(
-    gpu_mib: int, tp: int, pp: int, chunked_prefill: int | None, decode_max_bs: int | None,
-    user_mrr: int | None, attn_dp: int,
-) -> tuple[float, str]:
-    """SGLang's default ``--mem-fraction-static`` (0.5.23 memory_hook.py L281-342; 0.5.19 L240-264).
-
-    reserved (MiB) = 512 + max(chunked_prefill, 2048) · 1.5 + tp · pp / 8 · 1024
-                     + decode max batch · 2 (+ DP-attention padding), at least 10 GiB above 60 GiB;
-    mem_fraction_static = round((gpu − reserved) / gpu, 3).
-    """
-    chunk_default, bs_default = default_capacity(gpu_mib, tp)
-    chunk = chunked_prefill if chunked_prefill is not None else chunk_default
-    max_bs = decode_max_bs
-    if max_bs is None:
-        max_bs = bs_default
-        if user_mrr is not None and max_bs > user_mrr:
-            max_bs = user_mrr
-    activation = max(chunk, 2048) if chunk > 0 else 2048
-    reserved = 512 + activation * 1.5 + tp * pp / 8 * 1024 + max_bs * 2
-    if attn_dp > 1:
-        reserved += max_bs * attn_dp * 3 + (max_bs * attn_dp * 1.5 if max_bs > 300 else 0)
-    if gpu_mib > 60 * 1024:
-        reserved = max(reserved, 10 * 1024)
-    mfs = round((gpu_mib - reserved) / gpu_mib, 3)
-    why = (
-        f"SGLang's default for a {gpu_mib} MiB GPU: (memory − {reserved:.0f} MiB reserved) / memory "
-        f"(chunked prefill {chunk}, decode graph max batch {max_bs}; approximate: prefill-graph "
-        "and DeepEP reserves not counted)"
-    )
-    return mfs, why
-
-
 def mamba_ratio(disable_radix: bool, strategy: str, overlap: bool) -> tuple[int, str]:
     """State slots per request (0.5.23 `_calculate_mamba_ratio` L3062; 0.5.19 L2045)."""
     if disable_radix:

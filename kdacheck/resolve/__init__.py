@@ -1,0 +1,56 @@
+"""Resolution: from parsed flags, model, GPU and version to every quantity the rules need.
+
+An ordered dispatcher of named steps, in SGLang's own order (0.5.23
+``srt/arg_groups/pipeline.py`` ``run_resolution_pipeline``), one module per SGLang hook family;
+then what SGLang computes after its argument pipeline, when the model runner sizes its pools
+and captures its CUDA graphs. Every value carries its provenance (``Val``): given by the user at
+a place, SGLang's default, derived by a named step, or taken from the model or GPU profile.
+Each step's docstring says what it reads, what it sets and which SGLang function it mirrors.
+"""
+
+from __future__ import annotations
+
+from kdacheck.args import Parsed
+from kdacheck.gpus import GPU
+from kdacheck.models import Model
+from kdacheck.readers.base import LaunchCommand
+from kdacheck.resolve import (
+    attention,
+    buffers,
+    cuda_graph,
+    hisparse,
+    mamba,
+    memory,
+    parallel,
+    pd,
+    speculative,
+)
+from kdacheck.resolve.core import DECLARED, Event, Resolved, RuleOptions, Step, Val, ceil_align, fmt
+
+__all__ = ["DECLARED", "STEPS", "Event", "Resolved", "RuleOptions", "Step", "Val", "ceil_align", "fmt", "resolve"]
+
+STEPS: tuple[Step, ...] = (
+    # SGLang's argument pipeline (run_resolution_pipeline), in its order:
+    parallel.layout,              # handle_deprecated_dp_attention, handle_data_parallelism
+    pd.disaggregation,            # handle_pd_disaggregation
+    cuda_graph.graphs,            # handle_cuda_graph_config, handle_gpu_memory_settings (graph max bs)
+    memory.static_fraction,       # handle_gpu_memory_settings (mem_fraction_static)
+    attention.backends,           # handle_model_specific_adjustments (model_overrides)
+    attention.linear_attention,   # handle_linear_attn_backend
+    mamba.radix_cache,            # the mamba radix-cache strategy
+    speculative.algorithm,        # handle_speculative_decoding
+    speculative.requests,         # max running requests under speculation, R per worker
+    # What the model runner computes at start-up:
+    buffers.scratch,              # MambaPool.SpeculativeState
+    memory.state_pool,            # kv_cache_configurator: the hybrid state pool
+    cuda_graph.row_map,           # the verify row map and the largest captured batch
+    hisparse.plan,                # HiSparse's config and miss plan
+)
+
+
+def resolve(parsed: Parsed, cmd: LaunchCommand, model: Model | None, model_note: str, gpu: GPU | None,
+            options: RuleOptions | None = None) -> Resolved:
+    r = Resolved(cmd, parsed, parsed.version, model, model_note, gpu, options=options or RuleOptions())
+    for s in STEPS:
+        s.fn(r)
+    return r

@@ -1,0 +1,55 @@
+"""The speculative scratch buffers: their shapes and bytes per rank, and one request's state.
+
+Mirrors 0.5.23 ``srt/mem_cache/memory_pool.py`` ``MambaPool.SpeculativeState`` (allocated with
+``R + 1`` rows, the extra one the discard row for padding, and ``max_speculative_num_draft_tokens``
+steps) with the family's shape formulas (``kdacheck.models.Family``). No scratch on a PD
+prefill server or under ReplaySSM-spec.
+
+Reads: the model, ``draft_tokens``, ``d_max``, ``R``, ``spec_on``, ``pd_prefill``,
+``enable_linear_replayssm_spec``, ``pp_size``, ``attn_tp_size``, ``tp_size``, ``ssm_dtype``, ``topk``.
+Sets: the names of ``scratch.sets``.
+"""
+
+from __future__ import annotations
+
+import math
+
+from kdacheck.models import DTYPE_BYTES
+from kdacheck.resolve.core import Resolved, step
+
+
+@step(
+    "speculative scratch",
+    mirrors="0.5.23 srt/mem_cache/memory_pool.py MambaPool.SpeculativeState; kv_cache_configurator.py _build_hybrid_req_pool",
+    sets=("scratch_allocated", "L", "HV", "intermediate_ssm_shape", "intermediate_ssm_bytes",
+          "intermediate_conv_window_shape", "intermediate_conv_window_bytes", "per_request_state_bytes"),
+)
+def scratch(r: Resolved) -> None:
+    m = r.model
+    D = r.v("draft_tokens")
+    R = r.v("R")
+    if m is None or not m.hybrid or not r.v("spec_on") or R is None or D is None:
+        return
+    allocated = not r.v("pd_prefill") and not r.v("enable_linear_replayssm_spec")
+    r.put("scratch_allocated", allocated, "speculative scratch allocated" if allocated else "no scratch (PD prefill or ReplaySSM-spec)")
+    pp = max(1, int(r.v("pp_size") or 1))
+    attn_tp = r.v("attn_tp_size")
+    tp = r.v("tp_size") or 1
+    L = math.ceil(m.linear_layers / pp)
+    hv = m.linear_v_heads // attn_tp if attn_tp else 0
+    dmax = r.v("d_max")
+    ssm_dtype = r.v("ssm_dtype")
+    ssm_bytes = DTYPE_BYTES.get(ssm_dtype, 4)
+    r.put("L", L, f"{m.linear_layers} linear-attention layers" + (f" / pp {pp}" if pp > 1 else ""), "model")
+    r.put("HV", hv, f"{m.linear_v_heads} value heads / attention TP {attn_tp}", "model")
+    shape, layout = m.family.ssm_scratch_shape(L, R + 1, dmax, hv, m)
+    nbytes = math.prod(shape) * ssm_bytes
+    r.put("intermediate_ssm_shape", shape, f"{layout}, {ssm_dtype}")
+    r.put("intermediate_ssm_bytes", nbytes, f"{nbytes / 2**30:.3f} GiB per rank")
+    conv_ch = m.conv_dim // tp
+    cshape, clayout = m.family.conv_scratch_shape(L, R + 1, dmax, conv_ch, r.v("topk") or 1, m)
+    cbytes = math.prod(cshape) * 2
+    r.put("intermediate_conv_window_shape", cshape, f"{clayout}, bfloat16")
+    r.put("intermediate_conv_window_bytes", cbytes, f"{cbytes / 2**30:.3f} GiB per rank")
+    state = m.family.state_bytes(L, hv, conv_ch, ssm_bytes, m)
+    r.put("per_request_state_bytes", state, "one request's SSM + conv state, all layers, per rank")

@@ -1,0 +1,162 @@
+"""The vocabulary of resolution: provenance (``Val``), the resolved configuration, the steps.
+
+A step is a function ``(Resolved) -> None`` that reads values set by earlier steps and the
+parsed flags, and sets the values it declares (``Step.sets``). A value no step declares cannot
+be set or read: ``Resolved.v("stpes")`` raises instead of reading None.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from kdacheck import flags as flagmod
+from kdacheck import versions
+from kdacheck.args import Parsed
+from kdacheck.findings import Location
+from kdacheck.gpus import GPU
+from kdacheck.models import Model
+from kdacheck.readers.base import LaunchCommand
+
+
+@dataclass(frozen=True)
+class Val:
+    """A resolved value and where it came from."""
+
+    value: Any
+    origin: str  # "user", "default", "derived", "model", "gpu", "assumed"
+    why: str
+    loc: Location | None = None
+
+    def __str__(self) -> str:
+        return f"{fmt(self.value)} ({self.why})"
+
+
+def fmt(value: Any) -> str:
+    if isinstance(value, bool) or value is None:
+        return str(value)
+    if isinstance(value, int) and abs(value) >= 10_000:
+        return f"{value:,}"
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(fmt(v) for v in value) + "]"
+    return str(value)
+
+
+def ceil_align(x: int, a: int) -> int:
+    return x if a <= 1 else -(-x // a) * a
+
+
+class Event(enum.Enum):
+    """What SGLang does during resolution that the launch line does not say: a refusal it raises
+    or a value it silently rewrites. Steps record them; rules (``kdacheck/rules``) report them."""
+
+    TOPK_OR_DRAFT_WITHOUT_STEPS = "topk or draft tokens without steps: SGLang asserts"
+    STEPS_WITHOUT_TOPK = "steps without topk: `None > 1` raises TypeError"
+    DRAFT_TOKENS_OVERRIDDEN = "topk 1: draft tokens rewritten to steps + 1"
+    TREE_WITHOUT_DRAFT_TOKENS = "topk > 1 without draft tokens"
+    ADAPTIVE_OFF = "adaptive speculation switched off silently"
+    STEPS_NOT_IN_CANDIDATES = "steps not among the adaptive candidate steps: ValueError"
+
+
+@dataclass
+class RuleOptions:
+    """kdacheck's own settings that rules read (``[tool.kdacheck]``, never SGLang's)."""
+
+    mem005_share: float = 0.10  # MEM005: the share of GPU memory the speculative scratch may take
+    plan_capacity: int | None = None  # HSP003: the miss-plan capacity, when known otherwise (tests, run)
+
+
+@dataclass
+class Resolved:
+    cmd: LaunchCommand
+    parsed: Parsed
+    version: str
+    model: Model | None
+    model_note: str
+    gpu: GPU | None
+    vals: dict[str, Val] = field(default_factory=dict)
+    events: set[Event] = field(default_factory=set)
+    options: RuleOptions = field(default_factory=RuleOptions)
+
+    # -- reading (rules and later steps) --------------------------------------------------
+    def __getitem__(self, name: str) -> Val:
+        return self.vals[_declared(name)]
+
+    def __contains__(self, name: str) -> bool:
+        return _declared(name) in self.vals
+
+    def v(self, name: str, default: Any = None) -> Any:
+        val = self.vals.get(_declared(name))
+        return default if val is None else val.value
+
+    def given(self, dest: str) -> bool:
+        return dest in self.parsed.given
+
+    def user(self, dest: str) -> Any:
+        """A flag's value as written (None when not given)."""
+        return self.parsed.value(dest)
+
+    def at_least(self, first: str) -> bool:
+        """Whether the target version has the behaviour that starts in ``first`` (``kdacheck.versions``)."""
+        return versions.at_least(self.version, first)
+
+    def place(self, *names: str) -> Location:
+        """Where to point a finding about these values: the first one the user wrote."""
+        for n in names:
+            val = self.vals.get(n)
+            if val is not None and val.loc is not None:
+                return val.loc
+            g = self.parsed.given.get(n)
+            if g is not None:
+                return g.loc
+        return self.cmd.loc
+
+    # -- writing (steps) ------------------------------------------------------------------
+    def flag(self, name: str, dest: str | None = None) -> Val:
+        """Set ``name`` to a flag's value: the user's, else SGLang's default for the version."""
+        dest = dest or name
+        g = self.parsed.given.get(dest)
+        if g is not None:
+            val = Val(g.value, "user", f"given: {g.written} at {g.loc}", g.loc)
+        else:
+            val = Val(flagmod.table(self.version).default(dest), "default", f"SGLang {self.version} default")
+        self.vals[_declared(name)] = val
+        return val
+
+    def put(self, name: str, value: Any, why: str, origin: str = "derived", loc: Location | None = None) -> Val:
+        val = Val(value, origin, why, loc)
+        self.vals[_declared(name)] = val
+        return val
+
+
+StepFn = Callable[[Resolved], None]
+
+
+class Step:
+    """One named step of the resolution: the SGLang function it mirrors and the values it sets."""
+
+    __slots__ = ("fn", "mirrors", "name", "sets")
+
+    def __init__(self, name: str, fn: StepFn, mirrors: str, sets: tuple[str, ...]) -> None:
+        self.name, self.fn, self.mirrors, self.sets = name, fn, mirrors, sets
+
+
+DECLARED: set[str] = set()
+
+
+def step(name: str, *, mirrors: str, sets: tuple[str, ...]) -> Callable[[StepFn], Step]:
+    """Declare a step function with the SGLang function it mirrors and the names it sets."""
+
+    def wrap(fn: StepFn) -> Step:
+        DECLARED.update(sets)
+        return Step(name, fn, mirrors, sets)
+
+    return wrap
+
+
+def _declared(name: str) -> str:
+    if name not in DECLARED:
+        raise KeyError(f"no resolution step declares the value {name!r}")
+    return name

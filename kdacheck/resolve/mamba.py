@@ -1,0 +1,37 @@
+"""The hybrid prefix-cache strategy and the overlap schedule it decides.
+
+Mirrors ``srt/arg_groups/mamba_hook.py`` ``_mamba_radix_cache_resolution`` (the same in
+0.5.19–0.5.23): ``auto`` is ``extra_buffer`` with the overlap schedule or paging on the triton
+linear-attention backend, else ``no_buffer``, which turns the overlap schedule off.
+
+Reads: the flags, the model, ``disable_radix_cache``, ``linear_attn_backend``.
+Sets: ``mamba_track_interval``, ``mamba_radix_cache_strategy``, ``disable_overlap_schedule``.
+"""
+
+from __future__ import annotations
+
+from kdacheck.resolve.core import Resolved, step
+
+
+@step(
+    "mamba radix cache",
+    mirrors="0.5.23 srt/arg_groups/mamba_hook.py _mamba_radix_cache_resolution",
+    sets=("mamba_track_interval", "mamba_radix_cache_strategy", "disable_overlap_schedule"),
+)
+def radix_cache(r: Resolved) -> None:
+    m = r.model
+    r.flag("mamba_track_interval")
+    strat = r.flag("mamba_radix_cache_strategy")
+    if m is None or not m.hybrid or r.v("disable_radix_cache"):
+        return
+    r.flag("disable_overlap_schedule")
+    if strat.value not in (None, "auto"):
+        return
+    page = r.user("page_size")
+    overlap = not r.user("disable_overlap_schedule")
+    paging = page is not None and page > 1
+    if (overlap or paging) and r.v("linear_attn_backend") == "triton":
+        r.put("mamba_radix_cache_strategy", "extra_buffer", "auto: overlap schedule or paging, triton linear-attention backend ⇒ extra_buffer")
+    else:
+        r.put("mamba_radix_cache_strategy", "no_buffer", "auto ⇒ no_buffer (and SGLang turns the overlap schedule off)")
+        r.put("disable_overlap_schedule", True, "no_buffer (auto) turns the overlap schedule off")

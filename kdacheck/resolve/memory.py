@@ -1,0 +1,162 @@
+"""GPU memory: SGLang's default ``--mem-fraction-static`` and the hybrid state pool solve.
+
+Mirrors 0.5.23 ``srt/arg_groups/memory_hook.py`` ``handle_gpu_memory_settings`` (the static
+fraction) and ``srt/mem_cache/kv_cache_configurator.py`` (the state pool: ``kdacheck.resolve.mempool``).
+
+Reads: ``tp_size``, ``pp_size``, ``attn_dp_size``, ``dp_attention``, ``disable_radix_cache``,
+``disable_overlap_schedule``, ``mamba_radix_cache_strategy``, ``page_size``,
+``linear_attn_backend``, ``draft_tokens``, ``spec_on``, ``scratch_allocated``,
+``per_request_state_bytes``, ``max_running_requests``.
+Sets: ``mem_fraction_static`` (``static_fraction``) and the names of ``state_pool.sets``.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from kdacheck import versions
+from kdacheck.resolve import mempool
+from kdacheck.resolve.core import Resolved, step
+from kdacheck.resolve.cuda_graph import default_capacity
+
+
+def default_mem_fraction_static(
+    gpu_mib: int, tp: int, pp: int, chunked_prefill: int | None, decode_max_bs: int | None,
+    user_mrr: int | None, attn_dp: int,
+) -> tuple[float, str]:
+    """SGLang's default ``--mem-fraction-static`` (0.5.23 memory_hook.py L281-342; 0.5.19 L240-264).
+
+    reserved (MiB) = 512 + max(chunked_prefill, 2048) · 1.5 + tp · pp / 8 · 1024
+                     + decode max batch · 2 (+ DP-attention padding), at least 10 GiB above 60 GiB;
+    mem_fraction_static = round((gpu − reserved) / gpu, 3).
+    """
+    chunk_default, bs_default = default_capacity(gpu_mib, tp)
+    chunk = chunked_prefill if chunked_prefill is not None else chunk_default
+    max_bs = decode_max_bs
+    if max_bs is None:
+        max_bs = bs_default
+        if user_mrr is not None and max_bs > user_mrr:
+            max_bs = user_mrr
+    activation = max(chunk, 2048) if chunk > 0 else 2048
+    reserved = 512 + activation * 1.5 + tp * pp / 8 * 1024 + max_bs * 2
+    if attn_dp > 1:
+        reserved += max_bs * attn_dp * 3 + (max_bs * attn_dp * 1.5 if max_bs > 300 else 0)
+    if gpu_mib > 60 * 1024:
+        reserved = max(reserved, 10 * 1024)
+    mfs = round((gpu_mib - reserved) / gpu_mib, 3)
+    why = (
+        f"SGLang's default for a {gpu_mib} MiB GPU: (memory − {reserved:.0f} MiB reserved) / memory "
+        f"(chunked prefill {chunk}, decode graph max batch {max_bs}; approximate: prefill-graph "
+        "and DeepEP reserves not counted)"
+    )
+    return mfs, why
+
+
+@step(
+    "static memory fraction",
+    mirrors="0.5.23 srt/arg_groups/memory_hook.py handle_gpu_memory_settings (mem_fraction_static)",
+    sets=("mem_fraction_static", "mamba_full_memory_ratio", "max_mamba_cache_size"),
+)
+def static_fraction(r: Resolved) -> None:
+    mfs_val = r.flag("mem_fraction_static")
+    r.flag("mamba_full_memory_ratio")
+    r.flag("max_mamba_cache_size")
+    if r.model is None or r.gpu is None or mfs_val.value is not None:
+        return
+    tp = int(r.v("tp_size") or 1)
+    pp = max(1, int(r.v("pp_size") or 1))
+    adp = int(r.v("attn_dp_size") or 1)
+    mfs, why = default_mem_fraction_static(
+        r.gpu.memory_mib, tp, pp, r.user("chunked_prefill_size"), r.user("cuda_graph_max_bs_decode"),
+        r.user("max_running_requests"), adp if r.v("dp_attention") else 1,
+    )
+    r.put("mem_fraction_static", mfs, why, "assumed")
+
+
+def solve_inputs(r: Resolved, **change: Any) -> mempool.MemInputs | None:
+    """The solve's inputs as resolved, optionally with ``tp``, ``mfs`` or ``mrr`` changed (for fixes)."""
+    m, gpu = r.model, r.gpu
+    if m is None or gpu is None or m.params <= 0:
+        return None
+    tp = int(r.v("tp_size") or 1)
+    pp = max(1, int(r.v("pp_size") or 1))
+    new_tp = int(change.get("tp", tp))
+    per_req = int(r.v("per_request_state_bytes") or 0)
+    if new_tp != tp:
+        per_req = per_req * tp // new_tp
+    mmcs = r.user("max_mamba_cache_size")
+    return mempool.MemInputs(
+        gpu.memory_bytes, float(change.get("mfs", r.v("mem_fraction_static"))),
+        int(m.params * m.weight_bytes_per_param / (new_tp * pp)), per_req, r.v("draft_tokens"),
+        bool(r.v("spec_on")) and bool(r.v("scratch_allocated")),
+        change.get("mrr", r.v("max_running_requests")),
+        int(r.v("attn_dp_size") or 1), int(r.v("mamba_ratio")), float(r.v("mamba_full_memory_ratio")),
+        mmcs if isinstance(mmcs, int) else None, bool(r.v("disable_radix_cache")),
+        r.at_least(versions.STATE_POOL_REQUESTS_CLAMPED),
+    )
+
+
+@step(
+    "hybrid state pool",
+    mirrors="0.5.23 srt/mem_cache/kv_cache_configurator.py _handle_max_mamba_cache, resolve_max_num_reqs",
+    sets=("weight_bytes_per_rank", "mamba_ratio", "mem_rest_gib", "spec_reserve_bytes", "R_after_solve",
+          "mem_kv_rest_gib", "mem_solve", "mamba_radix_cache_strategy", "mamba_full_memory_ratio", "max_mamba_cache_size"),
+)
+def state_pool(r: Resolved) -> None:
+    m, gpu = r.model, r.gpu
+    if m is None or gpu is None or not m.hybrid or "per_request_state_bytes" not in r:
+        return
+    tp = int(r.v("tp_size") or 1)
+    pp = max(1, int(r.v("pp_size") or 1))
+    adp = int(r.v("attn_dp_size") or 1)
+    mfs = float(r.v("mem_fraction_static"))
+    if m.params <= 0:
+        return
+    wbytes = int(m.params * m.weight_bytes_per_param / (tp * pp))
+    r.put("weight_bytes_per_rank", wbytes,
+          f"assumed: {m.params / 1e9:g} B parameters × {m.weight_bytes_per_param:g} bytes / (tp {tp} × pp {pp}) "
+          f"= {wbytes / 2**30:.2f} GiB (draft weights not counted)", "assumed")
+    full_ratio = r.v("mamba_full_memory_ratio")
+    if full_ratio is None:
+        full_ratio = mempool.FULL_MEMORY_RATIO_DEFAULT
+        r.put("mamba_full_memory_ratio", full_ratio, f"SGLang default {full_ratio}")
+    disable_radix = bool(r.v("disable_radix_cache"))
+    overlap = not r.v("disable_overlap_schedule")
+    strategy = r.v("mamba_radix_cache_strategy")
+    if disable_radix:
+        strategy = "none"
+    elif strategy in (None, "auto"):
+        strategy, why = mempool.radix_strategy(None, disable_radix, overlap, int(r.v("page_size") or 1),
+                                               m.architecture, r.v("linear_attn_backend"))
+        r.put("mamba_radix_cache_strategy", strategy, why)
+    ratio, rwhy = mempool.mamba_ratio(disable_radix, str(strategy), overlap)
+    r.put("mamba_ratio", ratio, f"state slots per request: {rwhy}")
+    D = r.v("draft_tokens")
+    per_req = int(r.v("per_request_state_bytes") or 0)
+    if per_req <= 0 or (isinstance(D, int) and D < 0) or not 0 < float(full_ratio) < math.inf or not 0 < mfs < math.inf:
+        # Degenerate geometry (tp above the head count) or counts already reported
+        # (ARG004, SPEC010): SGLang would fail before its memory solve, and dividing by them would crash.
+        return
+    x = solve_inputs(r)
+    assert x is not None
+    res = mempool.solve(x)
+    mmcs = x.max_mamba_cache_size
+    r.put("mem_rest_gib", round(res.rest_gib, 2),
+          f"{gpu.name.upper()} {gpu.memory_mib} MiB × mem_fraction_static {mfs} − weights per rank (assumed: all memory free before the weights load)",
+          "assumed")
+    branch_why = {
+        "max_mamba_cache_size": f"--max-mamba-cache-size {mmcs} // attention DP {adp}",
+        "disable_radix_cache": f"--disable-radix-cache: max running requests {r.v('max_running_requests')} // attention DP {adp}",
+        "auto-fit": f"auto-fit: ⌊(budget − per_req·(1 + D)) / (per_req·(1 + D/{ratio}))⌋, budget = rest × {full_ratio}/(1 + {full_ratio}) = {res.budget_gib or 0:.2f} GiB",
+    }[res.branch]
+    r.put("max_mamba_cache_size", res.max_mamba_cache_size, branch_why)
+    if x.reserves:
+        r.put("spec_reserve_bytes", res.reserve_bytes,
+              f"per_req × (R + 1) × D {D} = {res.reserve_bytes / 2**30:.3f} GiB reserved for the intermediates")
+    if res.R is not None and res.failure is None:
+        r.put("R_after_solve", res.R,
+              f"min(requested {res.requested_R}, max_mamba_cache_size {res.max_mamba_cache_size} // ratio {ratio})"
+              if res.branch != "disable_radix_cache" else "max_mamba_cache_size (= R)")
+    r.put("mem_kv_rest_gib", round(res.rest_after_gib, 2), "left for the KV cache after the state pool and the reservation")
+    r.put("mem_solve", res, f"memory solve ({res.branch})")

@@ -1,0 +1,50 @@
+"""The SGLang versions kdacheck knows, and each behaviour change by the first version that has it.
+
+The one place a version number is written in code (rule documentation quotes versions as
+text). A new SGLang release: add its flag table (``python -m kdacheck.flags --dump``), append
+it to ``KNOWN``, and add a constant below for each behaviour it changes.
+"""
+
+from __future__ import annotations
+
+import functools
+
+KNOWN: tuple[str, ...] = ("0.5.19", "0.5.20", "0.5.21", "0.5.22", "0.5.23")
+OLDEST = KNOWN[0]
+NEWEST = KNOWN[-1]
+
+# -- behaviour changes, by the first version that has them --------------------------------------
+# speculative_hook: the default adaptive candidate steps become {0, 1, 3, 5, 7} (before: {0, 1, 3, 7}).
+ADAPTIVE_FIVE_CANDIDATES = "0.5.20"
+# requests per attention-DP worker: max(1, max_running_requests // dp) (before: no clamp).
+REQUESTS_PER_WORKER_CLAMPED = "0.5.20"
+# kv_cache_configurator: the hybrid state pool also clamps max_running_requests // dp at 1.
+STATE_POOL_REQUESTS_CLAMPED = "0.5.23"
+# HiSparse: MiniMax M3 accepted by the radix-cache check.
+HISPARSE_MINIMAX_M3 = "0.5.21"
+# HiSparse: the server calls the speculative swap-in kernel (plan capacity top_k × D), and
+# rejects --enable-mixed-chunk.
+HISPARSE_SPECULATIVE_SWAP_IN = "0.5.22"
+# kda_backend: the nv_cutedsl / flashinfer decode message says "SM100+".
+KDA_SM100_PLUS_WORDING = "0.5.23"
+
+
+@functools.lru_cache(maxsize=256)  # called per rule per command: 180k calls for 1,000 files
+def vtuple(version: str) -> tuple[int, ...]:
+    """``"0.5.23"`` → ``(0, 5, 23)``; non-numeric parts (``rc1``, ``.post1``) are dropped."""
+    parts: list[int] = []
+    for piece in version.split("."):
+        digits = ""
+        for ch in piece:
+            if not ch.isdigit():
+                break
+            digits += ch
+        if not digits:
+            break
+        parts.append(int(digits))
+    return tuple(parts)
+
+
+def at_least(version: str, first: str) -> bool:
+    """Whether ``version`` has the behaviour that starts in ``first``."""
+    return vtuple(version) >= vtuple(first)
