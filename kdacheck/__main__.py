@@ -1,3 +1,3 @@
-from kdacheck.cli import main
+from kdacheck.main import main
 
 main()

@@ -1,12 +1,13 @@
 """Parse a launch command's tokens the way SGLang's argparse parser would.
 
 The result is every flag SGLang would see, with its converted value and place, plus the
-argument problems (ARG001–ARG008) found on the way. Parsing never stops at the first problem.
+argument problems (``ArgKind``) found on the way. Parsing never stops at the first problem.
 """
 
 from __future__ import annotations
 
 import difflib
+import enum
 import functools
 import json
 import math
@@ -51,9 +52,22 @@ class Given:
     origin: str = "cli"
 
 
+class ArgKind(enum.Enum):
+    """The kinds of problem SGLang's argparse parser meets (``kdacheck.rules.arg`` gives them codes)."""
+
+    UNKNOWN_FLAG = "unrecognized arguments"
+    AMBIGUOUS_PREFIX = "ambiguous option"
+    ABBREVIATION = "a unique abbreviation"
+    BAD_VALUE = "invalid value or choice"
+    DEPRECATED = "a deprecated spelling"
+    YAML_UNDERSCORE_KEY = "a --config key with underscores"
+    BAD_JSON = "a JSON value that is not what SGLang reads"
+    REPEATED = "a flag given twice"
+
+
 @dataclass(frozen=True)
 class ArgIssue:
-    code: str
+    kind: ArgKind
     message: str
     loc: Location
     fix: str | None = None
@@ -169,18 +183,18 @@ class _Parser:
         self.out = Parsed(table.version)
         self.suggestions: dict[str, list[str]] = {}
 
-    def issue(self, code: str, message: str, loc: Location, fix: str | None = None, severity: str | None = None) -> None:
-        self.out.issues.append(ArgIssue(code, message, loc, fix, severity))
+    def issue(self, kind: ArgKind, message: str, loc: Location, fix: str | None = None, severity: str | None = None) -> None:
+        self.out.issues.append(ArgIssue(kind, message, loc, fix, severity))
 
     def lookup(self, tok: Token, name: str) -> Flag | None:
-        """Resolve a spelling to a flag as argparse would, reporting ARG001/002/003/005/006."""
+        """Resolve a spelling to a flag as argparse would, reporting unknown, ambiguous, abbreviated, deprecated and YAML-underscore spellings."""
         table = self.table
         flag = table.by_option.get(name)
         if flag is None and tok.origin == "yaml" and "_" in name:
             dashed = name.replace("_", "-")
             if dashed in table.by_option or table.prefix_matches(dashed):
                 self.issue(
-                    "ARG006",
+                    ArgKind.YAML_UNDERSCORE_KEY,
                     f"`{name[2:]}` in a --config YAML becomes the unknown flag `{name}`: SGLang turns keys into flags verbatim",
                     tok.loc,
                     f"rename the key to `{dashed[2:]}`",
@@ -191,7 +205,7 @@ class _Parser:
             if len(matches) == 1:
                 flag = table.by_option[matches[0]]
                 self.issue(
-                    "ARG003",
+                    ArgKind.ABBREVIATION,
                     f"`{name}` is an abbreviation of `{matches[0]}`: it works only while no other flag starts the same way",
                     tok.loc,
                     f"write `{flag.name}`",
@@ -200,7 +214,7 @@ class _Parser:
                 shown = ", ".join(matches[:12]) + (" …" if len(matches) > 12 else "")
                 msg = f"ambiguous option: `{name}` could match {shown} (SGLang {table.version} exits with \"ambiguous option\")"
                 msg += self._removed_note(name)
-                self.issue("ARG002", msg, tok.loc, self._replacement_fix(name))
+                self.issue(ArgKind.AMBIGUOUS_PREFIX, msg, tok.loc, self._replacement_fix(name))
                 return None
             else:
                 msg = f"unrecognized argument `{name}`: SGLang {table.version} has no such flag"
@@ -211,15 +225,15 @@ class _Parser:
                     if close:
                         msg += f"; did you mean `{close[0]}`?"
                         fix = f"use `{close[0]}`"
-                self.issue("ARG001", msg, tok.loc, fix)
+                self.issue(ArgKind.UNKNOWN_FLAG, msg, tok.loc, fix)
                 return None
         if flag.deprecated:
             new = flagmod.successor(name if name in table.by_option else flag.name, table)
             if flag.action == "DeprecatedAction":
-                self.issue("ARG005", f"`{flag.name}` is deprecated in SGLang {table.version} and has no effect", tok.loc, f"remove `{flag.name}`")
+                self.issue(ArgKind.DEPRECATED, f"`{flag.name}` is deprecated in SGLang {table.version} and has no effect", tok.loc, f"remove `{flag.name}`")
             else:
                 hint = f"; use `{new}`" if new else ""
-                self.issue("ARG005", f"`{flag.name}` is a deprecated spelling in SGLang {table.version}{hint}", tok.loc, f"write `{new}`" if new else None)
+                self.issue(ArgKind.DEPRECATED, f"`{flag.name}` is a deprecated spelling in SGLang {table.version}{hint}", tok.loc, f"write `{new}`" if new else None)
         return flag
 
     def _close(self, name: str) -> list[str]:
@@ -249,7 +263,7 @@ class _Parser:
         while i < len(toks):
             tok = toks[i]
             if not _looks_like_flag(tok):
-                self.issue("ARG001", f"unrecognized argument `{tok.text[:80]}` (not a value of any flag)", tok.loc)
+                self.issue(ArgKind.UNKNOWN_FLAG, f"unrecognized argument `{tok.text[:80]}` (not a value of any flag)", tok.loc)
                 i += 1
                 continue
             name, eq, inline = tok.text.partition("=")
@@ -288,7 +302,7 @@ class _Parser:
         nargs = flag.nargs
         if not flag.takes_value:
             if inline:
-                self.issue("ARG004", f"`{flag.name}` takes no value: ignored explicit argument `{values[0].text}`", tok.loc, f"write `{flag.name}` alone")
+                self.issue(ArgKind.BAD_VALUE, f"`{flag.name}` takes no value: ignored explicit argument `{values[0].text}`", tok.loc, f"write `{flag.name}` alone")
                 return
             value: Any = True
             if flag.action == "BooleanOptionalAction":
@@ -300,7 +314,7 @@ class _Parser:
         if nargs in (None, "?") or isinstance(nargs, int):
             need = 1 if nargs is None else nargs if isinstance(nargs, int) else 0
             if len(values) < need:
-                self.issue("ARG004", f"`{flag.name}` expects a value", tok.loc, f"give `{flag.name} <value>`")
+                self.issue(ArgKind.BAD_VALUE, f"`{flag.name}` expects a value", tok.loc, f"give `{flag.name} <value>`")
                 return
             if not values:
                 self._record(flag, written, tok, None, None, tok.loc)
@@ -308,29 +322,29 @@ class _Parser:
             try:
                 value = convert(flag, values[0].text)
             except ValueError as e:
-                self.issue("ARG004", f"`{flag.name}`: {e}", values[0].loc, _type_fix(flag))
+                self.issue(ArgKind.BAD_VALUE, f"`{flag.name}`: {e}", values[0].loc, _type_fix(flag))
                 return
             if not self._check_json(flag, value, values[0]) or not self._check_positive(flag, value, values[0]):
                 return
             self._record(flag, written, tok, value, values[0].text, values[0].loc)
             return
         if nargs == "+" and not values:
-            self.issue("ARG004", f"`{flag.name}` expects at least one value", tok.loc)
+            self.issue(ArgKind.BAD_VALUE, f"`{flag.name}` expects at least one value", tok.loc)
             return
         converted = []
         for v in values:
             try:
                 converted.append(convert(flag, v.text))
             except ValueError as e:
-                self.issue("ARG004", f"`{flag.name}`: {e}", v.loc, _type_fix(flag))
+                self.issue(ArgKind.BAD_VALUE, f"`{flag.name}`: {e}", v.loc, _type_fix(flag))
                 return
         self._record(flag, written, tok, converted, [v.text for v in values], values[0].loc if values else tok.loc)
 
     def _check_positive(self, flag: Flag, value: Any, tok: Token) -> bool:
-        """ARG004 for a count that must be at least 1; False: do not record the value."""
+        """A bad value for a count that must be at least 1; False: do not record the value."""
         if flag.dest in MUST_BE_POSITIVE and isinstance(value, int) and value < 1:
             self.issue(
-                "ARG004",
+                ArgKind.BAD_VALUE,
                 f"`{flag.name}` must be at least 1, got {value} (SGLang's argparse takes it and fails later)",
                 tok.loc,
                 f"give `{flag.name}` a positive value, or drop it for the default",
@@ -339,7 +353,7 @@ class _Parser:
         return True
 
     def _check_json(self, flag: Flag, value: Any, tok: Token) -> bool:
-        """ARG007 problems of a JSON-object flag; False: the value is unusable, do not record it."""
+        """The problems of a JSON-object flag; False: the value is unusable, do not record it."""
         if flag.dest not in JSON_FLAGS:
             return True
         known = JSON_FLAGS[flag.dest]
@@ -347,10 +361,10 @@ class _Parser:
             try:
                 value = loads_json(value)
             except ValueError as e:
-                self.issue("ARG007", f"`{flag.name}` must hold a JSON object: {e}", tok.loc, "quote a JSON object, e.g. '{\"top_k\": 2048}'")
+                self.issue(ArgKind.BAD_JSON, f"`{flag.name}` must hold a JSON object: {e}", tok.loc, "quote a JSON object, e.g. '{\"top_k\": 2048}'")
                 return False
         if not isinstance(value, dict):
-            self.issue("ARG007", f"`{flag.name}` must hold a JSON object, not {type(value).__name__}", tok.loc)
+            self.issue(ArgKind.BAD_JSON, f"`{flag.name}` must hold a JSON object, not {type(value).__name__}", tok.loc)
             return True
         if known is not None:
             for key in value:
@@ -358,7 +372,7 @@ class _Parser:
                     close = difflib.get_close_matches(str(key), known, n=1)
                     hint = f"; did you mean `{close[0]}`?" if close else f" (known: {', '.join(sorted(known))})"
                     self.issue(
-                        "ARG007",
+                        ArgKind.BAD_JSON,
                         f"`{flag.name}` has an unknown key `{str(key)[:80]}`, which SGLang ignores silently{hint}",
                         tok.loc,
                         f"use `{close[0]}`" if close else None,
@@ -383,7 +397,7 @@ class _Parser:
                 else "the last one applies"
             )
             self.issue(
-                "ARG008",
+                ArgKind.REPEATED,
                 f"`{flag.name}` is given more than once (first at {first.loc}): {where}, so {flag.dest} = {_show(value)}",
                 tok.loc,
                 f"keep one `{flag.name}`",

@@ -7,13 +7,13 @@ and ``rules``. Nothing here imports torch or triton: ``run`` loads them when it 
 from __future__ import annotations
 
 import enum
-import os
 import sys
 from typing import Annotated
 
 import typer
 
 from kdacheck import __version__
+from kdacheck.report import FORMATS
 
 app = typer.Typer(
     name="kdacheck",
@@ -25,13 +25,7 @@ app = typer.Typer(
 )
 
 
-class OutputFormat(str, enum.Enum):
-    full = "full"
-    concise = "concise"
-    json = "json"
-    sarif = "sarif"
-    github = "github"
-    junit = "junit"
+OutputFormat = enum.Enum("OutputFormat", {n: n for n in FORMATS}, type=str)  # type: ignore[misc]
 
 
 class Threshold(str, enum.Enum):
@@ -82,64 +76,27 @@ def lint(
     run_after: Annotated[bool, typer.Option("--run", help="Then run the kernels on the resolved configuration (kdacheck run).")] = False,
 ) -> None:
     """Lint SGLang launch configurations and report every finding at once."""
-    from kdacheck import config as confmod
-    from kdacheck import discover, report
-    from kdacheck.findings import InputError, Severity
-    from kdacheck.lint import FileResult, lint_text
+    from kdacheck import config, report
+    from kdacheck.findings import InputError
+    from kdacheck.lint import LintRun
 
     if not paths and cmd is None:
         raise fail("nothing to lint: give paths, - for standard input, or --cmd")
-    confmod.reset()
-    cli = confmod.Overrides(
+    overrides = config.Overrides(
         select=tuple(_split(select) or ()) or None, ignore=tuple(_split(ignore) or ()),
         extend_select=tuple(_split(extend_select) or ()), gpu=gpu, sglang_version=sglang_version, model=model,
     )
-    try:  # the run-wide settings: the working directory's configuration, else the first path's
-        top = confmod.for_folder(os.getcwd())
-        if top.path is None and paths and paths[0] != "-":
-            top = confmod.for_folder(paths[0] if os.path.isdir(paths[0]) else os.path.dirname(os.path.abspath(paths[0])))
-        version = confmod.options(top, cli).version
-        scopes = [top] + [confmod.for_folder(p) for p in paths or [] if os.path.isdir(p)]
-        cands = discover.discover(paths or [], confmod.exclude_patterns(scopes))
-        results: list[FileResult] = []
-        if cmd is not None:
-            results.append(lint_text(cmd, "<cmd>", confmod.options(confmod.for_file("<cmd>"), cli), "."))
-        results += discover.lint_many(cands, lambda p: confmod.options(confmod.for_file(p), cli))
-    except (confmod.ConfigError, InputError) as e:
+    threshold = failure_threshold.value if failure_threshold else None
+    try:
+        session = LintRun(paths or [], cmd, overrides)
+        results = session.lint()
+        fmt = session.output_format(output_format.value if output_format else None)
+        run_docs, run_failed = session.run_kernels(fmt) if run_after and not any(r.error for r in results) else (None, False)
+    except (config.ConfigError, InputError) as e:
         raise fail(str(e)) from None
-    if failure_threshold is None:
-        failure_threshold = Threshold(top.failure_threshold or "warning")
-    fmt = output_format or (OutputFormat(top.output_format) if top.output_format else None)
-    fmt = fmt or (OutputFormat.github if os.environ.get("GITHUB_ACTIONS") == "true" else OutputFormat.full)
-    out = sys.stdout
-    if fmt is OutputFormat.json:
-        from kdacheck.report import json_
-
-        json_.render(results, out, version)
-    elif fmt is OutputFormat.full:
-        from kdacheck.report import full
-
-        full.render(results, out, show_resolved)
-    else:
-        from importlib import import_module
-
-        import_module(f"kdacheck.report.{fmt.value}").render(results, out, version)
-    errors = any(r.error for r in results)
-    worst = report.worst(results)
-    failed = worst is not None and worst >= Severity.parse(failure_threshold.value)
-    if run_after and not errors:
-        for r in results:
-            for cfg in r.resolved:
-                from kdacheck.runner import run_resolved
-
-                try:
-                    code = run_resolved(cfg, output_format="json" if fmt is OutputFormat.json else "full")
-                except InputError as e:
-                    raise fail(str(e)) from None
-                failed = failed or code != 0
-    if errors:
-        raise typer.Exit(2)
-    raise typer.Exit(0 if exit_zero or not failed else 1)
+    ctx = report.RenderContext(session.version, show_resolved, run_docs if fmt == "json" else None)
+    report.render(fmt, results, sys.stdout, ctx)
+    raise typer.Exit(session.exit_code(threshold, exit_zero, run_failed))
 
 
 class Device(str, enum.Enum):
@@ -170,17 +127,16 @@ def run(
     output_format: Annotated[RunFormat, typer.Option("--output-format", help="full or json.")] = RunFormat.full,
 ) -> None:
     """Allocate the buffers at the configured shapes and launch the real Triton kernels."""
-    from kdacheck import flags as flagmod
-    from kdacheck import runner
+    from kdacheck import config, runner
     from kdacheck.findings import InputError
-    from kdacheck.gpus import gpu as get_gpu
-    from kdacheck.lint import Options, lint_path
+    from kdacheck.lint import lint_path
 
     try:
         dev = runner.pick_device(device.value)
         if args is not None:
-            version, _why = flagmod.pick_version(sglang_version)
-            result = lint_path(args, Options(version=version, model=model, gpu=get_gpu(gpu) if gpu else None))
+            config.reset()  # the file's [tool.kdacheck], as lint reads it; the options win
+            opts = config.options(config.for_file(args), config.Overrides(gpu=gpu, sglang_version=sglang_version, model=model))
+            result = lint_path(args, opts)
             if result.error:
                 raise InputError(result.error)
             if not result.resolved:
@@ -191,7 +147,7 @@ def run(
         code = 0
         for plan in plans:
             code = max(code, runner.execute(plan, dev, sys.stdout, output_format.value))
-    except (InputError, ValueError) as e:
+    except (InputError, ValueError, config.ConfigError) as e:
         raise fail(str(e)) from None
     raise typer.Exit(code)
 
@@ -206,14 +162,14 @@ def rules(
     if output_format == "json":
         import json
 
-        typer.echo(json.dumps([{"code": r.code, "severity": r.severity.label, "summary": r.summary, "versions": r.versions} for r in all_rules()], indent=2))
+        typer.echo(json.dumps([{"code": r.code, "name": r.name, "severity": r.severity.label, "summary": r.summary, "versions": r.versions} for r in all_rules()], indent=2))
         return
     from rich.console import Console
     from rich.table import Table
 
-    table = Table("code", "severity", "summary", "versions")
+    table = Table("code", "name", "severity", "summary", "versions")
     for r in all_rules():
-        table.add_row(r.code, r.severity.label, r.summary, r.versions)
+        table.add_row(r.code, r.name, r.severity.label, r.summary, r.versions)
     Console(highlight=False).print(table)
 
 
@@ -227,30 +183,3 @@ def explain(code: Annotated[str, typer.Argument(help="A rule code, e.g. KDA002."
     if rule is None:
         raise fail(f"unknown rule {code!r}: see `kdacheck rules`")
     typer.echo(rule_markdown(rule))
-
-
-def main() -> None:
-    try:
-        if len(sys.argv) > 1 and sys.argv[1] == "lint":  # skip Typer's Pydantic coercion: see fastpath
-            from kdacheck.fastpath import try_lint
-
-            code = try_lint(sys.argv[2:])
-            if code is not None:
-                sys.exit(code)
-        app()
-    except KeyboardInterrupt:
-        typer.echo("kdacheck: interrupted", err=True)
-        sys.exit(130)
-    except Exception as e:  # the last resort: never a traceback (exit code 2, as ruff does)
-        detail = str(e).splitlines()[0][:300] if str(e) else ""
-        typer.echo(f"kdacheck: internal error: {type(e).__name__}" + (f": {detail}" if detail else ""), err=True)
-        typer.echo(
-            "This is a bug in kdacheck. Please report it at https://github.com/kdacheck/kdacheck/issues "
-            "with the command line and the input file (set KDACHECK_TRACEBACK=1 to see the traceback).",
-            err=True,
-        )
-        if os.environ.get("KDACHECK_TRACEBACK"):
-            import traceback
-
-            traceback.print_exc()
-        sys.exit(2)

@@ -20,7 +20,8 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from kdacheck.discover import Pattern
-    from kdacheck.lint import Options
+    from kdacheck.gpus import GPU
+    from kdacheck.rules import Rule
 
 
 
@@ -33,8 +34,13 @@ def _toml() -> Any:
     return tomllib
 
 FILES = ("kdacheck.toml", "pyproject.toml")
+
+
+def _formats() -> dict[str, str]:
+    from kdacheck.report import FORMATS
+
+    return FORMATS
 SEVERITIES = ("error", "warning", "info")
-FORMATS = ("full", "concise", "json", "sarif", "github", "junit")  # as kdacheck.report.FORMATS
 
 
 class ConfigError(Exception):
@@ -172,7 +178,7 @@ KEYS: dict[str, Any] = {
     "gpu": _text,
     "sglang-version": _text,
     "model": _text,
-    "output-format": lambda v, k, w: _text(v, k, w, FORMATS),
+    "output-format": lambda v, k, w: _text(v, k, w, tuple(_formats())),
     "exclude": _globs,
     "max-file-size": _int,
     "mem005-share": _share,
@@ -234,6 +240,19 @@ def resolve_model(s: Settings) -> str | None:
 # --- settings + command line → lint options ---------------------------------------------------
 
 
+@dataclass
+class Options:
+    """What ``lint`` and ``run`` need to check one file: built by :func:`options` from the
+    configuration file and the command line, the same way for both commands."""
+
+    version: str
+    model: str | None = None
+    gpu: GPU | None = None
+    rules: list[Rule] | None = None
+    max_bytes: int = 10 * 1024 * 1024
+    mem005_share: float = 0.10
+
+
 @dataclass(frozen=True)
 class Overrides:
     """What the command line says; it wins over the configuration file."""
@@ -252,7 +271,6 @@ def options(s: Settings, cli: Overrides) -> Options:
     from kdacheck import flags as flagmod
     from kdacheck.findings import InputError
     from kdacheck.gpus import gpu as get_gpu
-    from kdacheck.lint import Options
     from kdacheck.models import load_model
     from kdacheck.rules import select_rules
 

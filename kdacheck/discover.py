@@ -1,4 +1,4 @@
-"""Which files ``kdacheck lint`` reads: paths, folders, globs, ``.gitignore``, relevance.
+"""Which files ``kdacheck lint`` reads: paths, folders, globs, ``.gitignore`` (file system only).
 
 - A file named on the command line is always linted.
 - A folder is searched recursively for ``*.yaml``, ``*.yml``, ``*.sh``, ``*.bash``,
@@ -18,18 +18,8 @@ import functools
 import glob
 import os
 import re
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
-
-import yaml
-
-from kdacheck.findings import InputError
-from kdacheck.lint import FileResult
-from kdacheck.readers.detect import YAML_SUFFIXES
-
-if TYPE_CHECKING:
-    from kdacheck.lint import Options
 
 LINT_SUFFIXES = (".yaml", ".yml", ".sh", ".bash", ".txt", ".cmd")
 SKIP_DIRS = frozenset({"node_modules", "__pycache__", "venv", "site-packages"})
@@ -245,140 +235,5 @@ def discover(paths: list[str], exclude: Iterable[Pattern] = ()) -> list[Candidat
 
 
 def collect(paths: list[str]) -> list[str]:
-    """The paths to lint (compatibility with the first CLI): see :func:`discover`."""
+    """The paths :func:`discover` yields, as strings."""
     return [c.path for c in discover(paths)]
-
-
-# --- relevance of files found in folders ---------------------------------------------------
-
-
-@functools.cache
-def _flag_names() -> tuple[frozenset[str], frozenset[str]]:
-    """SGLang flag names without dashes, in dash and underscore spelling: (multi-word, one-word)."""
-    from kdacheck import flags
-
-    names: set[str] = set()
-    for v in flags.KNOWN_VERSIONS:
-        for opt in flags.table(v).by_option:
-            if opt.startswith("--"):
-                names.add(opt[2:])
-                names.add(opt[2:].replace("-", "_"))
-    multi = frozenset(n for n in names if "-" in n or "_" in n)
-    return multi, frozenset(names - multi)
-
-
-def plausible_config_keys(keys: list[str]) -> bool:
-    """A mapping is plausibly an SGLang ``--config`` when a key is a multi-word SGLang flag
-    (``model-path``, ``tp_size``), or when more than half its keys (two or more) are one-word flags
-    (``model``, ``port``, ``host`` alone are too common elsewhere)."""
-    multi, single = _flag_names()
-    if any(k in multi for k in keys):
-        return True
-    return len(keys) >= 2 and 2 * sum(k in single for k in keys) > len(keys)
-
-
-_TOP_KEY = re.compile(r"^([A-Za-z0-9_-]+)\s*:", re.M)
-
-
-def relevant(path: str, text: str) -> bool:
-    """Whether a file found in a folder is worth linting (named files always are)."""
-    from kdacheck.readers import yamlfiles
-    from kdacheck.readers.shell import looks_like_shell_launch
-
-    if not path.lower().endswith(YAML_SUFFIXES):
-        return looks_like_shell_launch(text) or text.lstrip().startswith("--")
-    try:  # libyaml, after the size/depth/tag pre-pass: hostile files cost no more here
-        docs = yamlfiles.compose_all(text, path)
-    except InputError:
-        # Broken YAML: report it only if it looks like it was meant for SGLang.
-        return "sglang" in text or plausible_config_keys(_TOP_KEY.findall(text))
-    if not docs:
-        return False
-    if any(yamlfiles.is_kubernetes(d) or yamlfiles.is_compose(d) for d in docs):
-        return "sglang" in text
-    if len(docs) == 1 and isinstance(docs[0], yaml.MappingNode):
-        keys = [k.value for k, _v in docs[0].value if isinstance(k, yaml.ScalarNode)]
-        return plausible_config_keys(keys)
-    return False
-
-
-# --- reading and linting many files -----------------------------------------------------------
-
-# Measured (600 files, 2 cores, warm page cache): reading all of them takes 0.12 s, linting
-# them 2.4–3.8 s, and a thread pool of 4 or 8 readers changed the total by less than the noise
-# (2.34 s vs 2.45 s, 4.2 s vs 3.8 s). Parsing and checking hold the GIL and PyYAML's
-# constructor is not thread-safe, so only reading could run in parallel, and reading is not
-# where the time goes: files are read on one thread unless ``workers`` asks otherwise (a slow
-# network file system might).
-PROGRESS_FROM = 50  # files; a progress bar on a terminal's stderr above this
-
-
-def _read(c: Candidate, max_bytes: int) -> tuple[str | None, str | None]:
-    """(text, error) of one candidate; binary or non-UTF-8 files found in folders are
-    skipped silently (text and error both None)."""
-    from kdacheck.findings import InputError
-    from kdacheck.readers.detect import decode, read_bytes
-
-    try:
-        data = read_bytes(c.path, max_bytes)
-    except InputError as e:
-        return None, str(e)
-    try:
-        return decode(data, c.path), None
-    except InputError as e:
-        return (None, str(e)) if c.explicit else (None, None)
-
-
-def lint_many(
-    cands: list[Candidate],
-    options_for: Callable[[str], Options],
-    progress: bool | None = None,
-    workers: int | None = None,
-) -> list[FileResult]:
-    """Lint every candidate, in order; files found in folders that are not launch
-    configurations are skipped. ``workers > 1`` reads files in a thread pool (parsing and
-    checking stay on this thread): it did not pay off when measured, see above."""
-    import sys
-    from concurrent.futures import ThreadPoolExecutor
-
-    from kdacheck.lint import lint_text
-
-    if progress is None:
-        progress = len(cands) > PROGRESS_FROM and sys.stderr.isatty()
-    if workers is None:
-        workers = 1
-
-    def read(c: Candidate) -> tuple[str | None, str | None]:
-        if c.path == "-":
-            return sys.stdin.read(), None
-        return _read(c, options_for(c.path).max_bytes)
-
-    results: list[FileResult] = []
-    pool = ThreadPoolExecutor(max_workers=workers) if workers > 1 else None
-    texts: Iterator[tuple[str | None, str | None]] = pool.map(read, cands) if pool else map(read, cands)
-    bar = None
-    if progress:
-        from rich.console import Console
-        from rich.progress import Progress
-
-        bar = Progress(console=Console(stderr=True), transient=True)
-        bar.start()
-        task = bar.add_task("kdacheck lint", total=len(cands))
-    try:
-        for c, (text, error) in zip(cands, texts, strict=True):
-            if bar is not None:
-                bar.advance(task)
-            name = "<stdin>" if c.path == "-" else c.path
-            if error is not None:
-                results.append(FileResult(name, error=error))
-                continue
-            if text is None or (not c.explicit and not relevant(c.path, text)):
-                continue
-            base = "." if c.path == "-" else (os.path.dirname(c.path) or ".")
-            results.append(lint_text(text, name, options_for(c.path), base))
-    finally:
-        if bar is not None:
-            bar.stop()
-        if pool is not None:
-            pool.shutdown(cancel_futures=True)
-    return results

@@ -8,7 +8,7 @@ from kdacheck.rules import Rule, all_rules
 
 def rule_markdown(rule: Rule, heading: str = "##") -> str:
     out = [f"{heading} {rule.code}: {rule.summary}", ""]
-    out.append(f"Severity: **{rule.severity.label}** · SGLang versions: {rule.versions}")
+    out.append(f"Name: `{rule.name}` · severity: **{rule.severity.label}** · SGLang versions: {rule.versions}")
     out += ["", f"{heading}# What", "", rule.what, "", f"{heading}# Why", "", rule.why]
     if rule.sglang_message:
         out += ["", f"{heading}# SGLang's message", "", "```", rule.sglang_message, "```"]

@@ -2,30 +2,23 @@
 
 from __future__ import annotations
 
+import os
 import re
+import sys
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 from kdacheck import args as argmod
+from kdacheck import config, discover
 from kdacheck import rules as rulemod
+from kdacheck.config import Options
 from kdacheck.findings import Finding, InputError
-from kdacheck.gpus import GPU
 from kdacheck.models import Model, load_model
-from kdacheck.readers import LaunchCommand, read_text
+from kdacheck.readers import LaunchCommand, read_text, relevance
 from kdacheck.readers.detect import decode, read_bytes
 from kdacheck.resolve import Resolved, RuleOptions, resolve
-from kdacheck.rules import Rule
 
 SUPPRESS = re.compile(r"#\s*kdacheck:\s*ignore\[([A-Za-z0-9_, ]+)\]")
-
-
-@dataclass
-class Options:
-    version: str
-    model: str | None = None
-    gpu: GPU | None = None
-    rules: list[Rule] | None = None
-    max_bytes: int = 10 * 1024 * 1024
-    mem005_share: float = 0.10
 
 
 @dataclass
@@ -221,3 +214,145 @@ def lint_path(path: str, opts: Options) -> FileResult:
     except InputError as e:
         return FileResult(path, error=str(e))
     return lint_text(text, path, opts, os.path.dirname(path) or ".")
+
+
+# --- reading and linting many files -----------------------------------------------------------
+
+# Measured (600 files, 2 cores, warm page cache): reading all of them takes 0.12 s, linting
+# them 2.4–3.8 s, and a thread pool of 4 or 8 readers changed the total by less than the noise
+# (2.34 s vs 2.45 s, 4.2 s vs 3.8 s). Parsing and checking hold the GIL and PyYAML's
+# constructor is not thread-safe, so only reading could run in parallel, and reading is not
+# where the time goes: files are read on one thread unless ``workers`` asks otherwise (a slow
+# network file system might).
+PROGRESS_FROM = 50  # files; a progress bar on a terminal's stderr above this
+
+
+def _read(c: discover.Candidate, max_bytes: int) -> tuple[str | None, str | None]:
+    """(text, error) of one candidate; binary or non-UTF-8 files found in folders are
+    skipped silently (text and error both None)."""
+    from kdacheck.findings import InputError
+    from kdacheck.readers.detect import decode, read_bytes
+
+    try:
+        data = read_bytes(c.path, max_bytes)
+    except InputError as e:
+        return None, str(e)
+    try:
+        return decode(data, c.path), None
+    except InputError as e:
+        return (None, str(e)) if c.explicit else (None, None)
+
+
+def lint_many(
+    cands: list[discover.Candidate],
+    options_for: Callable[[str], Options],
+    progress: bool | None = None,
+    workers: int | None = None,
+) -> list[FileResult]:
+    """Lint every candidate, in order; files found in folders that are not launch
+    configurations are skipped. ``workers > 1`` reads files in a thread pool (parsing and
+    checking stay on this thread): it did not pay off when measured, see above."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    if progress is None:
+        progress = len(cands) > PROGRESS_FROM and sys.stderr.isatty()
+    if workers is None:
+        workers = 1
+
+    def read(c: discover.Candidate) -> tuple[str | None, str | None]:
+        if c.path == "-":
+            return sys.stdin.read(), None
+        return _read(c, options_for(c.path).max_bytes)
+
+    results: list[FileResult] = []
+    pool = ThreadPoolExecutor(max_workers=workers) if workers > 1 else None
+    texts: Iterator[tuple[str | None, str | None]] = pool.map(read, cands) if pool else map(read, cands)
+    bar = None
+    if progress:
+        from rich.console import Console
+        from rich.progress import Progress
+
+        bar = Progress(console=Console(stderr=True), transient=True)
+        bar.start()
+        task = bar.add_task("kdacheck lint", total=len(cands))
+    try:
+        for c, (text, error) in zip(cands, texts, strict=True):
+            if bar is not None:
+                bar.advance(task)
+            name = "<stdin>" if c.path == "-" else c.path
+            if error is not None:
+                results.append(FileResult(name, error=error))
+                continue
+            if text is None or (not c.explicit and not relevance.relevant(c.path, text)):
+                continue
+            base = "." if c.path == "-" else (os.path.dirname(c.path) or ".")
+            results.append(lint_text(text, name, options_for(c.path), base))
+    finally:
+        if bar is not None:
+            bar.stop()
+        if pool is not None:
+            pool.shutdown(cancel_futures=True)
+    return results
+
+
+# --- one ``kdacheck lint`` ---------------------------------------------------------------------
+
+
+class LintRun:
+    """One ``kdacheck lint`` invocation: the run-wide settings, the files, their results, the
+    verdict. The CLI builds it from its options, renders ``results`` and exits with ``exit_code``.
+
+    Settings: the working directory's configuration, else the first path's; each file is then
+    linted with the configuration nearest to it, the command line (``overrides``) winning.
+    """
+
+    def __init__(self, paths: list[str], cmd: str | None, overrides: config.Overrides) -> None:
+        self.paths, self.cmd, self.overrides = paths, cmd, overrides
+        self.results: list[FileResult] = []
+        config.reset()
+        top = config.for_folder(os.getcwd())
+        if top.path is None and paths and paths[0] != "-":
+            first = paths[0] if os.path.isdir(paths[0]) else os.path.dirname(os.path.abspath(paths[0]))
+            top = config.for_folder(first)
+        self.top = top
+        self.version = config.options(top, overrides).version
+
+    def lint(self) -> list[FileResult]:
+        """Lint ``--cmd`` and every file found; raises ConfigError or InputError."""
+        scopes = [self.top] + [config.for_folder(p) for p in self.paths if os.path.isdir(p)]
+        cands = discover.discover(self.paths, config.exclude_patterns(scopes))
+        if self.cmd is not None:
+            self.results.append(lint_text(self.cmd, "<cmd>", config.options(config.for_file("<cmd>"), self.overrides), "."))
+        self.results += lint_many(cands, lambda p: config.options(config.for_file(p), self.overrides))
+        return self.results
+
+    def output_format(self, given: str | None) -> str:
+        """The option, else the configuration's, else ``github`` inside GitHub Actions, else ``full``."""
+        fmt = given or self.top.output_format
+        return fmt or ("github" if os.environ.get("GITHUB_ACTIONS") == "true" else "full")
+
+    def failed(self, threshold: str | None) -> bool:
+        from kdacheck import report
+        from kdacheck.findings import Severity
+
+        worst = report.worst(self.results)
+        return worst is not None and worst >= Severity.parse(threshold or self.top.failure_threshold or "warning")
+
+    def run_kernels(self, output_format: str) -> tuple[list[dict[str, object]], bool]:
+        """``--run``: the kernels on every resolved command; (JSON reports, any failed)."""
+        from kdacheck.runner import run_resolved
+
+        docs: list[dict[str, object]] = []
+        failed = False
+        for r in self.results:
+            for cfg in r.resolved:
+                doc, code = run_resolved(cfg, output_format)
+                docs.append(doc)
+                failed = failed or code != 0
+        return docs, failed
+
+    def exit_code(self, threshold: str | None, exit_zero: bool, run_failed: bool = False) -> int:
+        """2 when a file could not be checked, 1 when findings (or ``--run``) fail, else 0."""
+        if any(r.error for r in self.results):
+            return 2
+        return 0 if exit_zero or not (self.failed(threshold) or run_failed) else 1

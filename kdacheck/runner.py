@@ -182,8 +182,8 @@ def _host_memory() -> int | None:
         return None
 
 
-def execute(plan: Plan, device: str, out: IO[str], output_format: str = "full", free_bytes: int | None = None) -> int:
-    """Run the plan's cases; 0 when all pass, 1 when a check fails, 2 when it cannot run."""
+def run_plan(plan: Plan, device: str, free_bytes: int | None = None) -> list[tuple[Case, Any]]:
+    """Run the plan's cases after a memory check; raises InputError when it cannot run."""
     try:
         from kdacheck.kernels import harness
     except ImportError as e:
@@ -202,22 +202,30 @@ def execute(plan: Plan, device: str, out: IO[str], output_format: str = "full", 
             if host is not None and needed > host * HOST_MEMORY_SHARE:
                 raise InputError(f"{case.label}: needs {needed / 2**30:.2f} GiB but only {host / 2**30:.2f} GiB of host memory is available; lower --batch")
         run = harness.run_verify if case.kernel == "verify" else harness.run_gather
-        res = run(hcase, device)  # type: ignore[arg-type]
-        results.append((case, res))
-    ok = all(r.passed for _c, r in results)
+        results.append((case, run(hcase, device)))  # type: ignore[arg-type]
+    return results
+
+
+def report_json(plan: Plan, device: str, results: list[tuple[Case, Any]]) -> dict[str, Any]:
+    return {
+        "schema_version": 1,
+        "source": plan.source,
+        "device": device,
+        "notes": plan.notes,
+        "passed": all(r.passed for _c, r in results),
+        "cases": [{"label": c.label, **r.to_dict()} for c, r in results],
+    }
+
+
+def execute(plan: Plan, device: str, out: IO[str], output_format: str = "full", free_bytes: int | None = None) -> int:
+    """Run the plan's cases and report them; 0 when all pass, 1 when a check fails."""
+    results = run_plan(plan, device, free_bytes)
     if output_format == "json":
-        json.dump({
-            "schema_version": 1,
-            "source": plan.source,
-            "device": device,
-            "notes": plan.notes,
-            "passed": ok,
-            "cases": [{"label": c.label, **r.to_dict()} for c, r in results],
-        }, out, indent=2)
+        json.dump(report_json(plan, device, results), out, indent=2)
         out.write("\n")
     else:
         _render(plan, device, results, out)
-    return 0 if ok else 1
+    return 0 if all(r.passed for _c, r in results) else 1
 
 
 SHOWN_SHAPES = ("N", "T", "T_alloc", "N_scratch", "HV", "Kd", "Vd", "state_dtype", "tree", "B", "D", "top_k", "plan_capacity", "item_bytes")
@@ -258,8 +266,17 @@ def _render(plan: Plan, device: str, results: list[tuple[Case, Any]], out: IO[st
     console.print(f"{passed} of {len(results)} kernel checks passed.")
 
 
-def run_resolved(cfg: Resolved, output_format: str = "full", device: str = "auto", batch: int | None = None, out: IO[str] | None = None) -> int:
-    """``kdacheck lint --run``: run the kernels on one resolved configuration."""
+def run_resolved(cfg: Resolved, lint_format: str = "full", device: str = "auto", batch: int | None = None) -> tuple[dict[str, Any], int]:
+    """``kdacheck lint --run``: run the kernels on one resolved configuration.
+
+    Returns the run's JSON report and its exit code. With ``lint --output-format json`` the
+    report goes inside lint's document (nothing printed here); with ``full``/``concise`` the
+    table is printed to stdout after lint's report, with the machine formats to stderr (never
+    inside a SARIF or JUnit document).
+    """
     dev = pick_device(device)
     plan = plan_from_resolved(cfg, batch, None, None, dev == "cpu")
-    return execute(plan, dev, out or sys.stdout, output_format)
+    results = run_plan(plan, dev)
+    if lint_format != "json":
+        _render(plan, dev, results, sys.stdout if lint_format in ("full", "concise") else sys.stderr)
+    return report_json(plan, dev, results), 0 if all(r.passed for _c, r in results) else 1

@@ -113,3 +113,25 @@ def test_console_script_runs() -> None:
     out = subprocess.run([sys.executable, "-m", "kdacheck", "lint", "--cmd", SPEC001_CMD, "--output-format", "json"], capture_output=True, text=True, timeout=60)
     assert out.returncode == 1
     assert json.loads(out.stdout)["summary"]["errors"] >= 1
+
+
+def test_lint_run_json_is_one_document() -> None:
+    """``lint --run --output-format json``: the kernels' reports inside lint's one document."""
+    p = subprocess.run(
+        [sys.executable, "-m", "kdacheck", "lint", "examples/kimi-linear-eagle.yaml", "--output-format", "json", "--run"],
+        cwd=ROOT, capture_output=True, text=True, timeout=300, env={**__import__("os").environ, "TRITON_INTERPRET": "1"},
+    )
+    doc = json.loads(p.stdout)  # the whole stdout parses: one document
+    assert doc["files"][0]["path"] == "examples/kimi-linear-eagle.yaml"
+    assert len(doc["run"]) == 1 and doc["run"][0]["passed"] is True
+    assert p.returncode == 0, p.stderr
+
+
+def test_run_args_reads_the_project_configuration(tmp_path: Path) -> None:
+    """``run --args F`` takes its settings from F's [tool.kdacheck] as lint does."""
+    (tmp_path / "kdacheck.toml").write_text('gpu = "not-a-gpu"\n')
+    launch = tmp_path / "launch.sh"
+    launch.write_text((ROOT / "examples/qwen3-next-nextn.sh").read_text())
+    result = invoke("run", "--args", str(launch), "--device", "cpu")
+    assert result.exit_code == 2
+    assert "kdacheck.toml:1" in result.output and "not-a-gpu" in result.output

@@ -148,7 +148,10 @@ def test_pyproject_without_table_is_not_a_configuration(tmp_path: Path) -> None:
     assert confmod.find(str(tmp_path / "a")) == str(tmp_path / "a" / "kdacheck.toml")
 
 
-def test_config_knows_every_output_format() -> None:
+def test_config_knows_every_output_format(tmp_path: Path) -> None:
     from kdacheck.report import FORMATS
 
-    assert confmod.FORMATS == FORMATS
+    for name in FORMATS:
+        (tmp_path / "kdacheck.toml").write_text(f'output-format = "{name}"\n')
+        confmod.reset()
+        assert confmod.load(str(tmp_path / "kdacheck.toml")).output_format == name

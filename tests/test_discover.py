@@ -6,10 +6,11 @@ from pathlib import Path
 
 import pytest
 
-from kdacheck import discover
+from kdacheck import discover, lint
 from kdacheck.discover import Candidate, compile_pattern, ignored
 from kdacheck.flags import NEWEST
 from kdacheck.lint import Options, lint_text
+from kdacheck.readers import relevance
 
 CI = Path(__file__).resolve().parent / "data" / "ci"
 
@@ -92,14 +93,14 @@ def test_globs_dedup_and_order(monkeypatch: pytest.MonkeyPatch) -> None:
     ],
 )
 def test_relevance_of_folder_found_files(name: str, text: str, expected: bool) -> None:
-    assert discover.relevant(name, text) is expected
+    assert relevance.relevant(name, text) is expected
 
 
 def test_lint_many_skips_irrelevant_folder_files_not_named_ones(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(CI)
     opts = Options(version=NEWEST)
     cands = discover.discover(["other", "other/values.yaml"])
-    results = discover.lint_many(cands, lambda _p: opts)
+    results = lint.lint_many(cands, lambda _p: opts)
     assert [r.path for r in results] == ["other/values.yaml"]
 
 
@@ -107,8 +108,8 @@ def test_parallel_reading_gives_the_same_results(monkeypatch: pytest.MonkeyPatch
     monkeypatch.chdir(CI)
     opts = Options(version=NEWEST)
     cands = [*discover.discover(["."]), Candidate("missing.sh", True)]
-    one = discover.lint_many(cands, lambda _p: opts, workers=1)
-    many = discover.lint_many(cands, lambda _p: opts, workers=4)
+    one = lint.lint_many(cands, lambda _p: opts, workers=1)
+    many = lint.lint_many(cands, lambda _p: opts, workers=4)
     assert [(r.path, r.error, r.findings) for r in one] == [(r.path, r.error, r.findings) for r in many]
     assert one[-1].error is not None  # unreadable files are reported, in order
 

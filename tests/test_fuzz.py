@@ -18,7 +18,6 @@ import io
 import json
 import shlex
 import xml.etree.ElementTree as ET
-from importlib import import_module
 from typing import Any
 
 import yaml
@@ -32,6 +31,7 @@ from kdacheck.cli import app
 from kdacheck.gpus import GPUS
 from kdacheck.lint import FileResult, Options, lint_text
 from kdacheck.models import PRESETS
+from kdacheck.report import RenderContext
 
 VERSION = "0.5.23"
 TABLE = flagmod.table(VERSION)
@@ -50,7 +50,7 @@ ALGORITHMS = ["EAGLE", "EAGLE3", "NEXTN", "STANDALONE", "NGRAM", "DFLASH", "DSPA
 FORMATS: dict[str, Any] = {}
 for _name in report.FORMATS:
     with contextlib.suppress(ImportError):  # a format whose module is not written yet
-        FORMATS[_name] = import_module(f"kdacheck.report.{'json_' if _name == 'json' else _name}")
+        FORMATS[_name] = report.module(_name)
 
 # --- values ----------------------------------------------------------------------------------
 
@@ -188,10 +188,7 @@ def render_all(results: list[FileResult]) -> dict[str, str]:
     outs: dict[str, str] = {}
     for name, mod in FORMATS.items():
         buf = io.StringIO()
-        if name == "full":
-            mod.render(results, buf, True)
-        else:
-            mod.render(results, buf, VERSION)
+        mod.render(results, buf, RenderContext(VERSION, show_resolved=True))
         out = outs[name] = buf.getvalue()
         if name in ("json", "sarif"):
             json.loads(out)
@@ -284,6 +281,6 @@ def test_plain_full_report_is_what_rich_prints(doc: tuple[str, str], noise: str)
     outs = []
     for plain in (True, False):
         buf = io.StringIO()
-        full.render([result], buf, False, plain=plain)
+        full.render([result], buf, RenderContext(VERSION), plain=plain)
         outs.append(buf.getvalue())
     assert outs[0] == outs[1]

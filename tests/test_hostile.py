@@ -271,13 +271,14 @@ def test_internal_error_in_one_file_is_reported_not_raised(tmp_path: Path, monke
 
 def test_last_resort_handler(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     import kdacheck.cli as climod
+    from kdacheck.main import main
 
     def boom() -> None:
         raise RuntimeError("something unexpected")
 
     monkeypatch.setattr(climod, "app", boom)
     with pytest.raises(SystemExit) as exc:
-        climod.main()
+        main()
     assert exc.value.code == 2
     err = capsys.readouterr().err
     assert "kdacheck: internal error: RuntimeError: something unexpected" in err
@@ -287,13 +288,14 @@ def test_last_resort_handler(monkeypatch: pytest.MonkeyPatch, capsys: pytest.Cap
 
 def test_keyboard_interrupt_exits_130(monkeypatch: pytest.MonkeyPatch) -> None:
     import kdacheck.cli as climod
+    from kdacheck.main import main
 
     def interrupted() -> None:
         raise KeyboardInterrupt
 
     monkeypatch.setattr(climod, "app", interrupted)
     with pytest.raises(SystemExit) as exc:
-        climod.main()
+        main()
     assert exc.value.code == 130
 
 

@@ -45,7 +45,7 @@ def test_the_console_script_path_imports_nothing_heavy() -> None:
         "import sys, atexit\n"
         f"atexit.register(lambda: sys.__stderr__.write('HEAVY ' + str([m for m in {HEAVY!r} if m in sys.modules])))\n"
         f"sys.argv = ['kdacheck', 'lint', {EXAMPLE!r}]\n"
-        "from kdacheck.cli import main\n"
+        "from kdacheck.main import main\n"
         "main()\n"
     )
     p = _python(code)

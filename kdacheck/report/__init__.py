@@ -1,13 +1,42 @@
-"""Reports: one module per output format, all fed the same ``FileResult`` list."""
+"""Reports: one module per output format, all fed the same ``FileResult`` list.
+
+``FORMATS`` is the one list of output formats (the CLI's choices, the configuration's
+``output-format``, the tests); each names the module whose ``render(results, out, ctx)`` writes it.
+"""
 
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import dataclass
+from importlib import import_module
+from typing import IO, TYPE_CHECKING, Any
 
 from kdacheck.findings import Severity
-from kdacheck.lint import FileResult
 
-FORMATS = ("full", "concise", "json", "sarif", "github", "junit")
+if TYPE_CHECKING:
+    from kdacheck.lint import FileResult
+
+# format name → module under kdacheck.report
+FORMATS: dict[str, str] = {
+    "full": "full", "concise": "concise", "json": "json_", "sarif": "sarif", "github": "github", "junit": "junit",
+}
+
+
+@dataclass(frozen=True)
+class RenderContext:
+    """What a report needs besides the results."""
+
+    sglang_version: str
+    show_resolved: bool = False
+    run: list[dict[str, Any]] | None = None  # lint --run: the kernels' reports (JSON only)
+
+
+def module(name: str) -> Any:
+    return import_module(f"kdacheck.report.{FORMATS[name]}")
+
+
+def render(name: str, results: list[FileResult], out: IO[str], ctx: RenderContext) -> None:
+    module(name).render(results, out, ctx)
 
 
 def summary(results: list[FileResult]) -> dict[str, int]:

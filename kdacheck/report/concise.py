@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import IO
 
 from kdacheck.lint import FileResult
-from kdacheck.report import summary_line
+from kdacheck.report import RenderContext, summary_line
 
 
 def lines(results: list[FileResult]) -> list[str]:
@@ -30,7 +30,7 @@ def _one_line(text: str) -> str:
     return " ".join(text.split())
 
 
-def render(results: list[FileResult], out: IO[str], sglang_version: str) -> None:
+def render(results: list[FileResult], out: IO[str], ctx: RenderContext) -> None:
     for line in lines(results):
         out.write(line + "\n")
     out.write(summary_line(results) + "\n")

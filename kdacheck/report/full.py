@@ -8,7 +8,7 @@ from typing import IO, TYPE_CHECKING
 
 from kdacheck.findings import Severity
 from kdacheck.lint import FileResult
-from kdacheck.report import summary_line
+from kdacheck.report import RenderContext, summary_line
 from kdacheck.resolve import Resolved
 
 if TYPE_CHECKING:
@@ -119,8 +119,9 @@ def lines(results: list[FileResult], show_resolved: bool = False, plain: bool = 
     return out
 
 
-def render(results: list[FileResult], out: IO[str], show_resolved: bool = False, plain: bool | None = None) -> None:
+def render(results: list[FileResult], out: IO[str], ctx: RenderContext, plain: bool | None = None) -> None:
     """``plain``: write without Rich (default: when ``out`` is not a terminal)."""
+    show_resolved = ctx.show_resolved
     if plain is None:
         plain = not _is_terminal(out)
     report = lines(results, show_resolved, plain)

@@ -12,7 +12,7 @@ from typing import IO
 
 from kdacheck.findings import Severity
 from kdacheck.lint import FileResult
-from kdacheck.report import summary_line
+from kdacheck.report import RenderContext, summary_line
 from kdacheck.report._common import all_findings, is_pseudo, workspace_path
 
 COMMAND = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "notice"}
@@ -33,7 +33,7 @@ def command(kind: str, props: dict[str, str | int], message: str) -> str:
     return f"::{kind} {shown}::{escape_data(message)}" if shown else f"::{kind}::{escape_data(message)}"
 
 
-def render(results: list[FileResult], out: IO[str], sglang_version: str) -> None:
+def render(results: list[FileResult], out: IO[str], ctx: RenderContext) -> None:
     for r in results:
         if r.error:
             props: dict[str, str | int] = {} if is_pseudo(r.path) else {"file": workspace_path(r.path)}

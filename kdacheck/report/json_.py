@@ -8,7 +8,7 @@ from typing import IO, Any
 from kdacheck import __version__
 from kdacheck.findings import Finding, Location
 from kdacheck.lint import FileResult
-from kdacheck.report import summary
+from kdacheck.report import RenderContext, summary
 from kdacheck.resolve import Resolved
 
 SCHEMA_VERSION = 1
@@ -76,6 +76,9 @@ def document(results: list[FileResult], sglang_version: str) -> dict[str, Any]:
     }
 
 
-def render(results: list[FileResult], out: IO[str], sglang_version: str) -> None:
-    json.dump(document(results, sglang_version), out, indent=2, ensure_ascii=False)
+def render(results: list[FileResult], out: IO[str], ctx: RenderContext) -> None:
+    doc = document(results, ctx.sglang_version)
+    if ctx.run is not None:
+        doc["run"] = ctx.run  # lint --run: the kernels' reports, one per launch command
+    json.dump(doc, out, indent=2, ensure_ascii=False)
     out.write("\n")

@@ -16,6 +16,7 @@ from typing import IO
 
 from kdacheck.findings import Finding, Severity
 from kdacheck.lint import FileResult
+from kdacheck.report import RenderContext
 
 _INVALID_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
 
@@ -75,7 +76,7 @@ def tree(results: list[FileResult]) -> ET.Element:
     return root
 
 
-def render(results: list[FileResult], out: IO[str], sglang_version: str) -> None:
+def render(results: list[FileResult], out: IO[str], ctx: RenderContext) -> None:
     root = tree(results)
     ET.indent(root)
     out.write('<?xml version="1.0" encoding="UTF-8"?>\n')

@@ -17,6 +17,7 @@ from urllib.parse import quote
 from kdacheck import __version__
 from kdacheck.findings import Finding, Location, Severity
 from kdacheck.lint import FileResult
+from kdacheck.report import RenderContext
 from kdacheck.report._common import all_findings, is_pseudo, relative_to, repo_root
 from kdacheck.rules import Rule, all_rules
 
@@ -139,6 +140,7 @@ def document(results: list[FileResult], sglang_version: str) -> dict[str, Any]:
     return {"$schema": SCHEMA, "version": "2.1.0", "runs": [run]}
 
 
-def render(results: list[FileResult], out: IO[str], sglang_version: str) -> None:
+def render(results: list[FileResult], out: IO[str], ctx: RenderContext) -> None:
+    sglang_version = ctx.sglang_version
     json.dump(document(results, sglang_version), out, indent=2, ensure_ascii=False)
     out.write("\n")

@@ -8,22 +8,30 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from kdacheck.args import ArgKind
 from kdacheck.findings import Severity
 from kdacheck.resolve import Resolved
-from kdacheck.rules.base import Hit, rule
+from kdacheck.rules.base import Check, Hit, rule
 
 _TABLES = "SGLang's argument parser, `srt/server_args.py` `ServerArgs.add_cli_args` (tables in `kdacheck/data/`)"
 
 
-def _issues(cfg: Resolved, code: str) -> Iterator[Hit]:
-    for issue in cfg.parsed.issues:
-        if issue.code == code:
-            sev = Severity.parse(issue.severity) if issue.severity else None
-            yield Hit(issue.message, issue.fix, at=issue.loc, severity=sev)
+def reporter(kind: ArgKind) -> Check:
+    """The check that reports the parser's problems of one kind (the kind → code table is the
+    sequence of ``@rule(...)(reporter(kind))`` registrations below)."""
+
+    def check(cfg: Resolved) -> Iterator[Hit]:
+        for issue in cfg.parsed.issues:
+            if issue.kind is kind:
+                sev = Severity.parse(issue.severity) if issue.severity else None
+                yield Hit(issue.message, issue.fix, at=issue.loc, severity=sev)
+
+    return check
 
 
-@rule(
+rule(
     "ARG001", Severity.ERROR,
+    name="flag-exists",
     summary="every flag exists in the target SGLang version",
     what="""
         A flag that the target SGLang version's parser does not know. When an older version
@@ -34,13 +42,12 @@ def _issues(cfg: Resolved, code: str) -> Iterator[Hit]:
     fix="Use the replacement kdacheck names, or remove the flag.",
     example="python -m sglang.launch_server --model-path Qwen/Qwen3-Next-80B-A3B-Instruct --mamba-scheduler-strategy auto   # SGLang 0.5.23",
     sources=(_TABLES, "Python argparse `parse_args`: unrecognized arguments"),
-)
-def arg001(cfg: Resolved) -> Iterator[Hit]:
-    yield from _issues(cfg, "ARG001")
+)(reporter(ArgKind.UNKNOWN_FLAG))
 
 
-@rule(
+rule(
     "ARG002", Severity.ERROR,
+    name="abbreviation-not-ambiguous",
     summary="an abbreviated flag matches exactly one flag",
     what="""
         SGLang's parser accepts unique prefixes of flags (argparse's `allow_abbrev`). A prefix
@@ -53,13 +60,12 @@ def arg001(cfg: Resolved) -> Iterator[Hit]:
     fix="Write the whole flag name.",
     example="python -m sglang.launch_server --model-path moonshotai/Kimi-Linear-48B-A3B-Instruct --cuda-graph-max-bs 32   # SGLang 0.5.23",
     sources=(_TABLES, "Python argparse `_parse_optional`: ambiguous option"),
-)
-def arg002(cfg: Resolved) -> Iterator[Hit]:
-    yield from _issues(cfg, "ARG002")
+)(reporter(ArgKind.AMBIGUOUS_PREFIX))
 
 
-@rule(
+rule(
     "ARG003", Severity.WARNING,
+    name="full-flag-names",
     summary="abbreviated flags work only until a new flag shares the prefix",
     what="""
         A unique abbreviation (`--tp`, `--speculative-algo`, `--mem-fraction`,
@@ -70,13 +76,12 @@ def arg002(cfg: Resolved) -> Iterator[Hit]:
     fix="Write the full flag name kdacheck shows.",
     example="python3 -m sglang.launch_server --model moonshotai/Kimi-Linear-48B-A3B-Instruct --tp 4 --trust-remote",
     sources=(_TABLES,),
-)
-def arg003(cfg: Resolved) -> Iterator[Hit]:
-    yield from _issues(cfg, "ARG003")
+)(reporter(ArgKind.ABBREVIATION))
 
 
-@rule(
+rule(
     "ARG004", Severity.ERROR,
+    name="value-type-and-choice",
     summary="values have the flag's type and are among its choices",
     what="""
         Each value is converted with the flag's type (int, float, JSON, human-readable int)
@@ -88,13 +93,12 @@ def arg003(cfg: Resolved) -> Iterator[Hit]:
     fix="Give a value of the right type, or one of the listed choices.",
     example="python -m sglang.launch_server --model-path moonshotai/Kimi-Linear-48B-A3B-Instruct --speculative-num-steps three",
     sources=(_TABLES,),
-)
-def arg004(cfg: Resolved) -> Iterator[Hit]:
-    yield from _issues(cfg, "ARG004")
+)(reporter(ArgKind.BAD_VALUE))
 
 
-@rule(
+rule(
     "ARG005", Severity.WARNING,
+    name="no-deprecated-spelling",
     summary="deprecated spellings still accepted: use the current one",
     what="""
         A flag the target version still accepts through a deprecated action
@@ -105,13 +109,12 @@ def arg004(cfg: Resolved) -> Iterator[Hit]:
     fix="Write the current flag kdacheck names.",
     example="python -m sglang.launch_server --model-path Qwen/Qwen3-Next-80B-A3B-Instruct --cuda-graph-max-bs 32   # SGLang 0.5.19",
     sources=(_TABLES,),
-)
-def arg005(cfg: Resolved) -> Iterator[Hit]:
-    yield from _issues(cfg, "ARG005")
+)(reporter(ArgKind.DEPRECATED))
 
 
-@rule(
+rule(
     "ARG006", Severity.ERROR,
+    name="config-keys-use-dashes",
     summary="--config YAML keys need the dash spelling",
     what="""
         SGLang turns each key of a `--config` YAML into `--KEY` verbatim. A key written with
@@ -126,13 +129,12 @@ def arg005(cfg: Resolved) -> Iterator[Hit]:
         speculative_num_steps: 3
     """,
     sources=("0.5.23 `srt/server_args_config_parser.py` (ConfigArgumentMerger: keys become `--KEY`)",),
-)
-def arg006(cfg: Resolved) -> Iterator[Hit]:
-    yield from _issues(cfg, "ARG006")
+)(reporter(ArgKind.YAML_UNDERSCORE_KEY))
 
 
-@rule(
+rule(
     "ARG007", Severity.ERROR,
+    name="json-flags-are-objects",
     summary="JSON-valued flags hold JSON objects with known keys",
     what="""
         `--hisparse-config` and `--model-loader-extra-config` take an inline JSON object;
@@ -153,13 +155,12 @@ def arg006(cfg: Resolved) -> Iterator[Hit]:
         "0.5.23 `srt/arg_groups/fields/spec.py` L241-244 (`--speculative-adaptive-config` is a file path)",
         "0.5.23 `srt/configs/load_config.py` L137 (`model_loader_extra_config` parsed with `orjson.loads`)",
     ),
-)
-def arg007(cfg: Resolved) -> Iterator[Hit]:
-    yield from _issues(cfg, "ARG007")
+)(reporter(ArgKind.BAD_JSON))
 
 
-@rule(
+rule(
     "ARG008", Severity.WARNING,
+    name="flag-given-once",
     summary="a flag given twice: say which value applies",
     what="""
         A flag given twice in one command, twice in a YAML file, or in both the `--config`
@@ -170,6 +171,4 @@ def arg007(cfg: Resolved) -> Iterator[Hit]:
     fix="Keep one of them.",
     example="python -m sglang.launch_server --model-path Qwen/Qwen3-Next-80B-A3B-Instruct --tp-size 4 --tp-size 8",
     sources=(_TABLES, "0.5.23 `srt/server_args_config_parser.py` (command line after the config's arguments)"),
-)
-def arg008(cfg: Resolved) -> Iterator[Hit]:
-    yield from _issues(cfg, "ARG008")
+)(reporter(ArgKind.REPEATED))

@@ -50,7 +50,7 @@ class Rule:
     until: str | None = None
     inferred: str | None = None
     changes: tuple[str, ...] = ()  # how it changes across versions
-    name: str = ""
+    name: str = ""  # readable name (SARIF `name`, `kdacheck rules`, `explain`)
 
     @property
     def prefix(self) -> str:
@@ -78,6 +78,7 @@ def rule(
     code: str,
     severity: Severity,
     *,
+    name: str,
     summary: str,
     what: str,
     why: str,
@@ -99,7 +100,7 @@ def rule(
             code, severity, summary, _dedent(what), _dedent(why), _dedent(fix), fn,
             _dedent(sglang_message) if sglang_message else None,
             _dedent(example) if example else None, sources, since, until,
-            _dedent(inferred) if inferred else None, changes, fn.__name__,
+            _dedent(inferred) if inferred else None, changes, name,
         )
         return fn
 

@@ -13,18 +13,20 @@ from collections.abc import Iterator
 
 from kdacheck import versions
 from kdacheck.findings import Severity
+from kdacheck.messages import (
+    HSP001_INIT_MESSAGE,
+    HSP001_MESSAGE,
+    HSP002_INIT_MESSAGE,
+    HSP002_OCC_MESSAGE,
+    HSP002_TOPK_MESSAGE,
+    HSP003_MESSAGE,
+    HSP007_ADAPTIVE_MESSAGE,
+    HSP007_TOPK_MESSAGE,
+)
 from kdacheck.models import Family
 from kdacheck.resolve import Resolved
 from kdacheck.rules.base import Hit, rule, unchecked
 
-HSP001_MESSAGE = "HiSparse speculative swap requires 2-4 steps, got {n}."
-HSP001_INIT_MESSAGE = "HiSparse spec swap requires 2-4 draft tokens and top_k >= 1024."
-HSP002_TOPK_MESSAGE = "HiSparse speculative swap requires top_k >= 1024."
-HSP002_OCC_MESSAGE = "HiSparse speculative swap supports at most 8192 occurrences."
-HSP002_INIT_MESSAGE = "HiSparse spec swap supports at most 8192 occurrences."
-HSP003_MESSAGE = "speculative miss_src/miss_dst must have shape [batch, >= steps * top_k] (capacity {plan_capacity})."
-HSP007_TOPK_MESSAGE = "The minimal HiSparse spec integration supports linear speculation only; use --speculative-eagle-topk 1."
-HSP007_ADAPTIVE_MESSAGE = "HiSparse speculative decoding uses statically sized swap state; --speculative-adaptive is not supported."
 SERVER_SPEC_SWAP = versions.HISPARSE_SPECULATIVE_SWAP_IN  # first version whose server calls the speculative kernel
 MAX_OCCURRENCES = 8192
 KV_DTYPES = ("bfloat16", "auto", "fp8_e4m3")
@@ -54,6 +56,7 @@ def _steps_fix(cfg: Resolved, d_max: int) -> str:
 
 @rule(
     "HSP001", Severity.ERROR,
+    name="hisparse-draft-width",
     summary="HiSparse speculative swap: 2 ≤ D ≤ 4",
     what="""
         The speculative swap kernel gathers the top-k KV entries of every draft token of every
@@ -95,6 +98,7 @@ def hsp001(cfg: Resolved) -> Iterator[Hit]:
 
 @rule(
     "HSP002", Severity.ERROR,
+    name="hisparse-top-k-bounds",
     summary="HiSparse speculative swap: top_k ≥ 1024 and D · top_k ≤ 8192",
     what="""
         The JIT kernel is compiled for `NUM_STEPS = D` and `NUM_TOP_K = top_k` and holds every
@@ -139,6 +143,7 @@ def hsp002(cfg: Resolved) -> Iterator[Hit]:
 
 @rule(
     "HSP003", Severity.ERROR,
+    name="miss-plan-capacity",
     summary="the miss plan holds every speculative token of every step missing (D · top_k columns)",
     what="""
         The speculative swap kernel takes an optional miss plan: `miss_src` (int64) and `miss_dst`
@@ -203,6 +208,7 @@ def hsp003(cfg: Resolved) -> Iterator[Hit]:
 
 @rule(
     "HSP004", Severity.ERROR,
+    name="hisparse-buffer-bounds",
     summary="HiSparse hot buffer and swap-in block within bounds",
     what="""
         `--hisparse-config`: `device_buffer_size ≥ top_k` (the config's `top_k`, checked when the
@@ -260,6 +266,7 @@ def hsp004(cfg: Resolved) -> Iterator[Hit]:
 
 @rule(
     "HSP005", Severity.ERROR,
+    name="hisparse-request-slots",
     summary="HiSparse speculative swap: R + 1 ≤ device_buffer_size, D ≤ page_size − 1, DSA caches only",
     what="""
         From 0.5.22 the coordinator's `HiSparseSpecSwapManager` needs the request slots
@@ -315,6 +322,7 @@ def _model_ok(cfg: Resolved) -> bool | None:
 
 @rule(
     "HSP006", Severity.ERROR,
+    name="hisparse-prerequisites",
     summary="--enable-hisparse needs a DSA model, --disable-radix-cache, a bf16/fp8_e4m3 KV cache and a matching DSA backend",
     what="""
         `validate_hisparse` (run by `check_server_args` at launch, all five versions): the model is
@@ -390,6 +398,7 @@ def hsp006(cfg: Resolved) -> Iterator[Hit]:
 
 @rule(
     "HSP007", Severity.ERROR,
+    name="hisparse-chain-draft",
     summary="HiSparse with speculative decoding: topk 1 and no --speculative-adaptive (0.5.22+)",
     what="""
         From 0.5.22 `validate_hisparse` accepts speculative decoding with HiSparse only as a linear

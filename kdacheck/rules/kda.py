@@ -6,16 +6,16 @@ from collections.abc import Iterator
 
 from kdacheck import versions
 from kdacheck.findings import Severity
+from kdacheck.messages import KDA001_MESSAGE, KDA002_MESSAGE
 from kdacheck.models import Family
 from kdacheck.resolve import Resolved
 from kdacheck.resolve.cuda_graph import RowMapParams, row_map_geometry, row_map_ok
 from kdacheck.rules.base import Hit, rule, unchecked
 
-KDA001_MESSAGE = "KDA verify needs {draft_token_num} scratch steps, but intermediate_ssm only has {scratch_steps}."
-
 
 @rule(
     "KDA001", Severity.ERROR,
+    name="scratch-steps-cover-verify-width",
     summary="verify width ≤ allocated scratch steps (D ≤ D_max)",
     what="""
         The verify kernel writes one state per draft token into `intermediate_ssm`
@@ -63,7 +63,6 @@ def kda001(cfg: Resolved) -> Iterator[Hit]:
         )
 
 
-KDA002_MESSAGE = "FlashInfer KDA verify requires an identity intermediate row-map (verify_intermediate_state_indices must be arange)."
 _KDA_BACKEND = "`srt/layers/attention/linear/kda_backend.py`"
 
 
@@ -89,6 +88,7 @@ def _smallest_mrr(cfg: Resolved, params: RowMapParams) -> int | None:
 
 @rule(
     "KDA002", Severity.ERROR,
+    name="identity-verify-row-map",
     summary="FlashInfer KDA verify without fused accept: the verify row map is the identity for every batch",
     what="""
         Without fused accept, FlashInfer KDA verify writes request n's scratch into row n and
@@ -167,6 +167,7 @@ def kda002(cfg: Resolved) -> Iterator[Hit]:
 
 @rule(
     "KDA003", Severity.ERROR,
+    name="flashinfer-verify-is-chain-only",
     summary="FlashInfer linear-attention verify ⇒ topk 1 (NGRAM's default breadth makes topk 10)",
     what="""
         The FlashInfer KDA (and GDN) verify kernels handle a chain only: no tree
@@ -200,6 +201,7 @@ def kda003(cfg: Resolved) -> Iterator[Hit]:
 
 @rule(
     "KDA004", Severity.ERROR,
+    name="flashinfer-sm100-needs-bf16-state",
     summary="FlashInfer linear-attention decode or verify on SM100+ ⇒ --mamba-ssm-dtype bfloat16",
     what="""
         On compute capability 10.x and later, the FlashInfer linear-attention decode and verify
@@ -234,6 +236,7 @@ def kda004(cfg: Resolved) -> Iterator[Hit]:
 
 @rule(
     "KDA005", Severity.ERROR,
+    name="flashinfer-kda-needs-sm100",
     summary="FlashInfer KDA kernels need SM100+ (Blackwell)",
     what="The FlashInfer KDA kernel (`recurrent_kda`) exists only on compute capability 10.x and later.",
     why="SGLang raises a RuntimeError when the KDA attention backend is built.",
@@ -265,6 +268,7 @@ def kda005(cfg: Resolved) -> Iterator[Hit]:
 
 @rule(
     "KDA006", Severity.ERROR,
+    name="verify-server-has-scratch",
     summary="a target-verify server has the speculative scratch (or the ReplaySSM ring)",
     what="""
         KDA target verify needs `intermediate_ssm` (or the ReplaySSM-spec ring). SGLang skips
@@ -287,6 +291,7 @@ def kda006(cfg: Resolved) -> Iterator[Hit]:
 
 @rule(
     "KDA007", Severity.ERROR,
+    name="heads-divisible-by-tp",
     summary="KDA heads divisible by tp_size (32 heads for Kimi-Linear: tp ∈ {1, 2, 4, 8, 16, 32})",
     what="Each tensor-parallel rank holds num_heads / tp_size KDA heads (and attention heads).",
     why="SGLang raises a ValueError when the model is built.",
@@ -315,6 +320,7 @@ def kda007(cfg: Resolved) -> Iterator[Hit]:
 
 @rule(
     "KDA008", Severity.WARNING,
+    name="dp-attention-head-sharding",
     summary="DP attention: the KDA state pool shards heads by attn_tp_size, the layer by tp_size",
     what="""
         Under DP attention (attn_tp_size < tp_size) the Kimi-Linear state pool is shaped with
@@ -345,6 +351,7 @@ def kda008(cfg: Resolved) -> Iterator[Hit]:
 
 @rule(
     "KDA009", Severity.INFO,
+    name="linear-attention-kernels",
     summary="which linear-attention decode/verify kernels run, and whether verify checks bounds",
     what="""
         The resolved decode and verify backends. FlashInfer verify checks the scratch width

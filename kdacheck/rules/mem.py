@@ -18,6 +18,7 @@ def gib(n: int) -> str:
 
 @rule(
     "MEM001", Severity.INFO,
+    name="scratch-size",
     summary="size of the speculative scratch buffers per rank",
     what="""
         The bytes of `intermediate_ssm` and `intermediate_conv_window` (all layers, per rank),
@@ -121,6 +122,7 @@ def _replace(x: memory.MemInputs, **kw: object) -> memory.MemInputs:
 
 @rule(
     "MEM002", Severity.ERROR,
+    name="state-pool-fits",
     summary="the hybrid state pool and its speculative reservation fit in GPU memory",
     what="""
         At start-up SGLang sizes the mamba/linear-attention state pool per rank:
@@ -191,6 +193,7 @@ def mem002(cfg: Resolved) -> Iterator[Hit]:
 
 @rule(
     "MEM003", Severity.WARNING,
+    name="state-pool-caps-requests",
     summary="the memory solve caps max running requests (and the scratch rows with it)",
     what="""
         Without `--disable-radix-cache` (or with `--max-mamba-cache-size`) SGLang caps the requests
@@ -247,6 +250,7 @@ def mem003(cfg: Resolved) -> Iterator[Hit]:
 
 @rule(
     "MEM004", Severity.WARNING,
+    name="adaptive-reserves-widest-draft",
     summary="adaptive speculation reserves memory for D but allocates D_max",
     what="""
         Under `--speculative-adaptive` the memory solve reserves the intermediates for the initial
@@ -299,6 +303,7 @@ def mem004(cfg: Resolved) -> Iterator[Hit]:
 
 @rule(
     "MEM005", Severity.WARNING,
+    name="scratch-share-of-memory",
     summary="the speculative scratch takes more than a set share of GPU memory",
     what="""
         `intermediate_ssm` plus `intermediate_conv_window` (per rank, with the `R` the memory solve

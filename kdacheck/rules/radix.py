@@ -16,6 +16,7 @@ def _radix(cfg: Resolved) -> bool:
 
 @rule(
     "RADIX001", Severity.ERROR,
+    name="extra-buffer-track-interval",
     summary="extra_buffer prefix cache: --mamba-track-interval ≥ D and a multiple of the page size",
     what="""
         With the `extra_buffer` hybrid prefix-cache strategy (given, or chosen by `auto` when
@@ -76,6 +77,7 @@ def radix001(cfg: Resolved) -> Iterator[Hit]:
 
 @rule(
     "RADIX002", Severity.ERROR,
+    name="no-buffer-constraints",
     summary="no_buffer prefix cache: page size 1, overlap schedule off, attention backend not trtllm_mha",
     what="""
         The `no_buffer` hybrid prefix-cache strategy (given, or chosen by `auto` when extra_buffer
@@ -109,6 +111,7 @@ def radix002(cfg: Resolved) -> Iterator[Hit]:
 
 @rule(
     "RSSM001", Severity.ERROR,
+    name="replayssm-spec-constraints",
     summary="--enable-linear-replayssm-spec: topk ≤ 1, triton/flashinfer decode, no PD prefill, not with --enable-linear-replayssm; ring a power of two ≥ 2·D_max",
     what="""
         ReplaySSM-spec replaces the scratch with a ring of `--linear-replayssm-cache-len` steps

@@ -14,6 +14,7 @@ _HOOK = "0.5.23 `srt/arg_groups/speculative_hook.py` `_handle_eagle_family`"
 
 @rule(
     "SPEC001", Severity.ERROR,
+    name="steps-given-with-topk-or-draft-tokens",
     summary="--speculative-num-steps unset ⇒ topk and draft tokens unset too",
     what="""
         For the EAGLE family (EAGLE, EAGLE3, NEXTN, STANDALONE) without
@@ -47,6 +48,7 @@ def spec001(cfg: Resolved) -> Iterator[Hit]:
 
 @rule(
     "SPEC002", Severity.WARNING,
+    name="chain-draft-tokens-are-steps-plus-one",
     summary="topk 1 ⇒ draft tokens = steps + 1 (else SGLang overrides it)",
     what="""
         With `--speculative-eagle-topk 1` the draft is a chain of S tokens, so SGLang sets
@@ -74,6 +76,7 @@ def spec002(cfg: Resolved) -> Iterator[Hit]:
 
 @rule(
     "SPEC011", Severity.INFO,
+    name="default-running-requests-under-speculation",
     summary="--max-running-requests unset under speculation: 48 applies",
     what="""
         With speculative decoding on and no `--max-running-requests`, SGLang caps running
@@ -109,6 +112,7 @@ def _loc_of(cfg: Resolved, dest: str) -> Location | None:
 
 @rule(
     "SPEC003", Severity.ERROR,
+    name="tree-holds-draft-tokens",
     summary="tree capacity: D − 1 ≤ K + (S − 1)·K² draft candidates",
     what="""
         With topk K > 1 the draft builds a tree: the first step offers K candidates and each
@@ -149,6 +153,7 @@ def spec003(cfg: Resolved) -> Iterator[Hit]:
 
 @rule(
     "SPEC004", Severity.ERROR,
+    name="paged-tree-needs-capable-backend",
     summary="topk > 1 with page size > 1 needs the flashinfer, fa3 or triton attention backend",
     what="""
         EAGLE-family tree drafting (topk > 1) on a paged KV cache (page size > 1) is only
@@ -184,6 +189,7 @@ def spec004(cfg: Resolved) -> Iterator[Hit]:
 
 @rule(
     "SPEC005", Severity.ERROR,
+    name="trtllm-mha-is-chain-only",
     summary="trtllm_mha attention (prefill or decode) ⇒ topk 1",
     what="""
         When trtllm_mha is the attention backend, or the prefill or decode attention backend,
@@ -213,6 +219,7 @@ def spec005(cfg: Resolved) -> Iterator[Hit]:
 
 @rule(
     "SPEC006", Severity.ERROR,
+    name="ngram-paged-tree-backend",
     summary="NGRAM: page size > 1 with breadth > 1 needs flashinfer; no DP attention (nor for STANDALONE)",
     what="""
         NGRAM sets topk to `--speculative-ngram-max-bfs-breadth` (default 10; a given
@@ -256,6 +263,7 @@ def spec006(cfg: Resolved) -> Iterator[Hit]:
 
 @rule(
     "SPEC007", Severity.ERROR,
+    name="adaptive-steps-among-candidates",
     summary="adaptive: steps among the candidate steps; warn when adaptive is switched off silently",
     what="""
         `--speculative-adaptive` switches the number of steps among candidate steps (default
@@ -304,6 +312,7 @@ def spec007(cfg: Resolved) -> Iterator[Hit]:
 
 @rule(
     "SPEC008", Severity.ERROR,
+    name="algorithm-max-draft-tokens",
     summary="the algorithm's declared max draft tokens ≥ D",
     what="""
         Each speculative algorithm declares the widest draft it may use
@@ -329,6 +338,7 @@ def spec008(cfg: Resolved) -> Iterator[Hit]:
 
 @rule(
     "SPEC009", Severity.ERROR,
+    name="block-draft-width",
     summary="DSPARK: D = gamma + 1 ≥ 2; DFLASH: D = the block size",
     what="""
         DSPARK verifies gamma + 1 tokens (gamma = `--speculative-dspark-block-size`, else the
@@ -382,6 +392,7 @@ def spec009(cfg: Resolved) -> Iterator[Hit]:
 
 @rule(
     "SPEC010", Severity.ERROR,
+    name="speculative-counts-positive",
     summary="every speculative count positive (S ≥ 1, K ≥ 1, D ≥ 2; NGRAM breadth ≥ 1)",
     what="""
         Steps, topk and draft tokens are counts: an EAGLE-family draft needs at least one
@@ -418,6 +429,7 @@ def spec010(cfg: Resolved) -> Iterator[Hit]:
 
 @rule(
     "SPEC012", Severity.ERROR,
+    name="steps-need-topk",
     summary="--speculative-num-steps given ⇒ --speculative-eagle-topk given (EAGLE family)",
     what="""
         SGLang only fills topk when it auto-chooses all three parameters (steps unset). With
@@ -446,6 +458,7 @@ def spec012(cfg: Resolved) -> Iterator[Hit]:
 
 @rule(
     "SPEC013", Severity.ERROR,
+    name="tree-needs-draft-tokens",
     summary="topk > 1 ⇒ --speculative-num-draft-tokens given (EAGLE family)",
     what="""
         With topk > 1 SGLang does not derive the draft-token count (only topk 1 sets

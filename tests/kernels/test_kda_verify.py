@@ -207,7 +207,7 @@ def test_kda001_exact_message_and_no_write(mode: str) -> None:
     with pytest.raises(RuntimeError) as exc:
         kda_verify(*inp.args, flashinfer_compat=mode == "flashinfer")
     assert str(exc.value) == "KDA verify needs 4 scratch steps, but intermediate_ssm only has 3."
-    assert str(exc.value) == KDA001_MESSAGE.format(T=4, T_alloc=3)
+    assert str(exc.value) == KDA001_MESSAGE.format(draft_token_num=4, scratch_steps=3)
     assert cn.check_poison(inp.scratch.base).intact  # nothing launched
 
 
@@ -229,7 +229,7 @@ def test_kda002_identity_row_map() -> None:
 
 def test_flashinfer_refuses_tree() -> None:
     inp = make_inputs(1, N=2, T=2, tree=True)
-    with pytest.raises(ValueError, match="eagle-topk must be 1") as exc:
+    with pytest.raises(ValueError, match="only supports topk=1") as exc:
         kda_verify(*inp.args, flashinfer_compat=True)
     assert str(exc.value) == KDA_TREE_FLASHINFER_MESSAGE
 

@@ -1,0 +1,46 @@
+"""SGLang's own messages, verbatim (``{}`` fields as SGLang fills them), each with its place.
+
+The one copy: the rules quote them in findings and documentation, the kernels raise them, and
+a test holds both to this module. Places are SGLang 0.5.23 unless noted.
+"""
+
+from __future__ import annotations
+
+# srt/layers/attention/linear/kernels/kda_flashinfer.py L297 (RuntimeError)
+KDA001_MESSAGE = "KDA verify needs {draft_token_num} scratch steps, but intermediate_ssm only has {scratch_steps}."
+# srt/layers/attention/linear/kernels/kda_flashinfer.py L333 (RuntimeError)
+KDA002_MESSAGE = (
+    "FlashInfer KDA verify requires an identity intermediate "
+    "row-map (verify_intermediate_state_indices must be arange)."
+)
+# srt/layers/attention/linear/kda_backend.py L509 (ValueError, at backend init)
+KDA_TREE_FLASHINFER_MESSAGE = (
+    "KDA FlashInfer speculative decoding only supports topk=1 "
+    "(EAGLE tree verify / retrieve_parent_token is unsupported)."
+)
+
+# kernels/ops/kvcache/hisparse.py L97 (ValueError)
+HSP001_MESSAGE = "HiSparse speculative swap requires 2-4 steps, got {n}."
+# srt/managers/hisparse_coordinator.py L180 (ValueError, at start-up, 0.5.22+)
+HSP001_INIT_MESSAGE = "HiSparse spec swap requires 2-4 draft tokens and top_k >= 1024."
+# kernels/jit/csrc/kvcacheio/hisparse_spec.cuh L961-962 (static_assert of the JIT kernel)
+HSP002_TOPK_MESSAGE = "HiSparse speculative swap requires top_k >= 1024."
+HSP002_OCC_MESSAGE = "HiSparse speculative swap supports at most 8192 occurrences."
+# the two static_asserts above, as kdacheck's kernel raises them before a launch
+HSP002_MESSAGE = (
+    "HiSparse speculative swap kernel requires top_k >= 1024 and steps * top_k <= 8192 "
+    "(a static_assert of SGLang's JIT kernel), got top_k={top_k}, steps * top_k={total}."
+)
+# srt/managers/hisparse_coordinator.py L184 (ValueError, at start-up, 0.5.22+)
+HSP002_INIT_MESSAGE = "HiSparse spec swap supports at most 8192 occurrences."
+# kernels/ops/kvcache/hisparse.py L104-129 (ValueError)
+HSP003_TOGETHER_MESSAGE = "miss_src, miss_dst, and miss_count must be provided together."
+HSP003_PLAN_DTYPE_MESSAGE = "miss_src must be int64 and miss_dst must be int32."
+HSP003_COUNT_DTYPE_MESSAGE = "miss_count must be int32."
+HSP003_MESSAGE = "speculative miss_src/miss_dst must have shape [batch, >= steps * top_k] (capacity {plan_capacity})."
+HSP003_CAPACITY_MESSAGE = HSP003_MESSAGE
+HSP003_COUNT_SHAPE_MESSAGE = "speculative miss_count must have shape [batch]."
+HSP003_STRIDE_MESSAGE = "miss_src/miss_dst row strides must match."
+# srt/arg_groups/hisparse_hook.py L120, L125 (ValueError, at start-up)
+HSP007_TOPK_MESSAGE = "The minimal HiSparse spec integration supports linear speculation only; use --speculative-eagle-topk 1."
+HSP007_ADAPTIVE_MESSAGE = "HiSparse speculative decoding uses statically sized swap state; --speculative-adaptive is not supported."

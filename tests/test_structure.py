@@ -1,0 +1,141 @@
+"""The project's structure as docs/architecture.md states it, held by tests."""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+import kdacheck.resolve as resolve
+from kdacheck import messages, versions
+from kdacheck.rules import all_rules
+
+ROOT = Path(__file__).resolve().parent.parent
+PKG = ROOT / "kdacheck"
+
+
+def _module(path: Path) -> str:
+    rel = path.relative_to(ROOT).with_suffix("")
+    parts = list(rel.parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _top_level_imports(path: Path) -> set[str]:
+    """kdacheck modules imported when ``path`` is imported (not inside functions or TYPE_CHECKING)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    out: set[str] = set()
+    pkg = _module(path) if path.name == "__init__.py" else _module(path).rpartition(".")[0]
+    for node in tree.body:
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            continue
+        for sub in ast.walk(node) if isinstance(node, (ast.Import, ast.ImportFrom, ast.If, ast.Try)) else ():
+            if isinstance(sub, ast.Import):
+                out.update(a.name for a in sub.names if a.name.startswith("kdacheck"))
+            elif isinstance(sub, ast.ImportFrom):
+                base = sub.module or ""
+                if sub.level:
+                    base = ".".join(pkg.split(".")[: len(pkg.split(".")) - sub.level + 1] + ([base] if base else []))
+                if base.startswith("kdacheck"):
+                    subs = [f"{base}.{a.name}" for a in sub.names]
+                    mods = [m for m in subs if (ROOT / m.replace(".", "/")).with_suffix(".py").is_file()
+                            or (ROOT / m.replace(".", "/") / "__init__.py").is_file()]
+                    out.update(mods if len(mods) == len(subs) else [base, *mods])
+    return out
+
+
+def test_no_import_circle() -> None:
+    files = {_module(p): p for p in PKG.rglob("*.py")}
+    graph = {m: {i for i in _top_level_imports(p) if i in files and i != m} for m, p in files.items()}
+    state: dict[str, int] = {}
+    stack: list[str] = []
+
+    def visit(m: str) -> None:
+        state[m] = 1
+        stack.append(m)
+        for n in sorted(graph[m]):
+            if state.get(n) == 1:
+                raise AssertionError("import circle: " + " → ".join([*stack[stack.index(n):], n]))
+            elif n not in state:
+                visit(n)
+        stack.pop()
+        state[m] = 2
+
+    for m in sorted(graph):
+        if m not in state:
+            visit(m)
+
+
+def test_rule_codes_only_in_the_rule_layer() -> None:
+    code = re.compile(r'"(ARG|SPEC|KDA|MEM|RADIX|RSSM|HSP)[0-9]{3}"')
+    bad = [f"{p.relative_to(ROOT)}:{n}" for p in PKG.rglob("*.py") if "rules" not in p.parts
+           for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1) if code.search(line)]
+    assert not bad, bad
+
+
+def test_version_literals_only_in_versions_py() -> None:
+    literal = re.compile(r'"0\.5\.[0-9]+"')
+    bad = [f"{p.relative_to(ROOT)}:{n}" for p in PKG.rglob("*.py") if p.name != "versions.py"
+           for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1) if literal.search(line)]
+    assert not bad, bad
+
+
+def test_resolution_modules_stay_small() -> None:
+    for p in (PKG / "resolve").glob("*.py"):
+        assert len(p.read_text(encoding="utf-8").splitlines()) <= 300, p.name
+
+
+def test_resolve_reads_as_sglang_steps() -> None:
+    names = [s.name for s in resolve.STEPS]
+    assert names.index("parallelism") < names.index("speculative decoding") < names.index("speculative scratch")
+    assert all(s.mirrors for s in resolve.STEPS)
+    for s in resolve.STEPS:
+        assert s.fn.__doc__ is None or s.fn.__doc__  # steps document their module
+        assert (PKG / "resolve" / f"{s.fn.__module__.rsplit('.', 1)[-1]}.py").is_file()
+
+
+def test_undeclared_names_cannot_be_read() -> None:
+    import pytest
+
+    from tests.helpers import resolved
+
+    cfg = resolved("python -m sglang.launch_server --model-path moonshotai/Kimi-Linear-48B-A3B-Instruct --speculative-algorithm EAGLE")
+    with pytest.raises(KeyError):
+        cfg.v("stpes")
+
+
+def test_every_name_a_rule_reads_is_declared() -> None:
+    reads = re.compile(r'cfg\.v\("([a-z_0-9]+)"|cfg\["([a-z_0-9]+)"\]|"([a-z_0-9]+)" (?:not )?in cfg\b')
+    for p in (PKG / "rules").glob("*.py"):
+        for m in reads.finditer(p.read_text(encoding="utf-8")):
+            name = next(g for g in m.groups() if g)
+            assert name in resolve.DECLARED, f"{p.name}: {name}"
+
+
+def test_evidence_names_are_values_or_flags() -> None:
+    from kdacheck import flags
+
+    dests = {f.dest for v in versions.KNOWN for f in flags.table(v).flags}
+    values = re.compile(r"values=\(([^)]*)\)")
+    for p in (PKG / "rules").glob("*.py"):
+        for m in values.finditer(p.read_text(encoding="utf-8")):
+            for name in re.findall(r'"([a-zA-Z_0-9]+)"', m.group(1)):
+                assert name in resolve.DECLARED or name in dests, f"{p.name}: {name}"
+
+
+def test_messages_have_one_home() -> None:
+    from kdacheck.rules import hsp, kda
+
+    kv = __import__("kdacheck.kernels.kda_verify", fromlist=["x"])
+    hg = __import__("kdacheck.kernels.hisparse_gather", fromlist=["x"])
+    assert kda.KDA001_MESSAGE is messages.KDA001_MESSAGE is kv.KDA001_MESSAGE
+    assert kda.KDA002_MESSAGE is messages.KDA002_MESSAGE is kv.KDA002_MESSAGE
+    assert hsp.HSP003_MESSAGE is messages.HSP003_MESSAGE is hg.HSP003_CAPACITY_MESSAGE
+    assert hsp.HSP001_MESSAGE is messages.HSP001_MESSAGE is hg.HSP001_MESSAGE
+
+
+def test_rules_have_readable_unique_names() -> None:
+    names = [r.name for r in all_rules()]
+    assert len(set(names)) == len(names)
+    assert all(re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)+|[a-z0-9]+", n) and n != r.code.lower() for n, r in zip(names, all_rules(), strict=True))
