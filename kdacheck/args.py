@@ -35,7 +35,10 @@ MAX_VALUE_CHARS = 100_000
 MAX_SUGGESTIONS = 50  # "did you mean" look-ups per command (difflib costs ~1 ms each)
 
 # Counts SGLang divides by or sizes buffers with: 0 or less is never meant (argparse takes it).
-MUST_BE_POSITIVE = ("tp_size", "dp_size", "pp_size", "max_running_requests")
+# ``--max-running-requests 0`` is kept by SGLang 0.5.23 and starts (the pools clamp to one
+# request per worker; tests/data/sglang-golden): only a negative value is refused here.
+MUST_BE_POSITIVE = ("tp_size", "dp_size", "pp_size")
+MUST_NOT_BE_NEGATIVE = ("max_running_requests",)
 
 
 @dataclass(frozen=True)
@@ -342,10 +345,11 @@ class _Parser:
 
     def _check_positive(self, flag: Flag, value: Any, tok: Token) -> bool:
         """A bad value for a count that must be at least 1; False: do not record the value."""
-        if flag.dest in MUST_BE_POSITIVE and isinstance(value, int) and value < 1:
+        low = 1 if flag.dest in MUST_BE_POSITIVE else 0 if flag.dest in MUST_NOT_BE_NEGATIVE else None
+        if low is not None and isinstance(value, int) and value < low:
             self.issue(
                 ArgKind.BAD_VALUE,
-                f"`{flag.name}` must be at least 1, got {value} (SGLang's argparse takes it and fails later)",
+                f"`{flag.name}` must be at least {low}, got {value} (SGLang's argparse takes it and fails later)",
                 tok.loc,
                 f"give `{flag.name}` a positive value, or drop it for the default",
             )

@@ -60,6 +60,13 @@ class Family(str, enum.Enum):
         return layers * (heads * m.linear_v_dim * m.linear_k_dim * ssm_bytes + (m.conv_kernel - 1) * channels * 2)
 
 
+# Architectures SGLang gives mamba / linear-attention state that kdacheck has no family for yet
+# (0.5.23 srt/configs/hybrid_arch.py: Mamba2, short-conv and Lightning families): never treated
+# as "no mamba state".
+OTHER_STATE_ARCHS = ("NemotronH", "FalconH1", "Lfm2", "Zaya", "Mamba", "GraniteMoeHybrid", "Bailing", "MiniCPM",
+                     "Jet", "InternS2", "Inkling")
+
+
 @dataclass(frozen=True)
 class Model:
     name: str
@@ -86,6 +93,11 @@ class Model:
     def conv_dim(self) -> int:
         """Channels of the short convolution, all heads (before tensor parallelism)."""
         return self.family.conv_dim(self)
+
+    @property
+    def without_mamba_state(self) -> bool:
+        """Known to have no mamba / linear-attention state (a dense or DSA model)."""
+        return not self.hybrid and self.architecture != "?" and not any(a in self.architecture for a in OTHER_STATE_ARCHS)
 
     @property
     def weight_bytes(self) -> int:

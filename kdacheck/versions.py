@@ -25,6 +25,11 @@ HISPARSE_MINIMAX_M3 = "0.5.21"
 # HiSparse: the server calls the speculative swap-in kernel (plan capacity top_k × D), and
 # rejects --enable-mixed-chunk.
 HISPARSE_SPECULATIVE_SWAP_IN = "0.5.22"
+# parallel_hook: `--dp-size N --enable-dp-attention` becomes attention DP N with dp_size 1
+# (handle_deprecated_dp_attention), and DP replicas with attention DP are refused.
+DP_ATTENTION_REWRITE = "0.5.23"
+# model_hook: an explicit extra_buffer strategy on a model without mamba state is a ValueError.
+EXTRA_BUFFER_NEEDS_MAMBA = "0.5.21"
 # kda_backend: the nv_cutedsl / flashinfer decode message says "SM100+".
 KDA_SM100_PLUS_WORDING = "0.5.23"
 

@@ -34,20 +34,16 @@ import torch
 import triton
 import triton.language as tl
 
-HSP001_MESSAGE = "HiSparse speculative swap requires 2-4 steps, got {n}."
-HSP002_MESSAGE = (
-    "HiSparse speculative swap kernel requires top_k >= 1024 and steps * top_k <= 8192 "
-    "(a static_assert of SGLang's JIT kernel), got top_k={top_k}, steps * top_k={total}."
+from kdacheck.messages import (
+    HSP001_MESSAGE,
+    HSP002_MESSAGE,
+    HSP003_CAPACITY_MESSAGE,
+    HSP003_COUNT_DTYPE_MESSAGE,
+    HSP003_COUNT_SHAPE_MESSAGE,
+    HSP003_PLAN_DTYPE_MESSAGE,
+    HSP003_STRIDE_MESSAGE,
+    HSP003_TOGETHER_MESSAGE,
 )
-HSP003_TOGETHER_MESSAGE = "miss_src, miss_dst, and miss_count must be provided together."
-HSP003_PLAN_DTYPE_MESSAGE = "miss_src must be int64 and miss_dst must be int32."
-HSP003_COUNT_DTYPE_MESSAGE = "miss_count must be int32."
-HSP003_CAPACITY_MESSAGE = (
-    "speculative miss_src/miss_dst must have shape [batch, >= steps * top_k] "
-    "(capacity {plan_capacity})."
-)
-HSP003_COUNT_SHAPE_MESSAGE = "speculative miss_count must have shape [batch]."
-HSP003_STRIDE_MESSAGE = "miss_src/miss_dst row strides must match."
 
 _INT32_MAX = 2**31 - 1
 

@@ -36,15 +36,7 @@ import torch
 import triton
 import triton.language as tl
 
-KDA001_MESSAGE = "KDA verify needs {T} scratch steps, but intermediate_ssm only has {T_alloc}."
-KDA002_MESSAGE = (
-    "FlashInfer KDA verify requires an identity intermediate row-map "
-    "(verify_intermediate_state_indices must be arange)."
-)
-KDA_TREE_FLASHINFER_MESSAGE = (
-    "FlashInfer KDA verify does not support tree verify (parents given): "
-    "--speculative-eagle-topk must be 1."
-)
+from kdacheck.messages import KDA001_MESSAGE, KDA002_MESSAGE, KDA_TREE_FLASHINFER_MESSAGE
 
 _FLOAT_DTYPES = (torch.float32, torch.bfloat16)
 _STATE_DTYPES = (torch.float32, torch.bfloat16)
@@ -271,7 +263,7 @@ def validate_verify_inputs(
         raise ValueError(KDA_TREE_FLASHINFER_MESSAGE)
     # KDA001: every mode, before any launch.
     if T_alloc < T:
-        raise RuntimeError(KDA001_MESSAGE.format(T=T, T_alloc=T_alloc))
+        raise RuntimeError(KDA001_MESSAGE.format(draft_token_num=T, scratch_steps=T_alloc))
     dims = {"N": N, "T": T, "H": H, "HV": HV, "Kd": Kd, "Vd": Vd, "P": P,
             "N_scratch": N_scratch, "T_alloc": T_alloc}  # fmt: skip
     if not (flashinfer_compat or validate_indices):

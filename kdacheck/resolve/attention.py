@@ -12,7 +12,7 @@ Reads: the flags, the model's family and SSM dtype, the GPU's SM, ``disable_radi
 from __future__ import annotations
 
 from kdacheck.models import Family
-from kdacheck.resolve.core import Resolved, step
+from kdacheck.resolve.core import Event, Resolved, step
 
 
 @step(
@@ -47,6 +47,8 @@ def linear_attention(r: Resolved) -> None:
     ver_given = r.flag("linear_attn_verify_backend")
     ssm_given = r.flag("mamba_ssm_dtype")
     kimi = m is not None and m.family is Family.KDA
+    if dec_given.value == "flashkda" and dec_given.origin == "user":
+        r.events.add(Event.FLASHKDA_DECODE)
     if dec_given.value is not None:
         r.put("decode_backend", dec_given.value, dec_given.why, "user", dec_given.loc)
     elif gpu is not None and gpu.sm >= 100 and ssm_given.value == "bfloat16" and ssm_given.origin == "user" and base.value != "helion":

@@ -58,6 +58,10 @@ class Event(enum.Enum):
     TREE_WITHOUT_DRAFT_TOKENS = "topk > 1 without draft tokens"
     ADAPTIVE_OFF = "adaptive speculation switched off silently"
     STEPS_NOT_IN_CANDIDATES = "steps not among the adaptive candidate steps: ValueError"
+    TP_NOT_DIVISIBLE_BY_ATTN_DP = "tp_size % attn_dp_size != 0: a bare AssertionError"
+    DP_REPLICAS_WITH_ATTN_DP = "dp_size > 1 with attn_dp_size > 1: ValueError"
+    FLASHKDA_DECODE = "--linear-attn-decode-backend flashkda: ValueError (prefill-only)"
+    EXTRA_BUFFER_WITHOUT_MAMBA = "an extra_buffer strategy on a model without mamba state: ValueError"
 
 
 @dataclass

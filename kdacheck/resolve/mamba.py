@@ -2,7 +2,9 @@
 
 Mirrors ``srt/arg_groups/mamba_hook.py`` ``_mamba_radix_cache_resolution`` (the same in
 0.5.19–0.5.23): ``auto`` is ``extra_buffer`` with the overlap schedule or paging on the triton
-linear-attention backend, else ``no_buffer``, which turns the overlap schedule off.
+linear-attention backend, else ``no_buffer``, which turns the overlap schedule off. From 0.5.21 an explicit ``extra_buffer``
+strategy on a model without mamba state is a ValueError (``model_hook.py``
+``handle_mamba_radix_cache`` L1062).
 
 Reads: the flags, the model, ``disable_radix_cache``, ``linear_attn_backend``.
 Sets: ``mamba_track_interval``, ``mamba_radix_cache_strategy``, ``disable_overlap_schedule``.
@@ -10,7 +12,8 @@ Sets: ``mamba_track_interval``, ``mamba_radix_cache_strategy``, ``disable_overla
 
 from __future__ import annotations
 
-from kdacheck.resolve.core import Resolved, step
+from kdacheck import versions
+from kdacheck.resolve.core import Event, Resolved, step
 
 
 @step(
@@ -22,6 +25,9 @@ def radix_cache(r: Resolved) -> None:
     m = r.model
     r.flag("mamba_track_interval")
     strat = r.flag("mamba_radix_cache_strategy")
+    if (m is not None and m.without_mamba_state and strat.origin == "user"
+            and strat.value in ("extra_buffer", "extra_buffer_lazy") and r.at_least(versions.EXTRA_BUFFER_NEEDS_MAMBA)):
+        r.events.add(Event.EXTRA_BUFFER_WITHOUT_MAMBA)  # model_hook.py L1062, whatever the radix cache
     if m is None or not m.hybrid or r.v("disable_radix_cache"):
         return
     r.flag("disable_overlap_schedule")

@@ -2,14 +2,17 @@
 
 Mirrors 0.5.23 ``srt/arg_groups/parallel_hook.py`` (``handle_deprecated_dp_attention``,
 ``handle_data_parallelism``): attention DP is ``--attn-dp-size``, else ``--dp-size`` under
-``--enable-dp-attention``; attention TP = TP // attention DP.
+``--enable-dp-attention`` (from 0.5.23 rewritten to attention DP N with one replica);
+attention TP = TP // attention DP. SGLang asserts ``tp_size % attn_dp_size == 0``
+(parallel_hook.py L326) and, from 0.5.23, refuses DP replicas with attention DP (L287).
 
 Reads: the flags. Sets: the names in ``layout.sets``.
 """
 
 from __future__ import annotations
 
-from kdacheck.resolve.core import Resolved, step
+from kdacheck import versions
+from kdacheck.resolve.core import Event, Resolved, step
 
 
 @step(
@@ -25,13 +28,23 @@ def layout(r: Resolved) -> None:
     r.flag("attn_cp_size")
     dpa = bool(r.user("enable_dp_attention"))
     r.flag("enable_dp_attention")
-    if r.parsed.given.get("attn_dp_size") is not None:
+    given_adp = r.user("attn_dp_size")
+    if given_adp is not None and not (dpa and given_adp == 1 and r.at_least(versions.DP_ATTENTION_REWRITE)):
         r.flag("attn_dp_size")
     elif dpa:
         r.put("attn_dp_size", dp, "--enable-dp-attention: attention DP size = --dp-size", loc=r.place("enable_dp_attention"))
+        if r.at_least(versions.DP_ATTENTION_REWRITE):
+            # handle_deprecated_dp_attention: the width moves to attn_dp_size, dp_size counts replicas.
+            r.put("dp_size", 1, "handle_deprecated_dp_attention: --dp-size N --enable-dp-attention is attention DP N, one replica",
+                  loc=r.place("dp_size"))
+            dp = 1
     else:
         r.put("attn_dp_size", 1, "no DP attention")
     adp = max(1, int(r.v("attn_dp_size") or 1))
+    if adp > 1 and tp % adp:
+        r.events.add(Event.TP_NOT_DIVISIBLE_BY_ATTN_DP)
+    if adp > 1 and dp > 1 and r.at_least(versions.DP_ATTENTION_REWRITE):
+        r.events.add(Event.DP_REPLICAS_WITH_ATTN_DP)
     r.put("dp_attention", adp > 1 or dpa, "attention DP size > 1" if adp > 1 else "no DP attention")
     r.put("attn_tp_size", max(1, tp // adp), f"tp {tp} // attention DP {adp}")
     r.flag("enable_two_batch_overlap")

@@ -8,7 +8,7 @@ from kdacheck import versions
 from kdacheck.findings import Severity
 from kdacheck.messages import KDA001_MESSAGE, KDA002_MESSAGE
 from kdacheck.models import Family
-from kdacheck.resolve import Resolved
+from kdacheck.resolve import Event, Resolved
 from kdacheck.resolve.cuda_graph import RowMapParams, row_map_geometry, row_map_ok
 from kdacheck.rules.base import Hit, rule, unchecked
 
@@ -378,3 +378,31 @@ def kda009(cfg: Resolved) -> Iterator[Hit]:
     else:
         path = f"{ver} verify kernel: no bounds checks"
     yield Hit(f"linear-attention decode = {dec}, verify = {ver} ({path})", None, values=("decode_backend", "verify_backend", "fused_accept"))
+
+
+@rule(
+    "KDA010", Severity.ERROR,
+    name="flashkda-is-prefill-only",
+    summary="--linear-attn-decode-backend flashkda is refused: FlashKDA is prefill-only",
+    what="""
+        FlashKDA has prefill kernels only. Inherited from `--linear-attn-backend flashkda`,
+        decode quietly falls back to triton; asked for explicitly as the decode backend, SGLang
+        refuses it, for every model.
+    """,
+    why="SGLang refuses to start with a ValueError.",
+    sglang_message=(
+        "--linear-attn-decode-backend flashkda is not supported: FlashKDA is prefill-only. "
+        "Use --linear-attn-prefill-backend flashkda (decode stays on triton)."
+    ),
+    fix="Use `--linear-attn-prefill-backend flashkda` and leave decode on triton.",
+    example="python -m sglang.launch_server --model-path moonshotai/Kimi-Linear-48B-A3B-Instruct --linear-attn-decode-backend flashkda",
+    sources=("0.5.23 `srt/arg_groups/attention_hook.py` L317-323 `handle_linear_attn_backend`", "0.5.21: the same check"),
+)
+def kda010(cfg: Resolved) -> Iterator[Hit]:
+    if Event.FLASHKDA_DECODE in cfg.events:
+        yield Hit(
+            "--linear-attn-decode-backend flashkda is not supported: FlashKDA is prefill-only. "
+            "Use --linear-attn-prefill-backend flashkda (decode stays on triton).",
+            "write `--linear-attn-prefill-backend flashkda` instead",
+            values=("linear_attn_decode_backend",),
+        )

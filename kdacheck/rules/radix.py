@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from kdacheck import versions
 from kdacheck.findings import Severity
 from kdacheck.models import Family
-from kdacheck.resolve import Resolved
+from kdacheck.resolve import Event, Resolved
 from kdacheck.rules.base import Hit, rule
 
 
@@ -168,3 +169,28 @@ def rssm001(cfg: Resolved) -> Iterator[Hit]:
         yield Hit(f"spec-verify ring length must be a power of two, got {ring}", f"set `--linear-replayssm-cache-len {max(good, 16)}`", values=("linear_replayssm_cache_len",))
     elif ring < 2 * dmax:
         yield Hit(f"spec-verify ring too small: {ring} < 2 * {dmax} (early-flush margin)", f"set `--linear-replayssm-cache-len {good}`", values=("linear_replayssm_cache_len", "d_max"))
+
+
+@rule(
+    "RADIX003", Severity.ERROR,
+    name="extra-buffer-needs-mamba-state",
+    summary="an extra_buffer prefix-cache strategy needs a model with mamba state",
+    what="""
+        `--mamba-radix-cache-strategy extra_buffer` (or `extra_buffer_lazy`) arms the hybrid
+        cache's tracking buffers. `auto` is gated by the architecture; an explicit strategy on
+        a dense or DSA model would crash at prefill, so SGLang refuses it at start.
+    """,
+    why="SGLang refuses to start with a ValueError (0.5.21+; 0.5.19–0.5.20 ignore the flag).",
+    sglang_message="--mamba-radix-cache-strategy {strategy} needs mamba state, got {arch}.",
+    fix="Drop `--mamba-radix-cache-strategy` for this model.",
+    example="python -m sglang.launch_server --model-path meta-llama/Meta-Llama-3-8B-Instruct --mamba-radix-cache-strategy extra_buffer",
+    sources=("0.5.23 `srt/arg_groups/model_hook.py` L1062-1066 `handle_mamba_radix_cache`",),
+    since=versions.EXTRA_BUFFER_NEEDS_MAMBA,
+)
+def radix003(cfg: Resolved) -> Iterator[Hit]:
+    if Event.EXTRA_BUFFER_WITHOUT_MAMBA in cfg.events and cfg.model is not None:
+        yield Hit(
+            f"--mamba-radix-cache-strategy {cfg.v('mamba_radix_cache_strategy')} needs mamba state, got {cfg.model.architecture}.",
+            "drop `--mamba-radix-cache-strategy` for this model",
+            values=("mamba_radix_cache_strategy",),
+        )

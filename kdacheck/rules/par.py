@@ -1,0 +1,78 @@
+"""PAR: the parallel layout SGLang accepts (TP, DP replicas, attention DP)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from kdacheck import versions
+from kdacheck.findings import Severity
+from kdacheck.resolve import Event, Resolved
+from kdacheck.rules.base import Hit, rule
+
+_HOOK = "0.5.23 `srt/arg_groups/parallel_hook.py`"
+
+
+@rule(
+    "PAR001", Severity.ERROR,
+    name="tp-divisible-by-attention-dp",
+    summary="attention DP size divides the TP size",
+    what="""
+        Under DP attention each attention-DP worker takes `tp_size / attn_dp_size` ranks.
+        SGLang asserts the division is exact before it adjusts the chunked-prefill size.
+    """,
+    why="SGLang refuses to start with a bare `AssertionError` and no message.",
+    sglang_message="AssertionError  (no message: assert cfg.tp_size % cfg.attn_dp_size == 0)",
+    fix="Choose an attention DP size that divides `--tp-size` (or a TP size that is a multiple of it).",
+    example="python -m sglang.launch_server --model-path moonshotai/Kimi-Linear-48B-A3B-Instruct --tp-size 2 --attn-dp-size 4",
+    sources=(f"{_HOOK} L326 `handle_data_parallelism`", "0.5.21 `srt/arg_groups/parallel_hook.py` L261 (tp_size % dp_size)"),
+)
+def par001(cfg: Resolved) -> Iterator[Hit]:
+    if Event.TP_NOT_DIVISIBLE_BY_ATTN_DP not in cfg.events:
+        return
+    tp, adp = cfg.v("tp_size"), cfg.v("attn_dp_size")
+    yield Hit(
+        f"tp {tp} is not a multiple of attention DP {adp}: SGLang stops at start with a bare AssertionError",
+        f"use an attention DP size that divides {tp} ({', '.join(str(d) for d in _divisors(int(tp)) if d > 1) or 'none above 1'})",
+        values=("tp_size", "attn_dp_size"),
+    )
+
+
+def _divisors(n: int) -> list[int]:
+    out: list[int] = []
+    d = 1
+    while d * d <= n and len(out) < 64:  # closed bound: √n steps at most
+        if n % d == 0:
+            out += [d] if d * d == n else [d, n // d]
+        d += 1
+    return sorted(out)
+
+
+@rule(
+    "PAR002", Severity.ERROR,
+    name="no-dp-replicas-with-attention-dp",
+    summary="DP replicas (--dp-size > 1) and attention DP (> 1) are not combined",
+    what="""
+        From 0.5.23 `--dp-size` counts replicas of the whole model and `--attn-dp-size` the
+        attention-DP groups inside one. SGLang first rewrites the deprecated
+        `--dp-size N --enable-dp-attention` into `--attn-dp-size N` with one replica, then
+        refuses replicas combined with attention DP.
+    """,
+    why="SGLang refuses to start with a ValueError.",
+    sglang_message=(
+        "--dp-size {dp_size} with --attn-dp-size {attn_dp_size}: data-parallel replicas combined "
+        "with attention data parallelism are not supported."
+    ),
+    fix="Drop `--dp-size` (attention DP alone), or drop `--attn-dp-size` (replicas alone).",
+    example="python -m sglang.launch_server --model-path moonshotai/Kimi-Linear-48B-A3B-Instruct --tp-size 4 --dp-size 2 --attn-dp-size 2",
+    sources=(f"{_HOOK} L287 `handle_data_parallelism`", f"{_HOOK} L39 `handle_deprecated_dp_attention`"),
+    since=versions.DP_ATTENTION_REWRITE,
+)
+def par002(cfg: Resolved) -> Iterator[Hit]:
+    if Event.DP_REPLICAS_WITH_ATTN_DP not in cfg.events:
+        return
+    dp, adp = cfg.v("dp_size"), cfg.v("attn_dp_size")
+    yield Hit(
+        f"--dp-size {dp} with --attn-dp-size {adp}: data-parallel replicas combined with attention data parallelism are not supported.",
+        "drop `--dp-size` to run attention DP alone, or drop `--attn-dp-size`",
+        values=("dp_size", "attn_dp_size"),
+    )

@@ -1,0 +1,129 @@
+"""Replaying SGLang's own verdicts and resolved values (``tests/data/sglang-golden/``) on kdacheck.
+
+The goldens were written by ``benchmarks/sglang_diff`` from SGLang's real argument pipeline
+(``prepare_server_args`` + ``resolve_once``, on a CPU with a simulated GPU). Each case is a
+launch line over a model folder holding the model's public ``config.json``
+(``tests/data/models/<slug>``); this module lints each with kdacheck at the same version and GPU
+and compares. Used by ``tests/test_sglang_golden.py`` and ``benchmarks/sglang_diff/compare.py``.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from kdacheck.gpus import gpu as gpu_profile
+from kdacheck.lint import Options, lint_text
+from kdacheck.resolve import Resolved
+from kdacheck.rules import REGISTRY
+
+ROOT = Path(__file__).resolve().parent.parent
+GOLDEN = ROOT / "tests" / "data" / "sglang-golden"
+MODELS = ROOT / "tests" / "data" / "models"
+
+# Rules whose errors SGLang raises after its argument pipeline, so a golden "starts" cannot
+# confirm or refute them (the place that raises, SGLang 0.5.23):
+POST_RESOLUTION = {
+    "KDA001": "srt/layers/attention/linear/kernels/kda_flashinfer.py L297 (first verify batch)",
+    "KDA002": "srt/layers/attention/linear/kernels/kda_flashinfer.py L333 (CUDA-graph capture / first verify)",
+    "KDA003": "srt/layers/attention/linear/kda_backend.py L509 (backend init)",
+    "KDA004": "srt/layers/attention/linear/kda_backend.py (backend init)",
+    "KDA005": "srt/layers/attention/linear/kda_backend.py (backend init)",
+    "KDA007": "srt/configs/mamba_utils.py (state shapes at model init)",
+    "MEM002": "srt/mem_cache/kv_cache_configurator.py (pool sizing at model-runner init)",
+    "HSP001": "srt/managers/hisparse_coordinator.py L180 (coordinator init)",
+    "HSP002": "srt/managers/hisparse_coordinator.py L184 (coordinator init)",
+    "HSP003": "kernels/ops/kvcache/hisparse.py L123 (first speculative swap)",
+    "HSP004": "srt/managers/hisparse_coordinator.py (coordinator init)",
+    "HSP005": "srt/managers/hisparse_coordinator.py (coordinator init)",
+    "SPEC003": "the draft tree builder (first draft)",
+    "RADIX001": "srt/mem_cache/mamba_radix_cache.py (cache init)",
+    "RSSM001": "srt/layers/attention/linear (ReplaySSM init)",
+}
+
+# SGLang ServerArgs field → kdacheck's resolved name, for the fields both report.
+FIELDS = {
+    "speculative_num_steps": "steps",
+    "speculative_eagle_topk": "topk",
+    "speculative_num_draft_tokens": "draft_tokens",
+    "speculative_algorithm": "speculative_algorithm",
+    "tp_size": "tp_size",
+    "attn_dp_size": "attn_dp_size",
+    "page_size": "page_size",
+    "max_running_requests": "max_running_requests",
+}
+
+
+@dataclass
+class Comparison:
+    version: str
+    cases: int = 0
+    confusion: Counter[tuple[str, str]] = field(default_factory=Counter)  # (sglang, kdacheck)
+    post_resolution: int = 0
+    field_total: Counter[str] = field(default_factory=Counter)
+    field_equal: Counter[str] = field(default_factory=Counter)
+    mismatches: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def verdict_agreement(self) -> float:
+        agree = self.confusion[("refused", "error")] + self.confusion[("starts", "clean")]
+        return agree / max(1, self.cases - self.post_resolution)
+
+    def field_agreement(self, name: str) -> float:
+        return self.field_equal[name] / max(1, self.field_total[name])
+
+
+def load(version: str) -> list[dict[str, Any]]:
+    path = GOLDEN / f"{version}.jsonl"
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def lint_case(case: dict[str, Any]) -> tuple[Resolved | None, set[str]]:
+    """kdacheck on one golden case: its resolved configuration and its error codes."""
+    text = "python -m sglang.launch_server " + shlex.join(case["argv"])
+    folder = MODELS / case["model"]
+    opts = Options(version=case["sglang_version"], model=str(folder) if folder.is_dir() else None,
+                   gpu=gpu_profile(case["gpu"]))
+    result = lint_text(text, "<golden>", opts, ".")
+    errors = {f.code for f in result.findings if f.severity.label == "error"}
+    if result.error:
+        errors.add("INPUT")
+    return (result.resolved[0] if result.resolved else None), errors
+
+
+def compare(version: str) -> Comparison:
+    out = Comparison(version)
+    for case in load(version):
+        if case["verdict"] not in ("starts", "refused"):
+            continue
+        out.cases += 1
+        cfg, errors = lint_case(case)
+        startup = {c for c in errors if c not in POST_RESOLUTION}
+        ours = "error" if startup else "clean"
+        if case["verdict"] == "starts" and errors and not startup:
+            out.post_resolution += 1
+            continue
+        out.confusion[(case["verdict"], ours)] += 1
+        if (case["verdict"] == "refused") != (ours == "error"):
+            out.mismatches.append({"id": case["id"], "argv": case["argv"], "model": case["model"], "gpu": case["gpu"],
+                                   "sglang": case.get("exception"), "message": case.get("message", "")[:160],
+                                   "raised_at": case.get("raised_at"), "kdacheck": sorted(errors)})
+        if case["verdict"] == "starts" and cfg is not None:
+            for sg, ours_name in FIELDS.items():
+                if sg not in case["resolved"] or ours_name not in cfg.vals:
+                    continue
+                out.field_total[sg] += 1
+                want, got = case["resolved"][sg], cfg.v(ours_name)
+                if sg == "speculative_algorithm" and isinstance(want, str):
+                    want = want.upper().replace("NEXTN", "EAGLE")
+                if want == got:
+                    out.field_equal[sg] += 1
+    return out
+
+
+def known_codes() -> set[str]:
+    return set(REGISTRY)

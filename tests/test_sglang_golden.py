@@ -1,0 +1,51 @@
+"""kdacheck against SGLang's own verdicts and resolved values (tests/data/sglang-golden).
+
+The floors are the agreement measured when the goldens landed (docs/fidelity.md); they only
+go up. A fix that closes a mismatch class raises them; a change that loses agreement fails here.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.sglang_golden import GOLDEN, compare
+
+# version → (verdict agreement, {field: agreement}) floors, measured 2026-12-01
+FLOORS = {
+    "0.5.23": (0.90, {"speculative_num_steps": 0.997, "speculative_eagle_topk": 0.997, "speculative_num_draft_tokens": 0.99,
+                      "speculative_algorithm": 1.0, "tp_size": 1.0, "attn_dp_size": 1.0, "page_size": 0.90,
+                      "max_running_requests": 1.0}),
+    "0.5.21": (0.875, {"speculative_num_steps": 1.0, "speculative_eagle_topk": 1.0, "speculative_num_draft_tokens": 0.99,
+                       "speculative_algorithm": 1.0, "tp_size": 1.0, "page_size": 0.90, "max_running_requests": 1.0}),
+}
+
+
+@pytest.mark.parametrize("version", sorted(FLOORS))
+def test_agreement_with_sglang_never_drops(version: str) -> None:
+    if not (GOLDEN / f"{version}.jsonl").is_file():
+        pytest.skip(f"no golden file for {version}")
+    c = compare(version)
+    assert c.cases >= 500
+    floor, fields = FLOORS[version]
+    assert c.verdict_agreement >= floor, (round(c.verdict_agreement, 4), c.mismatches[:5])
+    for name, want in fields.items():
+        assert c.field_agreement(name) >= want, (name, c.field_agreement(name))
+
+
+def test_a_refusal_sglang_raises_is_an_error_here() -> None:
+    """Cases SGLang refuses that kdacheck now reports (the classes fixed with the goldens)."""
+    from tests.sglang_golden import lint_case
+
+    base = {"sglang_version": "0.5.23", "gpu": "h200", "model": "kimi-linear-48b"}
+    for argv, code in (
+        (["--model-path", "kimi-linear-48b", "--tp-size", "2", "--attn-dp-size", "4"], "PAR001"),
+        (["--model-path", "kimi-linear-48b", "--tp-size", "4", "--dp-size", "2", "--attn-dp-size", "2"], "PAR002"),
+        (["--model-path", "kimi-linear-48b", "--linear-attn-decode-backend", "flashkda"], "KDA010"),
+        (["--model-path", "llama-3-8b", "--mamba-radix-cache-strategy", "extra_buffer"], "RADIX003"),
+    ):
+        _cfg, errors = lint_case({**base, "argv": argv, "model": argv[1]})
+        assert code in errors, (argv, errors)
+    # --dp-size N --enable-dp-attention is attention DP N with one replica: no PAR002
+    cfg, errors = lint_case({**base, "argv": ["--model-path", "kimi-linear-48b", "--tp-size", "4", "--dp-size", "2", "--enable-dp-attention"]})
+    assert "PAR002" not in errors and cfg is not None
+    assert (cfg.v("attn_dp_size"), cfg.v("dp_size")) == (2, 1)
