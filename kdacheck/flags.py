@@ -196,3 +196,32 @@ def pick_version(requested: str | None) -> tuple[str, str]:
     if older:
         return older[-1], f"installed SGLang {installed}, nearest known older version"
     return KNOWN_VERSIONS[0], f"installed SGLang {installed} predates the tables: oldest known"
+
+
+def dump_installed() -> dict[str, object]:
+    """The flag table of the SGLang importable here, read from its own parser (a developer command:
+    ``python -m kdacheck.flags --dump > kdacheck/data/sglang-X-flags.json``). Imports SGLang."""
+    import argparse
+
+    from sglang.srt.server_args import ServerArgs  # type: ignore[import-not-found]
+
+    parser = argparse.ArgumentParser()
+    ServerArgs.add_cli_args(parser)
+    out = []
+    for a in parser._actions:
+        if not a.option_strings or isinstance(a, argparse._HelpAction):
+            continue
+        default = a.default if isinstance(a.default, (str, int, float, bool, type(None), list)) else str(a.default)
+        out.append({
+            "options": list(a.option_strings), "dest": a.dest, "action": type(a).__name__,
+            "nargs": a.nargs, "type": getattr(a.type, "__name__", None) if a.type is not None else None,
+            "default": default, "choices": [str(c) for c in a.choices] if a.choices is not None else None,
+        })
+    return {"sglang_version": installed_sglang(), "allow_abbrev": parser.allow_abbrev, "flags": out}
+
+
+if __name__ == "__main__":
+    if sys.argv[1:] != ["--dump"]:
+        sys.exit("usage: python -m kdacheck.flags --dump > kdacheck/data/sglang-X-flags.json")
+    json.dump(dump_installed(), sys.stdout, separators=(",", ":"))
+    sys.stdout.write("\n")

@@ -7,7 +7,6 @@
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
 from importlib import import_module
 from typing import IO, TYPE_CHECKING, Any
 
@@ -22,13 +21,15 @@ FORMATS: dict[str, str] = {
 }
 
 
-@dataclass(frozen=True)
 class RenderContext:
-    """What a report needs besides the results."""
+    """What a report needs besides the results (a plain class: nothing built at import)."""
 
-    sglang_version: str
-    show_resolved: bool = False
-    run: list[dict[str, Any]] | None = None  # lint --run: the kernels' reports (JSON only)
+    __slots__ = ("run", "sglang_version", "show_resolved")
+
+    def __init__(self, sglang_version: str, show_resolved: bool = False, run: list[dict[str, Any]] | None = None) -> None:
+        self.sglang_version = sglang_version
+        self.show_resolved = show_resolved
+        self.run = run  # lint --run: the kernels' reports (JSON only)
 
 
 def module(name: str) -> Any:

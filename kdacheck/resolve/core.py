@@ -64,12 +64,14 @@ class Event(enum.Enum):
     EXTRA_BUFFER_WITHOUT_MAMBA = "an extra_buffer strategy on a model without mamba state: ValueError"
 
 
-@dataclass
 class RuleOptions:
     """kdacheck's own settings that rules read (``[tool.kdacheck]``, never SGLang's)."""
 
-    mem005_share: float = 0.10  # MEM005: the share of GPU memory the speculative scratch may take
-    plan_capacity: int | None = None  # HSP003: the miss-plan capacity, when known otherwise (tests, run)
+    __slots__ = ("mem005_share", "plan_capacity")
+
+    def __init__(self, mem005_share: float = 0.10, plan_capacity: int | None = None) -> None:
+        self.mem005_share = mem005_share  # MEM005: the share of GPU memory the scratch may take
+        self.plan_capacity = plan_capacity  # HSP003: the miss-plan capacity, when known otherwise
 
 
 @dataclass
