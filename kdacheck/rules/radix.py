@@ -183,7 +183,7 @@ def rssm001(cfg: Resolved) -> Iterator[Hit]:
     why="SGLang refuses to start with a ValueError (0.5.21+; 0.5.19–0.5.20 ignore the flag).",
     sglang_message="--mamba-radix-cache-strategy {strategy} needs mamba state, got {arch}.",
     fix="Drop `--mamba-radix-cache-strategy` for this model.",
-    example="python -m sglang.launch_server --model-path meta-llama/Meta-Llama-3-8B-Instruct --mamba-radix-cache-strategy extra_buffer",
+    example="python -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3.2 --tp-size 8 --mamba-radix-cache-strategy extra_buffer",
     sources=("0.5.23 `srt/arg_groups/model_hook.py` L1062-1066 `handle_mamba_radix_cache`",),
     since=versions.EXTRA_BUFFER_NEEDS_MAMBA,
 )
