@@ -127,10 +127,10 @@ def lint_command(cmd: LaunchCommand, opts: Options, model_cache: dict[tuple[str 
     return cfg, rulemod.check(cfg, opts.rules)
 
 
-# C0/C1 control characters but newline and tab, Unicode line separators and bidirectional
-# overrides: a hostile file must not send terminal escape sequences (ESC [2J, OSC 0;title BEL)
+# C0/C1 control characters but newline (a tab too: its width after a wide character differs
+# between terminals), Unicode line separators and bidirectional overrides: a hostile file must not send terminal escape sequences (ESC [2J, OSC 0;title BEL)
 # through a message to the reader's terminal, break a report's lines, or reorder its text.
-_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+_CONTROL = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 
 
 def _visible(text: str) -> str:

@@ -84,6 +84,8 @@ class Model:
     params: float = 0.0  # total parameters
     weight_bytes_per_param: float = 2.0
     source: str = "preset"
+    mla: bool = False  # multi-head latent attention (config has kv_lora_rank): SGLang's MLA backends
+    index_kpool: int = 1  # DSA: index key pooling (page size 64 · index_kpool)
 
     @property
     def hybrid(self) -> bool:
@@ -120,6 +122,7 @@ PRESETS: dict[str, Model] = {
         params=48e9,
         weight_bytes_per_param=2.0,
         source="preset (public config.json; 48 B parameters in bfloat16)",
+        mla=True,
     ),
     "Qwen/Qwen3-Next-80B-A3B-Instruct": Model(
         name="Qwen/Qwen3-Next-80B-A3B-Instruct",
@@ -145,6 +148,7 @@ PRESETS: dict[str, Model] = {
         params=671e9,
         weight_bytes_per_param=1.0,
         source="preset (public config.json; 671 B parameters in FP8)",
+        mla=True,
     ),
 }
 # Other public names of the same geometry.
@@ -176,6 +180,12 @@ def preset(name: str) -> Model | None:
 
 def from_config(cfg: dict[str, Any], name: str, source: str) -> Model:
     """Geometry from a Hugging Face ``config.json`` dictionary."""
+    model = _from_config(cfg, name, source)
+    kpool = cfg.get("index_kpool", 1)
+    return replace(model, mla="kv_lora_rank" in cfg, index_kpool=kpool if isinstance(kpool, int) and 1 <= kpool <= 64 else 1)
+
+
+def _from_config(cfg: dict[str, Any], name: str, source: str) -> Model:
     archs = cfg.get("architectures") or ["?"]
     arch = str(archs[0])
     layers = int(cfg.get("num_hidden_layers") or 0)

@@ -30,6 +30,8 @@ HISPARSE_SPECULATIVE_SWAP_IN = "0.5.22"
 DP_ATTENTION_REWRITE = "0.5.23"
 # model_hook: an explicit extra_buffer strategy on a model without mamba state is a ValueError.
 EXTRA_BUFFER_NEEDS_MAMBA = "0.5.21"
+# get_default_attn_backend: DFLASH without topk also picks trtllm_mha on SM100.
+DFLASH_TRTLLM_MHA_DEFAULT = "0.5.23"
 # kda_backend: the nv_cutedsl / flashinfer decode message says "SM100+".
 KDA_SM100_PLUS_WORDING = "0.5.23"
 

@@ -31,7 +31,6 @@ POST_RESOLUTION = {
     "KDA001": "srt/layers/attention/linear/kernels/kda_flashinfer.py L297 (first verify batch)",
     "KDA002": "srt/layers/attention/linear/kernels/kda_flashinfer.py L333 (CUDA-graph capture / first verify)",
     "KDA003": "srt/layers/attention/linear/kda_backend.py L509 (backend init)",
-    "KDA004": "srt/layers/attention/linear/kda_backend.py (backend init)",
     "KDA005": "srt/layers/attention/linear/kda_backend.py (backend init)",
     "KDA007": "srt/configs/mamba_utils.py (state shapes at model init)",
     "MEM002": "srt/mem_cache/kv_cache_configurator.py (pool sizing at model-runner init)",
@@ -43,6 +42,8 @@ POST_RESOLUTION = {
     "SPEC003": "the draft tree builder (first draft)",
     "RADIX001": "srt/mem_cache/mamba_radix_cache.py (cache init)",
     "RSSM001": "srt/layers/attention/linear (ReplaySSM init)",
+    "SPEC010": "the draft worker and the state pool (zero or negative counts pass the argument pipeline)",
+    "SPEC013": "srt/mem_cache/kv_cache_configurator.py L3300 (state-cache sizing asserts D is set)",
 }
 
 # SGLang ServerArgs field → kdacheck's resolved name, for the fields both report.
@@ -55,7 +56,19 @@ FIELDS = {
     "attn_dp_size": "attn_dp_size",
     "page_size": "page_size",
     "max_running_requests": "max_running_requests",
+    "attention_backend": "attention_backend",
+    "dp_size": "dp_size",
+    "linear_attn_decode_backend": "decode_backend",
+    "linear_attn_verify_backend": "verify_backend",
+    "mamba_radix_cache_strategy": "mamba_radix_cache_strategy",
+    "disable_radix_cache": "disable_radix_cache",
+    "disable_overlap_schedule": "disable_overlap_schedule",
+    "mamba_ssm_dtype": "ssm_dtype",
 }
+
+
+# Fields SGLang resolves only for hybrid (linear-attention) models.
+HYBRID_FIELDS = ("linear_attn_decode_backend", "linear_attn_verify_backend", "mamba_ssm_dtype", "mamba_radix_cache_strategy")
 
 
 @dataclass
@@ -75,6 +88,18 @@ class Comparison:
 
     def field_agreement(self, name: str) -> float:
         return self.field_equal[name] / max(1, self.field_total[name])
+
+
+def effective(resolved: dict[str, Any], name: str) -> Any:
+    """A field as SGLang's kernels read it: an unset linear-attention decode backend falls back
+    to ``linear_attn_backend``, an unset verify backend is flashinfer after a flashinfer decode
+    backend and triton otherwise (0.5.23 ``layers/attention/linear/utils.py`` L90-99)."""
+    value = resolved.get(name)
+    if value is None and name == "linear_attn_decode_backend":
+        return resolved.get("linear_attn_backend")
+    if value is None and name == "linear_attn_verify_backend":
+        return "flashinfer" if effective(resolved, "linear_attn_decode_backend") == "flashinfer" else "triton"
+    return value
 
 
 def load(version: str) -> list[dict[str, Any]]:
@@ -116,8 +141,12 @@ def compare(version: str) -> Comparison:
             for sg, ours_name in FIELDS.items():
                 if sg not in case["resolved"] or ours_name not in cfg.vals:
                     continue
+                if sg in HYBRID_FIELDS and (cfg.model is None or not cfg.model.hybrid):
+                    continue  # SGLang leaves them None for a model without linear attention
+                want, got = effective(case["resolved"], sg), cfg.v(ours_name)
+                if want is None and sg in HYBRID_FIELDS:
+                    continue  # decided later from the model config (the SSM dtype)
                 out.field_total[sg] += 1
-                want, got = case["resolved"][sg], cfg.v(ours_name)
                 if sg == "speculative_algorithm" and isinstance(want, str):
                     want = want.upper().replace("NEXTN", "EAGLE")
                 if want == got:

@@ -12,11 +12,16 @@ from tests.sglang_golden import GOLDEN, compare
 
 # version → (verdict agreement, {field: agreement}) floors, measured 2026-12-01
 FLOORS = {
-    "0.5.23": (0.90, {"speculative_num_steps": 0.997, "speculative_eagle_topk": 0.997, "speculative_num_draft_tokens": 0.99,
-                      "speculative_algorithm": 1.0, "tp_size": 1.0, "attn_dp_size": 1.0, "page_size": 0.90,
-                      "max_running_requests": 1.0}),
-    "0.5.21": (0.875, {"speculative_num_steps": 1.0, "speculative_eagle_topk": 1.0, "speculative_num_draft_tokens": 0.99,
-                       "speculative_algorithm": 1.0, "tp_size": 1.0, "page_size": 0.90, "max_running_requests": 1.0}),
+    "0.5.23": (0.984, {"speculative_num_steps": 1.0, "speculative_eagle_topk": 1.0, "speculative_num_draft_tokens": 0.994,
+                       "speculative_algorithm": 1.0, "tp_size": 1.0, "attn_dp_size": 1.0, "page_size": 0.988,
+                       "max_running_requests": 1.0, "attention_backend": 0.991, "dp_size": 1.0, "disable_radix_cache": 1.0,
+                       "linear_attn_decode_backend": 1.0, "linear_attn_verify_backend": 1.0,
+                       "mamba_radix_cache_strategy": 0.993, "disable_overlap_schedule": 1.0, "mamba_ssm_dtype": 1.0}),
+    "0.5.21": (0.972, {"speculative_num_steps": 1.0, "speculative_eagle_topk": 1.0, "speculative_num_draft_tokens": 0.991,
+                       "speculative_algorithm": 1.0, "tp_size": 1.0, "page_size": 0.966, "max_running_requests": 1.0,
+                       "attention_backend": 0.971, "dp_size": 1.0, "disable_radix_cache": 1.0,
+                       "linear_attn_decode_backend": 1.0, "linear_attn_verify_backend": 1.0,
+                       "mamba_radix_cache_strategy": 1.0, "disable_overlap_schedule": 1.0, "mamba_ssm_dtype": 1.0}),
 }
 
 

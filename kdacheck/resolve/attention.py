@@ -11,25 +11,95 @@ Reads: the flags, the model's family and SSM dtype, the GPU's SM, ``disable_radi
 
 from __future__ import annotations
 
+from kdacheck import versions
 from kdacheck.models import Family
 from kdacheck.resolve.core import Event, Resolved, step
+
+# Qwen3-Next / Qwen3.5 hybrids: 0.5.23 model_overrides/qwen3_5.py L17-49.
+QWEN35_ARCHS = ("Qwen3NextForCausalLM", "Qwen3_5MoeForConditionalGeneration", "Qwen3_5ForConditionalGeneration")
+
+
+def default_attention_backend(r: Resolved) -> str | None:
+    """SGLang's default attention backend for the model and GPU (0.5.23
+    ``model_override_base.py`` L277 ``get_default_attn_backend``); None when the GPU is unknown.
+
+    It reads the user's topk and page size: the speculative hook fills topk later.
+    """
+    m, gpu = r.model, r.gpu
+    if gpu is None or m is None:
+        return None
+    topk, page = r.user("speculative_eagle_topk"), r.user("page_size")
+    no_spec_or_chain = topk is None or (topk == 1 and page in (1, None))
+    algo = (r.user("speculative_algorithm") or "").upper() or None
+    if m.mla:
+        return "fa3" if gpu.sm // 10 == 9 else "flashinfer" if gpu.sm // 10 == 10 else "triton"
+    if gpu.sm // 10 == 9 and no_spec_or_chain:
+        return "fa3"
+    dflash = algo == "DFLASH" and r.at_least(versions.DFLASH_TRTLLM_MHA_DEFAULT)
+    if gpu.sm // 10 == 10 and no_spec_or_chain and (algo is None or topk is not None or dflash):
+        return "trtllm_mha"
+    return "flashinfer"
+
+
+# Page sizes each backend accepts (0.5.23 overrides.py L1144 ``_mla_backend_page_constraints``):
+# an unlisted page, or none, becomes 64 (a warning, never an error; an explicit --page-size too).
+_PAGE_CONSTRAINTS = (
+    ("flashmla", ("attention_backend", "decode_attention_backend"), ()),
+    ("trtllm_mla", ("attention_backend", "decode_attention_backend"), (32, 64)),
+    ("cutedsl_mla", ("attention_backend", "decode_attention_backend", "prefill_attention_backend"), (32, 64)),
+    ("trtllm_mha", ("attention_backend", "decode_attention_backend", "prefill_attention_backend", "speculative_draft_attention_backend"), (16, 32, 64, 128)),
+    ("hpc_ops", ("attention_backend", "decode_attention_backend", "prefill_attention_backend"), (64,)),
+)
 
 
 @step(
     "attention backend and page size",
-    mirrors="0.5.23 srt/arg_groups/model_hook.py handle_model_specific_adjustments (model_overrides/deepseek_v2.py)",
-    sets=("attention_backend", "decode_attention_backend", "prefill_attention_backend", "page_size"),
+    mirrors="0.5.23 srt/arg_groups/model_hook.py handle_model_specific_adjustments (model_overrides/deepseek_v2.py, "
+            "qwen3_5.py); attention_hook.py handle_attention_backend_compatibility (overrides.py _attention_backend_default, "
+            "_mla_backend_page_constraints)",
+    sets=("attention_backend", "decode_attention_backend", "prefill_attention_backend", "page_size", "kv_cache_dtype"),
 )
 def backends(r: Resolved) -> None:
-    r.flag("page_size")
+    r.flag("kv_cache_dtype")
+    page = r.flag("page_size")
     r.flag("attention_backend")
-    r.flag("decode_attention_backend")
-    r.flag("prefill_attention_backend")
+    dec = r.flag("decode_attention_backend").value
+    pre = r.flag("prefill_attention_backend").value
+    m, gpu = r.model, r.gpu
+    unset = r.v("attention_backend") is None and dec is None and pre is None
+    # The model overrides, which overwrite an explicit --page-size.
+    if m is not None and m.family is Family.DSA:
+        if unset:
+            r.put("attention_backend", "dsa", "DSA model: the dsa attention backend (model_overrides/deepseek_v2.py L102)", "model")
+        r.put("page_size", 64 * m.index_kpool, f"DSA model: page size 64 · index_kpool {m.index_kpool}, whatever --page-size says "
+              "(model_overrides/deepseek_v2.py L162)", "model", page.loc)
+    elif m is not None and m.architecture in QWEN35_ARCHS and gpu is not None and gpu.sm // 10 == 10 and r.v("attention_backend") is None:
+        d = default_attention_backend(r)
+        plain = r.v("mamba_radix_cache_strategy") not in ("extra_buffer", "extra_buffer_lazy") and not r.v("disable_radix_cache") \
+            and r.user("speculative_algorithm") is None
+        backend = "trtllm_mha" if d == "trtllm_mha" and not plain else "triton"
+        r.put("attention_backend", backend, f"Qwen3-Next/3.5 on SM{gpu.sm}: {backend} (model_overrides/qwen3_5.py)", "model")
+        r.put("page_size", 64 if backend == "trtllm_mha" else 1, f"Qwen3-Next/3.5 on SM{gpu.sm} with {backend}, whatever --page-size says "
+              "(model_overrides/qwen3_5.py)", "model", page.loc)
+    elif m is not None and m.architecture == "DeepseekV3ForCausalLM" and gpu is not None and gpu.sm // 10 == 10 and unset:
+        r.put("attention_backend", "trtllm_mla", "DeepSeek-V3 on SM100: trtllm_mla (model_overrides/deepseek_v2.py L179)", "model")
+    # The default fill (_attention_backend_default).
+    if pre is not None and pre == dec:
+        r.put("attention_backend", pre, "--prefill-attention-backend = --decode-attention-backend", loc=r.place("prefill_attention_backend"))
+    elif r.v("attention_backend") is None:
+        default = default_attention_backend(r)
+        if default is not None:
+            assert gpu is not None
+            r.put("attention_backend", default, f"SGLang's default on SM{gpu.sm} for this model (get_default_attn_backend)", "gpu")
+    # The backends' page constraints.
+    for backend, fields, allowed in _PAGE_CONSTRAINTS:
+        if any((r.v(f) if f != "speculative_draft_attention_backend" else r.user(f)) == backend for f in fields):
+            size = r.v("page_size")
+            if size not in allowed:
+                r.put("page_size", 64, f"{backend} supports page size {'/'.join(map(str, allowed)) or '64'} only: {size} → 64 "
+                      "(overrides.py _mla_backend_page_constraints)", loc=page.loc)
     if r.v("page_size") is None:
-        if r.model is not None and r.model.family is Family.DSA:
-            r.put("page_size", 64, "SGLang sets page size 64 for DSA models", "model")
-        else:
-            r.put("page_size", 1, f"SGLang {r.version} default (1)")
+        r.put("page_size", 1, f"SGLang {r.version} default (1)")
 
 
 @step(

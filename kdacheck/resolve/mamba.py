@@ -4,7 +4,9 @@ Mirrors ``srt/arg_groups/mamba_hook.py`` ``_mamba_radix_cache_resolution`` (the 
 0.5.19–0.5.23): ``auto`` is ``extra_buffer`` with the overlap schedule or paging on the triton
 linear-attention backend, else ``no_buffer``, which turns the overlap schedule off. From 0.5.21 an explicit ``extra_buffer``
 strategy on a model without mamba state is a ValueError (``model_hook.py``
-``handle_mamba_radix_cache`` L1062).
+``handle_mamba_radix_cache`` L1062). SGLang runs the resolution again after the model
+overrides (``model_hook.py`` L737), so a page size an override forces (Qwen3-Next/3.5 with
+trtllm_mha on SM100: 64) counts as paging.
 
 Reads: the flags, the model, ``disable_radix_cache``, ``linear_attn_backend``.
 Sets: ``mamba_track_interval``, ``mamba_radix_cache_strategy``, ``disable_overlap_schedule``.
@@ -19,10 +21,11 @@ from kdacheck.resolve.core import Event, Resolved, step
 @step(
     "mamba radix cache",
     mirrors="0.5.23 srt/arg_groups/mamba_hook.py _mamba_radix_cache_resolution",
-    sets=("mamba_track_interval", "mamba_radix_cache_strategy", "disable_overlap_schedule"),
+    sets=("linear_attn_backend", "mamba_track_interval", "mamba_radix_cache_strategy", "disable_overlap_schedule"),
 )
 def radix_cache(r: Resolved) -> None:
     m = r.model
+    r.flag("linear_attn_backend")
     r.flag("mamba_track_interval")
     strat = r.flag("mamba_radix_cache_strategy")
     if (m is not None and m.without_mamba_state and strat.origin == "user"
@@ -33,7 +36,7 @@ def radix_cache(r: Resolved) -> None:
     r.flag("disable_overlap_schedule")
     if strat.value not in (None, "auto"):
         return
-    page = r.user("page_size")
+    page = r.v("page_size") if "page_size" in r.vals else r.user("page_size")
     overlap = not r.user("disable_overlap_schedule")
     paging = page is not None and page > 1
     if (overlap or paging) and r.v("linear_attn_backend") == "triton":

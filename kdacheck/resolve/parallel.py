@@ -45,6 +45,10 @@ def layout(r: Resolved) -> None:
         r.events.add(Event.TP_NOT_DIVISIBLE_BY_ATTN_DP)
     if adp > 1 and dp > 1 and r.at_least(versions.DP_ATTENTION_REWRITE):
         r.events.add(Event.DP_REPLICAS_WITH_ATTN_DP)
-    r.put("dp_attention", adp > 1 or dpa, "attention DP size > 1" if adp > 1 else "no DP attention")
+    if r.at_least(versions.DP_ATTENTION_REWRITE):  # attention DP is on when its width is above 1
+        r.put("dp_attention", adp > 1, "attention DP size > 1" if adp > 1 else "no DP attention (attention DP size 1)")
+    else:
+        r.put("dp_attention", adp > 1 or dpa, "attention DP size > 1" if adp > 1 else
+              "--enable-dp-attention" if dpa else "no DP attention")
     r.put("attn_tp_size", max(1, tp // adp), f"tp {tp} // attention DP {adp}")
     r.flag("enable_two_batch_overlap")

@@ -76,3 +76,34 @@ def par002(cfg: Resolved) -> Iterator[Hit]:
         "drop `--dp-size` to run attention DP alone, or drop `--attn-dp-size`",
         values=("dp_size", "attn_dp_size"),
     )
+
+
+PP_SPEC_MESSAGE = "Pipeline parallelism currently only supports EAGLE (non-multi-layer) speculative decoding"
+PP_DSPARK_MESSAGE = "Pipeline parallel DSPARK requires disaggregation-mode=prefill"
+
+
+@rule(
+    "PAR003", Severity.ERROR,
+    name="pipeline-parallel-speculation",
+    summary="pipeline parallelism speculates with EAGLE (NEXTN) only, or DSPARK on a PD prefill server",
+    what="""
+        With `--pp-size` > 1 the only speculative algorithm SGLang accepts is EAGLE (NEXTN is
+        its alias) without multi-layer EAGLE; EAGLE3, STANDALONE, NGRAM and DFLASH are refused,
+        and DSPARK needs `--disaggregation-mode prefill`.
+    """,
+    why="SGLang refuses to start with an AssertionError.",
+    sglang_message=f"{PP_SPEC_MESSAGE}\n{PP_DSPARK_MESSAGE}",
+    fix="Use `--speculative-algorithm EAGLE` (or NEXTN) with pipeline parallelism, or `--pp-size 1`.",
+    example="python -m sglang.launch_server --model-path moonshotai/Kimi-Linear-48B-A3B-Instruct --tp-size 4 --pp-size 2 --speculative-algorithm EAGLE3 --speculative-draft-model-path d",
+    sources=("0.5.23 `srt/arg_groups/validation_hook.py` L119-145 `check_pipeline_parallel_compat` (called for pp_size > 1, L196)",),
+)
+def par003(cfg: Resolved) -> Iterator[Hit]:
+    pp, algo = cfg.v("pp_size") or 1, cfg.v("speculative_algorithm")
+    if pp <= 1 or not cfg.v("spec_on"):
+        return
+    if algo == "DSPARK":
+        if cfg.v("disaggregation_mode") != "prefill":
+            yield Hit(PP_DSPARK_MESSAGE, "run DSPARK with `--pp-size 1`, or on a PD prefill server", values=("pp_size", "speculative_algorithm"))
+    elif algo != "EAGLE" or cfg.user("enable_multi_layer_eagle"):
+        yield Hit(f"{PP_SPEC_MESSAGE} (pp {pp}, algorithm {algo})", "use `--speculative-algorithm EAGLE` (or NEXTN), or `--pp-size 1`",
+                  values=("pp_size", "speculative_algorithm"))

@@ -488,3 +488,58 @@ def spec013(cfg: Resolved) -> Iterator[Hit]:
             values=("topk", "draft_tokens"),
             at=_loc_of(cfg, "speculative_eagle_topk"),
         )
+
+
+_DFLASH_NO_DRAFT = "DFLASH speculative decoding requires setting --speculative-draft-model-path."
+_DFLASH_PP = "Currently DFLASH speculative decoding only supports pp_size == 1."
+_DFLASH_DP = "DFLASH with dp attention requires --enable-dp-lm-head."
+_DSPARK_DP = "DSpark with dp attention requires --enable-dp-lm-head."
+_DSPARK_NO_DRAFT = "DSpark dense speculative decoding requires setting --speculative-draft-model-path."
+_UNO_DRAFT = "UNO reuses the target model and does not accept --speculative-draft-model-path."
+_UNO_LORA = "UNO requires --uno-lora-path."
+
+
+@rule(
+    "SPEC014", Severity.ERROR,
+    name="algorithm-prerequisites",
+    summary="each speculative algorithm's own start-up requirements (DFLASH, DSPARK, UNO)",
+    what="""
+        DFLASH needs a draft model path, pp_size 1 and, under attention DP,
+        `--enable-dp-lm-head`. DSPARK needs `--enable-dp-lm-head` under attention DP and a draft
+        model path unless the target checkpoint bundles a DSpark draft (a warning: kdacheck
+        cannot see the checkpoint's weights). UNO reuses the target model (no draft path) and
+        needs `--uno-lora-path`.
+    """,
+    why="SGLang refuses to start with a ValueError.",
+    sglang_message="\n".join((_DFLASH_NO_DRAFT, _DFLASH_PP, _DFLASH_DP, _DSPARK_DP, _DSPARK_NO_DRAFT, _UNO_DRAFT, _UNO_LORA)),
+    fix="Add the flag SGLang names, or drop the one it refuses.",
+    example="python -m sglang.launch_server --model-path Qwen/Qwen3-Next-80B-A3B-Instruct --tp-size 4 --speculative-algorithm DFLASH",
+    sources=(
+        "0.5.23 `srt/arg_groups/speculative_hook.py` L303-327 `_handle_dflash`",
+        "0.5.23 `srt/arg_groups/speculative_hook.py` L674-676, L720-760 `_handle_dspark`",
+        "0.5.23 `srt/arg_groups/speculative_hook.py` L454-460 `_handle_uno`",
+    ),
+)
+def spec014(cfg: Resolved) -> Iterator[Hit]:
+    algo = cfg.v("speculative_algorithm")
+    draft = cfg.user("speculative_draft_model_path")
+    dpa = bool(cfg.v("dp_attention"))
+    lm_head = bool(cfg.user("enable_dp_lm_head"))
+    if algo == "DFLASH":
+        if dpa and not lm_head:
+            yield Hit(_DFLASH_DP, "add `--enable-dp-lm-head`", values=("dp_attention",))
+        if (cfg.v("pp_size") or 1) != 1:
+            yield Hit(_DFLASH_PP, "use `--pp-size 1`", values=("pp_size",))
+        elif draft is None:
+            yield Hit(_DFLASH_NO_DRAFT, "add `--speculative-draft-model-path` (a DFLASH draft)", values=("speculative_algorithm",))
+    elif algo == "DSPARK":
+        if dpa and not lm_head:
+            yield Hit(_DSPARK_DP, "add `--enable-dp-lm-head`", values=("dp_attention",))
+        elif draft is None:
+            yield Hit(f"{_DSPARK_NO_DRAFT} (unless the target checkpoint bundles a DSpark draft, which kdacheck cannot see)",
+                      "add `--speculative-draft-model-path`", values=("speculative_algorithm",), severity=Severity.WARNING)
+    elif algo == "UNO":
+        if draft is not None:
+            yield Hit(_UNO_DRAFT, "drop `--speculative-draft-model-path`", values=("speculative_draft_model_path",))
+        elif cfg.user("uno_lora_path") is None:
+            yield Hit(_UNO_LORA, "add `--uno-lora-path`", values=("speculative_algorithm",))

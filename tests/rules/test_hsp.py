@@ -125,8 +125,11 @@ def test_hsp005_request_slots_and_page() -> None:
     assert f.fix is not None and "--max-running-requests 4095" in f.fix
     assert "HSP005" not in codes(lint(DSV32 + HISPARSE + eagle(3, 1, 4) + "--max-running-requests 4095"))
     assert "HSP005" not in codes(lint(DSV32 + HISPARSE + eagle(3, 1, 4) + "--max-running-requests 4096", version="0.5.21"))
+    # SGLang 0.5.23 sets a DSA model's page size to 64 · index_kpool whatever --page-size says
+    # (model_overrides/deepseek_v2.py L162), so a small --page-size cannot starve the extra page
     r = lint(DSV32 + HISPARSE + eagle(3, 1, 4) + "--page-size 4")
-    assert "HiSparse spec needs 4 verify slots, but the extra page has only 3 usable slots." in [f.message for f in r.findings]
+    assert not any("extra page has only" in f.message for f in r.findings)
+    assert r.resolved[0].v("page_size") == 64
 
 
 def test_hsp006_launch_validation() -> None:
