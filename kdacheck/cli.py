@@ -74,6 +74,7 @@ def lint(
     show_resolved: Annotated[bool, typer.Option("--show-resolved", help="Print every resolved value with its provenance.")] = False,
     exit_zero: Annotated[bool, typer.Option("--exit-zero", help="Exit 0 even when findings fail the threshold.")] = False,
     run_after: Annotated[bool, typer.Option("--run", help="Then run the kernels on the resolved configuration (kdacheck run).")] = False,
+    sglang: Annotated[bool, typer.Option("--sglang", help="Also run SGLang's own argument resolution (SGLang must be importable; --gpu simulates the device).")] = False,
 ) -> None:
     """Lint SGLang launch configurations and report every finding at once."""
     from kdacheck import config, report
@@ -85,6 +86,7 @@ def lint(
     overrides = config.Overrides(
         select=tuple(_split(select) or ()) or None, ignore=tuple(_split(ignore) or ()),
         extend_select=tuple(_split(extend_select) or ()), gpu=gpu, sglang_version=sglang_version, model=model,
+        sglang=sglang,
     )
     threshold = failure_threshold.value if failure_threshold else None
     try:
@@ -96,6 +98,8 @@ def lint(
         raise fail(str(e)) from None
     ctx = report.RenderContext(session.version, show_resolved, run_docs if fmt == "json" else None)
     report.render(fmt, results, sys.stdout, ctx)
+    for note in session.notes:
+        typer.echo(f"kdacheck: {note}", err=True)
     raise typer.Exit(session.exit_code(threshold, exit_zero, run_failed))
 
 

@@ -251,6 +251,7 @@ class Options:
     rules: list[Rule] | None = None
     max_bytes: int = 10 * 1024 * 1024
     mem005_share: float = 0.10
+    sglang: bool = False  # --sglang: SGLang's own resolution as a self-check (kdacheck.sglang)
 
 
 @dataclass(frozen=True)
@@ -263,6 +264,7 @@ class Overrides:
     gpu: str | None = None
     sglang_version: str | None = None
     model: str | None = None
+    sglang: bool = False
 
 
 @functools.cache
@@ -293,7 +295,7 @@ def options(s: Settings, cli: Overrides) -> Options:
         list(s.ignore + cli.ignore) or None,
         list(s.extend_select + cli.extend_select) or None,
     )
-    opts = Options(version=version, model=model, gpu=profile, rules=rules)
+    opts = Options(version=version, model=model, gpu=profile, rules=rules, sglang=cli.sglang)
     if s.max_file_size is not None:
         opts.max_bytes = s.max_file_size
     if s.mem005_share is not None:

@@ -113,6 +113,17 @@ class _Suppressor:
                 result.notes.append(f"{self.path}:{n}: unused suppression: no {code} finding here")
 
 
+def _sglang_argv(cmd: LaunchCommand, opts: Options) -> list[str]:
+    """The launch's arguments as SGLang receives them; a local ``--model`` folder stands in for
+    the model path (SGLang runs offline here and reads only its config.json)."""
+    argv = [t.text for t in cmd.tokens]
+    if opts.model and os.path.isdir(opts.model):
+        for i, word in enumerate(argv[:-1]):
+            if word in ("--model-path", "--model"):
+                argv[i + 1] = opts.model
+    return argv
+
+
 def lint_command(cmd: LaunchCommand, opts: Options, model_cache: dict[tuple[str | None, str | None], tuple[Model | None, str]] | None = None) -> tuple[Resolved, list[Finding]]:
     parsed = argmod.parse(cmd, opts.version)
     mp = parsed.value("model_path")
@@ -124,6 +135,10 @@ def lint_command(cmd: LaunchCommand, opts: Options, model_cache: dict[tuple[str 
         if model_cache is not None:
             model_cache[key] = (model, note)
     cfg = resolve(parsed, cmd, model, note, opts.gpu, RuleOptions(mem005_share=opts.mem005_share))
+    if opts.sglang:
+        from kdacheck import sglang
+
+        cfg.sglang = sglang.run(_sglang_argv(cmd, opts), opts.gpu.name if opts.gpu else None)
     return cfg, rulemod.check(cfg, opts.rules)
 
 
@@ -309,6 +324,7 @@ class LintRun:
     def __init__(self, paths: list[str], cmd: str | None, overrides: config.Overrides) -> None:
         self.paths, self.cmd, self.overrides = paths, cmd, overrides
         self.results: list[FileResult] = []
+        self.notes: list[str] = []
         config.reset()
         top = config.for_folder(os.getcwd())
         if top.path is None and paths and paths[0] != "-":
@@ -316,6 +332,18 @@ class LintRun:
             top = config.for_folder(first)
         self.top = top
         self.version = config.options(top, overrides).version
+        if overrides.sglang:
+            from kdacheck import sglang
+
+            installed = sglang.importable(sys.executable)
+            if installed is None:
+                raise InputError(
+                    f"--sglang runs SGLang's own argument resolution, but SGLang is not importable by {sys.executable}: "
+                    "run kdacheck where SGLang is installed (the SGLang container image, a GPU node), "
+                    "or pip install sglang there"
+                )
+            self.notes.append(f"--sglang: SGLang {installed}'s own resolution, in a subprocess"
+                              + ("" if installed == self.version else f" (kdacheck's tables: {self.version})"))
 
     def lint(self) -> list[FileResult]:
         """Lint ``--cmd`` and every file found; raises ConfigError or InputError."""

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from kdacheck import sglang
 from kdacheck.gpus import gpu as gpu_profile
 from kdacheck.lint import Options, lint_text
 from kdacheck.resolve import Resolved
@@ -46,29 +47,50 @@ POST_RESOLUTION = {
     "SPEC013": "srt/mem_cache/kv_cache_configurator.py L3300 (state-cache sizing asserts D is set)",
 }
 
-# SGLang ServerArgs field → kdacheck's resolved name, for the fields both report.
-FIELDS = {
-    "speculative_num_steps": "steps",
-    "speculative_eagle_topk": "topk",
-    "speculative_num_draft_tokens": "draft_tokens",
-    "speculative_algorithm": "speculative_algorithm",
-    "tp_size": "tp_size",
-    "attn_dp_size": "attn_dp_size",
-    "page_size": "page_size",
-    "max_running_requests": "max_running_requests",
-    "attention_backend": "attention_backend",
-    "dp_size": "dp_size",
-    "linear_attn_decode_backend": "decode_backend",
-    "linear_attn_verify_backend": "verify_backend",
-    "mamba_radix_cache_strategy": "mamba_radix_cache_strategy",
-    "disable_radix_cache": "disable_radix_cache",
-    "disable_overlap_schedule": "disable_overlap_schedule",
-    "mamba_ssm_dtype": "ssm_dtype",
-}
+# SGLang's refusal (raising function, and a piece of its message when the function raises
+# several) → the kdacheck code that names that cause.
+CAUSES: tuple[tuple[str, str, str], ...] = (
+    ("prepare_server_args", "ambiguous option", "ARG002"),
+    ("prepare_server_args", "unrecognized arguments", "ARG001"),
+    ("prepare_server_args", "invalid", "ARG004"),
+    ("prepare_server_args", "expected", "ARG004"),
+    ("_handle_ngram", "", "SPEC006"),
+    ("_handle_eagle_family", "page_size > 1 is only supported", "SPEC004"),
+    ("_handle_eagle_family", "trtllm_mha backend only supports topk", "SPEC005"),
+    ("_handle_eagle_family", "standalone speculative decoding does not support dp", "SPEC006"),
+    ("_handle_eagle_family", "'>' not supported", "SPEC012"),
+    ("_handle_eagle_family", "", "SPEC001"),
+    ("handle_data_parallelism", "data-parallel replicas", "PAR002"),
+    ("handle_data_parallelism", "", "PAR001"),
+    ("check_pipeline_parallel_compat", "", "PAR003"),
+    ("_handle_uno", "", "SPEC014"),
+    ("_handle_dflash", "", "SPEC014"),
+    ("_handle_dspark", "gamma + 1", "SPEC009"),
+    ("_handle_dspark", "", "SPEC014"),
+    ("_init_adaptive_speculative_params", "", "SPEC007"),
+    ("handle_linear_attn_backend", "FlashKDA", "KDA010"),
+    ("handle_linear_attn_backend", "bfloat16", "KDA004"),
+    ("validate_hisparse", "linear speculation", "HSP007"),
+    ("validate_hisparse", "adaptive", "HSP007"),
+    ("validate_hisparse", "", "HSP006"),
+    ("validate_mamba_no_buffer", "", "RADIX002"),
+    ("handle_mamba_radix_cache", "", "RADIX003"),
+    ("_mla_kv_cache_dtype_checks", "", "ATTN001"),
+    ("_dsa_kv_cache_dtype_default", "", "ATTN002"),
+)
 
 
-# Fields SGLang resolves only for hybrid (linear-attention) models.
-HYBRID_FIELDS = ("linear_attn_decode_backend", "linear_attn_verify_backend", "mamba_ssm_dtype", "mamba_radix_cache_strategy")
+def cause_code(case: dict[str, Any]) -> str | None:
+    """The kdacheck code for SGLang's refusal of this case, when the table knows it."""
+    function = (case.get("raised_at") or {}).get("function") or ""
+    message = case.get("message") or ""
+    for fn, piece, code in CAUSES:
+        if function.startswith(fn) and piece in message:
+            return code
+    return None
+
+
+FIELDS, HYBRID_FIELDS, effective = sglang.FIELDS, sglang.HYBRID_FIELDS, sglang.effective
 
 
 @dataclass
@@ -80,26 +102,23 @@ class Comparison:
     field_total: Counter[str] = field(default_factory=Counter)
     field_equal: Counter[str] = field(default_factory=Counter)
     mismatches: list[dict[str, Any]] = field(default_factory=list)
+    cause_total: int = 0  # both refuse, SGLang's cause in CAUSES
+    cause_named: int = 0  # ... and kdacheck reports that code
+    cause_unmapped: Counter[str] = field(default_factory=Counter)  # both refuse, cause not in CAUSES
+    cause_missed: Counter[str] = field(default_factory=Counter)  # the cause code kdacheck did not report
 
     @property
     def verdict_agreement(self) -> float:
         agree = self.confusion[("refused", "error")] + self.confusion[("starts", "clean")]
         return agree / max(1, self.cases - self.post_resolution)
 
+    @property
+    def cause_agreement(self) -> float:
+        """Where both refuse: kdacheck names SGLang's cause (a cause outside CAUSES counts as missed)."""
+        return self.cause_named / max(1, self.cause_total + sum(self.cause_unmapped.values()))
+
     def field_agreement(self, name: str) -> float:
         return self.field_equal[name] / max(1, self.field_total[name])
-
-
-def effective(resolved: dict[str, Any], name: str) -> Any:
-    """A field as SGLang's kernels read it: an unset linear-attention decode backend falls back
-    to ``linear_attn_backend``, an unset verify backend is flashinfer after a flashinfer decode
-    backend and triton otherwise (0.5.23 ``layers/attention/linear/utils.py`` L90-99)."""
-    value = resolved.get(name)
-    if value is None and name == "linear_attn_decode_backend":
-        return resolved.get("linear_attn_backend")
-    if value is None and name == "linear_attn_verify_backend":
-        return "flashinfer" if effective(resolved, "linear_attn_decode_backend") == "flashinfer" else "triton"
-    return value
 
 
 def load(version: str) -> list[dict[str, Any]]:
@@ -133,6 +152,16 @@ def compare(version: str) -> Comparison:
             out.post_resolution += 1
             continue
         out.confusion[(case["verdict"], ours)] += 1
+        if case["verdict"] == "refused" and ours == "error":
+            code = cause_code(case)
+            if code is None:
+                out.cause_unmapped[f"{case.get('exception')} {(case.get('raised_at') or {}).get('function')}"] += 1
+            else:
+                out.cause_total += 1
+                if code in errors:
+                    out.cause_named += 1
+                else:
+                    out.cause_missed[code] += 1
         if (case["verdict"] == "refused") != (ours == "error"):
             out.mismatches.append({"id": case["id"], "argv": case["argv"], "model": case["model"], "gpu": case["gpu"],
                                    "sglang": case.get("exception"), "message": case.get("message", "")[:160],
@@ -147,8 +176,6 @@ def compare(version: str) -> Comparison:
                 if want is None and sg in HYBRID_FIELDS:
                     continue  # decided later from the model config (the SSM dtype)
                 out.field_total[sg] += 1
-                if sg == "speculative_algorithm" and isinstance(want, str):
-                    want = want.upper().replace("NEXTN", "EAGLE")
                 if want == got:
                     out.field_equal[sg] += 1
     return out

@@ -45,6 +45,8 @@ CASES: dict[str, tuple[str, str, str | None]] = {
 NOT_STATIC = {
     "KDA001": "every SGLang version sizes the scratch for the widest verify batch; `kdacheck run --buffer-steps` reproduces it (tests/test_run.py)",
     "KDA006": "a server without the speculative scratch (PD prefill) never runs verify",
+    "SGLANG001": "needs SGLang itself (lint --sglang): tests/test_sglang_selfcheck.py runs it against a stand-in",
+    "SGLANG002": "needs SGLang itself (lint --sglang): tests/test_sglang_selfcheck.py runs it against a stand-in",
 }
 
 

@@ -26,7 +26,7 @@ fi
 "$PIP" install --no-deps "${WHEEL:-sglang==$VER}"
 # Pure-Python (or CPU-only) dependencies that importing sglang.srt.server_args
 # and the resolution pipeline needs. The compiled CUDA packages (sgl_kernel,
-# flashinfer, deep_gemm, flash_mla, ...) are NOT installed: sim/stubs.py stubs them.
+# flashinfer, deep_gemm, flash_mla, ...) are NOT installed: kdacheck/sglang/stubs.py stubs them.
 "$PIP" install "transformers==$TRANSFORMERS" "tokenizers==$TOKENIZERS" \
   msgspec pydantic orjson uvloop fastapi requests huggingface_hub psutil pyzmq \
   packaging regex tqdm sentencepiece einops setproctitle pybase64 prometheus-client \

@@ -85,6 +85,7 @@ class Resolved:
     vals: dict[str, Val] = field(default_factory=dict)
     events: set[Event] = field(default_factory=set)
     options: RuleOptions = field(default_factory=RuleOptions)
+    sglang: dict[str, Any] | None = None  # lint --sglang: SGLang's own verdict (kdacheck.sglang.child)
 
     # -- reading (rules and later steps) --------------------------------------------------
     def __getitem__(self, name: str) -> Val:

@@ -1,3 +1,4 @@
+# mypy: ignore-errors
 """Import stubs for SGLang's compiled CUDA-only dependencies.
 
 `install()` puts a meta-path finder in front of sys.meta_path.  Any import of

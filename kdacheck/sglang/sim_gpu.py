@@ -1,3 +1,4 @@
+# mypy: ignore-errors
 """Simulated NVIDIA GPU for running SGLang's argument resolution on a CPU host.
 
 `install(profile)` must run BEFORE sglang is imported.  It answers the
