@@ -30,6 +30,8 @@ HISPARSE_SPECULATIVE_SWAP_IN = "0.5.22"
 DP_ATTENTION_REWRITE = "0.5.23"
 # model_hook: an explicit extra_buffer strategy on a model without mamba state is a ValueError.
 EXTRA_BUFFER_NEEDS_MAMBA = "0.5.21"
+# memory_hook: a defaulted decode CUDA-graph max batch is capped by --max-running-requests.
+DECODE_GRAPH_CAPPED_BY_REQUESTS = "0.5.22"
 # get_default_attn_backend: DFLASH without topk also picks trtllm_mha on SM100.
 DFLASH_TRTLLM_MHA_DEFAULT = "0.5.23"
 # kda_backend: the nv_cutedsl / flashinfer decode message says "SM100+".

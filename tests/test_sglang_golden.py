@@ -12,16 +12,57 @@ from tests.sglang_golden import GOLDEN, compare
 
 # version → (verdict agreement, {field: agreement}) floors, measured 2026-12-01
 FLOORS = {
-    "0.5.23": (0.984, {"speculative_num_steps": 1.0, "speculative_eagle_topk": 1.0, "speculative_num_draft_tokens": 0.994,
-                       "speculative_algorithm": 1.0, "tp_size": 1.0, "attn_dp_size": 1.0, "page_size": 0.988,
-                       "max_running_requests": 1.0, "attention_backend": 0.991, "dp_size": 1.0, "disable_radix_cache": 1.0,
-                       "linear_attn_decode_backend": 1.0, "linear_attn_verify_backend": 1.0,
-                       "mamba_radix_cache_strategy": 0.993, "disable_overlap_schedule": 1.0, "mamba_ssm_dtype": 1.0}),
-    "0.5.21": (0.972, {"speculative_num_steps": 1.0, "speculative_eagle_topk": 1.0, "speculative_num_draft_tokens": 0.991,
-                       "speculative_algorithm": 1.0, "tp_size": 1.0, "page_size": 0.966, "max_running_requests": 1.0,
-                       "attention_backend": 0.971, "dp_size": 1.0, "disable_radix_cache": 1.0,
-                       "linear_attn_decode_backend": 1.0, "linear_attn_verify_backend": 1.0,
-                       "mamba_radix_cache_strategy": 1.0, "disable_overlap_schedule": 1.0, "mamba_ssm_dtype": 1.0}),
+    "0.5.23": (
+        0.984,
+        {
+            "speculative_algorithm": 1.0,
+            "speculative_num_steps": 1.0,
+            "speculative_eagle_topk": 1.0,
+            "speculative_num_draft_tokens": 0.994,
+            "tp_size": 1.0,
+            "dp_size": 1.0,
+            "attn_dp_size": 1.0,
+            "page_size": 0.988,
+            "max_running_requests": 1.0,
+            "attention_backend": 0.991,
+            "disable_radix_cache": 1.0,
+            "mem_fraction_static": 0.988,
+            "chunked_prefill_size": 1.0,
+            "cuda_graph_config.decode.max_bs": 1.0,
+            "kv_cache_dtype": 0.997,
+            "disaggregation_mode": 1.0,
+            "linear_attn_decode_backend": 1.0,
+            "linear_attn_verify_backend": 1.0,
+            "mamba_radix_cache_strategy": 0.993,
+            "disable_overlap_schedule": 1.0,
+            "mamba_ssm_dtype": 1.0,
+        },
+    ),
+    "0.5.21": (
+        0.972,
+        {
+            "speculative_algorithm": 1.0,
+            "speculative_num_steps": 1.0,
+            "speculative_eagle_topk": 1.0,
+            "speculative_num_draft_tokens": 0.991,
+            "tp_size": 1.0,
+            "dp_size": 1.0,
+            "page_size": 0.966,
+            "max_running_requests": 1.0,
+            "attention_backend": 0.971,
+            "disable_radix_cache": 1.0,
+            "mem_fraction_static": 0.963,
+            "chunked_prefill_size": 1.0,
+            "cuda_graph_config.decode.max_bs": 1.0,
+            "kv_cache_dtype": 0.994,
+            "disaggregation_mode": 1.0,
+            "linear_attn_decode_backend": 1.0,
+            "linear_attn_verify_backend": 1.0,
+            "mamba_radix_cache_strategy": 1.0,
+            "disable_overlap_schedule": 1.0,
+            "mamba_ssm_dtype": 1.0,
+        },
+    ),
 }
 
 
@@ -56,6 +97,8 @@ def test_a_refusal_sglang_raises_is_an_error_here() -> None:
         _cfg, errors = lint_case({**base, "argv": argv, "model": argv[1]})
         assert code in errors, (argv, errors)
     # --dp-size N --enable-dp-attention is attention DP N with one replica: no PAR002
-    cfg, errors = lint_case({**base, "argv": ["--model-path", "kimi-linear-48b", "--tp-size", "4", "--dp-size", "2", "--enable-dp-attention"]})
+    cfg, errors = lint_case(
+        {**base, "argv": ["--model-path", "kimi-linear-48b", "--tp-size", "4", "--dp-size", "2", "--enable-dp-attention"]}
+    )
     assert "PAR002" not in errors and cfg is not None
     assert (cfg.v("attn_dp_size"), cfg.v("dp_size")) == (2, 1)

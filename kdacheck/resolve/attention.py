@@ -69,6 +69,12 @@ def backends(r: Resolved) -> None:
     unset = r.v("attention_backend") is None and dec is None and pre is None
     # The model overrides, which overwrite an explicit --page-size.
     if m is not None and m.family is Family.DSA:
+        kv = r.v("kv_cache_dtype")
+        if kv == "auto" and gpu is not None:
+            r.put("kv_cache_dtype", "fp8_e4m3" if gpu.sm >= 100 else "bfloat16",
+                  f"DSA model on SM{gpu.sm}: auto KV cache (overrides.py _dsa_kv_cache_dtype_default)", "gpu")
+        elif kv == "bf16":
+            r.put("kv_cache_dtype", "bfloat16", "bf16 is bfloat16 (overrides.py _dsa_kv_cache_dtype_default)", loc=r.place("kv_cache_dtype"))
         if unset:
             r.put("attention_backend", "dsa", "DSA model: the dsa attention backend (model_overrides/deepseek_v2.py L102)", "model")
         r.put("page_size", 64 * m.index_kpool, f"DSA model: page size 64 · index_kpool {m.index_kpool}, whatever --page-size says "

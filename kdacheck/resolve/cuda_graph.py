@@ -1,7 +1,7 @@
 """Decode CUDA graphs and the verify row map.
 
 Mirrors 0.5.23 ``srt/arg_groups/memory_hook.py`` ``handle_gpu_memory_settings`` (the decode
-graph's max batch by GPU memory and TP), ``srt/utils/common.py`` (``require_mlp_sync``,
+graph's max batch by GPU memory and TP; capped by ``--max-running-requests`` from 0.5.22), ``srt/utils/common.py`` (``require_mlp_sync``,
 ``require_mlp_tp_gather``, ``require_attn_tp_gather``, ``get_eager_max_batch_size``) and the
 CUDA-graph runner's ``get_batch_sizes_to_capture``: the verify row map is ``arange(R)`` then
 ``P − R`` copies of ``R``, and the largest captured batch is ``ceil_align(R, g)`` when the
@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from kdacheck import versions
 from kdacheck.resolve.core import Resolved, ceil_align, step
 
 
@@ -72,7 +73,7 @@ def graphs(r: Resolved) -> None:
         cap = default_capacity(r.gpu.memory_mib, tp)[1]
         why = f"SGLang's default for a {r.gpu.memory_mib} MiB GPU at tp {tp}"
     mrr = r.user("max_running_requests")
-    if mrr is not None and cap > int(mrr):
+    if mrr is not None and cap > int(mrr) and r.at_least(versions.DECODE_GRAPH_CAPPED_BY_REQUESTS):
         cap, why = int(mrr), f"{why}, capped by --max-running-requests"
     r.put("decode_graph_max_bs", cap, why, "assumed" if r.gpu is None else "gpu")
 

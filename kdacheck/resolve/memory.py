@@ -16,61 +16,105 @@ import math
 from typing import Any
 
 from kdacheck import versions
+from kdacheck.models import Family
 from kdacheck.resolve import mempool
 from kdacheck.resolve.core import Resolved, step
 from kdacheck.resolve.cuda_graph import default_capacity
 
 
-def default_mem_fraction_static(
-    gpu_mib: int, tp: int, pp: int, chunked_prefill: int | None, decode_max_bs: int | None,
-    user_mrr: int | None, attn_dp: int,
-) -> tuple[float, str]:
-    """SGLang's default ``--mem-fraction-static`` (0.5.23 memory_hook.py L281-342; 0.5.19 L240-264).
+def prefill_graph_sizes(max_bs: int) -> int:
+    """How many prefill CUDA graphs SGLang captures up to ``max_bs`` tokens
+    (0.5.23 ``cuda_graph_hook.py`` L480 ``generate_prefill_cuda_graph_batch_sizes``)."""
+    sizes = [*range(4, 33, 4), *range(48, 257, 16), *range(288, 513, 32), *range(576, 1025, 64), *range(1280, 4097, 256)]
+    return sum(1 for x in sizes if x <= max_bs) + (len(range(4608, max_bs + 1, 512)) if max_bs >= 4608 else 0)
 
-    reserved (MiB) = 512 + max(chunked_prefill, 2048) · 1.5 + tp · pp / 8 · 1024
-                     + decode max batch · 2 (+ DP-attention padding), at least 10 GiB above 60 GiB;
-    mem_fraction_static = round((gpu − reserved) / gpu, 3).
+
+def prefill_graphs_off(r: Resolved) -> str | None:
+    """Why SGLang captures no prefill CUDA graph, or None when it does (0.5.23
+    ``cuda_graph_hook.py`` ``apply_cuda_graph_disaggregation_roles``, L183
+    ``_disable_breakable_cudagraph_if_incompatible``)."""
+    m = r.model
+    if r.user("disable_cuda_graph") or r.user("disable_prefill_cuda_graph"):
+        return "prefill CUDA graphs disabled"
+    if r.v("disaggregation_mode") == "decode":
+        return "a PD decode server"
+    if m is not None and m.family is Family.KDA:
+        return "KDA hybrid linear attention"
+    if (r.user("attn_cp_size") or 1) > 1 or (r.user("dcp_size") or 1) > 1:
+        return "context parallelism"
+    if r.user("enable_two_batch_overlap"):
+        return "two-batch overlap"
+    if (r.user("moe_a2a_backend") or "none") not in ("none", "deepep", "megamoe", "flashinfer"):
+        return "an unvalidated a2a backend"
+    return None
+
+
+def default_mem_fraction_static(r: Resolved, gpu_mib: int) -> tuple[float, str]:
+    """SGLang's default ``--mem-fraction-static`` (0.5.23 memory_hook.py L281-404; 0.5.19 L240-264).
+
+    reserved (MiB) = 512 + activation tokens · 1.5 + tp · pp / 8 · 1024 + graph reserve,
+    at least 10 GiB above 60 GiB; activation tokens = max(chunked_prefill, 2048), on a PD decode
+    server max((max running requests or decode max batch) · (D or 1), 2048) as given; graph
+    reserve = decode max batch · 2 (decode graphs on, not a PD prefill server; + attention-DP
+    padding) + prefill graphs · 8 (MHA) or 1.5 GiB (MLA) when prefill graphs are captured;
+    mem_fraction_static = round((gpu − reserved) / gpu, 3). The DeepEP reserves are not counted.
     """
-    chunk_default, bs_default = default_capacity(gpu_mib, tp)
-    chunk = chunked_prefill if chunked_prefill is not None else chunk_default
-    max_bs = decode_max_bs
-    if max_bs is None:
-        max_bs = bs_default
-        if user_mrr is not None and max_bs > user_mrr:
-            max_bs = user_mrr
-    activation = max(chunk, 2048) if chunk > 0 else 2048
-    reserved = 512 + activation * 1.5 + tp * pp / 8 * 1024 + max_bs * 2
-    if attn_dp > 1:
-        reserved += max_bs * attn_dp * 3 + (max_bs * attn_dp * 1.5 if max_bs > 300 else 0)
+    tp = int(r.v("tp_size") or 1)
+    pp = max(1, int(r.v("pp_size") or 1))
+    attn_dp = int(r.v("attn_dp_size") or 1) if r.v("dp_attention") else 1
+    chunk_default, _ = default_capacity(gpu_mib, tp)
+    chunk = r.user("chunked_prefill_size")
+    chunk = chunk if isinstance(chunk, int) else chunk_default
+    max_bs = r.v("decode_graph_max_bs")
+    mode = r.v("disaggregation_mode")
+    if mode == "decode":
+        D = r.user("speculative_num_draft_tokens") or 1
+        activation = max((r.user("max_running_requests") or max_bs or 1) * D, 2048)
+    else:
+        activation = max(chunk, 2048) if chunk > 0 else max(r.user("max_prefill_tokens") or 16384, 2048)
+    reserved = 512 + activation * 1.5 + tp * pp / 8 * 1024
+    graphs = 0.0
+    if max_bs is not None and mode != "prefill":
+        graphs += max_bs * 2
+    if attn_dp > 1 and mode != "prefill" and max_bs is not None:
+        graphs += max_bs * attn_dp * 3 + (max_bs * attn_dp * 1.5 if max_bs > 300 else 0)
+    off = prefill_graphs_off(r)
+    if off is None:
+        mla = r.model is not None and r.model.mla
+        given = r.user("cuda_graph_max_bs_prefill")
+        graphs += 1.5 * 1024 if mla else prefill_graph_sizes(given if isinstance(given, int) else chunk) * 8
+    reserved += graphs
     if gpu_mib > 60 * 1024:
         reserved = max(reserved, 10 * 1024)
     mfs = round((gpu_mib - reserved) / gpu_mib, 3)
     why = (
         f"SGLang's default for a {gpu_mib} MiB GPU: (memory − {reserved:.0f} MiB reserved) / memory "
-        f"(chunked prefill {chunk}, decode graph max batch {max_bs}; approximate: prefill-graph "
-        "and DeepEP reserves not counted)"
+        f"(activations {activation} tokens, CUDA graphs {graphs:.0f} MiB"
+        + (f"; no prefill graphs: {off}" if off else "") + "; DeepEP reserves not counted)"
     )
     return mfs, why
 
 
 @step(
     "static memory fraction",
-    mirrors="0.5.23 srt/arg_groups/memory_hook.py handle_gpu_memory_settings (mem_fraction_static)",
-    sets=("mem_fraction_static", "mamba_full_memory_ratio", "max_mamba_cache_size"),
+    mirrors="0.5.23 srt/arg_groups/memory_hook.py handle_gpu_memory_settings (chunked_prefill_size, mem_fraction_static); "
+            "parallel_hook.py handle_data_parallelism (chunked prefill // attention DP)",
+    sets=("mem_fraction_static", "mamba_full_memory_ratio", "max_mamba_cache_size", "chunked_prefill_size"),
 )
 def static_fraction(r: Resolved) -> None:
     mfs_val = r.flag("mem_fraction_static")
     r.flag("mamba_full_memory_ratio")
     r.flag("max_mamba_cache_size")
-    if r.model is None or r.gpu is None or mfs_val.value is not None:
-        return
-    tp = int(r.v("tp_size") or 1)
-    pp = max(1, int(r.v("pp_size") or 1))
+    chunk = r.flag("chunked_prefill_size")
+    if chunk.value is None and r.gpu is not None:
+        chunk = r.put("chunked_prefill_size", default_capacity(r.gpu.memory_mib, int(r.v("tp_size") or 1))[0],
+                      f"SGLang's default for a {r.gpu.memory_mib} MiB GPU", "gpu")
     adp = int(r.v("attn_dp_size") or 1)
-    mfs, why = default_mem_fraction_static(
-        r.gpu.memory_mib, tp, pp, r.user("chunked_prefill_size"), r.user("cuda_graph_max_bs_decode"),
-        r.user("max_running_requests"), adp if r.v("dp_attention") else 1,
-    )
+    if isinstance(chunk.value, int) and chunk.value > 0 and r.v("dp_attention") and adp > 1:
+        r.put("chunked_prefill_size", chunk.value // adp, f"{chunk.value} // attention DP {adp} (handle_data_parallelism)", loc=chunk.loc)
+    if r.gpu is None or mfs_val.value is not None:
+        return
+    mfs, why = default_mem_fraction_static(r, r.gpu.memory_mib)
     r.put("mem_fraction_static", mfs, why, "assumed")
 
 

@@ -42,6 +42,11 @@ FIELDS = {
     "disable_radix_cache": "disable_radix_cache",
     "disable_overlap_schedule": "disable_overlap_schedule",
     "mamba_ssm_dtype": "ssm_dtype",
+    "mem_fraction_static": "mem_fraction_static",
+    "chunked_prefill_size": "chunked_prefill_size",
+    "cuda_graph_config.decode.max_bs": "decode_graph_max_bs",
+    "kv_cache_dtype": "kv_cache_dtype",
+    "disaggregation_mode": "disaggregation_mode",
 }
 # Fields SGLang resolves only for hybrid (linear-attention) models.
 HYBRID_FIELDS = ("linear_attn_decode_backend", "linear_attn_verify_backend", "mamba_ssm_dtype", "mamba_radix_cache_strategy")
