@@ -48,11 +48,28 @@ def test_show_resolved_worked_figure() -> None:
     assert "2,055,208,960" in r.output
     data = json.loads(invoke("lint", "--cmd", cmd, "--output-format", "json").output)
     values = data["files"][0]["commands"][0]["values"]
-    assert values["R"]["value"] == 48 and values["R"]["origin"] == "derived"
-    assert values["max_running_requests"]["why"] == "SGLang default under speculative decoding"
-    assert values["draft_tokens"]["value"] == 4 and values["draft_tokens"]["origin"] == "user"
-    assert values["draft_tokens"]["location"] == {"path": "<cmd>", "line": 1, "column": cmd.index("--speculative-num-draft-tokens") + 1}
-    assert values["intermediate_ssm_bytes"]["value"] == 2_055_208_960
+    assert values["kdacheck.R"]["value"] == 48 and values["kdacheck.R"]["origin"] == "derived"
+    assert values["sglang.max_running_requests"]["why"] == "SGLang default under speculative decoding"
+    draft = values["sglang.speculative_num_draft_tokens"]
+    assert draft["value"] == 4 and draft["origin"] == "user"
+    assert draft["location"] == {"path": "<cmd>", "line": 1, "column": cmd.index("--speculative-num-draft-tokens") + 1}
+    assert values["input.speculative_num_draft_tokens"]["value"] == 4
+    assert values["kdacheck.intermediate_ssm_bytes"]["value"] == 2_055_208_960
+    assert values["kdacheck.intermediate_ssm_bytes"]["unit"] == "bytes"
+
+
+def test_resolved_view_has_sglang_names() -> None:
+    """The three layers: SGLang's resolved fields under its own names (issue: DSA on H200, Kimi)."""
+    def values(cmd: str) -> dict:
+        doc = json.loads(invoke("lint", "--cmd", cmd, "--gpu", "h200", "--show-resolved", "--output-format", "json").output)
+        return doc["files"][0]["commands"][0]["values"]
+
+    dsa = values("python -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3.2 --tp-size 8 --speculative-algorithm EAGLE")
+    assert dsa["sglang.attention_backend"]["value"] == "dsa" and dsa["sglang.page_size"]["value"] == 64
+    kimi = values("python -m sglang.launch_server --model-path moonshotai/Kimi-Linear-48B-A3B-Instruct --tp-size 4 --speculative-algorithm EAGLE")
+    assert kimi["sglang.linear_attn_verify_backend"]["value"] == "nv_cutedsl"
+    assert kimi["kdacheck.mem_rest_gib"]["origin"] == "estimate"
+    assert all(not str(v["value"]).startswith(("RowMapParams(", "MemSolve(")) for v in kimi.values())
 
 
 def test_stdin() -> None:

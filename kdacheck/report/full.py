@@ -52,17 +52,22 @@ def headline(cfg: Resolved) -> str:
 
 
 def resolved_rows(cfg: Resolved) -> list[tuple[str, str, str, str]]:
-    """``--show-resolved``: every value, what it resolved to, its origin and why."""
+    """``--show-resolved``: every value in its layer (``sglang.``, ``input.``, ``kdacheck.``),
+    grouped (parallelism, speculative, backends, scratch, memory, row map, HiSparse), with units."""
+    from kdacheck.report.values import GROUPS, layers, shown, unit_of
+
     rows = [("sglang_version", cfg.version, "option", "target version")]
     rows.append(("model", cfg.model.name if cfg.model else "?", "model", cfg.model_note))
     if cfg.gpu:
         rows.append(("gpu", f"{cfg.gpu.name} (SM{cfg.gpu.sm}, {cfg.gpu.memory_mib:,} MiB)", "gpu", cfg.gpu.source))
-    for name, val in cfg.vals.items():
-        if val.value is None and val.origin == "default":
+    entries = layers(cfg)
+    for group in GROUPS:
+        members = [(k, e) for k, e in entries.items() if e[0] == group and not (e[1] is None and e[2] == "default")]
+        if not members:
             continue
-        v = val.value
-        shown = f"{v:,}" if isinstance(v, int) and not isinstance(v, bool) and abs(v) >= 10_000 else str(v)
-        rows.append((name, shown, val.origin, val.why))
+        rows.append((f"[{group}]", "", "", ""))
+        for key, (_g, value, origin, why, _val) in members:
+            rows.append((key, shown(value, unit_of(key.rsplit(".", 1)[-1])), origin, why))
     return rows
 
 

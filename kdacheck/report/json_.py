@@ -9,9 +9,10 @@ from kdacheck import __version__
 from kdacheck.findings import Finding, Location
 from kdacheck.lint import FileResult
 from kdacheck.report import RenderContext, summary
+from kdacheck.report.values import layers, unit_of
 from kdacheck.resolve import Resolved
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 
 def location(loc: Location | None) -> dict[str, Any] | None:
@@ -30,18 +31,6 @@ def finding(f: Finding) -> dict[str, Any]:
     }
 
 
-def _plain(value: Any) -> Any:
-    if isinstance(value, (str, int, float, bool)) or value is None:
-        return value
-    if hasattr(value, "_asdict"):  # a NamedTuple record (RowMapParams)
-        return _plain(value._asdict())
-    if isinstance(value, (list, tuple)):
-        return [_plain(v) for v in value]
-    if isinstance(value, dict):
-        return {str(k): _plain(v) for k, v in value.items()}
-    return str(value)
-
-
 def resolved(cfg: Resolved) -> dict[str, Any]:
     return {
         "command": cfg.cmd.name,
@@ -51,8 +40,9 @@ def resolved(cfg: Resolved) -> dict[str, Any]:
         "model_source": cfg.model_note,
         "gpu": cfg.gpu.name if cfg.gpu else None,
         "values": {
-            name: {"value": _plain(v.value), "origin": v.origin, "why": v.why, "location": location(v.loc)}
-            for name, v in cfg.vals.items()
+            key: {"value": value, "origin": origin, "why": why, "location": location(val.loc) if val else None,
+                  "group": group, "unit": unit_of(key.rsplit(".", 1)[-1])}
+            for key, (group, value, origin, why, val) in layers(cfg).items()
         },
     }
 
