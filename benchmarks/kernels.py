@@ -385,20 +385,8 @@ def bench_gather(size: GatherSize, device: Any, timer: Timer, floor_gbs: float |
     }  # fmt: skip
     if device.type == "cuda":
         harness.check_memory(case, device)
-    gen = torch.Generator().manual_seed(seed)
-    seq = torch.randint(max(1, S // 2), S + 1, (B,), generator=gen)
-    toks = harness._make_selection(case, seq.tolist(), gen)
+    seq, toks, free, dslot, gen = harness.gather_inputs(case, seed)  # the harness's own inputs
     n_dev = 2 * B * n_sel
-    perm = torch.randperm(n_dev, generator=gen)
-    free = perm[: B * n_sel].view(B, n_sel).to(torch.int32)
-    spare = perm[B * n_sel :]
-    dslot = torch.full((B, S), -1, dtype=torch.int32)
-    used = 0
-    for i in range(B):
-        u = torch.unique(toks[i][toks[i] >= 0].long())
-        r = u[torch.rand(u.numel(), generator=gen) < size.hit]
-        dslot[i, r] = spare[used : used + r.numel()].to(torch.int32)
-        used += r.numel()
     hloc = torch.randperm(B * S, generator=gen).view(B, S)
     t_toks, t_seq = toks.to(device), seq.to(torch.int32).to(device)
     t_dslot, t_hloc, t_free = dslot.to(device), hloc.to(device), free.to(device)

@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 from typing import IO, Any
 
 from kdacheck.findings import InputError
-from kdacheck.models import PRESETS, Model
+from kdacheck.kernels.cases import GatherCase, VerifyCase, bytes_needed
+from kdacheck.models import PRESETS, Family, Model
 from kdacheck.resolve import Resolved
 
 DEFAULT_MODEL = "moonshotai/Kimi-Linear-48B-A3B-Instruct"
@@ -27,12 +28,15 @@ LIMITS = {"steps": (1, 64), "topk": (1, 64), "draft_tokens": (1, 1024), "batch":
 
 @dataclass
 class Case:
-    """One kernel launch to make: the harness case's fields, and why."""
+    """One kernel launch to make (a typed case of ``kdacheck.kernels.cases``), and why."""
 
-    kernel: str  # "verify" or "gather"
-    fields: dict[str, Any]
+    spec: VerifyCase | GatherCase
     label: str
     notes: list[str] = field(default_factory=list)
+
+    @property
+    def kernel(self) -> str:
+        return "verify" if isinstance(self.spec, VerifyCase) else "gather"
 
 
 @dataclass
@@ -57,7 +61,7 @@ def default_draft_tokens(steps: int, topk: int) -> int:
     return steps + 1 if topk == 1 else steps * topk + 1
 
 
-def _verify_case(model: Model, tp: int, n: int, t: int, t_alloc: int, ssm_dtype: str, topk: int, on_cpu: bool, notes: list[str], *, n_scratch: int | None = None, row_map: list[int] | None = None, flashinfer: bool = False) -> dict[str, Any]:
+def _verify_case(model: Model, tp: int, n: int, t: int, t_alloc: int, ssm_dtype: str, topk: int, on_cpu: bool, notes: list[str], *, n_scratch: int | None = None, row_map: list[int] | None = None, flashinfer: bool = False) -> VerifyCase:
     hv = max(1, model.linear_v_heads // tp)
     h = max(1, model.linear_k_heads // tp)
     block_v = None
@@ -68,16 +72,15 @@ def _verify_case(model: Model, tp: int, n: int, t: int, t_alloc: int, ssm_dtype:
             notes.append(f"interpreter: {new_hv} of the {hv} value heads per rank (heads are independent; the buffers' step and row dimensions are as configured)")
             hv, h = new_hv, max(1, new_hv // group)
         block_v = model.linear_v_dim  # one program per (request, head): fastest in the interpreter
-    return {
-        "N": n, "T": t, "T_alloc": t_alloc, "N_scratch": n_scratch, "H": h, "HV": hv,
-        "Kd": model.linear_k_dim, "Vd": model.linear_v_dim, "state_dtype": ssm_dtype if ssm_dtype in ("float32", "bfloat16") else "float32",
-        "input_dtype": "bfloat16", "tree": topk > 1, "K": topk, "row_map": row_map, "flashinfer_compat": flashinfer,
-        "block_v": block_v,
-    }  # fmt: skip
+    return VerifyCase(
+        N=n, T=t, T_alloc=t_alloc, N_scratch=n_scratch, H=h, HV=hv, Kd=model.linear_k_dim, Vd=model.linear_v_dim,
+        state_dtype=ssm_dtype if ssm_dtype in ("float32", "bfloat16") else "float32", input_dtype="bfloat16",
+        tree=topk > 1, K=topk, row_map=row_map, flashinfer_compat=flashinfer, block_v=block_v,
+    )
 
 
-def _gather_case(b: int, d: int, top_k: int, capacity: int | None, emulate: bool = True) -> dict[str, Any]:
-    return {"B": b, "D": d, "top_k": top_k, "max_seq": max(4 * top_k * max(d, 1), 8192), "plan_capacity": capacity, "emulate_sglang_limits": emulate}
+def _gather_case(b: int, d: int, top_k: int, capacity: int | None, emulate: bool = True) -> GatherCase:
+    return GatherCase(B=b, D=d, top_k=top_k, max_seq=max(4 * top_k * max(d, 1), 8192), plan_capacity=capacity, emulate_sglang_limits=emulate)
 
 
 def plan_from_options(steps: int, topk: int, draft_tokens: int | None, batch: int | None, model_name: str | None, tp: int, buffer_steps: int | None, plan_capacity: int | None, on_cpu: bool) -> Plan:
@@ -96,12 +99,12 @@ def plan_from_options(steps: int, topk: int, draft_tokens: int | None, batch: in
     cases: list[Case] = []
     geom = model if model.hybrid else PRESETS[DEFAULT_MODEL]
     label = "KDA verify" if model.hybrid else f"KDA verify (self-check with {DEFAULT_MODEL}: {model.name} has no linear attention)"
-    cases.append(Case("verify", _verify_case(geom, tp, n, d, buffer_steps or d, "float32", topk, on_cpu, notes), label))
-    if model.family == "dsa":
+    cases.append(Case(_verify_case(geom, tp, n, d, buffer_steps or d, "float32", topk, on_cpu, notes), label))
+    if model.family is Family.DSA:
         top_k = model.index_topk or 2048
-        cases.append(Case("gather", _gather_case(batch or 1, d, top_k, plan_capacity), "HiSparse speculative gather"))
+        cases.append(Case(_gather_case(batch or 1, d, top_k, plan_capacity), "HiSparse speculative gather"))
     else:
-        cases.append(Case("gather", _gather_case(batch or 1, 2, 1024, plan_capacity), "HiSparse speculative gather (self-check: not a HiSparse configuration)"))
+        cases.append(Case(_gather_case(batch or 1, 2, 1024, plan_capacity), "HiSparse speculative gather (self-check: not a HiSparse configuration)"))
     return Plan(f"--steps {steps} --topk {topk}", cases, notes)
 
 
@@ -141,19 +144,19 @@ def plan_from_resolved(cfg: Resolved, batch: int | None, buffer_steps: int | Non
         rows = sglang_row_map(r, p, b_max)
         if rows != list(range(b_max)):
             notes.append(f"FlashInfer verify: the largest batch ({b_max}) with SGLang's row map (R = {r}, map length {p})")
-            cases.append(Case("verify", _verify_case(geom, tp, b_max, d, t_alloc, cfg.v("ssm_dtype"), topk, on_cpu, notes, n_scratch=r + 1, row_map=rows, flashinfer=True), "KDA verify (FlashInfer-compatible)"))
+            cases.append(Case(_verify_case(geom, tp, b_max, d, t_alloc, cfg.v("ssm_dtype"), topk, on_cpu, notes, n_scratch=r + 1, row_map=rows, flashinfer=True), "KDA verify (FlashInfer-compatible)"))
     if not cases:
         n = batch or (CPU_BATCH if on_cpu else r)
         label = "KDA verify" + (" (FlashInfer-compatible)" if fi and topk == 1 else "")
         if not model.hybrid:
             label = f"KDA verify (self-check with {DEFAULT_MODEL}: {model.name} has no linear attention)"
-        cases.append(Case("verify", _verify_case(geom, tp, n, d, t_alloc, cfg.v("ssm_dtype"), topk, on_cpu, notes, flashinfer=fi and topk == 1), label))
+        cases.append(Case(_verify_case(geom, tp, n, d, t_alloc, cfg.v("ssm_dtype"), topk, on_cpu, notes, flashinfer=fi and topk == 1), label))
     if cfg.v("enable_hisparse"):
         top_k = cfg.v("hisparse_top_k") or 2048
         cap = plan_capacity or cfg.v("plan_capacity")
-        cases.append(Case("gather", _gather_case(batch or 1, d, top_k, cap), "HiSparse speculative gather"))
+        cases.append(Case(_gather_case(batch or 1, d, top_k, cap), "HiSparse speculative gather"))
     else:
-        cases.append(Case("gather", _gather_case(1, 2, 1024, plan_capacity), "HiSparse speculative gather (self-check: not a HiSparse configuration)"))
+        cases.append(Case(_gather_case(1, 2, 1024, plan_capacity), "HiSparse speculative gather (self-check: not a HiSparse configuration)"))
     return Plan(name, cases, notes)
 
 
@@ -190,8 +193,8 @@ def run_plan(plan: Plan, device: str, free_bytes: int | None = None) -> list[tup
         raise InputError(f'kdacheck run needs torch and triton ({e}): pip install "kdacheck[run]"') from None
     results = []
     for case in plan.cases:
-        hcase = harness.VerifyCase(**case.fields) if case.kernel == "verify" else harness.GatherCase(**case.fields)
-        needed = harness.bytes_needed(hcase)
+        hcase = case.spec
+        needed = bytes_needed(hcase)
         if device == "cuda" or free_bytes is not None:
             try:
                 harness.check_memory(hcase, device, free_bytes=free_bytes)

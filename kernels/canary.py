@@ -13,6 +13,8 @@ from typing import Any
 
 import torch
 
+from .cases import CANARY_MARGIN
+
 # Poison bit patterns, per dtype (NaN payloads for floats, so a stray read shows up too).
 _BITS_DTYPE: dict[torch.dtype, torch.dtype] = {
     torch.float64: torch.int64,
@@ -36,7 +38,7 @@ _POISON: dict[torch.dtype, int] = {
     torch.uint8: 0xA5,
     torch.int8: 0x5A,
 }
-DEFAULT_MARGIN = 256  # elements on each side (keeps 16-byte alignment for every dtype above)
+DEFAULT_MARGIN = CANARY_MARGIN  # elements on each side (keeps 16-byte alignment for every dtype above)
 
 
 @dataclass

@@ -31,6 +31,7 @@ from typing import Any
 import torch
 
 from . import canary as cn
+from .cases import DTYPE_SIZES, GatherCase, VerifyCase, bytes_needed
 
 WALL_CLOCK = "wall clock (interpreter)"
 DO_BENCH = "triton.testing.do_bench (median)"
@@ -49,65 +50,6 @@ class InsufficientMemoryError(RuntimeError):
             f"({free / 2**30:.3f} GiB) are free on the device; kdacheck run keeps a "
             f"{margin:.0%} margin, so at most {int(free * (1 - margin))} bytes may be used."
         )
-
-
-@dataclass
-class VerifyCase:
-    """One KDA verify launch. ``K`` > 1 with ``tree`` builds random valid parents (each node
-    has at most ``K`` children). ``n_padding``: the last requests are padding rows
-    (``cache_indices == -1``). ``row_map``: explicit scratch rows (default ``arange(N)``)."""
-
-    N: int = 4
-    T: int = 4
-    T_alloc: int = 4
-    N_scratch: int | None = None  # default N + 1 (row N absorbs padding, as in SGLang)
-    H: int = 2
-    HV: int = 4
-    Kd: int = 32
-    Vd: int = 32
-    pool_size: int | None = None  # default N + 2
-    state_dtype: str = "float32"
-    input_dtype: str = "bfloat16"
-    tree: bool = False
-    K: int = 1
-    row_map: list[int] | None = None
-    flashinfer_compat: bool = False
-    n_padding: int = 0
-    seed: int | None = None
-    max_ref_requests: int = 8
-    block_v: int | None = None
-
-    @property
-    def n_scratch(self) -> int:
-        return self.N_scratch if self.N_scratch is not None else self.N + 1
-
-    @property
-    def pool(self) -> int:
-        return self.pool_size if self.pool_size is not None else self.N + 2
-
-
-@dataclass
-class GatherCase:
-    """One HiSparse speculative gather. ``hit_rate``: share of selected unique tokens already
-    resident; ``dup_rate``: share of each later step's picks repeating earlier steps' tokens;
-    ``pad_rate``: share of selections that are ``-1`` pads; ``plan_capacity``: columns of
-    miss_src/miss_dst (default ``D * top_k``)."""
-
-    B: int = 2
-    D: int = 2
-    top_k: int = 1024
-    max_seq: int = 4096
-    item_bytes: int = 656
-    hit_rate: float = 0.5
-    dup_rate: float = 0.3
-    pad_rate: float = 0.02
-    plan_capacity: int | None = None
-    emulate_sglang_limits: bool = True
-    seed: int | None = None
-
-    @property
-    def capacity(self) -> int:
-        return self.plan_capacity if self.plan_capacity is not None else self.D * self.top_k
 
 
 @dataclass
@@ -131,46 +73,6 @@ class CaseResult:
 
 
 # ----------------------------------------------------------------------------- memory
-
-
-def _esize(dtype: torch.dtype) -> int:
-    return torch.empty((), dtype=dtype).element_size()
-
-
-def _verify_bytes(case: VerifyCase) -> int:
-    s_in = _esize(_DTYPES[case.input_dtype])
-    s_st = _esize(_DTYPES[case.state_dtype])
-    NT, HV, Kd, Vd = case.N * case.T, case.HV, case.Kd, case.Vd
-    m = 2 * cn.DEFAULT_MARGIN
-    inputs = NT * (2 * case.H * Kd + HV * Vd + HV * Kd + HV) * s_in + HV * (1 + Kd) * 4
-    index = case.N * 4 * (2 + (case.T if case.tree else 0))
-    pool = case.pool * HV * Vd * Kd * s_st
-    scratch = (case.n_scratch * case.T_alloc * HV * Vd * Kd + m) * s_st
-    out = (NT * HV * Vd + m) * 4
-    # reference copies (CPU): pool snapshot, scratch clone, float64 output and float64 inputs
-    ref = pool + 2 * scratch + NT * HV * Vd * 8 + inputs * 8 // max(s_in, 1)
-    # canary temporaries: boolean comparisons over the scratch and the output
-    ref += case.n_scratch * case.T_alloc * HV * Vd * Kd + NT * HV * Vd
-    return inputs + index + pool + scratch + out + ref
-
-
-def _gather_bytes(case: GatherCase) -> int:
-    B, n_sel, cap = case.B, case.D * case.top_k, case.capacity
-    m = 2 * cn.DEFAULT_MARGIN
-    n_dev = 2 * B * n_sel
-    n_host = B * case.max_seq
-    tables = B * case.max_seq * (4 + 8 + 4)  # device_slot, host_loc, marker workspace
-    meta = B * n_sel * 4 * 3 + B * 8 + (B * cap + m) * (8 + 4) + (B + m) * 4 + B * n_sel * 4
-    caches = n_host * case.item_bytes + (n_dev * case.item_bytes + m)
-    ref = n_host * case.item_bytes + 2 * n_dev * case.item_bytes + B * n_sel * 8  # CPU copies
-    return tables + meta + caches + ref
-
-
-def bytes_needed(case: VerifyCase | GatherCase) -> int:
-    """Every allocation of the run, device buffers and reference copies (an upper bound)."""
-    if isinstance(case, VerifyCase):
-        return _verify_bytes(case)
-    return _gather_bytes(case)
 
 
 def free_device_memory(device: torch.device | str) -> int | None:
@@ -338,7 +240,7 @@ def _run_verify(
     b_["g_scratch"], b_["g_out"] = g_scratch, g_out
     b_["pool_snapshot"] = b_["pool"].to("cpu", copy=True)
 
-    s_st, s_in = _esize(st_dt), _esize(in_dt)
+    s_st, s_in = DTYPE_SIZES[case.state_dtype], DTYPE_SIZES[case.input_dtype]
     state_rw = live * HV * Vd * Kd * s_st * (1 + T + (T - 1 if case.tree else 0))
     inputs = live * T * ((2 * H * Kd + HV * Vd + HV * Kd + HV) * s_in + HV * Vd * 4)
     res.bytes_moved = int(state_rw + inputs + HV * (1 + Kd) * 4 + N * 8)
@@ -488,6 +390,29 @@ def _make_selection(case: GatherCase, seq_lens: list[int], gen: torch.Generator)
     return out
 
 
+def gather_inputs(case: GatherCase, seed: int) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor, torch.Generator]:
+    """The gather's host-side inputs (CPU tensors), shared by the harness and the benchmarks:
+    sequence lengths, the per-step top-k selections, free device slots for the worst case
+    (every selection a miss) and the device-slot table with ``hit_rate`` of each request's
+    selected tokens already resident (all slots distinct across requests); and the generator,
+    to draw the rest of the inputs from."""
+    B, S, n_sel = case.B, case.max_seq, case.D * case.top_k
+    gen = torch.Generator().manual_seed(seed)
+    seq = torch.randint(max(1, S // 2), S + 1, (B,), generator=gen)
+    toks = _make_selection(case, seq.tolist(), gen)
+    perm = torch.randperm(2 * B * n_sel, generator=gen)
+    free = perm[: B * n_sel].view(B, n_sel).to(torch.int32)
+    spare = perm[B * n_sel :]
+    dslot = torch.full((B, S), -1, dtype=torch.int32)
+    used = 0
+    for b in range(B):
+        u = torch.unique(toks[b][toks[b] >= 0].long())
+        r = u[torch.rand(u.numel(), generator=gen) < case.hit_rate]
+        dslot[b, r] = spare[used : used + r.numel()].to(torch.int32)
+        used += r.numel()
+    return seq, toks, free, dslot, gen
+
+
 def _run_gather(
     case: GatherCase,
     dev: torch.device,
@@ -511,23 +436,8 @@ def _run_gather(
     if case.emulate_sglang_limits:
         hg.check_sglang_limits(D, K)
 
-    gen = torch.Generator().manual_seed(seed)
-    seq = torch.randint(max(1, S // 2), S + 1, (B,), generator=gen)
-    toks = _make_selection(case, seq.tolist(), gen)
-    # resident tokens: hit_rate of each request's selected unique tokens, plus free slots for
-    # the worst case (every selection a miss); all slots distinct across requests.
+    seq, toks, free, dslot, gen = gather_inputs(case, seed)
     n_dev = 2 * B * n_sel
-    perm = torch.randperm(n_dev, generator=gen)
-    free = perm[: B * n_sel].view(B, n_sel).to(torch.int32)
-    spare = perm[B * n_sel :]
-    dslot = torch.full((B, S), -1, dtype=torch.int32)
-    used = 0
-    for b in range(B):
-        u = torch.unique(toks[b][toks[b] >= 0].long())
-        res_mask = torch.rand(u.numel(), generator=gen) < case.hit_rate
-        r = u[res_mask]
-        dslot[b, r] = spare[used : used + r.numel()].to(torch.int32)
-        used += r.numel()
     n_host = B * S
     hloc = torch.randperm(n_host, generator=gen).view(B, S)
     dgen = torch.Generator(device=dev).manual_seed(seed)

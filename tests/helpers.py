@@ -2,20 +2,37 @@
 
 from __future__ import annotations
 
-from kdacheck.findings import Finding
+from kdacheck.findings import Finding, Severity
 from kdacheck.flags import NEWEST
 from kdacheck.gpus import gpu as get_gpu
 from kdacheck.lint import FileResult, Options, lint_text
 from kdacheck.resolve import Resolved
 
 
-def lint(text: str, version: str = NEWEST, gpu: str | None = None, model: str | None = None, path: str = "<cmd>") -> FileResult:
+def lint(text: str, version: str = NEWEST, gpu: str | None = None, model: str | None = None, path: str = "<cmd>",
+         share: float | None = None) -> FileResult:
     opts = Options(version=version, gpu=get_gpu(gpu) if gpu else None, model=model)
+    if share is not None:
+        opts.mem005_share = share
     return lint_text(text, path, opts, ".")
 
 
-def codes(result: FileResult) -> list[str]:
-    return sorted({f.code for f in result.findings})
+def lint_ok(text: str, version: str = NEWEST, gpu: str | None = None, model: str | None = None, path: str = "<cmd>",
+            share: float | None = None) -> FileResult:
+    """``lint`` for input that must be read and checked (no file-level error)."""
+    result = lint(text, version, gpu, model, path, share)
+    assert result.error is None, result.error
+    return result
+
+
+def codes(result: FileResult, severity: Severity | None = None) -> list[str]:
+    return sorted({f.code for f in result.findings if severity is None or f.severity == severity})
+
+
+def finding(result: FileResult, code: str) -> Finding:
+    found = [f for f in result.findings if f.code == code]
+    assert found, f"no {code} in {codes(result)}"
+    return found[0]
 
 
 def only(result: FileResult, code: str) -> list[Finding]:

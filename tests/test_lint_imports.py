@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from kdacheck import cli, fastpath
+from kdacheck.report import FORMATS
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = str(ROOT / "examples" / "kimi-linear-eagle.yaml")
@@ -24,7 +25,7 @@ def _python(code: str, *args: str, env: dict[str, str] | None = None) -> subproc
     )
 
 
-@pytest.mark.parametrize("fmt", ["full", "json", "sarif", "concise", "github", "junit"])
+@pytest.mark.parametrize("fmt", list(FORMATS))
 def test_lint_never_imports_torch_triton_or_numpy(fmt: str) -> None:
     code = (
         "import sys\n"
@@ -99,3 +100,18 @@ def test_fast_parser_reads_what_typer_reads() -> None:
     assert kw["run_after"] is True and kw["show_resolved"] is False
     assert kw["output_format"] is cli.OutputFormat.json
     assert kw["failure_threshold"] is None
+
+
+def test_kernel_cases_and_run_plans_need_no_torch() -> None:
+    """kdacheck.kernels.cases (the case records and their memory) and the run planner are
+    plain Python: the runner sizes a run before torch is imported."""
+    code = (
+        "import sys\n"
+        "from kdacheck import runner\n"
+        "from kdacheck.kernels.cases import bytes_needed\n"
+        "plan = runner.plan_from_options(4, 8, None, None, None, 1, None, None, True)\n"
+        "print(sum(bytes_needed(c.spec) for c in plan.cases) > 0, [m for m in ('torch', 'triton') if m in sys.modules])\n"
+    )
+    p = _python(code)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.strip() == "True []", p.stdout

@@ -58,7 +58,7 @@ _GROUP_OF = {
 
 def group_of(name: str) -> str:
     for group, keys in _GROUP_OF.items():
-        if any(name == k or (k.endswith(("_", ".")) or len(k) > 3) and name.startswith(k) for k in keys):
+        if any(name == k or ((k.endswith(("_", ".")) or len(k) > 3) and name.startswith(k)) for k in keys):
             return group
     return "other"
 

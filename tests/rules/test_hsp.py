@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-import kdacheck.gpus
 from kdacheck.findings import Severity
-from kdacheck.lint import FileResult, Options, lint_text
+from kdacheck.lint import FileResult
+from tests.helpers import codes, finding
+from tests.helpers import lint_ok as lint
 
 DSV32 = "python -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3.2 --tp-size 8 --trust-remote-code "
 HISPARSE = "--enable-hisparse --disable-radix-cache "
@@ -14,20 +15,10 @@ def eagle(s: int, k: int, d: int) -> str:
     return f"--speculative-algorithm EAGLE --speculative-num-steps {s} --speculative-eagle-topk {k} --speculative-num-draft-tokens {d} "
 
 
-def lint(cmdline: str, version: str = "0.5.23", gpu: str | None = None) -> FileResult:
-    result = lint_text(cmdline, "<cmd>", Options(version=version, gpu=kdacheck.gpus.gpu(gpu) if gpu else None))
-    assert result.error is None, result.error
-    return result
 
 
-def codes(result: FileResult, severity: Severity | None = None) -> list[str]:
-    return [f.code for f in result.findings if severity is None or f.severity == severity]
 
 
-def finding(result: FileResult, code: str):
-    found = [f for f in result.findings if f.code == code]
-    assert found, f"no {code} in {codes(result)}"
-    return found[0]
 
 
 def hsp_errors(result: FileResult) -> list[str]:

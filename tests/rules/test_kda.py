@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from kdacheck.gpus import gpu
-from kdacheck.lint import FileResult, Options, lint_text
+from kdacheck import versions
+from kdacheck.lint import FileResult
 from kdacheck.rules.kda import KDA002_MESSAGE
+from tests.helpers import codes
+from tests.helpers import lint_ok as lint
 
 KIMI = "python -m sglang.launch_server --model-path moonshotai/Kimi-Linear-48B-A3B-Instruct "
 QWEN = "python -m sglang.launch_server --model-path Qwen/Qwen3-Next-80B-A3B-Instruct --tp 4 "
@@ -18,14 +20,8 @@ ISSUE = (
 EAGLE = "--speculative-algorithm EAGLE --speculative-num-steps 3 --speculative-eagle-topk 1 --speculative-num-draft-tokens 4 "
 
 
-def lint(cmdline: str, version: str = "0.5.23", g: str | None = None) -> FileResult:
-    r = lint_text(cmdline, "<cmd>", Options(version=version, gpu=gpu(g) if g else None, model=None))
-    assert r.error is None, r.error
-    return r
 
 
-def codes(result: FileResult) -> set[str]:
-    return {f.code for f in result.findings}
 
 
 def find(result: FileResult, code: str):
@@ -33,7 +29,7 @@ def find(result: FileResult, code: str):
 
 
 def test_kda002_issue_case():
-    r = lint(ISSUE + "90", g="b200")
+    r = lint(ISSUE + "90", gpu="b200")
     (f,) = find(r, "KDA002")
     assert f.severity.name == "ERROR"
     assert KDA002_MESSAGE in f.message
@@ -46,48 +42,48 @@ def test_kda002_issue_case():
 
 @pytest.mark.parametrize("mrr", ["94", "96"])
 def test_kda002_fixed_mrr_passes(mrr):
-    assert "KDA002" not in codes(lint(ISSUE + mrr, g="b200"))
+    assert "KDA002" not in codes(lint(ISSUE + mrr, gpu="b200"))
 
 
 def test_kda002_fused_accept_skips():
-    r = lint(ISSUE + "90 --disable-radix-cache", g="b200")
+    r = lint(ISSUE + "90 --disable-radix-cache", gpu="b200")
     assert "KDA002" not in codes(r)
     assert r.resolved[0].v("fused_accept") is True
 
 
-@pytest.mark.parametrize("version", ["0.5.19", "0.5.20", "0.5.21", "0.5.22", "0.5.23"])
+@pytest.mark.parametrize("version", versions.KNOWN)
 def test_kda002_every_version(version):
-    assert "KDA002" in codes(lint(ISSUE + "90", version, g="b200"))
-    assert "KDA002" not in codes(lint(ISSUE + "96", version, g="b200"))
+    assert "KDA002" in codes(lint(ISSUE + "90", version, gpu="b200"))
+    assert "KDA002" not in codes(lint(ISSUE + "96", version, gpu="b200"))
 
 
 def test_kda002_triton_verify_never():
-    r = lint(ISSUE.replace("--linear-attn-verify-backend flashinfer ", "") + "90", g="b200")
+    r = lint(ISSUE.replace("--linear-attn-verify-backend flashinfer ", "") + "90", gpu="b200")
     assert "KDA002" not in codes(r)
     assert r.resolved[0].v("verify_backend") == "nv_cutedsl"
 
 
 def test_kda003_ngram_flashinfer_verify():
-    r = lint(KIMI + "--tp 4 --speculative-algorithm NGRAM --linear-attn-verify-backend flashinfer --mamba-ssm-dtype bfloat16", g="b200")
+    r = lint(KIMI + "--tp 4 --speculative-algorithm NGRAM --linear-attn-verify-backend flashinfer --mamba-ssm-dtype bfloat16", gpu="b200")
     (f,) = find(r, "KDA003")
     assert "topk 10" in f.message
-    ok = lint(KIMI + "--tp 4 --speculative-algorithm NGRAM --speculative-ngram-max-bfs-breadth 1 --linear-attn-verify-backend flashinfer --mamba-ssm-dtype bfloat16", g="b200")
+    ok = lint(KIMI + "--tp 4 --speculative-algorithm NGRAM --speculative-ngram-max-bfs-breadth 1 --linear-attn-verify-backend flashinfer --mamba-ssm-dtype bfloat16", gpu="b200")
     assert "KDA003" not in codes(ok)
 
 
 def test_kda004_bf16_on_sm100():
-    bad = lint(KIMI + "--tp 4 " + EAGLE + "--linear-attn-verify-backend flashinfer", g="b200")
+    bad = lint(KIMI + "--tp 4 " + EAGLE + "--linear-attn-verify-backend flashinfer", gpu="b200")
     assert "KDA004" in codes(bad)
-    assert "KDA004" not in codes(lint(KIMI + "--tp 4 " + EAGLE + "--linear-attn-verify-backend flashinfer --mamba-ssm-dtype bfloat16", g="b200"))
+    assert "KDA004" not in codes(lint(KIMI + "--tp 4 " + EAGLE + "--linear-attn-verify-backend flashinfer --mamba-ssm-dtype bfloat16", gpu="b200"))
     unk = lint(KIMI + "--tp 4 " + EAGLE + "--linear-attn-verify-backend flashinfer")
     assert find(unk, "KDA004")[0].severity.name == "INFO"
     assert "KDA004" not in codes(lint(KIMI + "--tp 4 " + EAGLE))
 
 
 def test_kda005_needs_blackwell():
-    bad = lint(KIMI + "--tp 4 " + EAGLE + "--linear-attn-verify-backend flashinfer --mamba-ssm-dtype bfloat16", g="h200")
+    bad = lint(KIMI + "--tp 4 " + EAGLE + "--linear-attn-verify-backend flashinfer --mamba-ssm-dtype bfloat16", gpu="h200")
     assert "KDA005" in codes(bad)
-    assert "KDA005" not in codes(lint(KIMI + "--tp 4 " + EAGLE + "--linear-attn-verify-backend flashinfer --mamba-ssm-dtype bfloat16", g="b200"))
+    assert "KDA005" not in codes(lint(KIMI + "--tp 4 " + EAGLE + "--linear-attn-verify-backend flashinfer --mamba-ssm-dtype bfloat16", gpu="b200"))
 
 
 def test_kda006_never_from_flags():

@@ -2,31 +2,18 @@
 
 from __future__ import annotations
 
-import kdacheck.gpus
 from kdacheck.findings import Severity
-from kdacheck.lint import FileResult, Options, lint_text
+from tests.helpers import codes, finding
+from tests.helpers import lint_ok as lint
 
 KIMI = "python -m sglang.launch_server --model-path moonshotai/Kimi-Linear-48B-A3B-Instruct --trust-remote-code "
 EAGLE = "--speculative-algorithm EAGLE --speculative-num-steps 3 --speculative-eagle-topk 1 --speculative-num-draft-tokens 4 "
 
 
-def lint(cmdline: str, version: str = "0.5.23", gpu: str | None = None, share: float | None = None) -> FileResult:
-    opts = Options(version=version, gpu=kdacheck.gpus.gpu(gpu) if gpu else None)
-    if share is not None:
-        opts.mem005_share = share
-    result = lint_text(cmdline, "<cmd>", opts)
-    assert result.error is None, result.error
-    return result
 
 
-def codes(result: FileResult, severity: Severity | None = None) -> list[str]:
-    return [f.code for f in result.findings if severity is None or f.severity == severity]
 
 
-def finding(result: FileResult, code: str):
-    found = [f for f in result.findings if f.code == code]
-    assert found, f"no {code} in {codes(result)}"
-    return found[0]
 
 
 def test_worked_figure_and_clean_solve_on_h200() -> None:

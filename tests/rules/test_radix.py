@@ -2,21 +2,16 @@
 
 from __future__ import annotations
 
-from kdacheck.lint import FileResult, Options, lint_text
+from tests.helpers import codes
+from tests.helpers import lint_ok as lint
 
 QWEN = "python -m sglang.launch_server --model-path Qwen/Qwen3-Next-80B-A3B-Instruct --tp 4 "
 KIMI = "python -m sglang.launch_server --model-path moonshotai/Kimi-Linear-48B-A3B-Instruct --tp 4 "
 NEXTN = "--speculative-algorithm NEXTN --speculative-num-steps 3 --speculative-eagle-topk 1 --speculative-num-draft-tokens 4 "
 
 
-def lint(cmdline: str, version: str = "0.5.23") -> FileResult:
-    r = lint_text(cmdline, "<cmd>", Options(version=version, gpu=None, model=None))
-    assert r.error is None, r.error
-    return r
 
 
-def codes(result: FileResult) -> set[str]:
-    return {f.code for f in result.findings}
 
 
 def test_radix001_track_interval_below_draft_tokens():

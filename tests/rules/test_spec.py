@@ -2,22 +2,17 @@
 
 from __future__ import annotations
 
-from kdacheck.gpus import gpu
-from kdacheck.lint import FileResult, Options, lint_text
+from kdacheck.lint import FileResult
+from tests.helpers import codes, lint_ok
+from tests.helpers import lint_ok as lint
 
 L = "python -m sglang.launch_server --model-path "
 QWEN = L + "Qwen/Qwen3-Next-80B-A3B-Instruct --tp 4 "
 LLAMA = L + "meta-llama/Llama-3.1-8B-Instruct --speculative-draft-model-path yuhuili/EAGLE-LLaMA3.1-Instruct-8B "
 
 
-def lint(cmdline: str, version: str = "0.5.23", g: str | None = None) -> FileResult:
-    r = lint_text(cmdline, "<cmd>", Options(version=version, gpu=gpu(g) if g else None, model=None))
-    assert r.error is None, r.error
-    return r
 
 
-def codes(result: FileResult) -> set[str]:
-    return {f.code for f in result.findings}
 
 
 def find(result: FileResult, code: str):
@@ -136,6 +131,6 @@ def test_examples_trigger_and_clean_twins_pass():
     root = Path(__file__).resolve().parents[2] / "examples"
     for code, short, g in _EXAMPLES:
         for path, want in ((root / "errors" / f"{code}-{short}.sh", True), (root / "clean" / f"{short}.sh", False)):
-            r = lint_text(path.read_text(), str(path), Options(version="0.5.23", gpu=gpu(g) if g else None))
+            r = lint_ok(path.read_text(), "0.5.23", gpu=g, path=str(path))
             errors = {f.code for f in r.findings if f.severity.name == "ERROR"}
             assert (code in errors) if want else not errors, (path, errors)

@@ -1,0 +1,108 @@
+"""The kernel cases of ``kdacheck run``, in plain numbers: no torch, no triton.
+
+Shared by the runner (which plans cases and checks their memory before torch is imported),
+the harness (which runs them) and the benchmarks. Dtypes are named (``"float32"``,
+``"bfloat16"``); :func:`bytes_needed` is every allocation a run makes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+DTYPE_SIZES = {"float32": 4, "bfloat16": 2, "float16": 2, "int32": 4, "int64": 8}
+CANARY_MARGIN = 256  # elements each side of a guarded buffer (kernels/canary.py DEFAULT_MARGIN)
+
+
+@dataclass
+class VerifyCase:
+    """One KDA verify launch. ``K`` > 1 with ``tree`` builds random valid parents (each node
+    has at most ``K`` children). ``n_padding``: the last requests are padding rows
+    (``cache_indices == -1``). ``row_map``: explicit scratch rows (default ``arange(N)``)."""
+
+    N: int = 4
+    T: int = 4
+    T_alloc: int = 4
+    N_scratch: int | None = None  # default N + 1 (row N absorbs padding, as in SGLang)
+    H: int = 2
+    HV: int = 4
+    Kd: int = 32
+    Vd: int = 32
+    pool_size: int | None = None  # default N + 2
+    state_dtype: str = "float32"
+    input_dtype: str = "bfloat16"
+    tree: bool = False
+    K: int = 1
+    row_map: list[int] | None = None
+    flashinfer_compat: bool = False
+    n_padding: int = 0
+    seed: int | None = None
+    max_ref_requests: int = 8
+    block_v: int | None = None
+
+    @property
+    def n_scratch(self) -> int:
+        return self.N_scratch if self.N_scratch is not None else self.N + 1
+
+    @property
+    def pool(self) -> int:
+        return self.pool_size if self.pool_size is not None else self.N + 2
+
+
+@dataclass
+class GatherCase:
+    """One HiSparse speculative gather. ``hit_rate``: share of selected unique tokens already
+    resident; ``dup_rate``: share of each later step's picks repeating earlier steps' tokens;
+    ``pad_rate``: share of selections that are ``-1`` pads; ``plan_capacity``: columns of
+    miss_src/miss_dst (default ``D * top_k``)."""
+
+    B: int = 2
+    D: int = 2
+    top_k: int = 1024
+    max_seq: int = 4096
+    item_bytes: int = 656
+    hit_rate: float = 0.5
+    dup_rate: float = 0.3
+    pad_rate: float = 0.02
+    plan_capacity: int | None = None
+    emulate_sglang_limits: bool = True
+    seed: int | None = None
+
+    @property
+    def capacity(self) -> int:
+        return self.plan_capacity if self.plan_capacity is not None else self.D * self.top_k
+
+
+def _verify_bytes(case: VerifyCase) -> int:
+    s_in = DTYPE_SIZES[case.input_dtype]
+    s_st = DTYPE_SIZES[case.state_dtype]
+    NT, HV, Kd, Vd = case.N * case.T, case.HV, case.Kd, case.Vd
+    m = 2 * CANARY_MARGIN
+    inputs = NT * (2 * case.H * Kd + HV * Vd + HV * Kd + HV) * s_in + HV * (1 + Kd) * 4
+    index = case.N * 4 * (2 + (case.T if case.tree else 0))
+    pool = case.pool * HV * Vd * Kd * s_st
+    scratch = (case.n_scratch * case.T_alloc * HV * Vd * Kd + m) * s_st
+    out = (NT * HV * Vd + m) * 4
+    # reference copies (CPU): pool snapshot, scratch clone, float64 output and float64 inputs
+    ref = pool + 2 * scratch + NT * HV * Vd * 8 + inputs * 8 // max(s_in, 1)
+    # canary temporaries: boolean comparisons over the scratch and the output
+    ref += case.n_scratch * case.T_alloc * HV * Vd * Kd + NT * HV * Vd
+    return inputs + index + pool + scratch + out + ref
+
+
+def _gather_bytes(case: GatherCase) -> int:
+    B, n_sel, cap = case.B, case.D * case.top_k, case.capacity
+    m = 2 * CANARY_MARGIN
+    n_dev = 2 * B * n_sel
+    n_host = B * case.max_seq
+    tables = B * case.max_seq * (4 + 8 + 4)  # device_slot, host_loc, marker workspace
+    meta = B * n_sel * 4 * 3 + B * 8 + (B * cap + m) * (8 + 4) + (B + m) * 4 + B * n_sel * 4
+    caches = n_host * case.item_bytes + (n_dev * case.item_bytes + m)
+    ref = n_host * case.item_bytes + 2 * n_dev * case.item_bytes + B * n_sel * 8  # CPU copies
+    return tables + meta + caches + ref
+
+
+def bytes_needed(case: VerifyCase | GatherCase) -> int:
+    """Every allocation of the run, device buffers and reference copies (an upper bound)."""
+    if isinstance(case, VerifyCase):
+        return _verify_bytes(case)
+    return _gather_bytes(case)
