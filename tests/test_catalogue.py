@@ -85,6 +85,7 @@ def test_error_example_triggers_its_rule(path: Path) -> None:
 CLEAN = [
     *sorted((EXAMPLES / "clean").iterdir()),
     EXAMPLES / "kimi-linear-eagle.yaml",
+    EXAMPLES / "deepseek-v32-hisparse-eagle.yaml",
     EXAMPLES / "qwen3-next-nextn.sh",
     EXAMPLES / "k8s" / "kimi-linear-deployment.yaml",
     EXAMPLES / "seed-errors" / "kda001-adaptive-flashinfer.yaml",
@@ -96,3 +97,28 @@ def test_clean_example_has_no_error(path: Path) -> None:
     result = lint(path.read_text(encoding="utf-8"), gpu=gpu_of(path) or "h200", path=str(path))
     assert result.error is None and result.resolved
     assert not [f for f in result.findings if f.severity.label == "error"], result.findings
+
+
+# Rules whose documented example is not a lint (a `kdacheck run` or SGLang itself), and why.
+EXAMPLE_NOT_LINT = {**NOT_STATIC, "HSP003": "its example shows the crash with `kdacheck run --plan-capacity`; CASES above lints it"}
+
+
+@pytest.mark.parametrize("rule", all_rules(), ids=lambda r: r.code)
+def test_documented_example_triggers_its_rule(rule) -> None:  # type: ignore[no-untyped-def]
+    """``kdacheck explain CODE`` shows an example: linting it as shown raises that rule."""
+    from tests.rule_examples import lint_example
+
+    if rule.code in EXAMPLE_NOT_LINT:
+        assert rule.example is None or rule.example.startswith(("kdacheck run", "kdacheck lint --sglang")), rule.code
+        return
+    assert rule.example, f"{rule.code} has no example"
+    result = lint_example(rule)
+    assert result.error is None, result.error
+    assert rule.code in {f.code for f in result.findings}, (rule.code, sorted({f.code for f in result.findings}))
+
+
+def test_every_error_example_has_a_clean_twin() -> None:
+    """Triggers live in one home: examples/errors/CODE-<stem>.* beside examples/clean/<stem>.*."""
+    errors = {p.name.split("-", 1)[1] for p in error_examples()}
+    clean = {p.name for p in (EXAMPLES / "clean").iterdir()}
+    assert errors == clean, (sorted(errors - clean), sorted(clean - errors))

@@ -161,7 +161,7 @@ def hsp002(cfg: Resolved) -> Iterator[Hit]:
     """,
     fix="Size the plan `top_k · D` columns per request (8192 at top_k 2048 and D 4).",
     sglang_message=HSP003_MESSAGE,
-    example="kdacheck run --args examples/clean/deepseek-v32-hisparse-eagle.yaml --plan-capacity 2048",
+    example="kdacheck run --args examples/deepseek-v32-hisparse-eagle.yaml --plan-capacity 2048",
     sources=(
         "0.5.19–0.5.23 `kernels/ops/kvcache/hisparse.py:100-134` (raise L122), `load_cache_to_device_buffer_spec_mla`",
         "0.5.22/0.5.23 `srt/managers/hisparse_coordinator.py:252-253` `miss_plan_capacity`; 0.5.23 L782-795 (allocation), L509 (the call)",
@@ -227,7 +227,7 @@ def hsp003(cfg: Resolved) -> Iterator[Hit]:
         speculative hot buffer must contain at least two slots.
         speculative CLOCK cursor requires hot_buffer_size <= 32768.
     """,
-    example="""kdacheck lint --cmd 'python -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3.2 --enable-hisparse --disable-radix-cache --hisparse-config {"device_buffer_size": 1024}'""",
+    example="""python -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3.2 --enable-hisparse --disable-radix-cache --hisparse-config '{"device_buffer_size": 1024}'""",
     sources=(
         "0.5.19–0.5.23 `srt/mem_cache/sparsity/factory.py:62-112` `_parse_sparse_config`",
         "0.5.21+ `kernels/ops/kvcache/hisparse.py:302` (0.5.19 L297): decode-kernel assert",
