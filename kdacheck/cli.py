@@ -74,6 +74,7 @@ def lint(
     show_resolved: Annotated[bool, typer.Option("--show-resolved", help="Print every resolved value with its provenance.")] = False,
     exit_zero: Annotated[bool, typer.Option("--exit-zero", help="Exit 0 even when findings fail the threshold.")] = False,
     run_after: Annotated[bool, typer.Option("--run", help="Then run the kernels on the resolved configuration (kdacheck run).")] = False,
+    strict: Annotated[bool, typer.Option("--strict", help="Fail when a rule could not be checked (an unknown model, an unset variable).")] = False,
     sglang: Annotated[bool, typer.Option("--sglang", help="Also run SGLang's own argument resolution (SGLang must be importable; --gpu simulates the device).")] = False,
 ) -> None:
     """Lint SGLang launch configurations and report every finding at once."""
@@ -100,7 +101,7 @@ def lint(
     report.render(fmt, results, sys.stdout, ctx)
     for note in session.notes:
         typer.echo(f"kdacheck: {note}", err=True)
-    raise typer.Exit(session.exit_code(threshold, exit_zero, run_failed))
+    raise typer.Exit(session.exit_code(threshold, exit_zero, run_failed, strict))
 
 
 class Device(str, enum.Enum):

@@ -13,7 +13,7 @@ from kdacheck import config, discover
 from kdacheck import rules as rulemod
 from kdacheck.config import Options
 from kdacheck.findings import Finding, InputError
-from kdacheck.models import Model, load_model
+from kdacheck.models import Model, guess_family, load_model
 from kdacheck.readers import LaunchCommand, read_text, relevance
 from kdacheck.readers.detect import decode, read_bytes
 from kdacheck.resolve import Resolved, RuleOptions, resolve
@@ -131,10 +131,11 @@ def lint_command(cmd: LaunchCommand, opts: Options, model_cache: dict[tuple[str 
     if model_cache is not None and key in model_cache:
         model, note = model_cache[key]
     else:
-        model, note = load_model(*key)
+        model, note = load_model(*key, opts.version)
         if model_cache is not None:
             model_cache[key] = (model, note)
-    cfg = resolve(parsed, cmd, model, note, opts.gpu, RuleOptions(mem005_share=opts.mem005_share))
+    guess = guess_family(mp if isinstance(mp, str) else None) if model is None else None
+    cfg = resolve(parsed, cmd, model, note, opts.gpu, RuleOptions(mem005_share=opts.mem005_share), guess)
     if opts.sglang:
         from kdacheck import sglang
 
@@ -379,8 +380,13 @@ class LintRun:
                 failed = failed or code != 0
         return docs, failed
 
-    def exit_code(self, threshold: str | None, exit_zero: bool, run_failed: bool = False) -> int:
-        """2 when a file could not be checked, 1 when findings (or ``--run``) fail, else 0."""
+    def not_checked(self) -> list[str]:
+        return sorted({code for r in self.results for cfg in r.resolved for code in cfg.not_checked})
+
+    def exit_code(self, threshold: str | None, exit_zero: bool, run_failed: bool = False, strict: bool = False) -> int:
+        """2 when a file could not be checked, 1 when findings (or ``--run``) fail, or under
+        ``--strict`` when a rule could not be checked, else 0."""
         if any(r.error for r in self.results):
             return 2
-        return 0 if exit_zero or not (self.failed(threshold) or run_failed) else 1
+        failed = self.failed(threshold) or run_failed or (strict and bool(self.not_checked()))
+        return 0 if exit_zero or not failed else 1

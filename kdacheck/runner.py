@@ -83,6 +83,22 @@ def _gather_case(b: int, d: int, top_k: int, capacity: int | None, emulate: bool
     return GatherCase(B=b, D=d, top_k=top_k, max_seq=max(4 * top_k * max(d, 1), 8192), plan_capacity=capacity, emulate_sglang_limits=emulate)
 
 
+def _verify_geometry(model: Model) -> tuple[Model, str]:
+    """The geometry the verify case runs at and its label; refuses a family with no kernel."""
+    if model.family is Family.MAMBA2:
+        raise InputError(
+            f"{model.name} is a Mamba2 hybrid: kdacheck run has no Mamba2 verify kernel yet (SGLang verifies it with "
+            "selective_state_update and intermediate states); `kdacheck lint` checks its scratch buffers and memory"
+        )
+    if model.family is Family.LIGHTNING:
+        raise InputError(f"{model.name} is a Lightning hybrid: kdacheck run has no kernel for it")
+    if model.family is Family.GDN and model.hybrid:
+        return model, "KDA verify kernel at the GDN shapes (kdacheck has no GDN kernel yet: SGLang's GDN verify gates per head)"
+    if model.hybrid:
+        return model, "KDA verify"
+    return PRESETS[DEFAULT_MODEL], f"KDA verify (self-check with {DEFAULT_MODEL}: {model.name} has no linear attention)"
+
+
 def plan_from_options(steps: int, topk: int, draft_tokens: int | None, batch: int | None, model_name: str | None, tp: int, buffer_steps: int | None, plan_capacity: int | None, on_cpu: bool) -> Plan:
     check_limits(steps=steps, topk=topk, draft_tokens=draft_tokens, batch=batch, tp=tp, buffer_steps=buffer_steps, plan_capacity=plan_capacity)
     from kdacheck.models import load_model
@@ -97,8 +113,7 @@ def plan_from_options(steps: int, topk: int, draft_tokens: int | None, batch: in
         notes.append(f"SGLang would use D = {steps + 1} for topk 1 (SPEC002); running D = {d} as asked")
     n = batch or (CPU_BATCH if on_cpu else 48)
     cases: list[Case] = []
-    geom = model if model.hybrid else PRESETS[DEFAULT_MODEL]
-    label = "KDA verify" if model.hybrid else f"KDA verify (self-check with {DEFAULT_MODEL}: {model.name} has no linear attention)"
+    geom, label = _verify_geometry(model)
     cases.append(Case(_verify_case(geom, tp, n, d, buffer_steps or d, "float32", topk, on_cpu, notes), label))
     if model.family is Family.DSA:
         top_k = model.index_topk or 2048
@@ -133,7 +148,7 @@ def plan_from_resolved(cfg: Resolved, batch: int | None, buffer_steps: int | Non
         notes_adaptive = []
     notes = [f"model: {cfg.model_note}", f"SGLang {cfg.version}", *notes_adaptive]
     cases: list[Case] = []
-    geom = model if model.hybrid else PRESETS[DEFAULT_MODEL]
+    geom, base_label = _verify_geometry(model)
     tp = cfg.v("attn_tp_size") or 1
     t_alloc = buffer_steps or cfg.v("d_max") or d
     r = cfg.v("R") or 48
@@ -147,9 +162,7 @@ def plan_from_resolved(cfg: Resolved, batch: int | None, buffer_steps: int | Non
             cases.append(Case(_verify_case(geom, tp, b_max, d, t_alloc, cfg.v("ssm_dtype"), topk, on_cpu, notes, n_scratch=r + 1, row_map=rows, flashinfer=True), "KDA verify (FlashInfer-compatible)"))
     if not cases:
         n = batch or (CPU_BATCH if on_cpu else r)
-        label = "KDA verify" + (" (FlashInfer-compatible)" if fi and topk == 1 else "")
-        if not model.hybrid:
-            label = f"KDA verify (self-check with {DEFAULT_MODEL}: {model.name} has no linear attention)"
+        label = base_label + (" (FlashInfer-compatible)" if fi and topk == 1 else "")
         cases.append(Case(_verify_case(geom, tp, n, d, t_alloc, cfg.v("ssm_dtype"), topk, on_cpu, notes, flashinfer=fi and topk == 1), label))
     if cfg.v("enable_hisparse"):
         top_k = cfg.v("hisparse_top_k") or 2048

@@ -25,6 +25,8 @@ HISPARSE_MINIMAX_M3 = "0.5.21"
 # HiSparse: the server calls the speculative swap-in kernel (plan capacity top_k × D), and
 # rejects --enable-mixed-chunk.
 HISPARSE_SPECULATIVE_SWAP_IN = "0.5.22"
+# hybrid_arch.py: Mamba2, Mamba and FalconMamba configs are mamba families.
+MAMBA1_FAMILIES = "0.5.20"
 # parallel_hook: `--dp-size N --enable-dp-attention` becomes attention DP N with dp_size 1
 # (handle_deprecated_dp_attention), and DP replicas with attention DP are refused.
 DP_ATTENTION_REWRITE = "0.5.23"

@@ -29,6 +29,7 @@ CASES: dict[str, tuple[str, str, str | None]] = {
     "ARG006": ("model-path: moonshotai/Kimi-Linear-48B-A3B-Instruct\ntp_size: 2\n", "model-path: moonshotai/Kimi-Linear-48B-A3B-Instruct\ntp-size: 2\n", None),
     "ARG007": (f"{KIMI} --model-loader-extra-config '[1]'", f"{KIMI} --model-loader-extra-config '{{}}'", None),
     "ARG008": (f"{KIMI} --tp-size 2 --tp-size 4", f"{KIMI} --tp-size 4", None),
+    "MODEL001": (f"{LAUNCH} --model-path /mnt/models/prod-chat-v3 {EAGLE}", f"{KIMI} {EAGLE}", None),
     "SPEC001": (f"{KIMI} --speculative-algorithm EAGLE --speculative-eagle-topk 1", f"{KIMI} {EAGLE}", None),
     "SPEC002": (f"{KIMI} --speculative-algorithm EAGLE --speculative-num-steps 3 --speculative-eagle-topk 1 --speculative-num-draft-tokens 8", f"{KIMI} {EAGLE}", None),
     "SPEC008": (f"{KIMI} --speculative-algorithm MY_PLUGIN --speculative-num-draft-tokens 4", f"{KIMI} {EAGLE}", None),

@@ -13,7 +13,7 @@ from tests.sglang_golden import GOLDEN, compare
 # version → (verdict agreement, {field: agreement}) floors, measured 2026-12-01
 FLOORS = {
     "0.5.23": (
-        0.984,
+        0.987,
         {
             "speculative_algorithm": 1.0,
             "speculative_num_steps": 1.0,
@@ -33,13 +33,13 @@ FLOORS = {
             "disaggregation_mode": 1.0,
             "linear_attn_decode_backend": 1.0,
             "linear_attn_verify_backend": 1.0,
-            "mamba_radix_cache_strategy": 0.993,
+            "mamba_radix_cache_strategy": 0.994,
             "disable_overlap_schedule": 1.0,
             "mamba_ssm_dtype": 1.0,
         },
     ),
     "0.5.21": (
-        0.972,
+        0.977,
         {
             "speculative_algorithm": 1.0,
             "speculative_num_steps": 1.0,
@@ -47,9 +47,9 @@ FLOORS = {
             "speculative_num_draft_tokens": 0.991,
             "tp_size": 1.0,
             "dp_size": 1.0,
-            "page_size": 0.966,
+            "page_size": 0.974,
             "max_running_requests": 1.0,
-            "attention_backend": 0.971,
+            "attention_backend": 0.98,
             "disable_radix_cache": 1.0,
             "mem_fraction_static": 0.963,
             "chunked_prefill_size": 1.0,

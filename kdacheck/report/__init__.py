@@ -51,6 +51,7 @@ def summary(results: list[FileResult]) -> dict[str, int]:
         "unreadable": sum(1 for r in results if r.error),
         "suppressed": sum(r.suppressed for r in results),
         "unused_suppressions": sum(len(r.unused_suppressions) for r in results),
+        "not_checked": len({code for r in results for cfg in r.resolved for code in cfg.not_checked}),
     }
 
 
@@ -67,6 +68,9 @@ def summary_line(results: list[FileResult]) -> str:
     if s["unused_suppressions"]:
         n = s["unused_suppressions"]
         parts.append(f"{n} unused suppression{'s' * (n != 1)}")
+    if s["not_checked"]:
+        n = s["not_checked"]
+        parts.append(f"{n} rule{'s' * (n != 1)} not checked: needs the model")
     return "Checked " + ", ".join(parts) + "."
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from kdacheck.args import Parsed
 from kdacheck.gpus import GPU
-from kdacheck.models import Model
+from kdacheck.models import Family, Model
 from kdacheck.readers.base import LaunchCommand
 from kdacheck.resolve import (
     attention,
@@ -50,8 +50,8 @@ STEPS: tuple[Step, ...] = (
 
 
 def resolve(parsed: Parsed, cmd: LaunchCommand, model: Model | None, model_note: str, gpu: GPU | None,
-            options: RuleOptions | None = None) -> Resolved:
-    r = Resolved(cmd, parsed, parsed.version, model, model_note, gpu, options=options or RuleOptions())
+            options: RuleOptions | None = None, model_guess: Family | None = None) -> Resolved:
+    r = Resolved(cmd, parsed, parsed.version, model, model_note, gpu, options=options or RuleOptions(), model_guess=model_guess)
     for s in STEPS:
         s.fn(r)
     return r

@@ -41,6 +41,24 @@ def default_attention_backend(r: Resolved) -> str | None:
     return "flashinfer"
 
 
+def _nemotron_h_override(r: Resolved, sm: int) -> None:
+    """Nemotron-H on Blackwell with no attention backend (0.5.23 ``model_overrides/nemotron_h.py``
+    L122-148): with speculation and topk 1 (or unset) on SM100, trtllm_mha at page 64 and the
+    extra_buffer strategy; with a tree, triton; without speculation on SM100, trtllm_mha."""
+    why = "Nemotron-H on Blackwell (model_overrides/nemotron_h.py)"
+    if r.user("speculative_algorithm") is not None:
+        if sm // 10 == 10 and r.user("speculative_eagle_topk") in (None, 1):
+            r.put("attention_backend", "trtllm_mha", why, "model")
+            if r.user("page_size") is None:
+                r.put("page_size", 64, why, "model")
+            if r.v("mamba_radix_cache_strategy") in (None, "auto") and r.user("mamba_radix_cache_strategy") in (None, "auto"):
+                r.put("mamba_radix_cache_strategy", "extra_buffer", why, "model")
+        else:
+            r.put("attention_backend", "triton", why, "model")
+    elif sm // 10 == 10:
+        r.put("attention_backend", "trtllm_mha", why, "model")
+
+
 # Page sizes each backend accepts (0.5.23 overrides.py L1144 ``_mla_backend_page_constraints``):
 # an unlisted page, or none, becomes 64 (a warning, never an error; an explicit --page-size too).
 _PAGE_CONSTRAINTS = (
@@ -57,7 +75,8 @@ _PAGE_CONSTRAINTS = (
     mirrors="0.5.23 srt/arg_groups/model_hook.py handle_model_specific_adjustments (model_overrides/deepseek_v2.py, "
             "qwen3_5.py); attention_hook.py handle_attention_backend_compatibility (overrides.py _attention_backend_default, "
             "_mla_backend_page_constraints)",
-    sets=("attention_backend", "decode_attention_backend", "prefill_attention_backend", "page_size", "kv_cache_dtype"),
+    sets=("attention_backend", "decode_attention_backend", "prefill_attention_backend", "page_size", "kv_cache_dtype",
+          "page_after_overrides", "mamba_radix_cache_strategy"),
 )
 def backends(r: Resolved) -> None:
     r.flag("kv_cache_dtype")
@@ -87,8 +106,11 @@ def backends(r: Resolved) -> None:
         r.put("attention_backend", backend, f"Qwen3-Next/3.5 on SM{gpu.sm}: {backend} (model_overrides/qwen3_5.py)", "model")
         r.put("page_size", 64 if backend == "trtllm_mha" else 1, f"Qwen3-Next/3.5 on SM{gpu.sm} with {backend}, whatever --page-size says "
               "(model_overrides/qwen3_5.py)", "model", page.loc)
+    elif m is not None and m.architecture.startswith("NemotronH") and gpu is not None and gpu.sm // 10 in (10, 11, 12) and unset:
+        _nemotron_h_override(r, gpu.sm)
     elif m is not None and m.architecture == "DeepseekV3ForCausalLM" and gpu is not None and gpu.sm // 10 == 10 and unset:
         r.put("attention_backend", "trtllm_mla", "DeepSeek-V3 on SM100: trtllm_mla (model_overrides/deepseek_v2.py L179)", "model")
+    r.put("page_after_overrides", r.v("page_size"), "the page size after the model overrides, before the backends' constraints")
     # The default fill (_attention_backend_default).
     if pre is not None and pre == dec:
         r.put("attention_backend", pre, "--prefill-attention-backend = --decode-attention-backend", loc=r.place("prefill_attention_backend"))
@@ -146,7 +168,7 @@ def linear_attention(r: Resolved) -> None:
         r.put("verify_backend", "triton", "default")
     if ssm_given.value is not None:
         r.put("ssm_dtype", ssm_given.value, ssm_given.why, "user", ssm_given.loc)
-    elif m is not None and m.ssm_dtype and not kimi:
+    elif m is not None and m.ssm_dtype:  # only where SGLang's config class reads it (not Kimi, not Granite)
         r.put("ssm_dtype", m.ssm_dtype, f"model config ({m.source})", "model")
     else:
         r.put("ssm_dtype", "float32", "default (Kimi-Linear: only --mamba-ssm-dtype counts)" if kimi else "default")

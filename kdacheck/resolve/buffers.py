@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 
-from kdacheck.models import DTYPE_BYTES
+from kdacheck.models import DTYPE_BYTES, Family
 from kdacheck.resolve.core import Resolved, step
 
 
@@ -34,19 +34,18 @@ def scratch(r: Resolved) -> None:
     r.put("scratch_allocated", allocated, "speculative scratch allocated" if allocated else "no scratch (PD prefill or ReplaySSM-spec)")
     pp = max(1, int(r.v("pp_size") or 1))
     attn_tp = r.v("attn_tp_size")
-    tp = r.v("tp_size") or 1
     L = math.ceil(m.linear_layers / pp)
     hv = m.linear_v_heads // attn_tp if attn_tp else 0
     dmax = r.v("d_max")
     ssm_dtype = r.v("ssm_dtype")
     ssm_bytes = DTYPE_BYTES.get(ssm_dtype, 4)
     r.put("L", L, f"{m.linear_layers} linear-attention layers" + (f" / pp {pp}" if pp > 1 else ""), "model")
-    r.put("HV", hv, f"{m.linear_v_heads} value heads / attention TP {attn_tp}", "model")
+    r.put("HV", hv, f"{m.linear_v_heads} {'value' if m.family is not Family.MAMBA2 else 'mamba'} heads / attention TP {attn_tp}", "model")
     shape, layout = m.family.ssm_scratch_shape(L, R + 1, dmax, hv, m)
     nbytes = math.prod(shape) * ssm_bytes
     r.put("intermediate_ssm_shape", shape, f"{layout}, {ssm_dtype}")
     r.put("intermediate_ssm_bytes", nbytes, f"{nbytes / 2**30:.3f} GiB per rank")
-    conv_ch = m.conv_dim // tp
+    conv_ch = m.family.conv_dim(m, attn_tp or 1) // (attn_tp or 1)  # mamba_utils: tp = attention TP
     cshape, clayout = m.family.conv_scratch_shape(L, R + 1, dmax, conv_ch, r.v("topk") or 1, m)
     cbytes = math.prod(cshape) * 2
     r.put("intermediate_conv_window_shape", cshape, f"{clayout}, bfloat16")

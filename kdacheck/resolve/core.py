@@ -17,7 +17,7 @@ from kdacheck import versions
 from kdacheck.args import Parsed
 from kdacheck.findings import Location
 from kdacheck.gpus import GPU
-from kdacheck.models import Model
+from kdacheck.models import Family, Model
 from kdacheck.readers.base import LaunchCommand
 
 
@@ -86,6 +86,8 @@ class Resolved:
     events: set[Event] = field(default_factory=set)
     options: RuleOptions = field(default_factory=RuleOptions)
     sglang: dict[str, Any] | None = None  # lint --sglang: SGLang's own verdict (kdacheck.sglang.child)
+    model_guess: Family | None = None  # the family the model's name says, when its geometry is unknown
+    not_checked: list[str] = field(default_factory=list)  # rules not run: they need the model
 
     # -- reading (rules and later steps) --------------------------------------------------
     def __getitem__(self, name: str) -> Val:
@@ -97,6 +99,11 @@ class Resolved:
     def v(self, name: str, default: Any = None) -> Any:
         val = self.vals.get(_declared(name))
         return default if val is None else val.value
+
+    @property
+    def family(self) -> Family | None:
+        """The model's family: from its geometry, else guessed from its name (``model_guess``)."""
+        return self.model.family if self.model is not None else self.model_guess
 
     def given(self, dest: str) -> bool:
         return dest in self.parsed.given

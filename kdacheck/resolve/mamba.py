@@ -5,8 +5,9 @@ Mirrors ``srt/arg_groups/mamba_hook.py`` ``_mamba_radix_cache_resolution`` (the 
 linear-attention backend, else ``no_buffer``, which turns the overlap schedule off. From 0.5.21 an explicit ``extra_buffer``
 strategy on a model without mamba state is a ValueError (``model_hook.py``
 ``handle_mamba_radix_cache`` L1062). SGLang runs the resolution again after the model
-overrides (``model_hook.py`` L737), so a page size an override forces (Qwen3-Next/3.5 with
-trtllm_mha on SM100: 64) counts as paging.
+overrides (``model_hook.py`` L737), so a page size a model override forces (Qwen3-Next/3.5 or
+Nemotron-H with trtllm_mha on SM100: 64) counts as paging; the backends' page constraints come
+later and do not. ``auto`` needs an architecture of ``_MAMBA_EXTRA_BUFFER_ARCHS``.
 
 Reads: the flags, the model, ``disable_radix_cache``, ``linear_attn_backend``.
 Sets: ``mamba_track_interval``, ``mamba_radix_cache_strategy``, ``disable_overlap_schedule``.
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 from kdacheck import versions
 from kdacheck.resolve.core import Event, Resolved, step
+from kdacheck.resolve.mempool import EXTRA_BUFFER_ARCHS
 
 
 @step(
@@ -28,7 +30,8 @@ def radix_cache(r: Resolved) -> None:
     r.flag("linear_attn_backend")
     r.flag("mamba_track_interval")
     strat = r.flag("mamba_radix_cache_strategy")
-    if (m is not None and m.without_mamba_state and strat.origin == "user"
+    dense_guess = m is None and r.model_guess is not None and not r.model_guess.has_state
+    if ((dense_guess or (m is not None and m.without_mamba_state)) and strat.origin == "user"
             and strat.value in ("extra_buffer", "extra_buffer_lazy") and r.at_least(versions.EXTRA_BUFFER_NEEDS_MAMBA)):
         r.events.add(Event.EXTRA_BUFFER_WITHOUT_MAMBA)  # model_hook.py L1062, whatever the radix cache
     if m is None or not m.hybrid or r.v("disable_radix_cache"):
@@ -36,11 +39,13 @@ def radix_cache(r: Resolved) -> None:
     r.flag("disable_overlap_schedule")
     if strat.value not in (None, "auto"):
         return
-    page = r.v("page_size") if "page_size" in r.vals else r.user("page_size")
+    page = r.v("page_after_overrides") if "page_after_overrides" in r.vals else r.user("page_size")
     overlap = not r.user("disable_overlap_schedule")
     paging = page is not None and page > 1
-    if (overlap or paging) and r.v("linear_attn_backend") == "triton":
+    supported = m.architecture in EXTRA_BUFFER_ARCHS and r.v("linear_attn_backend") == "triton"
+    if (overlap or paging) and supported:
         r.put("mamba_radix_cache_strategy", "extra_buffer", "auto: overlap schedule or paging, triton linear-attention backend ⇒ extra_buffer")
     else:
-        r.put("mamba_radix_cache_strategy", "no_buffer", "auto ⇒ no_buffer (and SGLang turns the overlap schedule off)")
+        r.put("mamba_radix_cache_strategy", "no_buffer", "auto ⇒ no_buffer (and SGLang turns the overlap schedule off)"
+              + ("" if supported else f": extra_buffer needs the triton backend and an architecture that supports it ({m.architecture})"))
         r.put("disable_overlap_schedule", True, "no_buffer (auto) turns the overlap schedule off")

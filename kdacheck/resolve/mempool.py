@@ -41,9 +41,16 @@ GIB = 1 << 30
 MIB = 1 << 20
 MAMBA_BASE_RATIO = 3  # MAMBA_CACHE_SIZE_MAX_RUNNING_REQUESTS_RATIO
 FULL_MEMORY_RATIO_DEFAULT = 0.9  # --mamba-full-memory-ratio (0.5.20+: fallback=0.9)
-# Models whose extra_buffer strategy SGLang supports (0.5.23 arg_groups/overrides.py
+# Models whose extra_buffer strategy SGLang supports (0.5.23 arg_groups/overrides.py L403
 # `_MAMBA_EXTRA_BUFFER_ARCHS`, with the triton linear-attention backend).
-EXTRA_BUFFER_ARCHS = ("KimiLinearForCausalLM", "Qwen3NextForCausalLM")
+EXTRA_BUFFER_ARCHS = frozenset({
+    "KimiLinearForCausalLM", "KimiK3ForConditionalGeneration", "Qwen3NextForCausalLM", "Qwen3_5ForConditionalGeneration",
+    "Qwen3_5MoeForConditionalGeneration", "Qwen3_5MoeForCausalLM", "Qwen3_5ForCausalLM", "Qwen4ExpForConditionalGeneration",
+    "InternS2PreviewForConditionalGeneration", "MiniCPMV4_6ForConditionalGeneration", "MiniCPMV4_7ForConditionalGeneration",
+    "BailingMoeV2_5ForCausalLM", "BailingMoeV3ForCausalLM", "BailingMoeV3VLForConditionalGeneration", "FalconH1ForCausalLM",
+    "GraniteMoeHybridForCausalLM", "Glm5NextForConditionalGeneration", "NemotronHForCausalLM", "NemotronHPuzzleForCausalLM",
+    "NemotronH_Omni_Reasoning_V3", "InklingForConditionalGeneration", "InklingForConditionalGenerationMTP",
+})
 
 ASSUMPTIONS = (
     "assumes the whole GPU memory is free before the weights load, weights per rank = "

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from kdacheck.findings import Evidence, Finding
 from kdacheck.resolve import Resolved
-from kdacheck.rules import arg, attn, hsp, kda, mem, par, radix, sglang, spec  # noqa: F401  (registration)
+from kdacheck.rules import arg, attn, hsp, kda, mem, model, par, radix, sglang, spec  # noqa: F401  (registration)
 from kdacheck.rules.base import REGISTRY, Hit, Rule, rule, unchecked
 
 __all__ = ["REGISTRY", "Hit", "Rule", "all_rules", "check", "rule", "select_rules", "unchecked"]
@@ -14,7 +14,7 @@ def all_rules() -> list[Rule]:
     return sorted(REGISTRY.values(), key=lambda r: (_ORDER.index(r.prefix) if r.prefix in _ORDER else 99, r.code))
 
 
-_ORDER = ["ARG", "PAR", "ATTN", "SPEC", "KDA", "MEM", "RADIX", "RSSM", "HSP", "SGLANG"]
+_ORDER = ["ARG", "MODEL", "PAR", "ATTN", "SPEC", "KDA", "MEM", "RADIX", "RSSM", "HSP", "SGLANG"]
 
 
 def select_rules(select: list[str] | None, ignore: list[str] | None, extend: list[str] | None = None) -> list[Rule]:
@@ -44,9 +44,11 @@ def evidence(cfg: Resolved, names: tuple[str, ...]) -> tuple[Evidence, ...]:
 def check(cfg: Resolved, rules: list[Rule] | None = None) -> list[Finding]:
     """Every finding of every applicable rule, in one pass."""
     findings: list[Finding] = []
-    for r in rules if rules is not None else all_rules():
-        if not r.applies_to(cfg.version):
-            continue
+    chosen = [r for r in (rules if rules is not None else all_rules()) if r.applies_to(cfg.version)]
+    if cfg.model is None:  # rules that need the geometry do not run; MODEL001 names the relevant ones
+        cfg.not_checked = model.not_checked(cfg, chosen) if cfg.user("model_path") else []
+        chosen = [r for r in chosen if r.needs != "model"]
+    for r in sorted(chosen, key=lambda r: r.code == "MODEL001"):  # MODEL001 reads not_checked: last
         for hit in r.check(cfg):
             findings.append(
                 Finding(

@@ -57,8 +57,7 @@ def attn001(cfg: Resolved) -> Iterator[Hit]:
     sources=(f"{_OVERRIDES} L491-545 `_dsa_kv_cache_dtype_default`",),
 )
 def attn002(cfg: Resolved) -> Iterator[Hit]:
-    m = cfg.model
-    if m is None or m.family is not Family.DSA or cfg.v("enable_hisparse"):
+    if cfg.family is not Family.DSA or cfg.v("enable_hisparse"):
         return
     kv = cfg.v("kv_cache_dtype")
     if kv not in (None, "auto", "bf16", "bfloat16", "fp8_e4m3"):

@@ -51,6 +51,7 @@ class Rule:
     inferred: str | None = None
     changes: tuple[str, ...] = ()  # how it changes across versions
     name: str = ""  # readable name (SARIF `name`, `kdacheck rules`, `explain`)
+    needs: str = ""  # "model": not run without the model's geometry (MODEL001 lists it)
 
     @property
     def prefix(self) -> str:
@@ -90,6 +91,7 @@ def rule(
     until: str | None = None,
     inferred: str | None = None,
     changes: tuple[str, ...] = (),
+    needs: str = "",
 ) -> Callable[[Check], Check]:
     """Register a check function as rule ``code`` with its documentation."""
 
@@ -100,7 +102,7 @@ def rule(
             code, severity, summary, _dedent(what), _dedent(why), _dedent(fix), fn,
             _dedent(sglang_message) if sglang_message else None,
             _dedent(example) if example else None, sources, since, until,
-            _dedent(inferred) if inferred else None, changes, name,
+            _dedent(inferred) if inferred else None, changes, name, needs,
         )
         return fn
 

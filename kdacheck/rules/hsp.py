@@ -313,7 +313,7 @@ def hsp005(cfg: Resolved) -> Iterator[Hit]:
 def _model_ok(cfg: Resolved) -> bool | None:
     m = cfg.model
     if m is None:
-        return None
+        return None if cfg.family is None else cfg.family is Family.DSA  # guessed from the name
     arch = m.architecture
     if m.family is Family.DSA or arch.startswith("DeepseekV4"):
         return True

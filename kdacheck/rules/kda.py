@@ -16,6 +16,7 @@ from kdacheck.rules.base import Hit, rule, unchecked
 @rule(
     "KDA001", Severity.ERROR,
     name="scratch-steps-cover-verify-width",
+    needs="model",
     summary="verify width ≤ allocated scratch steps (D ≤ D_max)",
     what="""
         The verify kernel writes one state per draft token into `intermediate_ssm`
@@ -41,17 +42,7 @@ from kdacheck.rules.base import Hit, rule, unchecked
 def kda001(cfg: Resolved) -> Iterator[Hit]:
     if not cfg.v("spec_on"):
         return
-    if cfg.model is None:
-        # One finding for the whole launch: every geometry-dependent rule is blind here.
-        name = cfg.parsed.value("model_path") or "?"
-        hit = unchecked(
-            f"model `{name}` is neither a local folder, in the Hugging Face cache, nor a preset: "
-            "KDA001–KDA009, MEM001–MEM005, RADIX/RSSM and HSP need its geometry; "
-            "pass --model (a preset, a model folder or a config.json)"
-        )
-        yield Hit(hit.message, "pass `--model <preset | folder | config.json>`", values=("model_path",), severity=hit.severity)
-        return
-    if not cfg.model.hybrid or not cfg.v("scratch_allocated"):
+    if cfg.model is None or not cfg.model.hybrid or not cfg.v("scratch_allocated"):
         return
     width = cfg.v("verify_width_max", cfg.v("draft_tokens"))
     dmax = cfg.v("d_max")
@@ -89,6 +80,7 @@ def _smallest_mrr(cfg: Resolved, params: RowMapParams) -> int | None:
 @rule(
     "KDA002", Severity.ERROR,
     name="identity-verify-row-map",
+    needs="model",
     summary="FlashInfer KDA verify without fused accept: the verify row map is the identity for every batch",
     what="""
         Without fused accept, FlashInfer KDA verify writes request n's scratch into row n and
@@ -168,6 +160,7 @@ def kda002(cfg: Resolved) -> Iterator[Hit]:
 @rule(
     "KDA003", Severity.ERROR,
     name="flashinfer-verify-is-chain-only",
+    needs="model",
     summary="FlashInfer linear-attention verify ⇒ topk 1 (NGRAM's default breadth makes topk 10)",
     what="""
         The FlashInfer KDA (and GDN) verify kernels handle a chain only: no tree
@@ -202,6 +195,7 @@ def kda003(cfg: Resolved) -> Iterator[Hit]:
 @rule(
     "KDA004", Severity.ERROR,
     name="flashinfer-sm100-needs-bf16-state",
+    needs="model",
     summary="FlashInfer linear-attention decode or verify on SM100+ ⇒ --mamba-ssm-dtype bfloat16",
     what="""
         On compute capability 10.x and later, the FlashInfer linear-attention decode and verify
@@ -237,6 +231,7 @@ def kda004(cfg: Resolved) -> Iterator[Hit]:
 @rule(
     "KDA005", Severity.ERROR,
     name="flashinfer-kda-needs-sm100",
+    needs="model",
     summary="FlashInfer KDA kernels need SM100+ (Blackwell)",
     what="The FlashInfer KDA kernel (`recurrent_kda`) exists only on compute capability 10.x and later.",
     why="SGLang raises a RuntimeError when the KDA attention backend is built.",
@@ -269,6 +264,7 @@ def kda005(cfg: Resolved) -> Iterator[Hit]:
 @rule(
     "KDA006", Severity.ERROR,
     name="verify-server-has-scratch",
+    needs="model",
     summary="a target-verify server has the speculative scratch (or the ReplaySSM ring)",
     what="""
         KDA target verify needs `intermediate_ssm` (or the ReplaySSM-spec ring). SGLang skips
@@ -292,6 +288,7 @@ def kda006(cfg: Resolved) -> Iterator[Hit]:
 @rule(
     "KDA007", Severity.ERROR,
     name="heads-divisible-by-tp",
+    needs="model",
     summary="KDA heads divisible by tp_size (32 heads for Kimi-Linear: tp ∈ {1, 2, 4, 8, 16, 32})",
     what="Each tensor-parallel rank holds num_heads / tp_size KDA heads (and attention heads).",
     why="SGLang raises a ValueError when the model is built.",
@@ -321,6 +318,7 @@ def kda007(cfg: Resolved) -> Iterator[Hit]:
 @rule(
     "KDA008", Severity.WARNING,
     name="dp-attention-head-sharding",
+    needs="model",
     summary="DP attention: the KDA state pool shards heads by attn_tp_size, the layer by tp_size",
     what="""
         Under DP attention (attn_tp_size < tp_size) the Kimi-Linear state pool is shaped with
@@ -352,6 +350,7 @@ def kda008(cfg: Resolved) -> Iterator[Hit]:
 @rule(
     "KDA009", Severity.INFO,
     name="linear-attention-kernels",
+    needs="model",
     summary="which linear-attention decode/verify kernels run, and whether verify checks bounds",
     what="""
         The resolved decode and verify backends. FlashInfer verify checks the scratch width

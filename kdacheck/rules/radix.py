@@ -18,6 +18,7 @@ def _radix(cfg: Resolved) -> bool:
 @rule(
     "RADIX001", Severity.ERROR,
     name="extra-buffer-track-interval",
+    needs="model",
     summary="extra_buffer prefix cache: --mamba-track-interval ≥ D and a multiple of the page size",
     what="""
         With the `extra_buffer` hybrid prefix-cache strategy (given, or chosen by `auto` when
@@ -79,6 +80,7 @@ def radix001(cfg: Resolved) -> Iterator[Hit]:
 @rule(
     "RADIX002", Severity.ERROR,
     name="no-buffer-constraints",
+    needs="model",
     summary="no_buffer prefix cache: page size 1, overlap schedule off, attention backend not trtllm_mha",
     what="""
         The `no_buffer` hybrid prefix-cache strategy (given, or chosen by `auto` when extra_buffer
@@ -113,6 +115,7 @@ def radix002(cfg: Resolved) -> Iterator[Hit]:
 @rule(
     "RSSM001", Severity.ERROR,
     name="replayssm-spec-constraints",
+    needs="model",
     summary="--enable-linear-replayssm-spec: topk ≤ 1, triton/flashinfer decode, no PD prefill, not with --enable-linear-replayssm; ring a power of two ≥ 2·D_max",
     what="""
         ReplaySSM-spec replaces the scratch with a ring of `--linear-replayssm-cache-len` steps
@@ -188,9 +191,10 @@ def rssm001(cfg: Resolved) -> Iterator[Hit]:
     since=versions.EXTRA_BUFFER_NEEDS_MAMBA,
 )
 def radix003(cfg: Resolved) -> Iterator[Hit]:
-    if Event.EXTRA_BUFFER_WITHOUT_MAMBA in cfg.events and cfg.model is not None:
+    if Event.EXTRA_BUFFER_WITHOUT_MAMBA in cfg.events:
+        arch = cfg.model.architecture if cfg.model else f"{cfg.user('model_path')} ({cfg.family.label if cfg.family else '?'}, by its name)"
         yield Hit(
-            f"--mamba-radix-cache-strategy {cfg.v('mamba_radix_cache_strategy')} needs mamba state, got {cfg.model.architecture}.",
+            f"--mamba-radix-cache-strategy {cfg.v('mamba_radix_cache_strategy')} needs mamba state, got {arch}.",
             "drop `--mamba-radix-cache-strategy` for this model",
             values=("mamba_radix_cache_strategy",),
         )

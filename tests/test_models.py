@@ -1,0 +1,125 @@
+"""Model families as SGLang defines them, read from config.json as SGLang reads them.
+
+Expected shapes are derived here from SGLang 0.5.23's formulas, with the places cited:
+``srt/configs/mamba_utils.py`` L194-243 ``Mamba2StateShape.create`` (conv over I + 2·G·N
+channels, G padded to the TP size when it does not divide; state (H/tp, P, N)),
+``srt/configs/qwen3_next.py`` L288-316 (GDN: I = Hv·Dv, G = Hk, N = Dk, P = Dv),
+``srt/configs/nemotron_h.py`` L409-439 (Mamba2: the ``M`` layers of the pattern),
+``srt/mem_cache/memory_pool.py`` L883-965 (``intermediate_ssm`` (L, R+1, D, H/tp, P, N); the
+conv window deduplicated for a chain: (L, R+1, conv_dim/tp, D+K-2), bfloat16).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from kdacheck.findings import InputError
+from kdacheck.models import Family, guess_family, load_model
+from tests.helpers import codes, finding, lint_ok, resolved
+
+MODELS = Path(__file__).resolve().parent / "data" / "models"
+LAUNCH = "python -m sglang.launch_server"
+QWEN35 = f"{LAUNCH} --model-path Qwen/Qwen3.5-397B-A17B --tp-size 4 --speculative-algorithm NEXTN --speculative-num-steps 3 --speculative-eagle-topk 1 --speculative-num-draft-tokens 4"
+
+
+def test_qwen35_mtp_no_buffer_is_sglangs_assertion() -> None:
+    r = lint_ok(QWEN35 + " --mamba-radix-cache-strategy no_buffer")
+    assert "no_buffer do not support overlap schedule" in finding(r, "RADIX002").message
+
+
+def test_qwen35_mtp_scratch_is_sglangs_formula() -> None:
+    cfg = resolved(QWEN35)
+    L, R, D, tp = 60 - 60 // 4, 48, 4, 4  # layer l is full attention iff (l + 1) % 4 == 0
+    Hv, Hk, Dv, Dk, K = 64, 16, 128, 128, 4
+    assert cfg.v("intermediate_ssm_shape") == [L, R + 1, D, Hv // tp, Dv, Dk]
+    assert cfg.v("intermediate_ssm_bytes") == L * (R + 1) * D * (Hv // tp) * Dv * Dk * 4
+    conv_dim = Hv * Dv + 2 * Hk * Dk  # 16 key heads divide tp 4: no group padding
+    assert cfg.v("intermediate_conv_window_shape") == [L, R + 1, conv_dim // tp, D + K - 2]
+    assert cfg.v("intermediate_conv_window_bytes") == L * (R + 1) * (conv_dim // tp) * (D + K - 2) * 2
+    assert "MEM001" in codes(lint_ok(QWEN35))
+
+
+def test_qwen35_multimodal_config_with_nested_text_config_is_gdn(tmp_path: Path) -> None:
+    (tmp_path / "config.json").write_text(json.dumps({
+        "architectures": ["Qwen3_5MoeForConditionalGeneration"], "model_type": "qwen3_5_moe",
+        "text_config": {"model_type": "qwen3_5_moe_text", "num_hidden_layers": 60, "full_attention_interval": 4,
+                        "linear_num_key_heads": 16, "linear_num_value_heads": 64, "linear_key_head_dim": 128,
+                        "linear_value_head_dim": 128, "linear_conv_kernel_dim": 4, "mamba_ssm_dtype": "bfloat16"},
+        "vision_config": {"depth": 27},
+    }))
+    model, _ = load_model(str(tmp_path), None)
+    assert model is not None and model.family is Family.GDN
+    assert (model.linear_layers, model.linear_v_heads, model.linear_k_heads) == (45, 64, 16)
+    assert model.ssm_dtype == "bfloat16"  # mamba2_state_dtype reads text_config.mamba_ssm_dtype
+
+
+def test_nemotron_h_config_is_mamba2_with_its_shapes() -> None:
+    folder = MODELS / "nemotron-3-nano"
+    model, _ = load_model(str(folder), None)
+    assert model is not None and model.family is Family.MAMBA2
+    pattern = json.loads((folder / "config.json").read_text())["hybrid_override_pattern"]
+    assert model.linear_layers == pattern.count("M") == 23
+    cmd = f"{LAUNCH} --model-path {folder} --tp-size 2 --speculative-algorithm EAGLE --speculative-num-steps 3 --speculative-eagle-topk 1 --speculative-num-draft-tokens 4"
+    cfg = resolved(cmd)
+    H, P, N, G, K, tp = 64, 64, 128, 8, 4, 2
+    assert cfg.v("intermediate_ssm_shape") == [23, 49, 4, H // tp, P, N]
+    assert cfg.v("intermediate_conv_window_shape") == [23, 49, (H * P + 2 * G * N) // tp, 4 + K - 2]
+    # tp 16: 8 groups do not divide 16 → extended to 16 (extra_groups_for_head_shards)
+    assert model.family.conv_dim(model, 16) == H * P + 2 * 16 * N
+    assert model.ssm_dtype is None  # the config's key is mamba_ssm_cache_dtype, which SGLang does not read
+
+
+def test_glm5_is_dsa_with_page_64_and_hisparse_rules() -> None:
+    model, _ = load_model(str(MODELS / "glm-5.1"), None)
+    assert model is not None and model.family is Family.DSA and model.index_topk == 2048
+    cfg = resolved(f"{LAUNCH} --model-path zai-org/GLM-5 --tp-size 8 --page-size 16 --enable-hisparse", gpu="h200")
+    assert cfg.v("page_size") == 64 and cfg.v("attention_backend") == "dsa"
+    assert "HSP006" in codes(lint_ok(f"{LAUNCH} --model-path zai-org/GLM-5 --tp-size 8 --enable-hisparse"))
+
+
+def test_llama_with_extra_buffer_is_sglangs_valueerror() -> None:
+    f = finding(lint_ok(f"{LAUNCH} --model-path meta-llama/Meta-Llama-3-8B-Instruct --mamba-radix-cache-strategy extra_buffer"), "RADIX003")
+    assert f.message == "--mamba-radix-cache-strategy extra_buffer needs mamba state, got LlamaForCausalLM."
+
+
+def test_unknown_model_warns_and_names_the_rules_then_model_option_finds_the_crash() -> None:
+    seed = (Path(__file__).resolve().parent.parent / "examples/errors/KDA002-dp-attention-row-map.sh").read_text()
+    text = seed.replace("moonshotai/Kimi-Linear-48B-A3B-Instruct", "/mnt/models/prod-chat-v3")
+    r = lint_ok(text, gpu="b200")
+    f = finding(r, "MODEL001")
+    assert f.severity.label == "warning" and "KDA002" in f.message and "--model" in (f.fix or "")
+    assert "KDA002" not in codes(r)
+    assert "KDA002" in codes(lint_ok(text, gpu="b200", model="kimi-linear"))
+
+
+@pytest.mark.parametrize(("name", "family"), [
+    ("Qwen/Qwen3.5-122B-A10B", Family.GDN), ("nvidia/NVIDIA-Nemotron-H-8B", Family.MAMBA2),
+    ("tiiuae/Falcon-H1-34B-Instruct", Family.MAMBA2), ("zai-org/GLM-5-FP8", Family.DSA),
+    ("mistralai/Mistral-7B-Instruct-v0.3", Family.OTHER), ("/mnt/models/prod-chat-v3", None),
+])
+def test_family_from_the_name(name: str, family: Family | None) -> None:
+    assert guess_family(name) is family
+
+
+def test_quantised_variants_share_the_base_geometry() -> None:
+    base, _ = load_model("Qwen/Qwen3.5-397B-A17B", None)
+    fp8, _ = load_model("Qwen/Qwen3.5-397B-A17B-FP8", None)
+    assert base is not None and fp8 is not None
+    assert (fp8.family, fp8.linear_layers, fp8.linear_v_heads) == (base.family, base.linear_layers, base.linear_v_heads)
+    assert fp8.weight_bytes_per_param == 1.0 and base.weight_bytes_per_param == 2.0
+
+
+@pytest.mark.parametrize(("field", "value"), [
+    ("linear_num_value_heads", "64"), ("linear_num_value_heads", None), ("linear_num_value_heads", -1),
+    ("linear_num_value_heads", 1.5), ("linear_num_value_heads", [64]), ("num_hidden_layers", 10**15),
+    ("full_attention_interval", 0),
+])
+def test_a_bad_config_field_is_an_error_naming_it(tmp_path: Path, field: str, value: object) -> None:
+    data = json.loads((MODELS / "qwen3-next-80b" / "config.json").read_text())
+    data[field] = value
+    (tmp_path / "config.json").write_text(json.dumps(data))
+    with pytest.raises(InputError, match=field):
+        load_model(str(tmp_path), None)
