@@ -77,12 +77,25 @@ class ArgIssue:
     severity: str | None = None  # overrides the rule's severity ("warning", "info")
 
 
+@dataclass(frozen=True)
+class Unknown:
+    """A flag whose value is not known statically (an unset shell variable, ``$(...)``)."""
+
+    dest: str
+    written: str  # the flag as written
+    text: str  # the value as written (``$TP``)
+    why: str  # ``$TP`` is unset in this file
+    loc: Location
+
+
 @dataclass
 class Parsed:
     version: str
     given: dict[str, Given] = field(default_factory=dict)
     issues: list[ArgIssue] = field(default_factory=list)
     occurrences: dict[str, list[Given]] = field(default_factory=dict)
+    unknown: dict[str, Unknown] = field(default_factory=dict)  # dest → its unknown value
+    opaque: list[Token] = field(default_factory=list)  # unknown words that may hold flags (`$EXTRA_ARGS`)
 
     def value(self, dest: str, default: Any = None) -> Any:
         g = self.given.get(dest)
@@ -265,6 +278,10 @@ class _Parser:
         i = 0
         while i < len(toks):
             tok = toks[i]
+            if tok.unknown and not _looks_like_flag(tok):  # `$EXTRA_ARGS` unset: its flags are unknown
+                self.out.opaque.append(tok)
+                i += 1
+                continue
             if not _looks_like_flag(tok):
                 self.issue(ArgKind.UNKNOWN_FLAG, f"unrecognized argument `{tok.text[:80]}` (not a value of any flag)", tok.loc)
                 i += 1
@@ -277,7 +294,8 @@ class _Parser:
             # Collect the values that follow, the way argparse's nargs would.
             values: list[Token] = []
             if eq:
-                values = [Token(inline, Location(tok.loc.path, tok.loc.line, tok.loc.col + len(name) + 1), tok.origin, False)]
+                values = [Token(inline, Location(tok.loc.path, tok.loc.line, tok.loc.col + len(name) + 1), tok.origin, False,
+                                tok.unknown)]
             else:
                 want = self._nargs(flag)
                 while i < len(toks) and not _looks_like_flag(toks[i]) and (want is None or len(values) < want):
@@ -313,6 +331,11 @@ class _Parser:
             elif flag.action == "DeprecatedStoreConstAction":
                 value = True
             self._record(flag, written, tok, value, None, tok.loc)
+            return
+        unknown = next((v for v in values if v.unknown), None)
+        if unknown is not None:  # no type error, no wrong default: the value is unknown
+            self.out.unknown[flag.dest] = Unknown(flag.dest, written, unknown.text, unknown.unknown or "", unknown.loc)
+            self.out.given.pop(flag.dest, None)
             return
         if nargs in (None, "?") or isinstance(nargs, int):
             need = 1 if nargs is None else nargs if isinstance(nargs, int) else 0

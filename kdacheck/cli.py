@@ -74,6 +74,9 @@ def lint(
     show_resolved: Annotated[bool, typer.Option("--show-resolved", help="Print every resolved value with its provenance.")] = False,
     exit_zero: Annotated[bool, typer.Option("--exit-zero", help="Exit 0 even when findings fail the threshold.")] = False,
     run_after: Annotated[bool, typer.Option("--run", help="Then run the kernels on the resolved configuration (kdacheck run).")] = False,
+    env: Annotated[list[str] | None, typer.Option("--env", help="KEY=VALUE: a shell variable the launch files use but do not set (repeatable).")] = None,
+    env_file: Annotated[str | None, typer.Option("--env-file", help="A file of KEY=VALUE lines, as --env.")] = None,
+    only_launch_files: Annotated[bool, typer.Option("--only-launch-files", help="Skip named files that are not launch configurations (as the folder walk does): for pre-commit.")] = False,
     strict: Annotated[bool, typer.Option("--strict", help="Fail when a rule could not be checked (an unknown model, an unset variable).")] = False,
     sglang: Annotated[bool, typer.Option("--sglang", help="Also run SGLang's own argument resolution (SGLang must be importable; --gpu simulates the device).")] = False,
 ) -> None:
@@ -84,14 +87,18 @@ def lint(
 
     if not paths and cmd is None:
         raise fail("nothing to lint: give paths, - for standard input, or --cmd")
+    try:
+        variables = config.environment(env or [], env_file)
+    except config.ConfigError as e:
+        raise fail(str(e)) from None
     overrides = config.Overrides(
         select=tuple(_split(select) or ()) or None, ignore=tuple(_split(ignore) or ()),
         extend_select=tuple(_split(extend_select) or ()), gpu=gpu, sglang_version=sglang_version, model=model,
-        sglang=sglang,
+        sglang=sglang, env=tuple(variables.items()),
     )
     threshold = failure_threshold.value if failure_threshold else None
     try:
-        session = LintRun(paths or [], cmd, overrides)
+        session = LintRun(paths or [], cmd, overrides, only_launch_files)
         results = session.lint()
         fmt = session.output_format(output_format.value if output_format else None)
         run_docs, run_failed = session.run_kernels(fmt) if run_after and not any(r.error for r in results) else (None, False)

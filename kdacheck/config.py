@@ -252,6 +252,7 @@ class Options:
     max_bytes: int = 10 * 1024 * 1024
     mem005_share: float = 0.10
     sglang: bool = False  # --sglang: SGLang's own resolution as a self-check (kdacheck.sglang)
+    env: dict[str, str] = field(default_factory=dict)  # --env / --env-file: shell variables the files do not set
 
 
 @dataclass(frozen=True)
@@ -265,6 +266,7 @@ class Overrides:
     sglang_version: str | None = None
     model: str | None = None
     sglang: bool = False
+    env: tuple[tuple[str, str], ...] = ()
 
 
 @functools.cache
@@ -290,17 +292,48 @@ def options(s: Settings, cli: Overrides) -> Options:
     if model:
         checked("model", cli.model is not None, lambda m: load_model(m, None), model)
     select = cli.select if cli.select is not None else s.select
-    rules = select_rules(
-        list(select) if select is not None else None,
-        list(s.ignore + cli.ignore) or None,
-        list(s.extend_select + cli.extend_select) or None,
-    )
-    opts = Options(version=version, model=model, gpu=profile, rules=rules, sglang=cli.sglang)
+    try:
+        rules = select_rules(
+            list(select) if select is not None else None,
+            list(s.ignore + cli.ignore) or None,
+            list(s.extend_select + cli.extend_select) or None,
+        )
+    except ValueError as e:
+        raise ConfigError(str(e) if s.path is None or cli.select or cli.ignore or cli.extend_select
+                          else f"{s.path}: {e}") from None
+    opts = Options(version=version, model=model, gpu=profile, rules=rules, sglang=cli.sglang, env=dict(cli.env))
     if s.max_file_size is not None:
         opts.max_bytes = s.max_file_size
     if s.mem005_share is not None:
         opts.mem005_share = s.mem005_share
     return opts
+
+
+def environment(pairs: list[str], env_file: str | None) -> dict[str, str]:
+    """``--env KEY=VALUE`` and ``--env-file FILE`` (``KEY=VALUE`` lines, ``#`` comments,
+    ``export`` allowed): the variables a launch file uses without setting them. The command
+    line wins over the file."""
+    out: dict[str, str] = {}
+    lines: list[tuple[str, str]] = []
+    if env_file is not None:
+        p = Path(env_file)
+        try:
+            if not p.is_file() or p.stat().st_size > 1 << 20:
+                raise ConfigError(f"--env-file {env_file}: not a regular file of at most 1 MiB")
+            text = p.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as e:
+            raise ConfigError(f"--env-file {env_file}: cannot read: {e}") from None
+        lines += [(f"{env_file}:{n}", ln.strip().removeprefix("export ").strip()) for n, ln in enumerate(text.splitlines(), 1)
+                  if ln.strip() and not ln.strip().startswith("#")]
+    lines += [("--env", x) for x in pairs]
+    for where, item in lines:
+        key, eq, value = item.partition("=")
+        if not eq or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", key):
+            raise ConfigError(f"{where}: `{item[:60]}` is not KEY=VALUE")
+        if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
+            value = value[1:-1]
+        out[key] = value
+    return out
 
 
 def exclude_patterns(settings: list[Settings]) -> list[Pattern]:

@@ -171,14 +171,16 @@ def _sanitize(result: FileResult) -> FileResult:
     return result
 
 
-def lint_text(text: str, path: str, opts: Options, base_dir: str | None = None) -> FileResult:
-    return _sanitize(_lint_text(text, path, opts, base_dir))
+def lint_text(text: str, path: str, opts: Options, base_dir: str | None = None, explicit: bool = False) -> FileResult:
+    """Lint one text; ``explicit``: named by the user (a file, ``--cmd``), so finding no launch
+    command in it is an error (exit 2), not a pass."""
+    return _sanitize(_lint_text(text, path, opts, base_dir, explicit))
 
 
-def _lint_text(text: str, path: str, opts: Options, base_dir: str | None = None) -> FileResult:
+def _lint_text(text: str, path: str, opts: Options, base_dir: str | None = None, explicit: bool = False) -> FileResult:
     result = FileResult(path)
     try:
-        cmds = read_text(text, path, base_dir, opts.max_bytes)
+        cmds = read_text(text, path, base_dir, opts.max_bytes, opts.env)
     except InputError as e:
         result.error = str(e)
         return result
@@ -187,6 +189,9 @@ def _lint_text(text: str, path: str, opts: Options, base_dir: str | None = None)
         return result
     if not cmds:
         result.notes.append(f"{path}: no SGLang launch command found")
+        if explicit:
+            kind = "a YAML document" if path.lower().endswith((".yaml", ".yml")) else "shell"
+            result.error = f"no SGLang launch command found (read as {kind}: {len(text.splitlines())} lines)"
     sup = _Suppressor(text, path)
     checked = opts.rules if opts.rules is not None else rulemod.all_rules()
     result.rules = [r.code for r in checked if r.applies_to(opts.version)]
@@ -264,6 +269,7 @@ def lint_many(
     options_for: Callable[[str], Options],
     progress: bool | None = None,
     workers: int | None = None,
+    only_launch_files: bool = False,
 ) -> list[FileResult]:
     """Lint every candidate, in order; files found in folders that are not launch
     configurations are skipped. ``workers > 1`` reads files in a thread pool (parsing and
@@ -302,7 +308,9 @@ def lint_many(
             if text is None or (not c.explicit and not relevance.relevant(c.path, text)):
                 continue
             base = "." if c.path == "-" else (os.path.dirname(c.path) or ".")
-            results.append(lint_text(text, name, options_for(c.path), base))
+            if c.explicit and only_launch_files and c.path != "-" and not relevance.relevant(c.path, text):
+                continue  # --only-launch-files: a named file that is no launch configuration is skipped
+            results.append(lint_text(text, name, options_for(c.path), base, c.explicit))
     finally:
         if bar is not None:
             bar.stop()
@@ -322,10 +330,12 @@ class LintRun:
     linted with the configuration nearest to it, the command line (``overrides``) winning.
     """
 
-    def __init__(self, paths: list[str], cmd: str | None, overrides: config.Overrides) -> None:
+    def __init__(self, paths: list[str], cmd: str | None, overrides: config.Overrides, only_launch_files: bool = False) -> None:
         self.paths, self.cmd, self.overrides = paths, cmd, overrides
+        self.only_launch_files = only_launch_files
         self.results: list[FileResult] = []
         self.notes: list[str] = []
+        self.empty = False  # folders named, no launch command in them
         config.reset()
         top = config.for_folder(os.getcwd())
         if top.path is None and paths and paths[0] != "-":
@@ -351,8 +361,13 @@ class LintRun:
         scopes = [self.top] + [config.for_folder(p) for p in self.paths if os.path.isdir(p)]
         cands = discover.discover(self.paths, config.exclude_patterns(scopes))
         if self.cmd is not None:
-            self.results.append(lint_text(self.cmd, "<cmd>", config.options(config.for_file("<cmd>"), self.overrides), "."))
-        self.results += lint_many(cands, lambda p: config.options(config.for_file(p), self.overrides))
+            self.results.append(lint_text(self.cmd, "<cmd>", config.options(config.for_file("<cmd>"), self.overrides), ".", True))
+        self.results += lint_many(cands, lambda p: config.options(config.for_file(p), self.overrides),
+                                  only_launch_files=self.only_launch_files)
+        folders = [p for p in self.paths if os.path.isdir(p)]
+        if folders and not any(r.resolved for r in self.results) and not any(r.error for r in self.results):
+            self.notes.append(f"warning: no SGLang launch command found in {', '.join(folders)}")
+            self.empty = True
         return self.results
 
     def output_format(self, given: str | None) -> str:
@@ -381,12 +396,14 @@ class LintRun:
         return docs, failed
 
     def not_checked(self) -> list[str]:
-        return sorted({code for r in self.results for cfg in r.resolved for code in cfg.not_checked})
+        return sorted({code for r in self.results for cfg in r.resolved for code in (*cfg.not_checked, *cfg.unknown_checks)})
 
     def exit_code(self, threshold: str | None, exit_zero: bool, run_failed: bool = False, strict: bool = False) -> int:
         """2 when a file could not be checked, 1 when findings (or ``--run``) fail, or under
         ``--strict`` when a rule could not be checked, else 0."""
         if any(r.error for r in self.results):
+            return 2
+        if strict and self.empty:
             return 2
         failed = self.failed(threshold) or run_failed or (strict and bool(self.not_checked()))
         return 0 if exit_zero or not failed else 1

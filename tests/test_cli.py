@@ -152,3 +152,23 @@ def test_run_args_reads_the_project_configuration(tmp_path: Path) -> None:
     result = invoke("run", "--args", str(launch), "--device", "cpu")
     assert result.exit_code == 2
     assert "kdacheck.toml:1" in result.output and "not-a-gpu" in result.output
+
+
+def test_nothing_to_check_is_not_a_pass(tmp_path: Path) -> None:
+    """Explicit input without a launch exits 2; an empty folder warns (exit 2 with --strict)."""
+    assert invoke("lint", "--cmd", "echo hi").exit_code == 2
+    docker = tmp_path / "Dockerfile"
+    docker.write_text('FROM python:3.11\nCMD ["python", "-m", "http.server"]\n')
+    assert invoke("lint", str(docker)).exit_code == 2
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    r = invoke("lint", str(empty))
+    assert r.exit_code == 0 and "no SGLang launch command found" in r.output
+    assert invoke("lint", str(empty), "--strict").exit_code == 2
+
+
+def test_unknown_select_codes_are_an_error_with_a_suggestion() -> None:
+    for option, value in (("--select", "NOPE"), ("--ignore", "SPEC99"), ("--extend-select", "KDA02")):
+        r = invoke("lint", option, value, "--cmd", "python -m sglang.launch_server --model-path x")
+        assert r.exit_code == 2, (option, r.output)
+        assert "did you mean" in r.output, r.output

@@ -54,8 +54,8 @@ CASES = [
     ("binary.yaml", 2, "binary file"),
     ("nul-bytes.sh", 2, "binary file"),
     ("invalid-utf8.yaml", 2, "not UTF-8 text"),
-    ("empty.yaml", 0, "0 launch commands"),
-    ("only-comments.sh", 0, "0 launch commands"),
+    ("empty.yaml", 2, "no SGLang launch command found"),  # a named file with nothing to check is not a pass
+    ("only-comments.sh", 2, "no SGLang launch command found"),
     ("unbalanced-quote.sh", 2, 'unterminated " quote'),
     ("invalid-yaml.yaml", 2, "invalid YAML"),
     ("not-a-mapping.yaml", 2, "must be a mapping of flag names to values"),

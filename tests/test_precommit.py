@@ -21,7 +21,7 @@ CI = ROOT / "tests" / "data" / "ci"
 
 def test_hook_definition() -> None:
     (hook,) = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())
-    assert hook["id"] == "kdacheck" and hook["entry"] == "kdacheck lint" and hook["language"] == "python"
+    assert hook["id"] == "kdacheck" and hook["entry"] == "kdacheck lint --only-launch-files" and hook["language"] == "python"
     import re
 
     files = re.compile(hook["files"])
@@ -53,6 +53,13 @@ def test_try_repo_runs_the_hook(tmp_path: Path) -> None:
         "model-path: moonshotai/Kimi-Linear-48B-A3B-Instruct\nspeculative-algorithm: EAGLE\n"
         "speculative-num-steps: 3\nspeculative-eagle-topk: 1\nspeculative-num-draft-tokens: 4\n"
     )
+    # an ordinary repository around them: none of these is a launch configuration
+    (repo / ".github" / "workflows").mkdir(parents=True)
+    shutil.copy(CI / "other" / "workflow.yaml", repo / ".github" / "workflows" / "ci.yaml")
+    shutil.copy(CI / "other" / "values.yaml", repo / "values.yaml")
+    (repo / ".pre-commit-config.yaml").write_text("repos:\n  - repo: local\n    hooks: []\n")
+    (repo / "mkdocs.yml").write_text("site_name: deploy\nnav:\n  - Home: index.md\ntheme:\n  name: material\n")
+    (repo / "build.sh").write_text("#!/bin/sh\nset -e\ndocker build -t serving:latest .\n")
     # the findings checked stay the same as other rules are added
     (repo / "kdacheck.toml").write_text('select = ["ARG", "SPEC001", "SPEC002"]\n')
     env = {**os.environ, "PRE_COMMIT_HOME": str(tmp_path / "cache"), "NO_COLOR": "1", "GIT_AUTHOR_NAME": "t",
@@ -70,5 +77,5 @@ def test_try_repo_runs_the_hook(tmp_path: Path) -> None:
         pytest.skip("no access to PyPI to build the hook's environment")
     assert bad.returncode == 1, bad.stdout + bad.stderr
     assert "spec002.sh:8:3: SPEC002" in bad.stdout
-    good = run("clean.yaml")
-    assert good.returncode == 0, good.stdout + good.stderr
+    good = run("clean.yaml", ".github/workflows/ci.yaml", "values.yaml", ".pre-commit-config.yaml", "mkdocs.yml", "build.sh")
+    assert good.returncode == 0, good.stdout + good.stderr  # the other files are skipped, not read as --config

@@ -22,6 +22,7 @@ class Token:
     loc: Location
     origin: Origin = "cli"
     is_flag: bool | None = None  # None: decide the argparse way (leading dash)
+    unknown: str | None = None  # why the value is not known statically (an unset shell variable, `$(...)`)
 
 
 @dataclass

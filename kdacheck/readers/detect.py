@@ -52,15 +52,16 @@ def read_bytes(path: str, max_bytes: int = MAX_BYTES) -> bytes:
     return data
 
 
-def read_text(text: str, path: str, base_dir: str | None = None, max_bytes: int = MAX_BYTES) -> list[LaunchCommand]:
+def read_text(text: str, path: str, base_dir: str | None = None, max_bytes: int = MAX_BYTES,
+              env: dict[str, str] | None = None) -> list[LaunchCommand]:
     """Launch commands in ``text``; ``path`` is what findings will name."""
-    cmds = _read(text, path)
+    cmds = _read(text, path, env)
     if len(cmds) > MAX_COMMANDS:
         raise InputError(f"{path}: {len(cmds):,} launch commands in one file (the limit is {MAX_COMMANDS:,})")
     return [expand_config(c, base_dir, max_bytes) for c in cmds]
 
 
-def _read(text: str, path: str) -> list[LaunchCommand]:
+def _read(text: str, path: str, env: dict[str, str] | None = None) -> list[LaunchCommand]:
     is_yaml_name = path.lower().endswith(YAML_SUFFIXES)
     if is_yaml_name or (not looks_like_shell_launch(text) and text.lstrip().startswith(("apiVersion", "services", "---"))):
         docs = yamlfiles.compose_all(text, path)
@@ -78,10 +79,10 @@ def _read(text: str, path: str) -> list[LaunchCommand]:
         if len(docs) > 1:
             raise InputError(f"{path}: several YAML documents, but no Kubernetes manifest among them")
         return [yamlfiles.read_config(docs[0], path)]
-    cmds = read_shell(text, path)
+    cmds = read_shell(text, path, env)
     if not cmds and text.lstrip().startswith("--"):
         # Bare SGLang arguments, no program name.
-        toks = [t for t in tokenize(text, path) if t.text != "\n"]
+        toks = [t for t in tokenize(text, path, env=env) if t.text != "\n"]
         cmds = [LaunchCommand(path, toks, "shell", toks[0].loc if toks else Location(path))]
     return cmds
 

@@ -52,6 +52,7 @@ def summary(results: list[FileResult]) -> dict[str, int]:
         "suppressed": sum(r.suppressed for r in results),
         "unused_suppressions": sum(len(r.unused_suppressions) for r in results),
         "not_checked": len({code for r in results for cfg in r.resolved for code in cfg.not_checked}),
+        "unknown_values": len({code for r in results for cfg in r.resolved for code in cfg.unknown_checks}),
     }
 
 
@@ -71,6 +72,9 @@ def summary_line(results: list[FileResult]) -> str:
     if s["not_checked"]:
         n = s["not_checked"]
         parts.append(f"{n} rule{'s' * (n != 1)} not checked: needs the model")
+    if s["unknown_values"]:
+        n = s["unknown_values"]
+        parts.append(f"{n} rule{'s' * (n != 1)} not checked: values not known statically")
     return "Checked " + ", ".join(parts) + "."
 
 

@@ -53,5 +53,10 @@ def resolve(parsed: Parsed, cmd: LaunchCommand, model: Model | None, model_note:
             options: RuleOptions | None = None, model_guess: Family | None = None) -> Resolved:
     r = Resolved(cmd, parsed, parsed.version, model, model_note, gpu, options=options or RuleOptions(), model_guess=model_guess)
     for s in STEPS:
+        r.taint_seen, r.step_sets = None, []
         s.fn(r)
+        if r.taint_seen is not None:  # what a step derives from an unknown value is unknown too
+            for name in r.step_sets:
+                r.tainted.setdefault(name, r.taint_seen)
+    r.taint_seen, r.step_sets = None, []
     return r

@@ -88,15 +88,28 @@ class Resolved:
     sglang: dict[str, Any] | None = None  # lint --sglang: SGLang's own verdict (kdacheck.sglang.child)
     model_guess: Family | None = None  # the family the model's name says, when its geometry is unknown
     not_checked: list[str] = field(default_factory=list)  # rules not run: they need the model
+    unknown_checks: list[str] = field(default_factory=list)  # rules not decided: they read a value not known statically
+    # Values that depend on a flag whose value is not known statically (``$TP`` unset): name → why.
+    tainted: dict[str, str] = field(default_factory=dict)
+    taint_seen: str | None = None  # set when a tainted value is read (by a step or a rule)
+    step_sets: list[str] = field(default_factory=list)  # names set by the step running now
 
     # -- reading (rules and later steps) --------------------------------------------------
+    def _read(self, name: str) -> None:
+        why = self.tainted.get(name)
+        if why is not None and self.taint_seen is None:
+            self.taint_seen = why
+
     def __getitem__(self, name: str) -> Val:
+        self._read(name)
         return self.vals[_declared(name)]
 
     def __contains__(self, name: str) -> bool:
+        self._read(name)
         return _declared(name) in self.vals
 
     def v(self, name: str, default: Any = None) -> Any:
+        self._read(name)
         val = self.vals.get(_declared(name))
         return default if val is None else val.value
 
@@ -106,10 +119,12 @@ class Resolved:
         return self.model.family if self.model is not None else self.model_guess
 
     def given(self, dest: str) -> bool:
+        self._read(dest)
         return dest in self.parsed.given
 
     def user(self, dest: str) -> Any:
-        """A flag's value as written (None when not given)."""
+        """A flag's value as written (None when not given, or not known statically)."""
+        self._read(dest)
         return self.parsed.value(dest)
 
     def at_least(self, first: str) -> bool:
@@ -132,16 +147,24 @@ class Resolved:
         """Set ``name`` to a flag's value: the user's, else SGLang's default for the version."""
         dest = dest or name
         g = self.parsed.given.get(dest)
-        if g is not None:
+        u = self.parsed.unknown.get(dest)
+        if u is not None:
+            why = f"`{u.written}` is `{u.text[:60]}`: {u.why}"
+            self.tainted[dest] = self.tainted[name] = why
+            val = Val(flagmod.table(self.version).default(dest), "unknown", why, u.loc)
+            self._read(dest)
+        elif g is not None:
             val = Val(g.value, "user", f"given: {g.written} at {g.loc}", g.loc)
         else:
             val = Val(flagmod.table(self.version).default(dest), "default", f"SGLang {self.version} default")
         self.vals[_declared(name)] = val
+        self.step_sets.append(name)
         return val
 
     def put(self, name: str, value: Any, why: str, origin: str = "derived", loc: Location | None = None) -> Val:
         val = Val(value, origin, why, loc)
         self.vals[_declared(name)] = val
+        self.step_sets.append(name)
         return val
 
 

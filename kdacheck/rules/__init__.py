@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from kdacheck.findings import Evidence, Finding
+from kdacheck.findings import Evidence, Finding, Severity
 from kdacheck.resolve import Resolved
 from kdacheck.rules import arg, attn, hsp, kda, mem, model, par, radix, sglang, spec  # noqa: F401  (registration)
 from kdacheck.rules.base import REGISTRY, Hit, Rule, rule, unchecked
@@ -24,12 +24,34 @@ def select_rules(select: list[str] | None, ignore: list[str] | None, extend: lis
         return any(code.startswith(p.strip().upper()) for p in pats if p.strip())
 
     rules = all_rules()
+    for option, pats in (("--select", select), ("--ignore", ignore), ("--extend-select", extend)):
+        for p in pats or []:
+            pat = p.strip().upper()
+            if pat and pat != "ALL" and not any(r.code.startswith(pat) for r in rules):
+                import difflib
+
+                prefixes = sorted({r.prefix for r in rules})
+                close = difflib.get_close_matches(pat, [r.code for r in rules] + prefixes, n=1)
+                hint = f"; did you mean {close[0]}?" if close else f"; did you mean one of {', '.join(prefixes)} (`kdacheck rules`)?"
+                raise ValueError(f"{option} {p.strip()}: no rule code starts with `{pat}`{hint}")
+    if select and any(p.strip().upper() == "ALL" for p in select):
+        select = None
     chosen = [r for r in rules if matches(r.code, select)] if select else list(rules)
     if extend:
         chosen += [r for r in rules if matches(r.code, extend) and r not in chosen]
     if ignore:
         chosen = [r for r in chosen if not matches(r.code, ignore)]
     return chosen
+
+
+def unknown_hit(why: str, hits: list[Hit]) -> Hit:
+    """One "could not be checked" in place of a rule's hits that rest on an unknown value."""
+    import re
+
+    var = re.search(r"`\$\{?([A-Za-z_][A-Za-z0-9_]*)", why)
+    fix = f"give it with `--env {var.group(1)}=...`" if var else "write the value in the launch, or give it with `--env`"
+    at = next((h.at for h in hits if h.at is not None), None)
+    return Hit(f"could not be checked: {why}", fix, hits[0].values if hits else (), at, Severity.INFO)
 
 
 def evidence(cfg: Resolved, names: tuple[str, ...]) -> tuple[Evidence, ...]:
@@ -49,7 +71,14 @@ def check(cfg: Resolved, rules: list[Rule] | None = None) -> list[Finding]:
         cfg.not_checked = model.not_checked(cfg, chosen) if cfg.user("model_path") else []
         chosen = [r for r in chosen if r.needs != "model"]
     for r in sorted(chosen, key=lambda r: r.code == "MODEL001"):  # MODEL001 reads not_checked: last
-        for hit in r.check(cfg):
+        cfg.taint_seen = None
+        hits = list(r.check(cfg))
+        why = cfg.taint_seen or next((cfg.tainted[n] for h in hits for n in h.values if n in cfg.tainted), None)
+        if why is not None and hits and not all(h.message.startswith("could not be checked") for h in hits):
+            # the rule's verdict rests on a value that is not known statically: say so, never guess
+            hits = [unknown_hit(why, hits)]
+            cfg.unknown_checks.append(r.code)
+        for hit in hits:
             findings.append(
                 Finding(
                     code=r.code,

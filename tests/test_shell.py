@@ -1,0 +1,82 @@
+"""Shell as a shell reads it: variables, quoting, redirections, wrappers; nothing ever run."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.helpers import codes, finding, lint_ok
+
+ROOT = Path(__file__).resolve().parent.parent
+DATA = ROOT / "tests" / "data" / "shell"
+
+
+def _lint(name: str, **kw: object):  # type: ignore[no-untyped-def]
+    path = DATA / name
+    return lint_ok(path.read_text(encoding="utf-8"), path=str(path), **kw)  # type: ignore[arg-type]
+
+
+def test_benchmark_recipe_variables_redirections_and_background() -> None:
+    r = _lint("bench-recipe.sh", gpu="h200")
+    assert not {"ARG001", "ARG004"} & set(codes(r)), [f.message for f in r.findings if f.code in ("ARG001", "ARG004")]
+    assert "ARG002" in codes(r)  # --cuda-graph-max-bs is ambiguous in 0.5.23: the real error stays
+    cfg = r.resolved[0]
+    assert (cfg.v("tp_size"), cfg.v("steps"), cfg.v("topk"), cfg.v("draft_tokens")) == (4, 3, 1, 4)
+    assert cfg.v("intermediate_ssm_shape")[3] == 32 // 4  # MEM001 at tp 4, from the assignment
+    tp = cfg.parsed.given["tp_size"]
+    assert (tp.value_loc.line, tp.value) == (12, 4)  # the place is the use of "$TP"
+
+
+def test_unset_variables_are_unknown_not_wrong() -> None:
+    r = _lint("unset-vars.sh", gpu="h200")
+    assert not [f for f in r.findings if f.severity.label != "info"], [f.message for f in r.findings]
+    spec001 = finding(r, "SPEC001")
+    assert spec001.message.startswith("could not be checked: `--speculative-num-steps` is `$STEPS`")
+    assert "`--env STEPS=...`" in (spec001.fix or "")
+    assert "could not be checked" in finding(r, "MEM001").message  # no scratch computed at a guessed tp 1
+    given = _lint("unset-vars.sh", gpu="h200").resolved[0]
+    assert given.v("tp_size") == 1 and given["tp_size"].origin == "unknown"
+
+
+def test_env_option_gives_what_the_file_does_not_set() -> None:
+    from kdacheck.config import Options
+    from kdacheck.lint import lint_text
+
+    text = (DATA / "unset-vars.sh").read_text()
+    r = lint_text(text, "unset-vars.sh", Options(version="0.5.23", env={"TP": "4", "STEPS": "3"}))
+    cfg = r.resolved[0]
+    assert (cfg.v("tp_size"), cfg.v("steps")) == (4, 3) and not cfg.unknown_checks
+
+
+def test_nothing_in_the_input_is_executed(tmp_path: Path) -> None:
+    path = tmp_path / "never-run.sh"
+    path.write_text((DATA / "never-run.sh").read_text())
+    p = subprocess.run([sys.executable, "-m", "kdacheck", "lint", str(path), "--output-format", "concise"],
+                       cwd=tmp_path, capture_output=True, text=True, timeout=60, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert "Traceback" not in p.stderr and "unterminated" not in p.stdout + p.stderr  # the here-document is not words
+    assert not list(tmp_path.glob("MARKER*"))
+    assert "1 launch command" in p.stdout
+
+
+def test_bash_c_is_read_as_shell_with_the_files_variables() -> None:
+    r = _lint("bash-c.sh")
+    assert r.resolved and r.resolved[0].v("tp_size") == 8
+    assert "ARG008" in codes(r)  # --tp-size given twice inside the string
+
+
+def test_prefix_assignments_apply_to_their_command_only() -> None:
+    from kdacheck.readers.shell import read_shell
+
+    (cmd,) = read_shell("TP=2 python -m sglang.launch_server --tp-size $TP\n", "x.sh")
+    assert cmd.tokens[1].unknown  # `VAR=x cmd $VAR` expands $VAR before the assignment
+    (cmd,) = read_shell("TP=2\nTP=4 true\npython -m sglang.launch_server --tp-size $TP\n", "x.sh")
+    assert cmd.tokens[1].text == "2"
+
+
+def test_unquoted_expansion_splits_into_flags() -> None:
+    from kdacheck.readers.shell import read_shell
+
+    (cmd,) = read_shell('EXTRA="--tp-size 4 --dp-size 2"\npython -m sglang.launch_server $EXTRA "$EXTRA"\n', "x.sh")
+    assert [t.text for t in cmd.tokens] == ["--tp-size", "4", "--dp-size", "2", "--tp-size 4 --dp-size 2"]
