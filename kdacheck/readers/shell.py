@@ -18,7 +18,6 @@ Shell as a shell reads it, statically, never executing anything:
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 
 from kdacheck.findings import InputError, Location
 from kdacheck.readers.base import LaunchCommand, Token
@@ -37,17 +36,20 @@ _REDIR = re.compile(r"(\d*)(>>|>&|>\||<<<|<<-|<<|<&|<>|>|<)(&?-|&\d+)?")
 _ASSIGNING = frozenset({"export", "declare", "typeset", "readonly", "local"})
 
 
-@dataclass
 class Part:
-    text: str
-    quote: str = ""  # "", "'" or '"'
-    expansion: bool = False  # $..., ${...}, $(...), `...`
+    __slots__ = ("expansion", "quote", "text")
+
+    def __init__(self, text: str, quote: str = "", expansion: bool = False) -> None:
+        self.text = text
+        self.quote = quote  # "", "'" or '"'
+        self.expansion = expansion  # $..., ${...}, $(...), `...`
 
 
-@dataclass
 class Word:
-    parts: list[Part]
-    loc: Location
+    __slots__ = ("loc", "parts")
+
+    def __init__(self, parts: list[Part], loc: Location) -> None:
+        self.parts, self.loc = parts, loc
 
     @property
     def literal(self) -> str | None:
@@ -61,23 +63,20 @@ class Word:
         return "".join(p.text for p in self.parts)
 
 
-@dataclass
 class Op:
-    text: str  # a separator, or a redirection ("2>&1", ">", "<<")
-    loc: Location
-    redirect: bool = False
-    needs_target: bool = False
+    __slots__ = ("loc", "needs_target", "redirect", "text")
+
+    def __init__(self, text: str, loc: Location, redirect: bool = False, needs_target: bool = False) -> None:
+        self.text = text  # a separator, or a redirection ("2>&1", ">", "<<")
+        self.loc, self.redirect, self.needs_target = loc, redirect, needs_target
 
 
-@dataclass
 class _Lexer:
-    text: str
-    path: str
-    line: int = 1
-    ls: int = 0  # index where the current line starts
-    c0: int = 1  # column of index ls
-    out: list[Word | Op] = field(default_factory=list)
-    heredocs: list[tuple[str, bool]] = field(default_factory=list)  # (delimiter, strip tabs)
+    def __init__(self, text: str, path: str, line: int = 1, ls: int = 0, c0: int = 1) -> None:
+        self.text, self.path = text, path
+        self.line, self.ls, self.c0 = line, ls, c0  # ls: index where the current line starts; c0: its column
+        self.out: list[Word | Op] = []
+        self.heredocs: list[tuple[str, bool]] = []  # (delimiter, strip tabs)
 
     def loc(self, i: int) -> Location:
         return Location(self.path, self.line, self.c0 + i - self.ls)
