@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from kdacheck import sglang
 from kdacheck.findings import Severity
 from kdacheck.resolve import Resolved
 from kdacheck.rules.base import Hit, rule
@@ -59,6 +58,8 @@ def sglang002(cfg: Resolved) -> Iterator[Hit]:
     res = cfg.sglang
     if res is None or res.get("verdict") != "starts":
         return
+    from kdacheck import sglang  # its subprocess machinery only when --sglang ran
+
     ours = {name: cfg.v(name) for name in sglang.FIELDS.values() if name in cfg}
     hybrid = cfg.model is not None and cfg.model.hybrid
     for field, theirs, mine in sglang.differences(res.get("resolved") or {}, ours, hybrid):

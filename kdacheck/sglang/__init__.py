@@ -12,9 +12,7 @@ Nothing here imports SGLang or torch in kdacheck's own process.
 
 from __future__ import annotations
 
-import json
 import os
-import subprocess
 import sys
 from typing import Any
 
@@ -83,6 +81,8 @@ def differences(resolved: dict[str, Any], ours: dict[str, Any], hybrid: bool) ->
 
 def importable(python: str) -> str | None:
     """SGLang's version where ``python`` imports it, else None (a subprocess: nothing here)."""
+    import subprocess
+
     try:
         p = subprocess.run([python, "-c", "import importlib.metadata as m; print(m.version('sglang'))"],
                            capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
@@ -97,6 +97,9 @@ def run(argv: list[str], gpu: str | None, python: str | None = None) -> dict[str
     Raises InputError when SGLang cannot be run here; a simulation failure comes back as
     ``verdict: harness_error``.
     """
+    import json
+    import subprocess
+
     python = python or sys.executable
     env = dict(os.environ)
     root = os.path.dirname(os.path.dirname(HERE))
