@@ -76,6 +76,7 @@ def lint(
     run_after: Annotated[bool, typer.Option("--run", help="Then run the kernels on the resolved configuration (kdacheck run).")] = False,
     env: Annotated[list[str] | None, typer.Option("--env", help="KEY=VALUE: a shell variable the launch files use but do not set (repeatable).")] = None,
     env_file: Annotated[str | None, typer.Option("--env-file", help="A file of KEY=VALUE lines, as --env.")] = None,
+    allow_outside: Annotated[bool, typer.Option("--allow-outside", help="Read --config files outside the linted repository (refused by default).")] = False,
     only_launch_files: Annotated[bool, typer.Option("--only-launch-files", help="Skip named files that are not launch configurations (as the folder walk does): for pre-commit.")] = False,
     strict: Annotated[bool, typer.Option("--strict", help="Fail when a rule could not be checked (an unknown model, an unset variable).")] = False,
     sglang: Annotated[bool, typer.Option("--sglang", help="Also run SGLang's own argument resolution (SGLang must be importable; --gpu simulates the device).")] = False,
@@ -94,7 +95,7 @@ def lint(
     overrides = config.Overrides(
         select=tuple(_split(select) or ()) or None, ignore=tuple(_split(ignore) or ()),
         extend_select=tuple(_split(extend_select) or ()), gpu=gpu, sglang_version=sglang_version, model=model,
-        sglang=sglang, env=tuple(variables.items()),
+        sglang=sglang, env=tuple(variables.items()), allow_outside=allow_outside,
     )
     threshold = failure_threshold.value if failure_threshold else None
     try:

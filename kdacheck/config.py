@@ -253,6 +253,7 @@ class Options:
     mem005_share: float = 0.10
     sglang: bool = False  # --sglang: SGLang's own resolution as a self-check (kdacheck.sglang)
     env: dict[str, str] = field(default_factory=dict)  # --env / --env-file: shell variables the files do not set
+    allow_outside: bool = False  # --allow-outside: --config files outside the linted repository are read
 
 
 @dataclass(frozen=True)
@@ -267,6 +268,7 @@ class Overrides:
     model: str | None = None
     sglang: bool = False
     env: tuple[tuple[str, str], ...] = ()
+    allow_outside: bool = False
 
 
 @functools.cache
@@ -301,7 +303,7 @@ def options(s: Settings, cli: Overrides) -> Options:
     except ValueError as e:
         raise ConfigError(str(e) if s.path is None or cli.select or cli.ignore or cli.extend_select
                           else f"{s.path}: {e}") from None
-    opts = Options(version=version, model=model, gpu=profile, rules=rules, sglang=cli.sglang, env=dict(cli.env))
+    opts = Options(version=version, model=model, gpu=profile, rules=rules, sglang=cli.sglang, env=dict(cli.env), allow_outside=cli.allow_outside)
     if s.max_file_size is not None:
         opts.max_bytes = s.max_file_size
     if s.mem005_share is not None:

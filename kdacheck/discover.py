@@ -17,7 +17,6 @@ from __future__ import annotations
 import functools
 import glob
 import os
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -34,56 +33,149 @@ class Candidate:
 # --- gitignore-style patterns -------------------------------------------------------------
 
 
+class Glob:
+    """A gitignore glob matched the way git's wildmatch does, in linear time: the pattern is a
+    small NFA run over the path one character at a time (no backtracking regex: a line like
+    ``****************x`` costs what a short one does). Tokens: a character, ``?``, ``*``
+    (no ``/``), ``**`` (anything), a class ``[...]``, and ``**/`` (zero or more folders).
+    An invalid class (``[z-a]``, ``[!]``, unterminated) never matches, as git ignores it."""
+
+    __slots__ = ("tokens", "unanchored")
+
+    def __init__(self, pat: str, unanchored: bool) -> None:
+        self.tokens = _tokens(pat)
+        self.unanchored = unanchored
+
+    def match(self, path: str) -> bool:
+        if self.tokens is None:
+            return False
+        starts = [0] + [i + 1 for i, c in enumerate(path) if c == "/"] if self.unanchored else [0]
+        return any(self._match_from(path, s) for s in starts)
+
+    def _match_from(self, path: str, start: int) -> bool:
+        toks = self.tokens
+        assert toks is not None
+        n = len(toks)
+
+        def closure(states: set[int]) -> set[int]:
+            out, todo = set(states), list(states)
+            while todo:
+                i = todo.pop()
+                if i < n and toks[i][0] in ("star", "dstar", "dirs"):
+                    nxt = i + 1
+                    if nxt not in out:
+                        out.add(nxt)
+                        todo.append(nxt)
+            return out
+
+        states = closure({0})
+        for c in path[start:]:
+            nxt: set[int] = set()
+            for i in states:
+                if i >= n:
+                    continue
+                kind, arg = toks[i]
+                if kind == "char":
+                    if c == arg:
+                        nxt.add(i + 1)
+                elif kind == "any":
+                    if c != "/":
+                        nxt.add(i + 1)
+                elif kind == "class":
+                    neg, chars = arg  # type: ignore[misc]
+                    if c != "/" and ((c in chars) != neg):  # type: ignore[has-type]
+                        nxt.add(i + 1)
+                elif kind == "star":
+                    if c != "/":
+                        nxt.add(i)
+                elif kind == "dstar":
+                    nxt.add(i)
+                elif kind == "dirs":  # (anything/)* : stay, and leave after a '/'
+                    nxt.add(i)
+                    if c == "/":
+                        nxt.add(i + 1)
+            if not nxt:
+                return False
+            states = closure(nxt)
+        return n in states
+
+
+def _tokens(pat: str) -> list[tuple[str, object]] | None:
+    out: list[tuple[str, object]] = []
+    i, n = 0, len(pat)
+    while i < n:
+        c = pat[i]
+        if pat.startswith("**/", i) and (i == 0 or pat[i - 1] == "/"):
+            out.append(("dirs", None))
+            i += 3
+        elif pat.startswith("**", i) and i + 2 == n and (i == 0 or pat[i - 1] == "/"):
+            out.append(("dstar", None))
+            i += 2
+        elif c == "*":
+            if not out or out[-1][0] != "star":  # a run of stars is one star
+                out.append(("star", None))
+            i += 1
+        elif c == "?":
+            out.append(("any", None))
+            i += 1
+        elif c == "[":
+            parsed = _class(pat, i)
+            if parsed is None:
+                return None  # an invalid class: the line matches nothing
+            out.append(("class", parsed[0]))
+            i = parsed[1]
+        elif c == "\\" and i + 1 < n:
+            out.append(("char", pat[i + 1]))
+            i += 2
+        else:
+            out.append(("char", c))
+            i += 1
+    return out
+
+
+def _class(pat: str, i: int) -> tuple[tuple[bool, frozenset[str]], int] | None:
+    """``[...]`` at ``i``: ((negated, characters), index after it), or None when invalid."""
+    j = i + 1
+    neg = j < len(pat) and pat[j] in "!^"
+    if neg:
+        j += 1
+    chars: set[str] = set()
+    first = True
+    while j < len(pat) and (pat[j] != "]" or first):
+        first = False
+        c = pat[j]
+        if c == "\\" and j + 1 < len(pat):
+            c = pat[j + 1]
+            j += 1
+        if j + 2 < len(pat) and pat[j + 1] == "-" and pat[j + 2] != "]":
+            lo, hi = c, pat[j + 2]
+            if ord(hi) < ord(lo) or ord(hi) - ord(lo) > 0x10000:
+                return None
+            chars.update(chr(k) for k in range(ord(lo), ord(hi) + 1))
+            j += 3
+            continue
+        chars.add(c)
+        j += 1
+    if j >= len(pat) or not chars:
+        return None
+    return (neg, frozenset(chars)), j + 1
+
+
 @dataclass(frozen=True)
 class Pattern:
     base: str  # absolute folder the pattern is relative to
-    regex: re.Pattern[str]
+    glob: Glob
     negate: bool
     dir_only: bool
     source: str
 
 
-def _glob_regex(pat: str) -> str:
-    """A gitignore glob as a regular expression over a ``/``-separated relative path."""
-    out: list[str] = []
-    i, n = 0, len(pat)
-    while i < n:
-        c = pat[i]
-        if pat.startswith("**/", i) and (i == 0 or pat[i - 1] == "/"):
-            out.append("(?:.*/)?")
-            i += 3
-        elif pat.startswith("**", i) and i + 2 == n and (i == 0 or pat[i - 1] == "/"):
-            out.append(".*")
-            i += 2
-        elif c == "*":
-            out.append("[^/]*")
-            i += 1
-        elif c == "?":
-            out.append("[^/]")
-            i += 1
-        elif c == "[":
-            j = pat.find("]", i + 2)
-            if j == -1:
-                out.append(re.escape(c))
-                i += 1
-                continue
-            body = pat[i + 1 : j]
-            if body.startswith("!"):
-                body = "^" + body[1:]
-            out.append("[" + body.replace("\\", "\\\\") + "]")
-            i = j + 1
-        elif c == "\\" and i + 1 < n:
-            out.append(re.escape(pat[i + 1]))
-            i += 2
-        else:
-            out.append(re.escape(c))
-            i += 1
-    return "".join(out)
+MAX_PATTERN = 4096  # characters of one .gitignore line
 
 
 def compile_pattern(line: str, base: str, source: str = "") -> Pattern | None:
     """One ``.gitignore`` line (or one ``exclude`` glob) relative to ``base``."""
-    line = line.rstrip("\r\n")
+    line = line.rstrip("\r\n")[:MAX_PATTERN]
     while line.endswith(" ") and not line.endswith("\\ "):
         line = line[:-1]
     if not line or line.startswith("#"):
@@ -97,10 +189,7 @@ def compile_pattern(line: str, base: str, source: str = "") -> Pattern | None:
         return None
     anchored = "/" in line
     line = line.lstrip("/")
-    rx = _glob_regex(line)
-    if not anchored:
-        rx = "(?:.*/)?" + rx
-    return Pattern(os.path.abspath(base), re.compile(rx + r"\Z", re.S), negate, dir_only, source)
+    return Pattern(os.path.abspath(base), Glob(line, not anchored), negate, dir_only, source)
 
 
 @functools.cache
@@ -137,7 +226,7 @@ def ignored(path: str, is_dir: bool, patterns: Iterable[Pattern]) -> bool:
         rel = os.path.relpath(apath, p.base)
         if rel.startswith(os.pardir):
             continue
-        if p.regex.match(rel.replace(os.sep, "/")):
+        if p.glob.match(rel.replace(os.sep, "/")):
             result = not p.negate
     return result
 

@@ -153,6 +153,14 @@ def _visible(text: str) -> str:
     return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 256 else f"\\u{ord(m.group()):04x}", text)
 
 
+def visible_name(text: str) -> str:
+    """A file path or a name from the input as every report may show it: bytes that are not
+    UTF-8 as ``\\xNN``, control characters escaped, and no ``::`` (a GitHub Actions workflow
+    command) anywhere in it."""
+    text = text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    return _visible(text).replace("::", ":\\x3a")
+
+
 def _sanitize(result: FileResult) -> FileResult:
     """Show control characters from the input as ``\\x1b`` in messages, fixes, evidence, notes."""
     import dataclasses
@@ -165,9 +173,13 @@ def _sanitize(result: FileResult) -> FileResult:
                 f, message=_visible(f.message), fix=_visible(f.fix) if f.fix else f.fix,
                 evidence=tuple(Evidence(e.name, _visible(e.value), _visible(e.provenance)) for e in f.evidence),
             )
+        if f.source and f.source != visible_name(f.source):
+            result.findings[i] = dataclasses.replace(result.findings[i], source=visible_name(f.source))
     if result.error:
         result.error = _visible(result.error)
     result.notes = [_visible(n) for n in result.notes]
+    for cfg in result.resolved:
+        cfg.cmd.name = visible_name(cfg.cmd.name)
     return result
 
 
@@ -180,7 +192,7 @@ def lint_text(text: str, path: str, opts: Options, base_dir: str | None = None, 
 def _lint_text(text: str, path: str, opts: Options, base_dir: str | None = None, explicit: bool = False) -> FileResult:
     result = FileResult(path)
     try:
-        cmds = read_text(text, path, base_dir, opts.max_bytes, opts.env)
+        cmds = read_text(text, path, base_dir, opts.max_bytes, opts.env, opts.allow_outside)
     except InputError as e:
         result.error = str(e)
         return result
@@ -264,6 +276,23 @@ def _read(c: discover.Candidate, max_bytes: int) -> tuple[str | None, str | None
         return (None, str(e)) if c.explicit else (None, None)
 
 
+def _read_stdin(max_bytes: int) -> tuple[str | None, str | None]:
+    """Standard input, bounded like a file (``kdacheck lint - < /dev/zero`` stops at the budget)."""
+    try:
+        stream = getattr(sys.stdin, "buffer", None)
+        data = stream.read(max_bytes + 1) if stream is not None else sys.stdin.read(max_bytes + 1).encode()
+    except (OSError, ValueError) as e:  # stdin closed or unreadable
+        return None, f"cannot read standard input: {e}"
+    if data is None:
+        return None, "cannot read standard input"
+    if len(data) > max_bytes:
+        return None, f"standard input is over the {max_bytes:,}-byte limit"
+    try:
+        return decode(data, "<stdin>"), None
+    except InputError as e:
+        return None, str(e)
+
+
 def lint_many(
     cands: list[discover.Candidate],
     options_for: Callable[[str], Options],
@@ -283,7 +312,7 @@ def lint_many(
 
     def read(c: discover.Candidate) -> tuple[str | None, str | None]:
         if c.path == "-":
-            return sys.stdin.read(), None
+            return _read_stdin(options_for(c.path).max_bytes)
         return _read(c, options_for(c.path).max_bytes)
 
     results: list[FileResult] = []
@@ -301,7 +330,7 @@ def lint_many(
         for c, (text, error) in zip(cands, texts, strict=True):
             if bar is not None:
                 bar.advance(task)
-            name = "<stdin>" if c.path == "-" else c.path
+            name = "<stdin>" if c.path == "-" else visible_name(c.path)
             if error is not None:
                 results.append(FileResult(name, error=error))
                 continue

@@ -140,6 +140,8 @@ def plan_from_resolved(cfg: Resolved, batch: int | None, buffer_steps: int | Non
         raise InputError(f"{name}: unknown model: pass --model (a preset, a model folder or a config.json)")
     d = cfg.v("verify_width_max") or cfg.v("draft_tokens")
     topk = cfg.v("topk") or 1
+    check_limits(draft_tokens=d if isinstance(d, int) else None, topk=topk if isinstance(topk, int) else None,
+                 batch=cfg.v("R") if isinstance(cfg.v("R"), int) and cfg.v("R") > 0 else None)  # the file's counts too
     if d is None:
         raise InputError(f"{name}: the verify width D could not be resolved (see SPEC001/SPEC013)")
     if cfg.v("adaptive"):

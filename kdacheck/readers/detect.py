@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import stat
 from pathlib import Path
 
@@ -53,12 +54,26 @@ def read_bytes(path: str, max_bytes: int = MAX_BYTES) -> bytes:
 
 
 def read_text(text: str, path: str, base_dir: str | None = None, max_bytes: int = MAX_BYTES,
-              env: dict[str, str] | None = None) -> list[LaunchCommand]:
+              env: dict[str, str] | None = None, allow_outside: bool = False) -> list[LaunchCommand]:
     """Launch commands in ``text``; ``path`` is what findings will name."""
     cmds = _read(text, path, env)
     if len(cmds) > MAX_COMMANDS:
         raise InputError(f"{path}: {len(cmds):,} launch commands in one file (the limit is {MAX_COMMANDS:,})")
-    return [expand_config(c, base_dir, max_bytes) for c in cmds]
+    cache: dict[str, list[Token] | None] = {}  # a --config named by many commands is read once
+    return [expand_config(c, base_dir, max_bytes, None if allow_outside else repository_root(base_dir), cache) for c in cmds]
+
+
+def repository_root(base_dir: str | None) -> str:
+    """The tree a linted file may read beside itself: its git repository, else its folder."""
+    from kdacheck.discover import git_root
+
+    folder = os.path.realpath(base_dir or ".")
+    return git_root(folder) or folder
+
+
+def inside(target: Path, root: str) -> bool:
+    real = os.path.realpath(target)
+    return real == root or real.startswith(root.rstrip(os.sep) + os.sep)
 
 
 def _read(text: str, path: str, env: dict[str, str] | None = None) -> list[LaunchCommand]:
@@ -87,9 +102,10 @@ def _read(text: str, path: str, env: dict[str, str] | None = None) -> list[Launc
     return cmds
 
 
-def expand_config(cmd: LaunchCommand, base_dir: str | None, max_bytes: int = MAX_BYTES) -> LaunchCommand:
+def expand_config(cmd: LaunchCommand, base_dir: str | None, max_bytes: int = MAX_BYTES, root: str | None = None,
+                  cache: dict[str, list[Token] | None] | None = None) -> LaunchCommand:
     """SGLang's ``--config FILE``: the file's arguments come first, the command line after
-    them (so it overrides them)."""
+    them (so it overrides them). With ``root``, a file outside it is refused unread."""
     toks = cmd.tokens
     for i, t in enumerate(toks):
         if t.origin == "cli" and (t.text == "--config" or t.text.startswith("--config=")):
@@ -104,13 +120,23 @@ def expand_config(cmd: LaunchCommand, base_dir: str | None, max_bytes: int = MAX
             target = Path(name)
             if not target.is_absolute() and base_dir is not None:
                 target = Path(base_dir) / target
+            if root is not None and not inside(target, root):
+                raise InputError(f"{ref.loc}: --config {name[:200]}: outside the repository ({root}): not read "
+                                 "(lint --allow-outside reads it)")
             if not target.is_file():
                 cmd.notes.append(f"{ref.loc}: --config {name} not found: its arguments were not checked")
                 return cmd
-            text = decode(read_bytes(str(target), max_bytes), str(target))
-            doc = yamlfiles.compose_one(text, str(target))
-            if doc is None:
+            key = os.path.realpath(target)
+            if cache is not None and key in cache:
+                cached = cache[key]
+            else:
+                text = decode(read_bytes(str(target), max_bytes), str(target))
+                doc = yamlfiles.compose_one(text, str(target))
+                cached = None if doc is None else yamlfiles.config_tokens(doc, str(target))
+                if cache is not None:
+                    cache[key] = cached
+            if cached is None:
                 return LaunchCommand(cmd.path, rest, cmd.kind, cmd.loc, cmd.name, cmd.notes)
-            file_tokens: list[Token] = yamlfiles.config_tokens(doc, str(target))
+            file_tokens: list[Token] = cached
             return LaunchCommand(cmd.path, file_tokens + rest, cmd.kind, cmd.loc, cmd.name, cmd.notes)
     return cmd

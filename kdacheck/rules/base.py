@@ -73,6 +73,16 @@ class Rule:
 
 
 REGISTRY: dict[str, Rule] = {}
+MAX_SEARCH = 4096  # candidates a fix search tries (counts in a launch file are not bounded)
+
+
+def divisors(n: int) -> list[int]:
+    """The divisors of ``n`` (trial division to √n; none for an n beyond 10¹²: no loop over an
+    untrusted count)."""
+    if not 0 < n <= 10**12:
+        return []
+    small = [d for d in range(1, int(n**0.5) + 1) if n % d == 0]
+    return sorted({*small, *(n // d for d in small)})
 
 
 def rule(

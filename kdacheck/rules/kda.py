@@ -10,7 +10,7 @@ from kdacheck.messages import KDA001_MESSAGE, KDA002_MESSAGE
 from kdacheck.models import Family
 from kdacheck.resolve import Event, Resolved
 from kdacheck.resolve.cuda_graph import RowMapParams, row_map_geometry, row_map_ok
-from kdacheck.rules.base import Hit, rule, unchecked
+from kdacheck.rules.base import MAX_SEARCH, Hit, divisors, rule, unchecked
 
 
 @rule(
@@ -65,7 +65,7 @@ def _smallest_mrr(cfg: Resolved, params: RowMapParams) -> int | None:
     """The smallest --max-running-requests ≥ the current one whose row map passes."""
     mrr = int(cfg.v("max_running_requests") or 48)
     adp = max(1, params.attn_dp)
-    for cand in range(mrr + 1, mrr + 64 * adp + 1):
+    for cand in range(mrr + 1, mrr + min(64 * adp, MAX_SEARCH) + 1):
         p = params
         # the default decode max bs follows --max-running-requests when it was capped by it
         capped = not cfg.given("cuda_graph_max_bs_decode") and not cfg.given("cuda_graph_bs_decode") and cfg.given("max_running_requests")
@@ -306,11 +306,11 @@ def kda007(cfg: Resolved) -> Iterator[Hit]:
     heads = cfg.model.linear_v_heads
     tp = int(cfg.v("tp_size") or 1)
     if heads and heads % tp:
-        ok = [d for d in range(1, heads + 1) if heads % d == 0]
-        near = min(ok, key=lambda d: (abs(d - tp), d))
+        ok = divisors(heads)
+        near = min(ok, key=lambda d: (abs(d - tp), d)) if ok else None
         yield Hit(
             f"KDA num_heads ({heads}) must be divisible by shard tp_size ({tp})",
-            f"use `--tp-size {near}`",
+            f"use `--tp-size {near}`" if near else "use a TP size that divides the KDA head count",
             values=("tp_size",),
         )
 

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from kdacheck import versions
 from kdacheck.findings import Severity
 from kdacheck.resolve import Event, Resolved
-from kdacheck.rules.base import Hit, rule
+from kdacheck.rules.base import Hit, divisors, rule
 
 _HOOK = "0.5.23 `srt/arg_groups/parallel_hook.py`"
 
@@ -32,19 +32,9 @@ def par001(cfg: Resolved) -> Iterator[Hit]:
     tp, adp = cfg.v("tp_size"), cfg.v("attn_dp_size")
     yield Hit(
         f"tp {tp} is not a multiple of attention DP {adp}: SGLang stops at start with a bare AssertionError",
-        f"use an attention DP size that divides {tp} ({', '.join(str(d) for d in _divisors(int(tp)) if d > 1) or 'none above 1'})",
+        f"use an attention DP size that divides {tp} ({', '.join(str(d) for d in divisors(int(tp))[:16] if d > 1) or 'none above 1'})",
         values=("tp_size", "attn_dp_size"),
     )
-
-
-def _divisors(n: int) -> list[int]:
-    out: list[int] = []
-    d = 1
-    while d * d <= n and len(out) < 64:  # closed bound: √n steps at most
-        if n % d == 0:
-            out += [d] if d * d == n else [d, n // d]
-        d += 1
-    return sorted(out)
 
 
 @rule(

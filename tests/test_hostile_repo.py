@@ -1,0 +1,100 @@
+"""kdacheck on a stranger's pull request: nothing outside the tree read, nothing raw shown,
+every read, loop and allocation bounded (docs/robustness.md)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from kdacheck.report import FORMATS
+
+ROOT = Path(__file__).resolve().parent.parent
+KIMI = "python -m sglang.launch_server --model-path moonshotai/Kimi-Linear-48B-A3B-Instruct --tp 2"
+
+
+def _kdacheck(*args: str, cwd: Path, stdin: bytes | None = None, timeout: float = 60) -> subprocess.CompletedProcess[bytes]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "NO_COLOR": "1"}
+    env.pop("GITHUB_ACTIONS", None)
+    return subprocess.run([sys.executable, "-m", "kdacheck", *args], cwd=cwd, input=stdin, capture_output=True,
+                          timeout=timeout, env=env)
+
+
+@pytest.mark.parametrize("fmt", list(FORMATS))
+def test_config_outside_the_repository_is_not_read(tmp_path: Path, fmt: str) -> None:
+    secret = tmp_path / "secret.yaml"
+    secret.write_text("tp-size: AKIAIOSFODNN7EXAMPLE\nhunter2-password: swordfish\n")
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / ".git").mkdir()
+    (repo / "run.sh").write_text(f"python -m sglang.launch_server --config {secret} --tp-size 2\n"
+                                 "python -m sglang.launch_server --config ../secret.yaml\n")
+    p = _kdacheck("lint", "run.sh", "--output-format", fmt, cwd=repo)
+    out = (p.stdout + p.stderr).decode()
+    assert p.returncode == 2, out
+    assert "outside the repository" in out and "not read" in out
+    assert "AKIA" not in out and "swordfish" not in out and "hunter2" not in out
+
+
+def test_names_with_newlines_and_escapes_are_shown_escaped(tmp_path: Path) -> None:
+    (tmp_path / "x\n::error file=a.sh::pwned\x1b]0;t\x07.sh").write_text(KIMI + "\n")
+    (tmp_path / "dep.yaml").write_text(
+        'apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: "ev\\e]0;owned\\a::error::x"\nspec:\n  template:\n'
+        '    spec:\n      containers:\n        - name: sglang\n          command: ["python", "-m", "sglang.launch_server",'
+        ' "--model-path", "moonshotai/Kimi-Linear-48B-A3B-Instruct", "--tp", "2"]\n')
+    (tmp_path / os.fsdecode(b"bad\xff.sh")).write_text(KIMI + "\n")
+    for fmt in FORMATS:
+        p = _kdacheck("lint", ".", "--output-format", fmt, cwd=tmp_path)
+        out = p.stdout.decode("utf-8")  # valid UTF-8 whatever the file names hold
+        assert p.returncode == 1, (fmt, out, p.stderr)
+        assert "\x1b" not in out and "\x07" not in out, fmt
+        if fmt in ("full", "concise", "junit"):
+            assert not [ln for ln in out.splitlines() if ln.startswith("::")], fmt
+        if fmt in ("json", "sarif"):
+            json.loads(out)
+        if fmt == "github":  # only kdacheck's own workflow commands, one per finding line
+            assert all(ln.startswith(("::warning ", "::error ", "::notice ")) for ln in out.splitlines() if ln.startswith("::"))
+            assert "::error file=a.sh::pwned" not in out
+
+
+def test_stdin_stops_at_the_budget(tmp_path: Path) -> None:
+    t = time.time()
+    p = _kdacheck("lint", "-", cwd=tmp_path, stdin=b"\0" * (11 << 20))
+    assert p.returncode == 2 and b"over the" in p.stderr + p.stdout
+    assert time.time() - t < 20
+
+
+def test_backtracking_gitignore_line_is_linear(tmp_path: Path) -> None:
+    (tmp_path / ".git").mkdir()
+    (tmp_path / ".gitignore").write_text("****************x\n[z-a]\n[!]\n")
+    (tmp_path / ("a" * 35 + ".sh")).write_text(KIMI + "\n")
+    t = time.time()
+    p = _kdacheck("lint", ".", cwd=tmp_path)
+    assert time.time() - t < 10
+    assert p.returncode == 1, p.stderr  # the file is linted (no line above ignores it), no internal error
+    assert b"internal error" not in p.stderr + p.stdout
+
+
+def test_huge_model_counts_end_fast_with_an_error_naming_the_field(tmp_path: Path) -> None:
+    data = json.loads((ROOT / "tests/data/models/kimi-linear-48b/config.json").read_text())
+    data["linear_attn_config"]["num_heads"] = 10**15 + 1
+    (tmp_path / "config.json").write_text(json.dumps(data))
+    t = time.time()
+    p = _kdacheck("lint", "--model", str(tmp_path), "--cmd", KIMI, cwd=tmp_path)
+    assert time.time() - t < 10
+    assert p.returncode == 2 and b"num_heads" in p.stderr + p.stdout
+
+
+def test_run_takes_the_files_counts_under_its_limits(tmp_path: Path) -> None:
+    (tmp_path / "run.sh").write_text("python -m sglang.launch_server --model-path moonshotai/Kimi-Linear-48B-A3B-Instruct "
+                                     "--speculative-algorithm EAGLE --speculative-num-steps 19999 --speculative-eagle-topk 1 "
+                                     "--speculative-num-draft-tokens 20000\n")
+    t = time.time()
+    p = _kdacheck("run", "--args", "run.sh", "--device", "cpu", cwd=tmp_path)
+    assert time.time() - t < 30
+    assert p.returncode == 2 and b"must be between" in p.stderr
