@@ -76,6 +76,7 @@ def lint(
     run_after: Annotated[bool, typer.Option("--run", help="Then run the kernels on the resolved configuration (kdacheck run).")] = False,
     env: Annotated[list[str] | None, typer.Option("--env", help="KEY=VALUE: a shell variable the launch files use but do not set (repeatable).")] = None,
     env_file: Annotated[str | None, typer.Option("--env-file", help="A file of KEY=VALUE lines, as --env.")] = None,
+    stdin_filename: Annotated[str | None, typer.Option("--stdin-filename", help="The name (and so the kind) of what - reads: deploy.yaml, run.sh, Dockerfile.")] = None,
     allow_outside: Annotated[bool, typer.Option("--allow-outside", help="Read --config files outside the linted repository (refused by default).")] = False,
     only_launch_files: Annotated[bool, typer.Option("--only-launch-files", help="Skip named files that are not launch configurations (as the folder walk does): for pre-commit.")] = False,
     strict: Annotated[bool, typer.Option("--strict", help="Fail when a rule could not be checked (an unknown model, an unset variable).")] = False,
@@ -99,7 +100,7 @@ def lint(
     )
     threshold = failure_threshold.value if failure_threshold else None
     try:
-        session = LintRun(paths or [], cmd, overrides, only_launch_files)
+        session = LintRun(paths or [], cmd, overrides, only_launch_files, stdin_filename)
         results = session.lint()
         fmt = session.output_format(output_format.value if output_format else None)
         run_docs, run_failed = session.run_kernels(fmt) if run_after and not any(r.error for r in results) else (None, False)

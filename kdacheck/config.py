@@ -254,6 +254,7 @@ class Options:
     sglang: bool = False  # --sglang: SGLang's own resolution as a self-check (kdacheck.sglang)
     env: dict[str, str] = field(default_factory=dict)  # --env / --env-file: shell variables the files do not set
     allow_outside: bool = False  # --allow-outside: --config files outside the linted repository are read
+    version_why: str = ""  # where the version came from ("--sglang-version": also a configuration's)
 
 
 @dataclass(frozen=True)
@@ -287,7 +288,7 @@ def options(s: Settings, cli: Overrides) -> Options:
             msg = str(e)
             raise ConfigError(msg if from_cli or s.path is None else f"{s.where(key)}: {msg}") from None
 
-    version, _why = checked("sglang_version", cli.sglang_version is not None, flagmod.pick_version, cli.sglang_version or s.sglang_version)
+    version, version_why = checked("sglang_version", cli.sglang_version is not None, flagmod.pick_version, cli.sglang_version or s.sglang_version)
     gpu_name = cli.gpu or s.gpu
     profile = checked("gpu", cli.gpu is not None, get_gpu, gpu_name) if gpu_name else None
     model = cli.model or resolve_model(s)
@@ -303,7 +304,7 @@ def options(s: Settings, cli: Overrides) -> Options:
     except ValueError as e:
         raise ConfigError(str(e) if s.path is None or cli.select or cli.ignore or cli.extend_select
                           else f"{s.path}: {e}") from None
-    opts = Options(version=version, model=model, gpu=profile, rules=rules, sglang=cli.sglang, env=dict(cli.env), allow_outside=cli.allow_outside)
+    opts = Options(version=version, model=model, gpu=profile, rules=rules, sglang=cli.sglang, env=dict(cli.env), allow_outside=cli.allow_outside, version_why=version_why)
     if s.max_file_size is not None:
         opts.max_bytes = s.max_file_size
     if s.mem005_share is not None:

@@ -175,12 +175,20 @@ def installed_sglang() -> str | None:
     return None
 
 
+def normalize_version(text: str) -> str:
+    """``v0.5.23``, ``0.5.23.post1``, ``0.5.23rc1`` and ``v0.5.19-cu126`` (an image tag) → the
+    release they belong to, ``0.5.23``; anything else unchanged (and then refused if unknown)."""
+    m = re.match(r"v?(\d+\.\d+\.\d+)(?:\.post\d+|rc\d+|\.dev\d+|-[A-Za-z0-9._-]+)?$", text.strip())
+    return m.group(1) if m else text.strip()
+
+
 def pick_version(requested: str | None) -> tuple[str, str]:
     """The target SGLang version and why: the request, the installed SGLang, or the newest.
 
     The installed version is read from the distribution's metadata; SGLang is never imported.
     """
     if requested:
+        requested = normalize_version(requested)
         if requested not in KNOWN_VERSIONS:
             raise ValueError(
                 f"unknown SGLang version {requested!r}: kdacheck knows {', '.join(KNOWN_VERSIONS)}"

@@ -125,13 +125,23 @@ def _sglang_argv(cmd: LaunchCommand, opts: Options) -> list[str]:
 
 
 def lint_command(cmd: LaunchCommand, opts: Options, model_cache: dict[tuple[str | None, str | None], tuple[Model | None, str]] | None = None) -> tuple[Resolved, list[Finding]]:
-    parsed = argmod.parse(cmd, opts.version)
+    version = opts.version
+    if cmd.version_hint is not None and opts.version_why != "--sglang-version":
+        from kdacheck import versions
+        from kdacheck.flags import normalize_version
+
+        tagged, where = cmd.version_hint
+        tagged = normalize_version(tagged)
+        if tagged in versions.KNOWN and tagged != version:
+            cmd.notes.append(f"{where}: SGLang {tagged}, from the image tag (not {version}); --sglang-version overrides it")
+            version = tagged
+    parsed = argmod.parse(cmd, version)
     mp = parsed.value("model_path")
     key = (opts.model, mp if isinstance(mp, str) else None)
     if model_cache is not None and key in model_cache:
         model, note = model_cache[key]
     else:
-        model, note = load_model(*key, opts.version)
+        model, note = load_model(*key, version)
         if model_cache is not None:
             model_cache[key] = (model, note)
     guess = guess_family(mp if isinstance(mp, str) else None) if model is None else None
@@ -144,8 +154,9 @@ def lint_command(cmd: LaunchCommand, opts: Options, model_cache: dict[tuple[str 
 
 
 # C0/C1 control characters but newline (a tab too: its width after a wide character differs
-# between terminals), Unicode line separators and bidirectional overrides: a hostile file must not send terminal escape sequences (ESC [2J, OSC 0;title BEL)
-# through a message to the reader's terminal, break a report's lines, or reorder its text.
+# between terminals), Unicode line separators and bidirectional overrides: a hostile file must
+# not send terminal escape sequences (ESC [2J, OSC 0;title BEL) through a message to the
+# reader's terminal, break a report's lines, or reorder its text.
 _CONTROL = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 
 
@@ -202,22 +213,26 @@ def _lint_text(text: str, path: str, opts: Options, base_dir: str | None = None,
     if not cmds:
         result.notes.append(f"{path}: no SGLang launch command found")
         if explicit:
-            kind = "a YAML document" if path.lower().endswith((".yaml", ".yml")) else "shell"
+            from kdacheck.readers import dockerfile
+
+            kind = ("a YAML document" if path.lower().endswith((".yaml", ".yml"))
+                    else "a Dockerfile" if dockerfile.is_dockerfile(path, text) else "shell")
             result.error = f"no SGLang launch command found (read as {kind}: {len(text.splitlines())} lines)"
     sup = _Suppressor(text, path)
     checked = opts.rules if opts.rules is not None else rulemod.all_rules()
     result.rules = [r.code for r in checked if r.applies_to(opts.version)]
     cache: dict[tuple[str | None, str | None], tuple[Model | None, str]] = {}
     for cmd in cmds:
-        result.notes += cmd.notes
         try:
             cfg, findings = lint_command(cmd, opts, cache)
         except InputError as e:
+            result.notes += cmd.notes
             result.error = str(e)
             return result
         except Exception as e:  # a bug: report it in place of a traceback
             result.error = internal_error(e, cmd.name or path)
             return result
+        result.notes += cmd.notes
         result.resolved.append(cfg)
         span = sup.command_sites(cmd)
         for f in findings:
@@ -299,6 +314,7 @@ def lint_many(
     progress: bool | None = None,
     workers: int | None = None,
     only_launch_files: bool = False,
+    stdin_filename: str | None = None,
 ) -> list[FileResult]:
     """Lint every candidate, in order; files found in folders that are not launch
     configurations are skipped. ``workers > 1`` reads files in a thread pool (parsing and
@@ -330,7 +346,7 @@ def lint_many(
         for c, (text, error) in zip(cands, texts, strict=True):
             if bar is not None:
                 bar.advance(task)
-            name = "<stdin>" if c.path == "-" else visible_name(c.path)
+            name = (visible_name(stdin_filename) if stdin_filename else "<stdin>") if c.path == "-" else visible_name(c.path)
             if error is not None:
                 results.append(FileResult(name, error=error))
                 continue
@@ -359,9 +375,10 @@ class LintRun:
     linted with the configuration nearest to it, the command line (``overrides``) winning.
     """
 
-    def __init__(self, paths: list[str], cmd: str | None, overrides: config.Overrides, only_launch_files: bool = False) -> None:
+    def __init__(self, paths: list[str], cmd: str | None, overrides: config.Overrides, only_launch_files: bool = False,
+                 stdin_filename: str | None = None) -> None:
         self.paths, self.cmd, self.overrides = paths, cmd, overrides
-        self.only_launch_files = only_launch_files
+        self.only_launch_files, self.stdin_filename = only_launch_files, stdin_filename
         self.results: list[FileResult] = []
         self.notes: list[str] = []
         self.empty = False  # folders named, no launch command in them
@@ -392,7 +409,7 @@ class LintRun:
         if self.cmd is not None:
             self.results.append(lint_text(self.cmd, "<cmd>", config.options(config.for_file("<cmd>"), self.overrides), ".", True))
         self.results += lint_many(cands, lambda p: config.options(config.for_file(p), self.overrides),
-                                  only_launch_files=self.only_launch_files)
+                                  only_launch_files=self.only_launch_files, stdin_filename=self.stdin_filename)
         folders = [p for p in self.paths if os.path.isdir(p)]
         if folders and not any(r.resolved for r in self.results) and not any(r.error for r in self.results):
             self.notes.append(f"warning: no SGLang launch command found in {', '.join(folders)}")

@@ -80,3 +80,67 @@ def test_unquoted_expansion_splits_into_flags() -> None:
 
     (cmd,) = read_shell('EXTRA="--tp-size 4 --dp-size 2"\npython -m sglang.launch_server $EXTRA "$EXTRA"\n', "x.sh")
     assert [t.text for t in cmd.tokens] == ["--tp-size", "4", "--dp-size", "2", "--tp-size 4 --dp-size 2"]
+
+
+K8S = """apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: kimi
+spec:
+  template:
+    spec:
+      containers:
+        - name: sglang
+          image: lmsysorg/sglang:v0.5.21-cu126
+          env:
+            - name: TP
+              value: "4"
+            - name: TOKEN
+              valueFrom: {secretKeyRef: {name: hf, key: token}}
+          command: ["python3", "-m", "sglang.launch_server"]
+          args: ["--model-path", "moonshotai/Kimi-Linear-48B-A3B-Instruct", "--tp-size", "$(TP)", "--api-key", "$(TOKEN)"]
+        - name: shell
+          env:
+            - name: TP
+              value: "2"
+          command: ["sh", "-c"]
+          args:
+            - |
+              export STEPS=3
+              exec python3 -m sglang.launch_server --model-path moonshotai/Kimi-Linear-48B-A3B-Instruct --tp-size $(TP) \\
+                --speculative-algorithm EAGLE --speculative-num-steps $STEPS --speculative-eagle-topk 1 --speculative-num-draft-tokens 4
+"""
+
+
+def test_kubernetes_env_and_sh_c() -> None:
+    r = lint_ok(K8S, path="deploy.yaml")
+    first, second = r.resolved
+    assert first.v("tp_size") == 4 and first.version == "0.5.21"  # $(TP) from env; the version from the image tag
+    assert second.v("tp_size") == 2 and second.v("steps") == 3  # sh -c read as shell with the container's env
+
+
+def test_stdin_is_read_as_what_it_is() -> None:
+    from kdacheck.readers.detect import read_text
+
+    yaml_text = "# my settings\n" + (ROOT / "examples/kimi-linear-eagle.yaml").read_text()
+    assert read_text(yaml_text, "<stdin>")[0].kind == "yaml"
+    k8s = (ROOT / "examples/k8s/kimi-linear-deployment.yaml").read_text()
+    assert [c.kind for c in read_text(k8s, "<stdin>")] == [c.kind for c in read_text(k8s, "deploy.yaml")]
+    helm = "---\n# Source: chart/templates/deploy.yaml\n" + k8s
+    assert read_text(helm, "<stdin>")[0].kind == "kubernetes"
+
+
+def test_dockerfile_exec_and_shell_forms_with_the_base_image_version() -> None:
+    exec_form = ('FROM lmsysorg/sglang:v0.5.19-cu126\nCMD ["python3", "-m", "sglang.launch_server", "--model-path", '
+                 '"moonshotai/Kimi-Linear-48B-A3B-Instruct", "--cuda-graph-max-bs", "32"]\n')
+    r = lint_ok(exec_form, path="Dockerfile")
+    assert r.resolved[0].version == "0.5.19" and codes(r) == ["ARG005"]  # deprecated, not ambiguous, in 0.5.19
+    shell_form = "FROM lmsysorg/sglang:latest\nENV TP=2\nCMD python3 -m sglang.launch_server --model-path m --tp-size $TP\n"
+    assert lint_ok(shell_form, path="Dockerfile").resolved[0].v("tp_size") == 2
+
+
+def test_sglang_versions_as_people_write_them() -> None:
+    from kdacheck import flags
+
+    for text in ("v0.5.23", "0.5.23.post1", "0.5.23"):
+        assert flags.pick_version(text)[0] == "0.5.23"

@@ -35,3 +35,4 @@ class LaunchCommand:
     loc: Location  # where the launch starts (the program, or the top of the file)
     name: str = ""  # e.g. "Deployment/kimi-linear, container sglang"
     notes: list[str] = field(default_factory=list)
+    version_hint: tuple[str, Location] | None = None  # the SGLang version an image tag names

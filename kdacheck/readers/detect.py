@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import stat
 from pathlib import Path
 
@@ -77,8 +78,12 @@ def inside(target: Path, root: str) -> bool:
 
 
 def _read(text: str, path: str, env: dict[str, str] | None = None) -> list[LaunchCommand]:
+    from kdacheck.readers import dockerfile
+
+    if dockerfile.is_dockerfile(path, text):
+        return dockerfile.read_dockerfile(text, path)
     is_yaml_name = path.lower().endswith(YAML_SUFFIXES)
-    if is_yaml_name or (not looks_like_shell_launch(text) and text.lstrip().startswith(("apiVersion", "services", "---"))):
+    if is_yaml_name or _looks_like_yaml(text):
         docs = yamlfiles.compose_all(text, path)
         if not docs:
             return []
@@ -100,6 +105,24 @@ def _read(text: str, path: str, env: dict[str, str] | None = None) -> list[Launc
         toks = [t for t in tokenize(text, path, env=env) if t.text != "\n"]
         cmds = [LaunchCommand(path, toks, "shell", toks[0].loc if toks else Location(path))]
     return cmds
+
+
+_YAML_KEY = re.compile(r"[A-Za-z0-9_.-]+\s*:(\s|$)")
+
+
+def _looks_like_yaml(text: str) -> bool:
+    """Content that is YAML whatever its name (standard input, ``kubectl get -o yaml``, ``helm
+    template``): its first line that is not a comment opens a document, a mapping or a list."""
+    for line in text.splitlines()[:200]:
+        s = line.strip()
+        if not s or s.startswith("#"):
+            continue
+        if s.startswith(("---", "- ")) or s in ("-",):
+            return True
+        if _YAML_KEY.match(s) and not s.startswith(("python", "sglang", "exec", "export")):
+            return not looks_like_shell_launch(line) or line.startswith(("apiVersion", "kind", "services"))
+        return False
+    return False
 
 
 def expand_config(cmd: LaunchCommand, base_dir: str | None, max_bytes: int = MAX_BYTES, root: str | None = None,

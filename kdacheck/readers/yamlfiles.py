@@ -8,6 +8,7 @@ the line and column of its node.
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import yaml
@@ -230,7 +231,8 @@ def _words(node: yaml.Node | None, path: str, budget: _Budget) -> list[Token]:
     return []
 
 
-def _scalar_shell_tokens(node: yaml.ScalarNode, path: str, budget: _Budget, lines: list[str] | None = None) -> list[Token]:
+def _scalar_shell_tokens(node: yaml.ScalarNode, path: str, budget: _Budget, lines: list[str] | None = None,
+                         env: dict[str, str] | None = None) -> list[Token]:
     """Shell-tokenize a YAML string (``sh -c "..."``), placing words inside the file."""
     budget.spend(node, 0, 1 + len(node.value) // 16)  # an aliased script costs each time
     line = node.start_mark.line + 1
@@ -243,26 +245,120 @@ def _scalar_shell_tokens(node: yaml.ScalarNode, path: str, budget: _Budget, line
         indent = len(raw_line) - len(raw_line.lstrip(" ")) if raw_line else 0
         text = node.value
         out: list[Token] = []
-        for t in tokenize(text, path, line + 1, 1):
-            out.append(Token(t.text, Location(path, t.loc.line, t.loc.col + indent), t.origin, t.is_flag))
+        for t in tokenize(text, path, line + 1, 1, env):
+            out.append(Token(t.text, Location(path, t.loc.line, t.loc.col + indent), t.origin, t.is_flag, t.unknown))
         return out
     if node.style in ("'", '"'):
         col += 1
-    return tokenize(node.value, path, line, col)
+    return tokenize(node.value, path, line, col, env)
+
+
+_K8S_VAR = re.compile(r"\$\$|\$\(([A-Za-z_][A-Za-z0-9_.-]*)\)")
+
+
+def container_env(container: yaml.Node) -> tuple[dict[str, str], set[str]]:
+    """A container's ``env``: literal values, and the names set from elsewhere (``valueFrom``)."""
+    values: dict[str, str] = {}
+    opaque: set[str] = set()
+    env = _mapping_get(container, "env")
+    if isinstance(env, yaml.SequenceNode):
+        for item in env.value[:10_000]:
+            name, value = _mapping_get(item, "name"), _mapping_get(item, "value")
+            if not isinstance(name, yaml.ScalarNode):
+                continue
+            if isinstance(value, yaml.ScalarNode):
+                values[name.value] = _K8S_VAR.sub(lambda m: _k8s_ref(m, values), value.value)[:100_000]
+            else:
+                opaque.add(name.value)
+    return values, opaque
+
+
+def _k8s_ref(m: re.Match[str], values: dict[str, str]) -> str:
+    if m.group(0) == "$$":
+        return "$"
+    return values.get(m.group(1), m.group(0))
+
+
+def expand_k8s(words: list[Token], values: dict[str, str], opaque: set[str]) -> list[Token]:
+    """``$(VAR)`` in command and args, as the kubelet expands them from the container's env
+    (``$$`` is a literal ``$``; an undefined name stays as written, and is unknown here)."""
+    out = []
+    for t in words:
+        if "$" not in t.text:
+            out.append(t)
+            continue
+        missing: list[str] = []
+
+        def sub(m: re.Match[str], missing: list[str] = missing) -> str:
+            if m.group(0) == "$$":
+                return "$"
+            name = m.group(1)
+            if name in values:
+                return values[name]
+            missing.append(name)
+            return m.group(0)
+
+        text = _K8S_VAR.sub(sub, t.text)
+        why = None
+        if missing:
+            src = "set from a secret, a config map or a field (valueFrom)" if missing[0] in opaque else "not in the container's env"
+            why = f"`$({missing[0]})` is {src}"
+        out.append(Token(text, t.loc, t.origin, t.is_flag, why or t.unknown))
+    return out
 
 
 def _container_launches(container: yaml.Node, path: str, name: str, budget: _Budget, lines: list[str] | None) -> list[LaunchCommand]:
+    values, opaque = container_env(container)
     words = _words(_mapping_get(container, "command"), path, budget) + _words(_mapping_get(container, "args"), path, budget)
+    words = expand_k8s(words, values, opaque)
     k = find_launch(words)
+    image = _mapping_get(container, "image")
+    hint = None
+    if isinstance(image, yaml.ScalarNode):
+        from kdacheck.readers.dockerfile import image_version
+
+        tagged = image_version(str(image.value))
+        hint = (tagged, _loc(path, image)) if tagged else None
     if k is not None:
-        return [LaunchCommand(path, words[k:], "kubernetes", words[0].loc, name)]
-    # sh -c "python -m sglang.launch_server ...": the script is one string.
+        c = LaunchCommand(path, words[k:], "kubernetes", words[0].loc, name)
+        c.version_hint = hint
+        return [c]
+    # sh -c "python -m sglang.launch_server ...": the script is one string, read as shell with
+    # the container's env (after the kubelet's $(VAR) expansion).
     for node in _string_nodes(container):
         if "sglang" in node.value and any(c.isspace() for c in node.value):
-            cmds = launches_in_tokens(_scalar_shell_tokens(node, path, budget, lines), path, "kubernetes", name)
+            cmds = _script_launches(node, path, budget, lines, values, name)
+            for c in cmds:
+                c.version_hint = hint
             if cmds:
                 return cmds
     return []
+
+
+def _script_launches(node: yaml.ScalarNode, path: str, budget: _Budget, lines: list[str] | None,
+                     values: dict[str, str], name: str, kind: str = "kubernetes") -> list[LaunchCommand]:
+    """A shell script held in one YAML string, read as shell (its assignments, quoting and
+    redirections) with the container's env, after the kubelet's ``$(VAR)`` expansion."""
+    from kdacheck.readers.shell import read_shell
+
+    budget.spend(node, 0, 1 + len(node.value) // 16)
+    text = _K8S_VAR.sub(lambda m: _k8s_ref(m, values), node.value)
+    line, col = node.start_mark.line + 1, node.start_mark.column + 1
+    indent = 0
+    if node.style in ("|", ">"):
+        if lines is None and node.start_mark.buffer:
+            lines = node.start_mark.buffer.splitlines()
+        raw = lines[line] if lines is not None and line < len(lines) else ""
+        indent = len(raw) - len(raw.lstrip(" ")) if raw else 0
+        line, col = line + 1, indent + 1
+    elif node.style in ("'", '"'):
+        col += 1
+    cmds = read_shell(text, path, values, line, col, kind, name)
+    if indent:  # block scalars: every line of the script starts at the block's indentation
+        for c in cmds:
+            c.tokens = [Token(t.text, Location(path, t.loc.line, t.loc.col + (indent if t.loc.line > line else 0)),
+                              t.origin, t.is_flag, t.unknown) for t in c.tokens]
+    return cmds
 
 
 def _string_nodes(container: yaml.Node) -> list[yaml.ScalarNode]:

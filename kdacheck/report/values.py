@@ -118,7 +118,8 @@ def layers(cfg: Resolved) -> dict[str, tuple[str, Any, str, str, Val | None]]:
         mapped.add(name)
         out[f"sglang.{field}"] = (group_of(name), plain(val.value), val.origin, val.why, val)
     for dest, g in cfg.parsed.given.items():
-        out[f"input.{dest}"] = (group_of(dest), plain(g.value), "user", f"written `{g.written}` at {g.loc}", None)
+        why = f"written `{g.written}` at {g.loc}"
+        out[f"input.{dest}"] = (group_of(dest), plain(g.value), "user", why, Val(g.value, "user", why, g.value_loc))
     for name, val in cfg.vals.items():
         if name in mapped:
             continue
