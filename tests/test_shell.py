@@ -144,3 +144,28 @@ def test_sglang_versions_as_people_write_them() -> None:
 
     for text in ("v0.5.23", "0.5.23.post1", "0.5.23"):
         assert flags.pick_version(text)[0] == "0.5.23"
+
+
+def test_compose_interpolation_from_the_dotenv_beside_it(tmp_path: Path) -> None:
+    from kdacheck.config import Options
+    from kdacheck.lint import lint_path
+
+    (tmp_path / ".env").write_text("MODEL=moonshotai/Kimi-Linear-48B-A3B-Instruct\n")
+    compose = tmp_path / "compose.yaml"
+    compose.write_text('services:\n  sglang:\n    image: lmsysorg/sglang:v0.5.22-cu126\n    command: ["python3", "-m", '
+                       '"sglang.launch_server", "--model-path", "${MODEL}", "--tp-size", "${TP:-2}", "--dp-size", "${DP}"]\n')
+    r = lint_path(str(compose), Options(version="0.5.23"))
+    cfg = r.resolved[0]
+    assert cfg.version == "0.5.22" and cfg.v("tp_size") == 2 and cfg.model is not None
+    assert cfg["dp_size"].origin == "unknown" and not [f for f in r.findings if f.code == "ARG004"]
+
+
+def test_unrendered_helm_templates_are_skipped_in_folders_and_refused_by_name(tmp_path: Path) -> None:
+    from kdacheck.readers.relevance import relevant
+
+    text = 'apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: {{ .Release.Name }}\n'
+    assert not relevant("chart/templates/deploy.yaml", text)
+    from tests.helpers import lint
+
+    res = lint(text, path="chart/templates/deploy.yaml")
+    assert res.error is not None and "helm template" in res.error

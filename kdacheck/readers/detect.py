@@ -83,6 +83,9 @@ def _read(text: str, path: str, env: dict[str, str] | None = None) -> list[Launc
     if dockerfile.is_dockerfile(path, text):
         return dockerfile.read_dockerfile(text, path)
     is_yaml_name = path.lower().endswith(YAML_SUFFIXES)
+    if is_helm_template(path, text):
+        raise InputError(f"{path}: an unrendered Helm template ({{{{ ... }}}}): lint what `helm template` renders "
+                         "(helm template CHART | kdacheck lint -)")
     if is_yaml_name or _looks_like_yaml(text):
         docs = yamlfiles.compose_all(text, path)
         if not docs:
@@ -95,7 +98,7 @@ def _read(text: str, path: str, env: dict[str, str] | None = None) -> list[Launc
                     out += yamlfiles.read_kubernetes(d, path, lines)
             return out
         if yamlfiles.is_compose(docs[0]):
-            return yamlfiles.read_compose(docs[0], path, text.splitlines())
+            return yamlfiles.read_compose(docs[0], path, text.splitlines(), env)
         if len(docs) > 1:
             raise InputError(f"{path}: several YAML documents, but no Kubernetes manifest among them")
         return [yamlfiles.read_config(docs[0], path)]
@@ -105,6 +108,12 @@ def _read(text: str, path: str, env: dict[str, str] | None = None) -> list[Launc
         toks = [t for t in tokenize(text, path, env=env) if t.text != "\n"]
         cmds = [LaunchCommand(path, toks, "shell", toks[0].loc if toks else Location(path))]
     return cmds
+
+
+def is_helm_template(path: str, text: str) -> bool:
+    """A chart's ``templates/`` file before ``helm template`` renders it."""
+    p = path.replace("\\", "/")
+    return "{{" in text and ("/templates/" in p or p.startswith("templates/") or re.search(r"\{\{-?\s*\.?(Values|Release|Chart|include)\b", text) is not None)
 
 
 _YAML_KEY = re.compile(r"[A-Za-z0-9_.-]+\s*:(\s|$)")

@@ -47,8 +47,11 @@ _TOP_KEY = re.compile(r"^([A-Za-z0-9_-]+)\s*:", re.M)
 def relevant(path: str, text: str) -> bool:
     """Whether a file found in a folder is worth linting (named files always are)."""
     from kdacheck.readers import yamlfiles
+    from kdacheck.readers.detect import is_helm_template
     from kdacheck.readers.shell import looks_like_shell_launch
 
+    if is_helm_template(path, text):
+        return False  # rendered by `helm template`, linted from its output
     if not path.lower().endswith(YAML_SUFFIXES):
         return looks_like_shell_launch(text) or text.lstrip().startswith("--")
     try:  # libyaml, after the size/depth/tag pre-pass: hostile files cost no more here

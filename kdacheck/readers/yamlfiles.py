@@ -384,6 +384,10 @@ def _walk_containers(node: yaml.Node, path: str, owner: str, budget: _Budget, li
                     cname = _mapping_get(c, "name")
                     label = f"{owner}, container {cname.value}" if isinstance(cname, yaml.ScalarNode) else owner
                     found += _container_launches(c, path, label, budget, lines)
+            elif key in ("container", "model") and isinstance(v, yaml.MappingNode) and (
+                    _mapping_get(v, "command") is not None or _mapping_get(v, "args") is not None):
+                # Argo templates' `container:`, KServe's `predictor.model`: one container
+                found += _container_launches(v, path, f"{owner}, {key}", budget, lines)
             else:
                 found += _walk_containers(v, path, owner, budget, lines, depth + 1)
     elif isinstance(node, yaml.SequenceNode):
@@ -408,7 +412,87 @@ def read_kubernetes(doc: yaml.Node, path: str, lines: list[str] | None = None) -
     return _walk_containers(doc, path, owner, _Budget(path), lines)
 
 
-def read_compose(doc: yaml.Node, path: str, lines: list[str] | None = None) -> list[LaunchCommand]:
+_COMPOSE_VAR = re.compile(r"\$\$|\$\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?[-?+])([^}]*))?\}|\$([A-Za-z_][A-Za-z0-9_]*)")
+
+
+def compose_interpolate(words: list[Token], env: dict[str, str]) -> list[Token]:
+    """Compose's interpolation of ``${VAR}``, ``${VAR:-d}``, ``${VAR-d}``, ``${VAR:?err}``,
+    ``${VAR:+alt}`` and ``$VAR`` from the ``.env`` file beside it and the environment (``--env``);
+    ``$$`` is a literal ``$``. An unset variable without a default is unknown."""
+    out = []
+    for t in words:
+        if "$" not in t.text:
+            out.append(t)
+            continue
+        missing: list[str] = []
+
+        def sub(m: re.Match[str], missing: list[str] = missing) -> str:
+            if m.group(0) == "$$":
+                return "$"
+            name = m.group(1) or m.group(4)
+            op, arg = m.group(2), m.group(3) or ""
+            value = env.get(name)
+            unset = value is None or (value == "" and (op or "").startswith(":"))
+            if op in ("-", ":-"):
+                return arg if unset else str(value)
+            if op in ("+", ":+"):
+                return "" if unset else arg
+            if unset:
+                missing.append(name)
+                return m.group(0)
+            return str(value)
+
+        text = _COMPOSE_VAR.sub(sub, t.text)
+        why = f"`${{{missing[0]}}}` is not set in the .env file beside it (give it with --env)" if missing else t.unknown
+        out.append(Token(text, t.loc, t.origin, t.is_flag, why))
+    return out
+
+
+def read_dotenv(folder: str) -> dict[str, str]:
+    """The ``.env`` file Compose reads beside the compose file (bounded; KEY=VALUE lines)."""
+    import os
+
+    path = os.path.join(folder, ".env")
+    try:
+        if not os.path.isfile(path) or os.path.getsize(path) > 1 << 20:
+            return {}
+        with open(path, encoding="utf-8", errors="replace") as f:
+            text = f.read(1 << 20)
+    except OSError:
+        return {}
+    out: dict[str, str] = {}
+    for line in text.splitlines():
+        s = line.strip()
+        if not s or s.startswith("#") or "=" not in s:
+            continue
+        key, _eq, value = s.removeprefix("export ").partition("=")
+        value = value.strip()
+        if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
+            value = value[1:-1]
+        if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", key.strip()):
+            out[key.strip()] = value
+    return out
+
+
+def read_compose(doc: yaml.Node, path: str, lines: list[str] | None = None, env: dict[str, str] | None = None) -> list[LaunchCommand]:
+    import os
+
+    values = {**read_dotenv(os.path.dirname(path) or "."), **(env or {})} if path not in ("<stdin>", "<cmd>") else dict(env or {})
+    found = _read_compose(doc, path, lines)
+    from kdacheck.readers.dockerfile import image_version
+
+    services = _mapping_get(doc, "services")
+    for c in found:
+        c.tokens = compose_interpolate(c.tokens, values)
+        svc = _mapping_get(services, c.name.removeprefix("service ")) if isinstance(services, yaml.MappingNode) else None
+        image = _mapping_get(svc, "image") if svc is not None else None
+        tagged = image_version(str(image.value)) if isinstance(image, yaml.ScalarNode) else None
+        if tagged and isinstance(image, yaml.ScalarNode):
+            c.version_hint = (tagged, _loc(path, image))
+    return found
+
+
+def _read_compose(doc: yaml.Node, path: str, lines: list[str] | None = None) -> list[LaunchCommand]:
     services = _mapping_get(doc, "services")
     found: list[LaunchCommand] = []
     if not isinstance(services, yaml.MappingNode):
