@@ -87,12 +87,18 @@ def lint(
     from kdacheck.findings import InputError
     from kdacheck.lint import LintRun
 
+    def failed(message: str) -> typer.Exit:
+        from kdacheck.versions import NEWEST
+
+        report.render_failure(output_format.value if output_format else None, message, sys.stdout, sglang_version or NEWEST)
+        return fail(message)
+
     if not paths and cmd is None:
-        raise fail("nothing to lint: give paths, - for standard input, or --cmd")
+        raise failed("nothing to lint: give paths, - for standard input, or --cmd")
     try:
         variables = config.environment(env or [], env_file)
     except config.ConfigError as e:
-        raise fail(str(e)) from None
+        raise failed(str(e)) from None
     overrides = config.Overrides(
         select=tuple(_split(select) or ()) or None, ignore=tuple(_split(ignore) or ()),
         extend_select=tuple(_split(extend_select) or ()), gpu=gpu, sglang_version=sglang_version, model=model,
@@ -105,8 +111,8 @@ def lint(
         fmt = session.output_format(output_format.value if output_format else None)
         run_docs, run_failed = session.run_kernels(fmt) if run_after and not any(r.error for r in results) else (None, False)
     except (config.ConfigError, InputError) as e:
-        raise fail(str(e)) from None
-    ctx = report.RenderContext(session.version, show_resolved, run_docs if fmt == "json" else None)
+        raise failed(str(e)) from None
+    ctx = report.RenderContext(session.version, show_resolved, run_docs if fmt == "json" else None, session.threshold(threshold))
     report.render(fmt, results, sys.stdout, ctx)
     for note in session.notes:
         typer.echo(f"kdacheck: {note}", err=True)

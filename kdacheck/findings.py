@@ -58,6 +58,14 @@ class Finding:
         loc = self.location
         return (loc.path, loc.line, loc.col, self.code, self.message)
 
+    @property
+    def not_checked(self) -> bool:
+        """A rule that could not decide (a value or the model unknown), not a fault found."""
+        return self.message.startswith(NOT_CHECKED)
+
+
+NOT_CHECKED = "could not be checked"
+
 
 class InputError(Exception):
     """kdacheck cannot do its job on this input: reported with exit code 2."""

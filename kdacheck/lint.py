@@ -12,7 +12,7 @@ from kdacheck import args as argmod
 from kdacheck import config, discover
 from kdacheck import rules as rulemod
 from kdacheck.config import Options
-from kdacheck.findings import Finding, InputError
+from kdacheck.findings import Finding, InputError, Severity
 from kdacheck.models import Model, guess_family, load_model
 from kdacheck.readers import LaunchCommand, read_text, relevance
 from kdacheck.readers.detect import decode, read_bytes
@@ -421,12 +421,15 @@ class LintRun:
         fmt = given or self.top.output_format
         return fmt or ("github" if os.environ.get("GITHUB_ACTIONS") == "true" else "full")
 
+    def threshold(self, given: str | None) -> Severity:
+        """The lowest severity that fails the run: the option, else the configuration's, else warning."""
+        return Severity.parse(given or self.top.failure_threshold or "warning")
+
     def failed(self, threshold: str | None) -> bool:
         from kdacheck import report
-        from kdacheck.findings import Severity
 
         worst = report.worst(self.results)
-        return worst is not None and worst >= Severity.parse(threshold or self.top.failure_threshold or "warning")
+        return worst is not None and worst >= self.threshold(threshold)
 
     def run_kernels(self, output_format: str) -> tuple[list[dict[str, object]], bool]:
         """``--run``: the kernels on every resolved command; (JSON reports, any failed)."""

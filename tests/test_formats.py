@@ -4,6 +4,7 @@ codes by threshold."""
 from __future__ import annotations
 
 import json
+import os
 import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -79,16 +80,70 @@ def test_sarif_reports_unreadable_files_and_inline_commands() -> None:
     assert inv["executionSuccessful"] is False
     assert any("missing.yaml" in n["message"]["text"] for n in inv["toolExecutionNotifications"])
     (res,) = run["results"]
-    assert res["ruleId"] == "ARG001" and "physicalLocation" not in res["locations"][0]
+    # A repository-level result: no logical-only location (GitHub rejects the file for one).
+    (loc,) = res["locations"]
+    assert res["ruleId"] == "ARG001" and loc["physicalLocation"]["artifactLocation"] == {"uri": ".", "uriBaseId": "%SRCROOT%"}
+    assert res["message"]["text"].startswith("<cmd>:")
 
 
-GITHUB = re.compile(r"^::(error|warning|notice) file=([^,]+),line=(\d+),col=(\d+),title=([A-Z]+\d+)::(.*)$")
+def _sarif_errors(doc: dict) -> list[str]:  # type: ignore[type-arg]
+    jsonschema = pytest.importorskip("jsonschema")
+    schema = json.loads((DATA / "sarif-schema-2.1.0.json").read_text())
+    return [f"{list(e.path)}: {e.message}" for e in jsonschema.Draft4Validator(schema).iter_errors(doc)]
+
+
+def test_sarif_on_a_usage_error_is_a_valid_failed_run() -> None:
+    # A configuration or option error (exit 2) still writes a document, so that an upload
+    # step never sends an empty file.
+    for args in (("lint", "--output-format", "sarif"), ("lint", "--env", "NOEQUALS", "x.sh", "--output-format", "sarif")):
+        r = invoke(*args)
+        assert r.exit_code == 2
+        doc = json.loads(r.stdout)
+        assert not _sarif_errors(doc)
+        inv = doc["runs"][0]["invocations"][0]
+        assert inv["executionSuccessful"] is False and inv["toolExecutionNotifications"][0]["level"] == "error"
+        assert doc["runs"][0]["results"] == []
+    r = invoke("lint", "--output-format", "json")
+    assert r.exit_code == 2 and json.loads(r.stdout)["error"].startswith("nothing to lint")
+
+
+def test_sarif_fingerprints_survive_a_line_inserted_above(tmp_path: Path) -> None:
+    text = "python -m sglang.launch_server --model-path m --tp 2 \\\n  --speculative-algorithm EAGLE --speculative-eagle-topk 4\n"
+    f = tmp_path / "run.sh"
+
+    def prints() -> dict[tuple[str, str], str]:
+        doc = json.loads(invoke("lint", str(f), "--output-format", "sarif").stdout)
+        assert not _sarif_errors(doc)
+        return {(r["ruleId"], r["message"]["text"]): r["partialFingerprints"]["kdacheck/v1"] for r in doc["runs"][0]["results"]}
+
+    f.write_text(text)
+    before = prints()
+    assert before and len(set(before.values())) == len(before)
+    f.write_text("# a comment\necho starting\n" + text)
+    assert prints() == before
+
+
+def test_sarif_not_checked_is_a_notification_not_an_alert(tmp_path: Path) -> None:
+    f = tmp_path / "run.sh"
+    f.write_text("python -m sglang.launch_server --model-path m --tp $TP --speculative-algorithm EAGLE \\\n"
+                 "  --speculative-num-steps 3 --speculative-eagle-topk 4 --speculative-num-draft-tokens $DRAFT\n")
+    doc = json.loads(invoke("lint", str(f), "--output-format", "sarif").stdout)
+    assert not _sarif_errors(doc)
+    run = doc["runs"][0]
+    assert not [r for r in run["results"] if r["message"]["text"].startswith("could not be checked")]
+    notes = [n for n in run["invocations"][0]["toolExecutionNotifications"] if n["descriptor"]["id"] == "not-checked"]
+    assert notes and all(n["associatedRule"]["id"] for n in notes)
+    codes = [d["id"] for d in run["tool"]["driver"]["rules"]]
+    assert all(codes[n["associatedRule"]["index"]] == n["associatedRule"]["id"] for n in notes)
+
+
+GITHUB = re.compile(r"^::(error|warning|notice) file=([^,]+),line=(\d+),col=(\d+),title=kdacheck \(([A-Z]+\d+)\)::(.*)$")
 
 
 def _github_lines(output: str) -> list[tuple[str, str, int, str]]:
     out = []
     for line in output.splitlines():
-        if line.startswith("::"):
+        if line.startswith("::") and not line.startswith(("::group::", "::endgroup::", "::notice title=kdacheck::")):
             m = GITHUB.match(line)
             assert m, line
             out.append((m.group(2), m.group(1), int(m.group(3)), m.group(5)))
@@ -98,8 +153,11 @@ def _github_lines(output: str) -> list[tuple[str, str, int, str]]:
 def test_github_annotations_point_at_file_and_line() -> None:
     r = invoke("lint", ".", *SELECT, "--output-format", "github")
     assert r.exit_code == 1
-    kinds = {"error": "error", "warning": "warning", "info": "notice"}
-    assert sorted(_github_lines(r.stdout)) == sorted((p, kinds[s], line, c) for p, line, c, s in EXPECTED)
+    kinds = {"error": "error", "warning": "warning"}
+    got = _github_lines(r.stdout)
+    assert sorted(got) == sorted((p, kinds[s], line, c) for p, line, c, s in EXPECTED if s in kinds)
+    # errors first: GitHub keeps only the first ten of each kind
+    assert [k for _p, k, _l, _c in got] == sorted((k for _p, k, _l, _c in got), key=["error", "warning"].index)
     assert r.stdout.splitlines()[-1].startswith("Checked 3 files")
 
 
@@ -135,6 +193,17 @@ def test_junit_is_well_formed_with_failure_counts() -> None:
         assert int(suite.get("tests", "-1")) == 3
         total_failures += len(expected)
     assert int(root.get("failures", "-1")) == total_failures == 5
+    for case in root.iter("testcase"):
+        assert "." not in case.get("classname", ".") and case.get("file") in suites
+
+
+def test_junit_respects_the_failure_threshold() -> None:
+    # Only errors fail the run: the warning's test case passes, with the finding in system-out.
+    r = invoke("lint", "warn", *SELECT, "--output-format", "junit", "--failure-threshold", "error")
+    assert r.exit_code == 0
+    root = ET.fromstring(r.stdout)
+    assert root.get("failures") == "0" and root.find(".//failure") is None
+    assert any("SPEC002" in (o.text or "") for o in root.iter("system-out"))
 
 
 def test_junit_escapes_any_message() -> None:
@@ -203,3 +272,35 @@ def test_select_ignore_and_extend_select_by_code_or_prefix() -> None:
     assert codes("--select", "ARG", "--extend-select", "SPEC002") == {"ARG001", "SPEC002"}
     assert codes("--select", "ARG001,SPEC00", "--ignore", "SPEC001") == {"ARG001", "SPEC002"}
     assert "ARG001" not in codes("--ignore", "ARG")
+
+
+def test_github_says_when_its_annotation_cap_hides_some(tmp_path: Path) -> None:
+    f = tmp_path / "many.sh"
+    f.write_text("".join(f"python -m sglang.launch_server --model-path m --bogus-{i}\n" for i in range(12)))
+    summary = tmp_path / "summary.md"
+    r = invoke("lint", str(f), "--select", "ARG001", "--output-format", "github",
+               env={"GITHUB_ACTIONS": "true", "GITHUB_STEP_SUMMARY": str(summary)})
+    assert r.exit_code == 1
+    assert len(_github_lines(r.stdout)) == 12
+    (notice,) = [line for line in r.stdout.splitlines() if line.startswith("::notice")]
+    assert "2 more" in notice
+    table = summary.read_text()
+    assert table.count("| ✗ | `ARG001` |") == 12
+
+
+MULTITOOL = os.environ.get("KDACHECK_SARIF_MULTITOOL", "")
+
+
+@pytest.mark.skipif(not MULTITOOL, reason="set KDACHECK_SARIF_MULTITOOL to the Sarif.Multitool binary (npm @microsoft/sarif-multitool)")
+@pytest.mark.parametrize("args", [(".",), ("--cmd", "python -m sglang.launch_server --bogus"), ("-",), ()], ids=["folder", "cmd", "stdin", "usage-error"])
+def test_sarif_passes_githubs_ingestion_rules(args: tuple[str, ...], tmp_path: Path) -> None:
+    import subprocess
+
+    r = invoke("lint", *args, *SELECT, "--output-format", "sarif", input="python -m sglang.launch_server --bogus\n")
+    src, out = tmp_path / "in.sarif", tmp_path / "out.sarif"
+    src.write_text(r.stdout)
+    env = {**os.environ, "DOTNET_SYSTEM_GLOBALIZATION_INVARIANT": "1"}
+    subprocess.run([MULTITOOL, "validate", "--rule-kind", "Sarif;Gh", "--level", "Error;Warning", "-o", str(out), str(src)],
+                   check=True, env=env, capture_output=True, timeout=300)
+    found = [(x["ruleId"], x.get("message", {}).get("arguments", [])[:1]) for x in json.loads(out.read_text())["runs"][0].get("results", [])]
+    assert found == []

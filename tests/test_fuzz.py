@@ -198,7 +198,7 @@ def render_all(results: list[FileResult]) -> dict[str, str]:
             assert out.rstrip().splitlines()[-1].startswith("Checked "), out[-300:]
         elif name == "github":
             for line in out.splitlines():
-                assert line.startswith("::") or line.startswith("Checked ") or not line.strip(), line
+                assert line.startswith(("::", "Checked ", "kdacheck info: ")) or not line.strip(), line
     return outs
 
 

@@ -24,12 +24,16 @@ FORMATS: dict[str, str] = {
 class RenderContext:
     """What a report needs besides the results (a plain class: nothing built at import)."""
 
-    __slots__ = ("run", "sglang_version", "show_resolved")
+    __slots__ = ("run", "sglang_version", "show_resolved", "threshold")
 
-    def __init__(self, sglang_version: str, show_resolved: bool = False, run: list[dict[str, Any]] | None = None) -> None:
+    def __init__(
+        self, sglang_version: str, show_resolved: bool = False, run: list[dict[str, Any]] | None = None,
+        threshold: Severity = Severity.WARNING,
+    ) -> None:
         self.sglang_version = sglang_version
         self.show_resolved = show_resolved
         self.run = run  # lint --run: the kernels' reports (JSON only)
+        self.threshold = threshold  # the lowest severity that fails the run
 
 
 def module(name: str) -> Any:
@@ -38,6 +42,14 @@ def module(name: str) -> Any:
 
 def render(name: str, results: list[FileResult], out: IO[str], ctx: RenderContext) -> None:
     module(name).render(results, out, ctx)
+
+
+def render_failure(name: str | None, message: str, out: IO[str], sglang_version: str) -> None:
+    """Exit code 2 in a machine format still writes a valid document saying why (SARIF, JSON);
+    the other formats leave standard output empty (the message goes to standard error)."""
+    mod = module(name) if name in FORMATS else None
+    if mod is not None and hasattr(mod, "render_failure"):
+        mod.render_failure(message, out, sglang_version)
 
 
 def summary(results: list[FileResult]) -> dict[str, int]:

@@ -6,7 +6,7 @@ import os
 import sys
 from typing import IO, TYPE_CHECKING
 
-from kdacheck.findings import Severity
+from kdacheck.findings import Finding, Severity
 from kdacheck.lint import FileResult
 from kdacheck.report import RenderContext, summary_line
 from kdacheck.resolve import Resolved
@@ -94,6 +94,35 @@ def _plain_table(cfg: Resolved) -> list[Line]:
     return out
 
 
+def verdict(r: FileResult) -> Line:
+    """The file's outcome first: what fails and how many more, or that it starts."""
+    from kdacheck.rules import REGISTRY
+
+    counts = {sev: sum(1 for f in r.findings if f.severity == sev) for sev in Severity}
+    errors, warnings = counts[Severity.ERROR], counts[Severity.WARNING]
+    more = f" · {warnings} warning{'s' * (warnings != 1)}" if warnings else ""
+    if errors:
+        codes = sorted({f.code for f in r.findings if f.severity == Severity.ERROR})
+        first = REGISTRY.get(codes[0])
+        what = first.summary.rstrip(".") if first else codes[0]
+        also = f" and {errors - 1} more error{'s' * (errors != 2)}" if errors > 1 else ""
+        return [("  ✗ ", STYLE[Severity.ERROR]), (f"{what} ({codes[0]}){also}", "bold"), (more, "")]
+    scratch = [
+        cfg.v("intermediate_ssm_bytes") + cfg.v("intermediate_conv_window_bytes")
+        for cfg in r.resolved
+        if "intermediate_ssm_bytes" in cfg and cfg.v("scratch_allocated")
+    ]
+    starts = f"starts · verify scratch {max(scratch) / 2**30:.2f} GiB per rank" if scratch else "starts"
+    if any(cfg.unknown_checks or cfg.not_checked for cfg in r.resolved) or any(f.not_checked for f in r.findings):
+        starts += " as far as checked"
+    return [("  ✓ ", "green"), (starts, "bold"), (more, "")]
+
+
+def _ordered(r: FileResult) -> list[Finding]:
+    """Errors, then warnings, then facts (info), each in file order."""
+    return sorted(r.findings, key=lambda f: (-f.severity, f.sort_key()))
+
+
 def lines(results: list[FileResult], show_resolved: bool = False, plain: bool = True) -> list[Line | Table]:
     """The report, line by line; ``--show-resolved`` tables are Rich tables on a terminal."""
     out: list[Line | Table] = []
@@ -105,11 +134,17 @@ def lines(results: list[FileResult], show_resolved: bool = False, plain: bool = 
             out += [[(note, "dim")] for note in r.notes]
             continue
         out.append([(r.path, "bold underline")])
+        if r.resolved:
+            out.append(verdict(r))
         for cfg in r.resolved:
             label = f"{cfg.cmd.name}: " if cfg.cmd.name and cfg.cmd.kind != "yaml" else ""
             out.append([(f"  {label}{headline(cfg)}", "dim")])
         out += [[(f"  note: {note}", "dim")] for note in r.notes]
-        for f in r.findings:
+        facts = False
+        for f in _ordered(r):
+            if f.severity == Severity.INFO and not facts:
+                facts = True
+                out.append([("  facts:", "dim")])
             style = STYLE[f.severity]
             out.append([(f"  {f.location}: ", ""), (f.code, style), (" ", ""), (f.severity.label, style), (f" {f.message}", "")])
             if f.severity > Severity.INFO:  # an info finding's message holds its numbers already

@@ -1,6 +1,6 @@
 """``--output-format github``: GitHub Actions workflow commands, one annotation per finding.
 
-``::error file=PATH,line=L,col=C,title=CODE::message``, with ``warning`` and ``notice`` for
+``::error file=PATH,line=L,col=C,title=kdacheck (CODE)::message``, with ``warning`` and ``notice`` for
 the other severities, escaped exactly as GitHub's own actions/toolkit does (``escapeData`` for
 the message, ``escapeProperty`` for the properties). Chosen automatically when
 ``GITHUB_ACTIONS=true`` and no ``--output-format`` was given.
@@ -8,9 +8,10 @@ the message, ``escapeProperty`` for the properties). Chosen automatically when
 
 from __future__ import annotations
 
+import os
 from typing import IO
 
-from kdacheck.findings import Severity
+from kdacheck.findings import Finding, Severity
 from kdacheck.lint import FileResult
 from kdacheck.report import RenderContext, summary_line
 from kdacheck.report._common import all_findings, is_pseudo, workspace_path
@@ -33,23 +34,67 @@ def command(kind: str, props: dict[str, str | int], message: str) -> str:
     return f"::{kind} {shown}::{escape_data(message)}" if shown else f"::{kind}::{escape_data(message)}"
 
 
+CAP = 10  # annotations GitHub shows per kind and step; the rest are dropped silently
+
+
+def _annotation(f: Finding) -> str:
+    loc = f.location
+    props: dict[str, str | int] = {} if is_pseudo(loc.path) else {"file": workspace_path(loc.path), "line": loc.line, "col": loc.col}
+    props["title"] = f"kdacheck ({f.code})"
+    message = f"{loc}: {f.message}" if is_pseudo(loc.path) else f.message
+    if f.fix:
+        message += f"\nfix: {f.fix}"
+    return command(COMMAND[f.severity], props, message)
+
+
+def step_summary(results: list[FileResult]) -> str:
+    """A Markdown table of the errors and warnings for ``$GITHUB_STEP_SUMMARY``."""
+    rows = [f for f in all_findings(results) if f.severity > Severity.INFO]
+    rows.sort(key=lambda f: (-f.severity, f.sort_key()))
+    out = ["## kdacheck", "", summary_line(results), ""]
+    if rows:
+        out += ["| | Code | Where | Finding |", "|---|---|---|---|"]
+        for f in rows:
+            mark = "✗" if f.severity == Severity.ERROR else "!"
+            text = f.message.replace("|", "\\|").replace("\n", " ")
+            where = workspace_path(f.location.path).replace("|", "\\|")
+            out.append(f"| {mark} | `{f.code}` | `{where}:{f.location.line}` | {text} |")
+    return "\n".join(out) + "\n"
+
+
 def render(results: list[FileResult], out: IO[str], ctx: RenderContext) -> None:
+    """Errors first (GitHub keeps only the first ten of each kind), then warnings; info
+    findings are facts, written as plain log lines, not notices. A notice says when the cap
+    hides some, and the step summary gets a table of them all."""
     for r in results:
         if r.error:
             props: dict[str, str | int] = {} if is_pseudo(r.path) else {"file": workspace_path(r.path)}
             props["title"] = "kdacheck: cannot check"
             out.write(command("error", props, r.error) + "\n")
-    for f in all_findings(results):
-        loc = f.location
-        props = {} if is_pseudo(loc.path) else {"file": workspace_path(loc.path), "line": loc.line, "col": loc.col}
-        props["title"] = f.code
-        message = f"{loc}: {f.message}" if is_pseudo(loc.path) else f.message
-        if f.fix:
-            message += f"\nfix: {f.fix}"
-        out.write(command(COMMAND[f.severity], props, message) + "\n")
+    findings = all_findings(results)
+    for severity in (Severity.ERROR, Severity.WARNING):
+        group = [f for f in findings if f.severity == severity]
+        for f in group:
+            out.write(_annotation(f) + "\n")
+        if len(group) > CAP:
+            hidden = len(group) - CAP
+            out.write(command("notice", {"title": "kdacheck"}, f"GitHub shows {CAP} {severity.label}s per step: {hidden} more are in this log and the step summary") + "\n")
     for r in results:
         for line, code in r.unused_suppressions:
             props = {} if is_pseudo(r.path) else {"file": workspace_path(r.path), "line": line}
             props["title"] = "kdacheck: unused suppression"
             out.write(command("notice", props, f"`# kdacheck: ignore[{code}]` suppresses nothing here") + "\n")
+    facts = [f for f in findings if f.severity == Severity.INFO]
+    if facts:
+        out.write("::group::kdacheck: info\n")
+        for f in facts:
+            out.write(escape_data(f"kdacheck info: {f.location}: {f.code} {f.message}") + "\n")
+        out.write("::endgroup::\n")
     out.write(summary_line(results) + "\n")
+    path = os.environ.get("GITHUB_STEP_SUMMARY")
+    if path and os.environ.get("GITHUB_ACTIONS") == "true":
+        try:
+            with open(path, "a", encoding="utf-8") as fh:
+                fh.write(step_summary(results))
+        except OSError:
+            pass  # a summary is a courtesy: the annotations above are the report

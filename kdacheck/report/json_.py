@@ -66,6 +66,14 @@ def document(results: list[FileResult], sglang_version: str) -> dict[str, Any]:
     }
 
 
+def render_failure(message: str, out: IO[str], sglang_version: str) -> None:
+    """What kdacheck writes when it could not do the run at all (exit code 2)."""
+    doc = document([], sglang_version)
+    doc["error"] = message
+    json.dump(doc, out, indent=2, ensure_ascii=False)
+    out.write("\n")
+
+
 def render(results: list[FileResult], out: IO[str], ctx: RenderContext) -> None:
     doc = document(results, ctx.sglang_version)
     if ctx.run is not None:

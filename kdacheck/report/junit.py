@@ -1,11 +1,14 @@
 """``--output-format junit``: JUnit XML for CI dashboards (Jenkins, GitLab, Azure).
 
 One ``testsuite`` per file, one ``testcase`` per rule checked on it (``classname`` = the
-file, ``name`` = the code); a rule's findings become that test case's ``failure`` (``type`` =
-the worst severity, ``message`` = the finding, or a count when there are several; the text
-lists each finding with its place and fix). Info findings (facts, not faults) go to the
-test case's ``system-out`` and leave it passing. An unreadable file is one test case with an
-``error``. Built with ``xml.etree`` so that any message is escaped correctly.
+file with its dots written ``_``, since Jenkins splits a class name at its last dot into
+package and class; ``file`` = the path; ``name`` = the code). A rule's findings at or above
+``--failure-threshold`` become that test case's ``failure`` (``type`` = the worst severity,
+``message`` = the finding, or a count when there are several; the text lists each finding with
+its place and fix). Findings below the threshold, and info findings (facts, not faults), go to
+the test case's ``system-out`` and leave it passing, so that the XML and the exit code agree. An
+unreadable file is one test case with an ``error``. Built with ``xml.etree`` so that any
+message is escaped correctly.
 """
 
 from __future__ import annotations
@@ -35,14 +38,18 @@ def _failure_text(findings: list[Finding]) -> str:
     return _x("\n".join(out))
 
 
-def tree(results: list[FileResult]) -> ET.Element:
+def classname(path: str) -> str:
+    return _x(path.replace(".", "_"))
+
+
+def tree(results: list[FileResult], threshold: Severity = Severity.WARNING) -> ET.Element:
     root = ET.Element("testsuites", name="kdacheck")
     totals = {"tests": 0, "failures": 0, "errors": 0}
     for r in results:
         suite = ET.SubElement(root, "testsuite", name=_x(r.path))
         tests = failures = errors = 0
         if r.error:
-            case = ET.SubElement(suite, "testcase", classname=_x(r.path), name="read")
+            case = ET.SubElement(suite, "testcase", classname=classname(r.path), name="read", file=_x(r.path))
             ET.SubElement(case, "error", message=_x(r.error), type="unreadable").text = _x(r.error)
             tests, errors = 1, 1
         else:
@@ -51,11 +58,12 @@ def tree(results: list[FileResult]) -> ET.Element:
                 by_code.setdefault(f.code, []).append(f)
             codes = list(r.rules) + sorted(c for c in by_code if c not in r.rules)
             for code in codes:
-                case = ET.SubElement(suite, "testcase", classname=_x(r.path), name=code)
+                case = ET.SubElement(suite, "testcase", classname=classname(r.path), name=code, file=_x(r.path))
                 tests += 1
                 found = by_code.get(code)
-                if found and max(f.severity for f in found) == Severity.INFO:
-                    # Facts (sizes, defaults that applied) are not failures: keep them visible.
+                if found and (max(f.severity for f in found) < threshold or max(f.severity for f in found) == Severity.INFO):
+                    # Below the threshold, or facts (sizes, defaults that applied): not failures,
+                    # kept visible.
                     ET.SubElement(case, "system-out").text = _failure_text(found)
                 elif found:
                     failures += 1
@@ -77,7 +85,7 @@ def tree(results: list[FileResult]) -> ET.Element:
 
 
 def render(results: list[FileResult], out: IO[str], ctx: RenderContext) -> None:
-    root = tree(results)
+    root = tree(results, ctx.threshold)
     ET.indent(root)
     out.write('<?xml version="1.0" encoding="UTF-8"?>\n')
     out.write(ET.tostring(root, encoding="unicode"))

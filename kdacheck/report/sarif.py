@@ -3,13 +3,22 @@
 One run: ``tool.driver`` with one rule descriptor per registered rule (short and full
 description, help as text and Markdown, ``helpUri``, default level), one result per finding
 (``ruleId``, ``ruleIndex``, level, message with the fix, the place relative to the repository
-root), and one invocation saying whether every input could be read.
+root, ``partialFingerprints``), and one invocation saying whether every input could be read.
+
+GitHub's ingestion rules shape three choices: a result from ``--cmd`` or an unnamed standard
+input is a repository-level result (placed on ``.``; a logical-only location makes code
+scanning reject the whole file, and an empty ``locations`` fails its required properties); "could not be checked" is a tool notification naming the
+rule, not a result under that rule's id (no alert titled for a check that did not run); and a
+run that kdacheck could not do (exit code 2) still writes a valid document, with
+``executionSuccessful: false`` and the reason, so that an upload step never sends an empty file.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
+import re
 from pathlib import Path
 from typing import IO, Any
 from urllib.parse import quote
@@ -57,10 +66,16 @@ def _uri(path: str) -> tuple[str, str | None]:
     return Path(os.path.abspath(path)).as_uri(), None
 
 
-def location(loc: Location) -> dict[str, Any]:
+def locations(loc: Location) -> list[dict[str, Any]]:
+    """The result's places. An input that is not a file (``--cmd``, unnamed standard input) is
+    placed on the repository itself (``.`` under ``%SRCROOT%``, line 1): a repository-level
+    result, which GitHub ingests, where a logical-only or empty ``locations`` is rejected."""
     if is_pseudo(loc.path):
-        # Not a file: a logical place, so that a consumer never looks for it on disk.
-        return {"logicalLocations": [{"name": loc.path, "kind": "module"}], "message": {"text": str(loc)}}
+        return [{"physicalLocation": {"artifactLocation": {"uri": ".", "uriBaseId": SRCROOT}, "region": {"startLine": 1}}}]
+    return [location(loc)]
+
+
+def location(loc: Location) -> dict[str, Any]:
     uri, base = _uri(loc.path)
     artifact: dict[str, Any] = {"uri": uri}
     if base:
@@ -73,14 +88,28 @@ def location(loc: Location) -> dict[str, Any]:
     }
 
 
-def result(f: Finding, index: dict[str, int]) -> dict[str, Any]:
+_PLACE = re.compile(r"\bline \d+|:\d+(?::\d+)?\b")
+
+
+def fingerprint(f: Finding, occurrence: int) -> str:
+    """Stable across runs and line moves: the rule, the file, the message with any line or
+    column numbers taken out, and which occurrence of that triple in the file it is."""
+    path = f.location.path if is_pseudo(f.location.path) else _uri(f.location.path)[0]
+    key = "\0".join((f.code, path, _PLACE.sub("", f.message), f.source, str(occurrence)))
+    return hashlib.sha256(key.encode("utf-8", "surrogateescape")).hexdigest()[:32]
+
+
+def result(f: Finding, index: dict[str, int], occurrence: int = 0) -> dict[str, Any]:
     text = f.message if not f.fix else f"{f.message}\nFix: {f.fix}"
+    if is_pseudo(f.location.path):
+        text = f"{f.location.path}: {text}"
     out: dict[str, Any] = {
         "ruleId": f.code,
         "ruleIndex": index[f.code],
         "level": LEVEL[f.severity],
         "message": {"text": text},
-        "locations": [location(f.location)],
+        "locations": locations(f.location),
+        "partialFingerprints": {"kdacheck/v1": fingerprint(f, occurrence)},
         "properties": {
             "severity": f.severity.label,
             "fix": f.fix,
@@ -93,7 +122,8 @@ def result(f: Finding, index: dict[str, int]) -> dict[str, Any]:
 
 def document(results: list[FileResult], sglang_version: str) -> dict[str, Any]:
     rules = all_rules()
-    findings = all_findings(results)
+    everything = all_findings(results)
+    findings = [f for f in everything if not f.not_checked]
     known = {r.code for r in rules}
     from kdacheck.rules import REGISTRY
 
@@ -103,7 +133,17 @@ def document(results: list[FileResult], sglang_version: str) -> dict[str, Any]:
         descriptors.append({"id": code, "shortDescription": {"text": code}})
     index = {d["id"]: i for i, d in enumerate(descriptors)}
 
-    notifications: list[dict[str, Any]] = []
+    notifications: list[dict[str, Any]] = [
+        {
+            "level": "note",
+            "message": {"text": f"{f.code}: {f.message}" + (f" ({f.fix})" if f.fix else "")},
+            "locations": locations(f.location),
+            "descriptor": {"id": "not-checked"},
+            "associatedRule": {"id": f.code, "index": index[f.code]},
+        }
+        for f in everything
+        if f.not_checked and f.code in index
+    ]
     for r in results:
         where = [location(Location(r.path))] if not is_pseudo(r.path) else []
         if r.error:
@@ -131,13 +171,40 @@ def document(results: list[FileResult], sglang_version: str) -> dict[str, Any]:
             }
         },
         "invocations": [invocation],
-        "results": [result(f, index) for f in findings],
+        "results": _results(findings, index),
         "properties": {"sglangVersion": sglang_version},
     }
-    roots = {repo_root(r.path) for r in results if not is_pseudo(r.path)}
+    roots = {repo_root(r.path) for r in results if not is_pseudo(r.path)} or {repo_root(os.path.join(os.getcwd(), "-"))}
     if len(roots) == 1:
         run["originalUriBaseIds"] = {SRCROOT: {"uri": Path(roots.pop()).as_uri() + "/"}}
     return {"$schema": SCHEMA, "version": "2.1.0", "runs": [run]}
+
+
+def _results(findings: list[Finding], index: dict[str, int]) -> list[dict[str, Any]]:
+    seen: dict[tuple[str, str, str, str], int] = {}
+    out = []
+    for f in findings:
+        key = (f.code, f.location.path, _PLACE.sub("", f.message), f.source)
+        seen[key] = seen.get(key, -1) + 1
+        out.append(result(f, index, seen[key]))
+    return out
+
+
+def failure_document(message: str, sglang_version: str) -> dict[str, Any]:
+    """What kdacheck writes when it could not do the run at all (exit code 2)."""
+    doc = document([], sglang_version)
+    doc["runs"][0]["invocations"] = [
+        {
+            "executionSuccessful": False,
+            "toolExecutionNotifications": [{"level": "error", "message": {"text": message}, "descriptor": {"id": "usage"}}],
+        }
+    ]
+    return doc
+
+
+def render_failure(message: str, out: IO[str], sglang_version: str) -> None:
+    json.dump(failure_document(message, sglang_version), out, indent=2, ensure_ascii=False)
+    out.write("\n")
 
 
 def render(results: list[FileResult], out: IO[str], ctx: RenderContext) -> None:

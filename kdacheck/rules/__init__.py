@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from kdacheck.findings import Evidence, Finding, Severity
+from kdacheck.findings import NOT_CHECKED, Evidence, Finding, Severity
 from kdacheck.resolve import Resolved
 from kdacheck.rules import arg, attn, hsp, kda, mem, model, par, radix, sglang, spec  # noqa: F401  (registration)
 from kdacheck.rules.base import REGISTRY, Hit, Rule, rule, unchecked
@@ -51,7 +51,7 @@ def unknown_hit(why: str, hits: list[Hit]) -> Hit:
     var = re.search(r"`\$\{?([A-Za-z_][A-Za-z0-9_]*)", why)
     fix = f"give it with `--env {var.group(1)}=...`" if var else "write the value in the launch, or give it with `--env`"
     at = next((h.at for h in hits if h.at is not None), None)
-    return Hit(f"could not be checked: {why}", fix, hits[0].values if hits else (), at, Severity.INFO)
+    return Hit(f"{NOT_CHECKED}: {why}", fix, hits[0].values if hits else (), at, Severity.INFO)
 
 
 def evidence(cfg: Resolved, names: tuple[str, ...]) -> tuple[Evidence, ...]:
@@ -74,7 +74,7 @@ def check(cfg: Resolved, rules: list[Rule] | None = None) -> list[Finding]:
         cfg.taint_seen = None
         hits = list(r.check(cfg))
         why = cfg.taint_seen or next((cfg.tainted[n] for h in hits for n in h.values if n in cfg.tainted), None)
-        if why is not None and hits and not all(h.message.startswith("could not be checked") for h in hits):
+        if why is not None and hits and not all(h.message.startswith(NOT_CHECKED) for h in hits):
             # the rule's verdict rests on a value that is not known statically: say so, never guess
             hits = [unknown_hit(why, hits)]
             cfg.unknown_checks.append(r.code)

@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from kdacheck import versions
-from kdacheck.findings import Location, Severity
+from kdacheck.findings import NOT_CHECKED, Location, Severity
 from kdacheck.resolve import Resolved
 
 
@@ -28,7 +28,7 @@ class Hit:
 
 def unchecked(reason: str) -> Hit:
     """The rule needs a fact the configuration does not hold: say so, never guess."""
-    return Hit(f"could not be checked: {reason}", severity=Severity.INFO)
+    return Hit(f"{NOT_CHECKED}: {reason}", severity=Severity.INFO)
 
 
 Check = Callable[[Resolved], Iterable[Hit]]
