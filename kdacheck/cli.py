@@ -6,9 +6,11 @@ and ``rules``. Nothing here imports torch or triton: ``run`` loads them when it 
 
 from __future__ import annotations
 
+import contextlib
 import enum
 import sys
-from typing import Annotated
+from collections.abc import Iterator
+from typing import IO, Annotated
 
 import typer
 
@@ -22,6 +24,7 @@ app = typer.Typer(
     add_completion=True,
     pretty_exceptions_enable=False,
     rich_markup_mode=None,
+    context_settings={"help_option_names": ["-h", "--help"]},
 )
 
 
@@ -42,7 +45,7 @@ def _version(value: bool) -> None:
 
 @app.callback()
 def main_callback(
-    version: Annotated[bool | None, typer.Option("--version", callback=_version, is_eager=True, help="Show the version and exit.")] = None,
+    version: Annotated[bool | None, typer.Option("--version", "-V", callback=_version, is_eager=True, help="Show the version and exit.")] = None,
 ) -> None:
     """kdacheck: catch SGLang speculative-decoding misconfigurations before they reach a GPU."""
 
@@ -51,6 +54,20 @@ def fail(message: str) -> typer.Exit:
     """Report that kdacheck could not do its job (exit code 2)."""
     typer.echo(f"kdacheck: error: {message}", err=True)
     return typer.Exit(2)
+
+
+@contextlib.contextmanager
+def _output(path: str | None) -> Iterator[IO[str]]:
+    """Standard output, or ``--output-file`` (written whole; a failure to open it is exit 2)."""
+    if path is None:
+        yield sys.stdout
+        return
+    try:
+        fh = open(path, "w", encoding="utf-8")  # noqa: SIM115  (closed below)
+    except OSError as e:
+        raise fail(f"cannot write --output-file {path}: {e.strerror}") from None
+    with fh:
+        yield fh
 
 
 def _split(values: list[str] | None) -> list[str] | None:
@@ -71,6 +88,7 @@ def lint(
     extend_select: Annotated[list[str] | None, typer.Option("--extend-select", help="Add these codes or prefixes to the selection.")] = None,
     failure_threshold: Annotated[Threshold | None, typer.Option("--failure-threshold", help="Lowest severity that fails the run (default: warning).")] = None,
     output_format: Annotated[OutputFormat | None, typer.Option("--output-format", help="full, concise, json, sarif, github or junit.")] = None,
+    output_file: Annotated[str | None, typer.Option("--output-file", "-o", help="Write the report to this file instead of standard output.")] = None,
     show_resolved: Annotated[bool, typer.Option("--show-resolved", help="Print every resolved value with its provenance.")] = False,
     exit_zero: Annotated[bool, typer.Option("--exit-zero", help="Exit 0 even when findings fail the threshold.")] = False,
     run_after: Annotated[bool, typer.Option("--run", help="Then run the kernels on the resolved configuration (kdacheck run).")] = False,
@@ -90,7 +108,8 @@ def lint(
     def failed(message: str) -> typer.Exit:
         from kdacheck.versions import NEWEST
 
-        report.render_failure(output_format.value if output_format else None, message, sys.stdout, sglang_version or NEWEST)
+        with _output(output_file) as out:
+            report.render_failure(output_format.value if output_format else None, message, out, sglang_version or NEWEST)
         return fail(message)
 
     if not paths and cmd is None:
@@ -113,7 +132,8 @@ def lint(
     except (config.ConfigError, InputError) as e:
         raise failed(str(e)) from None
     ctx = report.RenderContext(session.version, show_resolved, run_docs if fmt == "json" else None, session.threshold(threshold))
-    report.render(fmt, results, sys.stdout, ctx)
+    with _output(output_file) as out:
+        report.render(fmt, results, out, ctx)
     for note in session.notes:
         typer.echo(f"kdacheck: {note}", err=True)
     raise typer.Exit(session.exit_code(threshold, exit_zero, run_failed, strict))
@@ -172,14 +192,19 @@ def run(
     raise typer.Exit(code)
 
 
+class RulesFormat(str, enum.Enum):
+    table = "table"
+    json = "json"
+
+
 @app.command()
 def rules(
-    output_format: Annotated[str, typer.Option("--output-format", help="table or json")] = "table",
+    output_format: Annotated[RulesFormat, typer.Option("--output-format", help="table or json")] = RulesFormat.table,
 ) -> None:
     """List every rule: code, severity, summary, versions."""
     from kdacheck.rules import all_rules
 
-    if output_format == "json":
+    if output_format == RulesFormat.json:
         import json
 
         typer.echo(json.dumps([{"code": r.code, "name": r.name, "severity": r.severity.label, "summary": r.summary, "versions": r.versions} for r in all_rules()], indent=2))
@@ -201,5 +226,11 @@ def explain(code: Annotated[str, typer.Argument(help="A rule code, e.g. KDA002."
 
     rule = REGISTRY.get(code.strip().upper())
     if rule is None:
-        raise fail(f"unknown rule {code!r}: see `kdacheck rules`")
+        import difflib
+
+        from kdacheck.lint import visible_name
+
+        close = difflib.get_close_matches(code.strip().upper()[:20], sorted(REGISTRY), n=3, cutoff=0.6)
+        hint = f" (did you mean {', '.join(close)}?)" if close else ""
+        raise fail(f"unknown rule {visible_name(code[:40])!r}{hint}: see `kdacheck rules`")
     typer.echo(rule_markdown(rule))

@@ -62,7 +62,7 @@ def build_parser(func: Callable[..., Any]) -> tuple[argparse.ArgumentParser, dic
             continue
         # Under Annotated, Typer reads a string first argument of Option() as a declaration.
         given = ([info.default] if isinstance(info.default, str) else []) + list(info.param_decls or ())
-        if any("/" in d or not d.startswith("--") for d in given):
+        if any("/" in d or not d.startswith("-") for d in given):
             raise _Unsure(f"option {name}: declarations this parser does not copy")
         decls = given or [f"--{name.replace('_', '-')}"]
         if base is bool:

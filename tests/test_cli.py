@@ -172,3 +172,23 @@ def test_unknown_select_codes_are_an_error_with_a_suggestion() -> None:
         r = invoke("lint", option, value, "--cmd", "python -m sglang.launch_server --model-path x")
         assert r.exit_code == 2, (option, r.output)
         assert "did you mean" in r.output, r.output
+
+
+def test_conventions_people_type_without_reading_the_help(tmp_path: Path) -> None:
+    assert invoke("-V").stdout.startswith("kdacheck ")
+    assert "Usage:" in invoke("lint", "-h").stdout
+    out = tmp_path / "report.sarif"
+    r = invoke("lint", "--cmd", "python -m sglang.launch_server --bogus", "--output-format", "sarif", "-o", str(out))
+    assert r.exit_code == 1 and r.stdout == ""
+    assert json.loads(out.read_text())["runs"][0]["results"][0]["ruleId"] == "ARG001"
+    r = invoke("explain", "KDA02")
+    assert r.exit_code == 2 and "did you mean KDA002" in r.stderr
+    assert invoke("rules", "--output-format", "csv").exit_code == 2  # rejected, not ignored
+
+
+def test_fast_path_reads_short_options(tmp_path: Path) -> None:
+    # `kdacheck lint -o FILE` starts through the fast parser, as Typer reads it.
+    out = tmp_path / "r.txt"
+    proc = subprocess.run([sys.executable, "-m", "kdacheck", "lint", "--cmd", "python -m sglang.launch_server --tp-size 2", "-o", str(out)],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0 and proc.stdout == "" and out.read_text().startswith("<cmd>")
