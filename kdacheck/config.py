@@ -129,11 +129,15 @@ def load(path: str) -> Settings:
     """Read and check one configuration file."""
     p = Path(path)
     try:
-        text = p.read_text(encoding="utf-8")
+        with p.open("rb") as fh:
+            raw = fh.read(CONFIG_MAX_BYTES + 1)
+        if len(raw) > CONFIG_MAX_BYTES:
+            raise ConfigError(f"{path}: larger than {CONFIG_MAX_BYTES >> 20} MiB: not read")
+        text = raw.decode("utf-8")
     except OSError as e:
         raise ConfigError(f"{path}: cannot read: {e.strerror or e}") from None
-    except UnicodeDecodeError:
-        raise ConfigError(f"{path}: not UTF-8 text") from None
+    except UnicodeDecodeError as e:
+        raise ConfigError(f"{path}: not UTF-8 text (byte {e.start}): TOML files must be UTF-8") from None
     toml = _toml()
     try:
         data = toml.loads(text)
@@ -185,11 +189,21 @@ KEYS: dict[str, Any] = {
 }
 
 
+CONFIG_MAX_BYTES = 1 << 20  # a pyproject.toml or kdacheck.toml larger than this is refused
+
+
 def _has_table(pyproject: Path) -> bool:
     try:
-        text = pyproject.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
+        with pyproject.open("rb") as fh:
+            raw = fh.read(CONFIG_MAX_BYTES)
+    except OSError:
         return False
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        # Not UTF-8 (TOML must be): when it holds kdacheck's table, load() says so (exit 2)
+        # rather than the settings being skipped without a word.
+        return re.search(rb"^\s*\[\s*tool\.kdacheck\b", raw, re.M) is not None
     if "kdacheck" not in text:
         return False
     toml = _toml()

@@ -98,3 +98,16 @@ def test_run_takes_the_files_counts_under_its_limits(tmp_path: Path) -> None:
     p = _kdacheck("run", "--args", "run.sh", "--device", "cpu", cwd=tmp_path)
     assert time.time() - t < 30
     assert p.returncode == 2 and b"must be between" in p.stderr
+
+
+def test_settings_that_are_not_utf8_or_too_large_stop_the_run(tmp_path: Path) -> None:
+    # A pyproject.toml with kdacheck's table that cannot be read is said out loud (exit 2),
+    # never skipped so that the run goes on without the repository's settings.
+    (tmp_path / "run.sh").write_text(KIMI + "\n")
+    (tmp_path / "pyproject.toml").write_bytes(b'[tool.kdacheck]\nselect = ["\xff"]\n')
+    r = _kdacheck("lint", "run.sh", cwd=tmp_path)
+    assert r.returncode == 2 and b"not UTF-8" in r.stderr and b"pyproject.toml" in r.stderr
+    (tmp_path / "pyproject.toml").unlink()
+    (tmp_path / "kdacheck.toml").write_bytes(b"# " + b"x" * (2 << 20) + b"\n")
+    r = _kdacheck("lint", "run.sh", cwd=tmp_path)
+    assert r.returncode == 2 and b"larger than 1 MiB" in r.stderr

@@ -96,17 +96,14 @@ def _plain_table(cfg: Resolved) -> list[Line]:
 
 def verdict(r: FileResult) -> Line:
     """The file's outcome first: what fails and how many more, or that it starts."""
-    from kdacheck.rules import REGISTRY
-
     counts = {sev: sum(1 for f in r.findings if f.severity == sev) for sev in Severity}
     errors, warnings = counts[Severity.ERROR], counts[Severity.WARNING]
     more = f" · {warnings} warning{'s' * (warnings != 1)}" if warnings else ""
     if errors:
-        codes = sorted({f.code for f in r.findings if f.severity == Severity.ERROR})
-        first = REGISTRY.get(codes[0])
-        what = first.summary.rstrip(".") if first else codes[0]
-        also = f" and {errors - 1} more error{'s' * (errors != 2)}" if errors > 1 else ""
-        return [("  ✗ ", STYLE[Severity.ERROR]), (f"{what} ({codes[0]}){also}", "bold"), (more, "")]
+        first = _ordered(r)[0]
+        message = first.message if len(first.message) <= 90 else first.message[:89] + "…"
+        also = f" (and {errors - 1} more error{'s' * (errors != 2)})" if errors > 1 else ""
+        return [("  ✗ ", STYLE[Severity.ERROR]), (f"{first.code}: {message}{also}", "bold"), (more, "")]
     scratch = [
         cfg.v("intermediate_ssm_bytes") + cfg.v("intermediate_conv_window_bytes")
         for cfg in r.resolved
