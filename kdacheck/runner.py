@@ -76,6 +76,7 @@ def _verify_case(model: Model, tp: int, n: int, t: int, t_alloc: int, ssm_dtype:
         N=n, T=t, T_alloc=t_alloc, N_scratch=n_scratch, H=h, HV=hv, Kd=model.linear_k_dim, Vd=model.linear_v_dim,
         state_dtype=ssm_dtype if ssm_dtype in ("float32", "bfloat16") else "float32", input_dtype="bfloat16",
         tree=topk > 1, K=topk, row_map=row_map, flashinfer_compat=flashinfer, block_v=block_v,
+        gate="head" if model.family is Family.GDN else "channel",
     )
 
 
@@ -93,7 +94,7 @@ def _verify_geometry(model: Model) -> tuple[Model, str]:
     if model.family is Family.LIGHTNING:
         raise InputError(f"{model.name} is a Lightning hybrid: kdacheck run has no kernel for it")
     if model.family is Family.GDN and model.hybrid:
-        return model, "KDA verify kernel at the GDN shapes (kdacheck has no GDN kernel yet: SGLang's GDN verify gates per head)"
+        return model, "GDN verify (a scalar gate per head, as SGLang's fused_sigmoid_gating_delta_rule_update; run by the verify kernel with the gate broadcast over K)"
     if model.hybrid:
         return model, "KDA verify"
     return PRESETS[DEFAULT_MODEL], f"KDA verify (self-check with {DEFAULT_MODEL}: {model.name} has no linear attention)"
@@ -154,7 +155,12 @@ def plan_from_resolved(cfg: Resolved, batch: int | None, buffer_steps: int | Non
     tp = cfg.v("attn_tp_size") or 1
     t_alloc = buffer_steps or cfg.v("d_max") or d
     r = cfg.v("R") or 48
-    fi = cfg.v("verify_backend") == "flashinfer" and not cfg.v("fused_accept")
+    # The identity row-map check is KDA's FlashInfer verify alone (0.5.23
+    # layers/attention/linear/kernels/kda_flashinfer.py); GDN's FlashInfer verify copies
+    # non-identity rows through a scratch (gdn_flashinfer.py) and raises nothing.
+    fi = cfg.v("verify_backend") == "flashinfer" and not cfg.v("fused_accept") and model.family is Family.KDA
+    if cfg.v("verify_backend") == "flashinfer" and model.family is Family.GDN:
+        notes.append("GDN FlashInfer verify: SGLang copies non-identity rows through a scratch, so no row-map check applies")
     if fi and topk == 1:
         p = cfg.v("row_map_len") or r
         b_max = cfg.v("max_verify_batch") or p

@@ -17,7 +17,11 @@ CANARY_MARGIN = 256  # elements each side of a guarded buffer (kernels/canary.py
 class VerifyCase:
     """One KDA verify launch. ``K`` > 1 with ``tree`` builds random valid parents (each node
     has at most ``K`` children). ``n_padding``: the last requests are padding rows
-    (``cache_indices == -1``). ``row_map``: explicit scratch rows (default ``arange(N)``)."""
+    (``cache_indices == -1``). ``row_map``: explicit scratch rows (default ``arange(N)``).
+    ``gate``: ``"channel"`` for KDA (a gate logit per key channel, ``a[T, HV, K]``, ``dt_bias[HV·K]``)
+    or ``"head"`` for GDN (one per head, ``a[T, HV]``, ``dt_bias[HV]``, as SGLang 0.5.23's
+    ``fused_sigmoid_gating_delta_rule_update``), which the same kernel runs broadcast over K.
+    ``gate_scale`` scales the gate logits (a large scale exercises softplus's linear branch)."""
 
     N: int = 4
     T: int = 4
@@ -38,6 +42,8 @@ class VerifyCase:
     seed: int | None = None
     max_ref_requests: int = 8
     block_v: int | None = None
+    gate: str = "channel"
+    gate_scale: float = 1.0
 
     @property
     def n_scratch(self) -> int:

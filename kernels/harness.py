@@ -36,6 +36,7 @@ from .cases import DTYPE_SIZES, GatherCase, VerifyCase, bytes_needed
 WALL_CLOCK = "wall clock (interpreter)"
 DO_BENCH = "triton.testing.do_bench (median)"
 _DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16}
+TOLERANCE = {"float32": 1e-5, "bfloat16": 1e-3}  # verify: relative error by state dtype
 
 
 class InsufficientMemoryError(RuntimeError):
@@ -174,6 +175,7 @@ def run_verify(case: VerifyCase, device: torch.device | str) -> CaseResult:
         "H": case.H, "HV": case.HV, "Kd": case.Kd, "Vd": case.Vd, "pool_size": case.pool,
         "state_dtype": case.state_dtype, "input_dtype": case.input_dtype, "tree": case.tree,
         "K": case.K, "flashinfer_compat": case.flashinfer_compat, "n_padding": case.n_padding,
+        "gate": case.gate, "gate_scale": case.gate_scale,
         "seed": seed, "device": str(dev),
     }  # fmt: skip
     res = CaseResult(kernel="kda_verify", shapes=shapes)
@@ -214,11 +216,18 @@ def _run_verify(
 
     b_ = bufs
     b_["q"], b_["k"] = rnd(NT, H, Kd, dtype=in_dt), rnd(NT, H, Kd, dtype=in_dt)
-    b_["v"], b_["a"] = rnd(NT, HV, Vd, dtype=in_dt), rnd(NT, HV, Kd, dtype=in_dt)
+    b_["v"] = rnd(NT, HV, Vd, dtype=in_dt)
+    if case.gate == "head":  # GDN: one gate logit per head, broadcast over the key channels
+        b_["a"] = rnd(NT, HV, 1, dtype=in_dt, scale=case.gate_scale).expand(NT, HV, Kd).contiguous()
+    else:
+        b_["a"] = rnd(NT, HV, Kd, dtype=in_dt, scale=case.gate_scale)
     b_["b"] = rnd(NT, HV, dtype=in_dt)
     # A_log = log(U(1, 16)) as in KDA's initialisation; small dt_bias
     b_["A_log"] = torch.log(1 + 15 * torch.rand(HV, generator=gen, device=dev))
-    b_["dt_bias"] = rnd(HV * Kd, scale=0.5)
+    if case.gate == "head":
+        b_["dt_bias"] = rnd(HV, 1, scale=0.5).expand(HV, Kd).reshape(HV * Kd).contiguous()
+    else:
+        b_["dt_bias"] = rnd(HV * Kd, scale=0.5)
     b_["pool"] = rnd(P, HV, Vd, Kd, dtype=st_dt, scale=0.5)
     live = N - min(max(case.n_padding, 0), N)
     slots = (
@@ -283,9 +292,12 @@ def _run_verify(
     s_k = g_scratch.tensor[row_ids.to(dev), :T].cpu()  # only the checked rows
     ma_s, re_s = _rel(s_k, s_ref[row_ids, :T]) if req else (0.0, 0.0)
     res.max_abs_err = max(ma_o, ma_s)
-    res.rel_err = max(re_o, re_s)
-    tol = 1e-5 if in_dt == torch.float32 and st_dt == torch.float32 else 1e-2
-    res.notes.append(f"tolerance ||out - ref|| / ||ref|| < {tol:g} (output and scratch states)")
+    res.rel_err = max(re_o, re_s)  # the worse of the two tensors
+    # The reference reads the same (rounded) inputs and rounds its states where the kernel
+    # stores them, so only the state dtype sets the error: measured ≤ 1.8e-7 (float32 state)
+    # and ≤ 4e-5 (bfloat16 state) over seeds, chain and tree; a 0.5 % scale error fails both.
+    tol = TOLERANCE[case.state_dtype]
+    res.notes.append(f"tolerance ||x - ref|| / ||ref|| < {tol:g} per tensor (output, scratch states)")
 
     if dev.type == "cuda":
         res.time_s, res.timing_method = _time(

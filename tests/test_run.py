@@ -127,3 +127,16 @@ def test_default_tree_width_fits_sglang_capacity() -> None:
 def test_row_map_like_sglang() -> None:
     assert runner.sglang_row_map(45, 48, 48)[-4:] == [44, 45, 45, 45]
     assert runner.sglang_row_map(48, 48, 48) == list(range(48))
+
+
+def test_gdn_flashinfer_under_dp_attention_is_not_refused(tmp_path: Path) -> None:
+    # SGLang 0.5.23's GDN FlashInfer verify copies non-identity rows through a scratch
+    # (layers/attention/linear/kernels/gdn_flashinfer.py, copy_verify_intermediate_rows): the
+    # identity row-map error is KDA's alone, so run must not report it for Qwen3-Next.
+    f = tmp_path / "gdn.yaml"
+    f.write_text(KDA002_ARGS.replace("moonshotai/Kimi-Linear-48B-A3B-Instruct", "Qwen/Qwen3-Next-80B-A3B-Instruct").replace("tp-size: 8", "tp-size: 4"))
+    code, doc = run_json("--args", str(f), "--gpu", "b200")
+    assert code == 0, doc
+    verify = doc["cases"][0]
+    assert verify["label"].startswith("GDN verify") and verify["shapes"]["gate"] == "head"
+    assert not verify["shapes"]["flashinfer_compat"] and verify["error"] is None

@@ -236,3 +236,69 @@ def test_kernels_compile_for_sm90_without_a_gpu() -> None:
     assert len(lines) == 4, proc.stdout
     for ln in lines:
         assert "LOCAL:0" in ln, ln  # no register spills
+
+
+# --- tolerances that catch kernel bugs ---------------------------------------------------------
+# Each mutant wraps the real kernel and damages its results the way a plausible bug would; the
+# harness must fail every one at both state dtypes (the tolerances are 1e-5 / 1e-3 relative,
+# against achieved errors of about 2e-7 / 1e-4).
+
+
+def _mutant(damage):  # type: ignore[no-untyped-def]
+    from kdacheck.kernels.kda_verify import kda_verify
+
+    def run(*args, out, **kw):  # type: ignore[no-untyped-def]
+        o = kda_verify(*args, out=out, **kw)
+        damage(out, args[9])  # the output and the scratch buffer
+        return o
+
+    return run
+
+
+def _scale_out(out: torch.Tensor, scratch: torch.Tensor) -> None:
+    out.mul_(1.005)  # a 0.5 % scale error
+
+
+def _bf16_out(out: torch.Tensor, scratch: torch.Tensor) -> None:
+    out.copy_(out.to(torch.bfloat16).float())  # output rounded through bfloat16
+
+
+def _scale_state(out: torch.Tensor, scratch: torch.Tensor) -> None:
+    scratch.copy_((scratch.float() * 1.005).to(scratch.dtype))  # states off by 0.5 %
+
+
+def _truncate_state(out: torch.Tensor, scratch: torch.Tensor) -> None:
+    if scratch.dtype == torch.float32:  # truncation to bfloat16 instead of round-to-nearest-even
+        scratch.copy_((scratch.view(torch.int32) & ~0xFFFF).view(torch.float32))
+    else:
+        bits = scratch.view(torch.int16)
+        scratch.copy_((bits - (bits != 0).to(torch.int16)).view(torch.bfloat16))  # every state one ulp off
+
+
+MUTANTS = [(d, "float32") for d in (_scale_out, _bf16_out, _scale_state, _truncate_state)]
+MUTANTS += [(d, "bfloat16") for d in (_scale_out, _scale_state, _truncate_state)]  # bf16 output rounding is within 1e-3
+
+
+@pytest.mark.parametrize(("damage", "state_dtype"), MUTANTS, ids=[f"{d.__name__}-{s}" for d, s in MUTANTS])
+def test_harness_fails_kernel_mutants(damage, state_dtype: str) -> None:  # type: ignore[no-untyped-def]
+    from kdacheck.kernels import harness
+    from kdacheck.kernels.kda_verify_ref import kda_verify_reference
+
+    case = VerifyCase(N=3, T=4, T_alloc=4, state_dtype=state_dtype, seed=5)
+    res = harness.CaseResult(kernel="kda_verify", shapes={})
+    bufs: dict = {}  # type: ignore[type-arg]
+    harness._run_verify(case, torch.device("cpu"), 5, res, bufs, _mutant(damage), kda_verify_reference)
+    assert not res.passed and res.rel_err is not None and res.rel_err >= harness.TOLERANCE[state_dtype]
+    good = harness.CaseResult(kernel="kda_verify", shapes={})
+    from kdacheck.kernels.kda_verify import kda_verify
+
+    harness._run_verify(case, torch.device("cpu"), 5, good, {}, kda_verify, kda_verify_reference)
+    assert good.passed, good.rel_err
+
+
+@pytest.mark.parametrize("gate", ["channel", "head"])
+def test_large_gate_logits_take_softplus_linear_branch(gate: str) -> None:
+    # gate logits ~ N(0, 30²): most |x| > 20, where softplus(x) = x
+    res = run_verify(VerifyCase(N=2, T=4, T_alloc=4, gate=gate, gate_scale=30.0, tree=True, K=2, seed=3), "cpu")
+    assert res.passed, (res.rel_err, res.error)
+    assert res.shapes["gate"] == gate
