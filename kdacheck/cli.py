@@ -145,6 +145,11 @@ class Device(str, enum.Enum):
     cpu = "cpu"
 
 
+class VerifyBackend(str, enum.Enum):
+    flashinfer = "flashinfer"
+    triton = "triton"
+
+
 class RunFormat(str, enum.Enum):
     full = "full"
     json = "json"
@@ -162,6 +167,7 @@ def run(
     device: Annotated[Device, typer.Option(help="auto, cuda or cpu (Triton's interpreter).")] = Device.auto,
     buffer_steps: Annotated[int | None, typer.Option("--buffer-steps", help="Pretend intermediate_ssm was allocated with this many steps.")] = None,
     plan_capacity: Annotated[int | None, typer.Option("--plan-capacity", help="Pretend the HiSparse miss plan has this many columns.")] = None,
+    verify_backend: Annotated[VerifyBackend | None, typer.Option("--verify-backend", help="Without --args: flashinfer (refuses a short scratch with SGLang's error) or triton (SGLang's default path: no check, the corruption is shown).")] = None,
     sglang_version: Annotated[str | None, typer.Option("--sglang-version", help="Target SGLang version for --args.")] = None,
     gpu: Annotated[str | None, typer.Option(help="GPU profile for resolving --args (backends depend on it).")] = None,
     output_format: Annotated[RunFormat, typer.Option("--output-format", help="full or json.")] = RunFormat.full,
@@ -183,7 +189,8 @@ def run(
                 raise InputError(f"{args}: no SGLang launch command found")
             plans = [runner.plan_from_resolved(cfg, batch, buffer_steps, plan_capacity, dev == "cpu") for cfg in result.resolved]
         else:
-            plans = [runner.plan_from_options(steps, topk, draft_tokens, batch, model, tp, buffer_steps, plan_capacity, dev == "cpu")]
+            plans = [runner.plan_from_options(steps, topk, draft_tokens, batch, model, tp, buffer_steps, plan_capacity, dev == "cpu",
+                                              (verify_backend or VerifyBackend.flashinfer).value)]
         code = 0
         for plan in plans:
             code = max(code, runner.execute(plan, dev, sys.stdout, output_format.value))

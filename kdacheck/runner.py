@@ -61,7 +61,7 @@ def default_draft_tokens(steps: int, topk: int) -> int:
     return steps + 1 if topk == 1 else steps * topk + 1
 
 
-def _verify_case(model: Model, tp: int, n: int, t: int, t_alloc: int, ssm_dtype: str, topk: int, on_cpu: bool, notes: list[str], *, n_scratch: int | None = None, row_map: list[int] | None = None, flashinfer: bool = False) -> VerifyCase:
+def _verify_case(model: Model, tp: int, n: int, t: int, t_alloc: int, ssm_dtype: str, topk: int, on_cpu: bool, notes: list[str], *, n_scratch: int | None = None, row_map: list[int] | None = None, flashinfer: bool = False, step_guard: bool = True) -> VerifyCase:
     hv = max(1, model.linear_v_heads // tp)
     h = max(1, model.linear_k_heads // tp)
     block_v = None
@@ -76,7 +76,7 @@ def _verify_case(model: Model, tp: int, n: int, t: int, t_alloc: int, ssm_dtype:
         N=n, T=t, T_alloc=t_alloc, N_scratch=n_scratch, H=h, HV=hv, Kd=model.linear_k_dim, Vd=model.linear_v_dim,
         state_dtype=ssm_dtype if ssm_dtype in ("float32", "bfloat16") else "float32", input_dtype="bfloat16",
         tree=topk > 1, K=topk, row_map=row_map, flashinfer_compat=flashinfer, block_v=block_v,
-        gate="head" if model.family is Family.GDN else "channel",
+        gate="head" if model.family is Family.GDN else "channel", step_guard=step_guard,
     )
 
 
@@ -100,7 +100,7 @@ def _verify_geometry(model: Model) -> tuple[Model, str]:
     return PRESETS[DEFAULT_MODEL], f"KDA verify (self-check with {DEFAULT_MODEL}: {model.name} has no linear attention)"
 
 
-def plan_from_options(steps: int, topk: int, draft_tokens: int | None, batch: int | None, model_name: str | None, tp: int, buffer_steps: int | None, plan_capacity: int | None, on_cpu: bool) -> Plan:
+def plan_from_options(steps: int, topk: int, draft_tokens: int | None, batch: int | None, model_name: str | None, tp: int, buffer_steps: int | None, plan_capacity: int | None, on_cpu: bool, verify_backend: str = "flashinfer") -> Plan:
     check_limits(steps=steps, topk=topk, draft_tokens=draft_tokens, batch=batch, tp=tp, buffer_steps=buffer_steps, plan_capacity=plan_capacity)
     from kdacheck.models import load_model
 
@@ -115,7 +115,7 @@ def plan_from_options(steps: int, topk: int, draft_tokens: int | None, batch: in
     n = batch or (CPU_BATCH if on_cpu else 48)
     cases: list[Case] = []
     geom, label = _verify_geometry(model)
-    cases.append(Case(_verify_case(geom, tp, n, d, buffer_steps or d, "float32", topk, on_cpu, notes), label))
+    cases.append(Case(_verify_case(geom, tp, n, d, buffer_steps or d, "float32", topk, on_cpu, notes, step_guard=verify_backend == "flashinfer"), label))
     if model.family is Family.DSA:
         top_k = model.index_topk or 2048
         cases.append(Case(_gather_case(batch or 1, d, top_k, plan_capacity), "HiSparse speculative gather"))
@@ -171,7 +171,10 @@ def plan_from_resolved(cfg: Resolved, batch: int | None, buffer_steps: int | Non
     if not cases:
         n = batch or (CPU_BATCH if on_cpu else r)
         label = base_label + (" (FlashInfer-compatible)" if fi and topk == 1 else "")
-        cases.append(Case(_verify_case(geom, tp, n, d, t_alloc, cfg.v("ssm_dtype"), topk, on_cpu, notes, flashinfer=fi and topk == 1), label))
+        # Only FlashInfer's verify checks the scratch's step count (0.5.23 kda_flashinfer.py
+        # L297); SGLang's Triton kernel, which nv_cutedsl also runs, stores every step unchecked.
+        guard = cfg.v("verify_backend") == "flashinfer"
+        cases.append(Case(_verify_case(geom, tp, n, d, t_alloc, cfg.v("ssm_dtype"), topk, on_cpu, notes, flashinfer=fi and topk == 1, step_guard=guard), label))
     if cfg.v("enable_hisparse"):
         top_k = cfg.v("hisparse_top_k") or 2048
         cap = plan_capacity or cfg.v("plan_capacity")

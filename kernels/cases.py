@@ -44,6 +44,15 @@ class VerifyCase:
     block_v: int | None = None
     gate: str = "channel"
     gate_scale: float = 1.0
+    step_guard: bool = True  # False: SGLang's Triton/nv_cutedsl verify, no step-count check
+
+    @property
+    def overflow(self) -> int:
+        """Elements an unguarded launch stores past the scratch's end (the last row's steps
+        ≥ T_alloc), which the harness's guarded buffer must hold."""
+        if self.step_guard or self.flashinfer_compat or self.T_alloc >= self.T:
+            return 0
+        return (self.T - self.T_alloc) * self.HV * self.Vd * self.Kd
 
     @property
     def n_scratch(self) -> int:
@@ -86,7 +95,7 @@ def _verify_bytes(case: VerifyCase) -> int:
     inputs = NT * (2 * case.H * Kd + HV * Vd + HV * Kd + HV) * s_in + HV * (1 + Kd) * 4
     index = case.N * 4 * (2 + (case.T if case.tree else 0))
     pool = case.pool * HV * Vd * Kd * s_st
-    scratch = (case.n_scratch * case.T_alloc * HV * Vd * Kd + m) * s_st
+    scratch = (case.n_scratch * case.T_alloc * HV * Vd * Kd + m + 2 * case.overflow) * s_st
     out = (NT * HV * Vd + m) * 4
     # reference copies (CPU): pool snapshot, scratch clone, float64 output and float64 inputs
     ref = pool + 2 * scratch + NT * HV * Vd * 8 + inputs * 8 // max(s_in, 1)

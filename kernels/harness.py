@@ -244,7 +244,7 @@ def _run_verify(
     )
     b_["row_map"] = rows.to(dev)
     b_["parents"] = random_parents(N, T, case.K, cpu_gen).to(dev) if case.tree else None
-    g_scratch = cn.guarded_empty((case.n_scratch, case.T_alloc, HV, Vd, Kd), st_dt, dev)
+    g_scratch = cn.guarded_empty((case.n_scratch, case.T_alloc, HV, Vd, Kd), st_dt, dev, margin=cn.DEFAULT_MARGIN + case.overflow)
     g_out = cn.guarded_empty((NT, HV, Vd), torch.float32, dev)
     b_["g_scratch"], b_["g_out"] = g_scratch, g_out
     b_["pool_snapshot"] = b_["pool"].to("cpu", copy=True)
@@ -262,7 +262,7 @@ def _run_verify(
     try:
         t0 = time.perf_counter()
         kda_verify(*args, flashinfer_compat=case.flashinfer_compat, block_v=case.block_v,
-                   out=g_out.tensor)  # fmt: skip
+                   out=g_out.tensor, step_guard=case.step_guard)  # fmt: skip
         if dev.type == "cuda":
             torch.cuda.synchronize(dev)
         wall = time.perf_counter() - t0
@@ -271,6 +271,10 @@ def _run_verify(
         # canaries are checked whether or not the wrapper refused the launch
         _verify_canaries(case, res, b_, launched)
     if not launched:
+        return
+    if case.overflow:
+        res.error = overflow_report(case, slots, rows, g_scratch)
+        res.passed = False
         return
 
     # reference on a subsample of live requests (float64, CPU)
@@ -308,6 +312,48 @@ def _run_verify(
         res.time_s, res.timing_method = wall, WALL_CLOCK
         res.notes.append("CPU: Triton interpreter, wall clock of one checked call; no bandwidth")
     res.passed = bool(res.rel_err < tol and res.canaries_intact and math.isfinite(res.rel_err))
+
+
+def overflow_report(case: VerifyCase, slots: torch.Tensor, rows: torch.Tensor, g: cn.Guarded) -> str:
+    """What SGLang's unguarded Triton verify overwrote with T > T_alloc: where each live
+    request's steps ≥ T_alloc landed (flat state ``row·T_alloc + t``), and what the canaries
+    measured past the buffer's end."""
+    T, Ta, R = case.T, case.T_alloc, case.n_scratch
+    owner = {int(rows[n]): n for n in range(case.N) if int(slots[n]) >= 0}
+    hit_live: set[int] = set()
+    hit_free: set[int] = set()
+    for n, r in ((n, int(rows[n])) for n in range(case.N) if int(slots[n]) >= 0):
+        for t in range(Ta, T):
+            target = (r * Ta + t) // Ta
+            if target >= R:
+                continue
+            (hit_live if target in owner and owner[target] != n else hit_free).add(target)
+    n_el = g.tensor.numel()
+    tail = g.base[g.margin + n_el :]
+    poison = cn.poison_(torch.empty_like(tail))
+    past = int((cn.bits(tail) != cn.bits(poison)).sum())
+    size = DTYPE_SIZES[case.state_dtype]
+    parts = [f"silent corruption: D = {T} draft tokens into an intermediate_ssm of {Ta} steps, and SGLang's "
+             "Triton verify (also nv_cutedsl's) checks no step count (only FlashInfer raises: "
+             "layers/attention/linear/kernels/kda_flashinfer.py); each request's steps "
+             f"{Ta}..{T - 1} were stored in the next scratch row"]
+    if hit_live:
+        parts.append(f"the states of {len(hit_live)} other live requests overwritten (rows {_ranges(sorted(hit_live))})")
+    if hit_free:
+        parts.append(f"rows not owned by the batch written (rows {_ranges(sorted(hit_free))})")
+    parts.append(f"{past:,} elements ({past * size:,} bytes) written past the end of intermediate_ssm")
+    return "; ".join(parts) + "."
+
+
+def _ranges(xs: list[int]) -> str:
+    out, i = [], 0
+    while i < len(xs):
+        j = i
+        while j + 1 < len(xs) and xs[j + 1] == xs[j] + 1:
+            j += 1
+        out.append(str(xs[i]) if i == j else f"{xs[i]}–{xs[j]}")
+        i = j + 1
+    return ", ".join(out[:8]) + (", …" if len(out) > 8 else "")
 
 
 def _verify_canaries(case: VerifyCase, res: CaseResult, b_: dict[str, Any], launched: bool) -> None:

@@ -84,6 +84,7 @@ def _kda_verify_kernel(
     BV: tl.constexpr,
     TREE: tl.constexpr,
     STATE_BF16: tl.constexpr,
+    STEP_GUARD: tl.constexpr = True,
 ):
     # One program per (request, value head, block of BV value rows); it holds a [BV, BK] tile
     # of the transposed state in registers and walks the T draft tokens.
@@ -158,7 +159,10 @@ def _kda_verify_kernel(
         o = tl.sum(S * q[None, :], axis=1)  # o[t] = S^T q^
 
         tl.store(o_ptr + (tok * HV + i_hv) * VD + offs_v, o, mask=mv)
-        m_st = (offs_v < tl.where(t < T_ALLOC, vd_lim, 0))[:, None] & mk[None, :]
+        if STEP_GUARD:
+            m_st = (offs_v < tl.where(t < T_ALLOC, vd_lim, 0))[:, None] & mk[None, :]
+        else:  # SGLang's Triton verify: step t is stored at row·T_alloc + t, wherever that is
+            m_st = m_kv
         if STATE_BF16:  # noqa: SIM108 (constexpr branch inside a Triton kernel)
             S_out = _to_bf16_rne(S)
         else:
@@ -191,6 +195,7 @@ def validate_verify_inputs(
     *,
     flashinfer_compat: bool = False,
     validate_indices: bool = True,
+    step_guard: bool = True,
 ) -> dict[str, int]:
     """Run every contract check of :func:`kda_verify` on the host; return the dimensions.
 
@@ -262,7 +267,7 @@ def validate_verify_inputs(
     if flashinfer_compat and parents is not None:
         raise ValueError(KDA_TREE_FLASHINFER_MESSAGE)
     # KDA001: every mode, before any launch.
-    if T_alloc < T:
+    if T_alloc < T and (step_guard or flashinfer_compat):
         raise RuntimeError(KDA001_MESSAGE.format(draft_token_num=T, scratch_steps=T_alloc))
     dims = {"N": N, "T": T, "H": H, "HV": HV, "Kd": Kd, "Vd": Vd, "P": P,
             "N_scratch": N_scratch, "T_alloc": T_alloc}  # fmt: skip
@@ -336,8 +341,14 @@ def kda_verify(
     block_v: int | None = None,
     validate: bool = True,
     out: torch.Tensor | None = None,
+    step_guard: bool = True,
 ) -> torch.Tensor:
     """KDA speculative verify. Writes ``scratch`` in place and returns ``o`` (fp32).
+
+    ``step_guard=False`` reproduces SGLang's Triton (and nv_cutedsl) verify, which checks no
+    step count: with ``T > T_alloc`` step t of row r is stored at ``(r·T_alloc + t)`` states
+    from the start, in the next row or past the end. Only for a caller that owns
+    ``(T − T_alloc)·HV·Vd·Kd`` elements after ``scratch`` (the harness's guarded buffer).
 
     Shapes: see the module docstring and ``docs``/spec: q, k ``[N*T, H, Kd]``; v
     ``[N*T, HV, Vd]``; a ``[N*T, HV, Kd]``; b ``[N*T, HV]``; A_log ``[HV]``; dt_bias
@@ -354,7 +365,7 @@ def kda_verify(
     """
     dims = validate_verify_inputs(
         q, k, v, a, b, A_log, dt_bias, ssm_states, cache_indices, scratch, row_map, parents,
-        flashinfer_compat=flashinfer_compat, validate_indices=validate,
+        flashinfer_compat=flashinfer_compat, validate_indices=validate, step_guard=step_guard,
     )  # fmt: skip
     N, T, H, HV, Kd, Vd = (dims[x] for x in ("N", "T", "H", "HV", "Kd", "Vd"))
     if scale is None:
@@ -374,7 +385,7 @@ def kda_verify(
         parents if parents is not None else cache_indices,  # dummy pointer in chain mode
         o, T, dims["P"], dims["N_scratch"], dims["T_alloc"], float(scale),
         H=H, HV=HV, KD=Kd, VD=Vd, BK=BK, BV=BV, TREE=parents is not None,
-        STATE_BF16=scratch.dtype == torch.bfloat16,
+        STATE_BF16=scratch.dtype == torch.bfloat16, STEP_GUARD=step_guard,
         num_warps=4,
     )  # fmt: skip
     return o

@@ -140,3 +140,9 @@ def test_gdn_flashinfer_under_dp_attention_is_not_refused(tmp_path: Path) -> Non
     verify = doc["cases"][0]
     assert verify["label"].startswith("GDN verify") and verify["shapes"]["gate"] == "head"
     assert not verify["shapes"]["flashinfer_compat"] and verify["error"] is None
+
+
+def test_buffer_steps_on_the_triton_path_is_silent_corruption() -> None:
+    r = run("--steps", "4", "--topk", "1", "--buffer-steps", "3", "--verify-backend", "triton")
+    assert r.exit_code == 1, r.stdout
+    assert "silent corruption" in r.stdout and "KDA verify needs" not in r.stdout

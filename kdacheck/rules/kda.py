@@ -35,7 +35,7 @@ from kdacheck.rules.base import MAX_SEARCH, Hit, divisors, rule, unchecked
         "0.5.19 `srt/mem_cache/memory_pool.py:714-822` (intermediate_ssm allocation)",
     ),
     inferred="""
-        The Triton path's missing bound check is inferred from 0.5.23 `fused_sigmoid_gating_recurrent.py` (`cache_idx * cache_steps + step`, unchecked); `kdacheck run --buffer-steps` reproduces it with canaries.
+        The Triton path's missing bound check is inferred from 0.5.23 `fused_sigmoid_gating_recurrent.py` (`cache_idx * cache_steps + step`, unchecked); `kdacheck run --buffer-steps 3 --verify-backend triton` reproduces it inside a guarded buffer and reports which rows were overwritten and how many elements landed past the end (`--verify-backend flashinfer`, the default without `--args`, shows FlashInfer's error instead).
         No launch configuration of 0.5.19–0.5.23 reaches it statically: every version allocates the scratch with `max_speculative_num_draft_tokens()` = max(D, max(candidate steps) + 1 under adaptive) (0.5.19 `kv_cache_configurator.py:1076-1079`, 0.5.23 `:1730-1733`), which is also the widest verify batch of every built-in algorithm (DSPARK's graph-tier alignment pads the token total, not the per-request width). The rule guards the invariant (`verify_width_max` ≤ `d_max`) and is exercised by `kdacheck run --buffer-steps`.
     """,
 )

@@ -204,7 +204,7 @@ for st, tree in (("fp32", False), ("bf16", True)):
                scratch_ptr="*" + st, row_map_ptr="*i32", parents_ptr="*i32", o_ptr="*fp32",
                T="i32", P="i32", N_SCRATCH="i32", T_ALLOC="i32", scale="fp32")
     build(kv._kda_verify_kernel, sig, dict(H=8, HV=32, KD=128, VD=128, BK=128, BV=32,
-          TREE=tree, STATE_BF16=st == "bf16"), f"verify-{st}-tree{tree}")
+          TREE=tree, STATE_BF16=st == "bf16", STEP_GUARD=True), f"verify-{st}-tree{tree}")
 sig = dict(tok_ptr="*i32", seq_lens_ptr="*i32", dev_slot_ptr="*i32", host_loc_ptr="*i64",
            free_ptr="*i32", marker_ptr="*i32", miss_src_ptr="*i64", miss_dst_ptr="*i32",
            miss_count_ptr="*i32", out_ptr="*i32", MAX_SEQ="i32", FREE_STRIDE="i32",
@@ -302,3 +302,17 @@ def test_large_gate_logits_take_softplus_linear_branch(gate: str) -> None:
     res = run_verify(VerifyCase(N=2, T=4, T_alloc=4, gate=gate, gate_scale=30.0, tree=True, K=2, seed=3), "cpu")
     assert res.passed, (res.rel_err, res.error)
     assert res.shapes["gate"] == gate
+
+
+def test_unguarded_triton_path_shows_the_corruption_sglang_would_have() -> None:
+    # SGLang's Triton verify stores step t of row r at r·T_alloc + t unchecked: with the
+    # discard row (N + 1 rows) the last request's overflow lands there; without it, past the end.
+    res = run_verify(VerifyCase(N=3, T=5, T_alloc=3, step_guard=False, seed=1), "cpu")
+    assert not res.passed and not res.canaries_intact and res.error is not None
+    assert res.error.startswith("silent corruption") and "2 other live requests overwritten (rows 1–2)" in res.error
+    assert "rows 3" in res.error and "0 elements" in res.error
+    res = run_verify(VerifyCase(N=3, T=5, T_alloc=3, N_scratch=3, step_guard=False, seed=1), "cpu")
+    per_state = res.shapes["HV"] * res.shapes["Vd"] * res.shapes["Kd"]
+    assert f"{2 * per_state:,} elements" in (res.error or "")  # the last row's steps 3 and 4
+    # a scratch that holds every step is not corrupted, guarded or not
+    assert run_verify(VerifyCase(N=3, T=5, T_alloc=5, step_guard=False, seed=1), "cpu").passed
