@@ -19,6 +19,8 @@ from kdacheck.readers.detect import decode, read_bytes
 from kdacheck.resolve import Resolved, RuleOptions, resolve
 
 SUPPRESS = re.compile(r"#\s*kdacheck:\s*ignore\[([A-Za-z0-9_, ]+)\]")
+SUPPRESS_FILE = re.compile(r"#\s*kdacheck:\s*ignore-file\[([A-Za-z0-9_, ]+)\]")  # the whole file
+DIRECTIVE = re.compile(r"#\s*kdacheck\s*:")
 
 
 @dataclass
@@ -45,6 +47,24 @@ def suppression_sites(text: str) -> list[tuple[int, str, bool]]:
             alone = line.lstrip().startswith("#")
             out += [(n, c.strip().upper(), alone) for c in m.group(1).split(",") if c.strip()]
     return out
+
+
+def file_directives(text: str) -> tuple[list[tuple[int, str]], list[int]]:
+    """``# kdacheck: ignore-file[CODE,...]`` sites (line, code) and the lines of ``# kdacheck:``
+    comments that are neither form (a typo such as ``ignore(KDA002)`` silences nothing)."""
+    if "kdacheck" not in text:
+        return [], []
+    sites: list[tuple[int, str]] = []
+    malformed: list[int] = []
+    for n, line in enumerate(text.splitlines(), 1):
+        if not DIRECTIVE.search(line):
+            continue
+        m = SUPPRESS_FILE.search(line)
+        if m:
+            sites += [(n, c.strip().upper()) for c in m.group(1).split(",") if c.strip()]
+        elif not SUPPRESS.search(line):
+            malformed.append(n)
+    return sites, malformed
 
 
 def suppressions(text: str) -> dict[int, set[str]]:
@@ -82,6 +102,7 @@ class _Suppressor:
             if alone:
                 self.by_line.setdefault(n + 1, []).append((n, code))
                 self.alone.setdefault(n, []).append((n, code))
+        self.file_sites, self.malformed = file_directives(text)
         self.used: set[tuple[int, str]] = set()
 
     def command_sites(self, cmd: LaunchCommand) -> tuple[int, int, list[tuple[int, str]]]:
@@ -90,8 +111,12 @@ class _Suppressor:
         return start, end, self.alone.get(cmd.loc.line - 1, [])
 
     def suppressed(self, f: Finding, span: tuple[int, int, list[tuple[int, str]]]) -> bool:
-        if not self.sites or f.location.path != self.path:
+        if not (self.sites or self.file_sites) or f.location.path != self.path:
             return False
+        whole = [s for s in self.file_sites if _suppresses(s[1], f.code)]
+        if whole:
+            self.used.update(whole)
+            return True
         line = f.location.line
         start, end, cmd_sites = span
         hits = [s for s in self.by_line.get(line, []) if _suppresses(s[1], f.code)]
@@ -102,7 +127,12 @@ class _Suppressor:
 
     def report_unused(self, result: FileResult) -> None:
         """Suppressions that silenced nothing (ruff's RUF100): a note, not a rule."""
-        for n, code, _alone in self.sites:
+        for n in self.malformed:
+            result.notes.append(
+                f"{self.path}:{n}: `# kdacheck:` comment is not a directive kdacheck knows (write "
+                "`# kdacheck: ignore[CODE]` or `# kdacheck: ignore-file[CODE]`): it suppresses nothing"
+            )
+        for n, code in [(n, c) for n, c, _alone in self.sites] + self.file_sites:
             if (n, code) in self.used:
                 continue
             if not any(_suppresses(code, c) for c in rulemod.REGISTRY):

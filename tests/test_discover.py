@@ -163,3 +163,21 @@ def test_unused_suppression_notes_reach_the_summary() -> None:
     assert any("unused suppression" in n for n in r.notes)
     assert summary([r])["unused_suppressions"] == 1
     assert "1 unused suppression" in summary_line([r])
+
+
+def test_file_level_suppression_and_malformed_directives() -> None:
+    text = (
+        "# kdacheck: ignore-file[ARG001]\n"
+        "model-path: moonshotai/Kimi-Linear-48B-A3B-Instruct\n"
+        "bogus-one: 1\n"
+        "bogus-two: 2  # kdacheck: ignore(SPEC002)\n"
+        "bogus-three: 3\n"
+    )
+    found, unused, n = codes_at(text, "c.yaml")
+    assert found == [] and n == 3 and unused == []
+    r = lint_text(text, "c.yaml", Options(version=NEWEST), ".")
+    (note,) = [x for x in r.notes if "not a directive" in x]
+    assert note.startswith("c.yaml:4:")
+    # an ignore-file that silences nothing is reported like any unused suppression
+    _found, unused, _n = codes_at("# kdacheck: ignore-file[KDA001]\nmodel-path: m\n", "c.yaml")
+    assert unused == [(1, "KDA001")]
