@@ -192,3 +192,14 @@ def test_fast_path_reads_short_options(tmp_path: Path) -> None:
     proc = subprocess.run([sys.executable, "-m", "kdacheck", "lint", "--cmd", "python -m sglang.launch_server --tp-size 2", "-o", str(out)],
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0 and proc.stdout == "" and out.read_text().startswith("<cmd>")
+
+
+def test_full_report_draws_the_memory_per_rank_when_the_gpu_is_known() -> None:
+    r = invoke("lint", "examples/kimi-linear-eagle.yaml", "--gpu", "h200")
+    lines = r.stdout.splitlines()
+    assert lines[1].startswith("  ✓ starts")  # the verdict comes first
+    rows = {ln.split("  ")[2].strip(): ln for ln in lines if ln.startswith("    ") and " GiB  " in ln}
+    assert set(rows) == {"weights", "hybrid state pool", "speculative scratch", "KV cache", "outside the static pool"}
+    gib = [float(ln.split(" GiB")[0].split()[-1]) for ln in rows.values()]
+    assert abs(sum(gib) - 143771 / 1024) < 0.05  # the parts add up to the H200's memory
+    assert "memory per rank" not in invoke("lint", "examples/kimi-linear-eagle.yaml").stdout  # no GPU: no picture

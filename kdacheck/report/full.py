@@ -115,6 +115,34 @@ def verdict(r: FileResult) -> Line:
     return [("  ✓ ", "green"), (starts, "bold"), (more, "")]
 
 
+MEMORY = ("weight_bytes_per_rank", "max_mamba_cache_size", "per_request_state_bytes", "spec_reserve_bytes", "mem_kv_rest_gib", "mem_fraction_static")
+BAR = 32  # characters for the whole GPU
+
+
+def memory_lines(cfg: Resolved) -> list[Line]:
+    """A per-rank memory picture from SGLang's hybrid memory solve, when the GPU is known."""
+    if cfg.gpu is None or any(k not in cfg or cfg.v(k) is None for k in MEMORY):
+        return []
+    gib = 2**30
+    total = cfg.gpu.memory_bytes / gib
+    frac = float(cfg.v("mem_fraction_static"))
+    pool = int(cfg.v("max_mamba_cache_size")) * int(cfg.v("per_request_state_bytes")) / gib
+    parts = [
+        ("weights", cfg.v("weight_bytes_per_rank") / gib, "estimate: parameters × bytes / (tp × pp)"),
+        ("hybrid state pool", pool, f"{cfg.v('max_mamba_cache_size'):,} slots × {cfg.v('per_request_state_bytes') / 2**20:.1f} MiB"),
+        ("speculative scratch", cfg.v("spec_reserve_bytes") / gib, "reserved: per_req × (R + 1) × D"),
+        ("KV cache", float(cfg.v("mem_kv_rest_gib")), "what the static pool leaves"),
+        ("outside the static pool", total * (1 - frac), f"1 − mem_fraction_static {frac:g}: activations, CUDA graphs"),
+    ]
+    if any(v < 0 for _n, v, _w in parts):
+        return []
+    out: list[Line] = [[(f"  memory per rank ({cfg.gpu.name.upper()}, {total:.1f} GiB; kdacheck's estimate of SGLang's solve):", "dim")]]
+    for name, v, why in parts:
+        bar = "█" * max(1, round(BAR * v / total)) if v > 0 else ""
+        out.append([(f"    {name:<24}{v:7.2f} GiB  ", ""), (f"{bar:<{BAR}}", "cyan"), (f"  {why}", "dim")])
+    return out
+
+
 def _ordered(r: FileResult) -> list[Finding]:
     """Errors, then warnings, then facts (info), each in file order."""
     return sorted(r.findings, key=lambda f: (-f.severity, f.sort_key()))
@@ -136,6 +164,7 @@ def lines(results: list[FileResult], show_resolved: bool = False, plain: bool = 
         for cfg in r.resolved:
             label = f"{cfg.cmd.name}: " if cfg.cmd.name and cfg.cmd.kind != "yaml" else ""
             out.append([(f"  {label}{headline(cfg)}", "dim")])
+            out += memory_lines(cfg)
         out += [[(f"  note: {note}", "dim")] for note in r.notes]
         facts = False
         for f in _ordered(r):
