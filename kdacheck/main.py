@@ -2,11 +2,57 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 
 
+class _PipeSafe:
+    """Standard output that a closed pipe (``kdacheck lint . | head``) does not break: later
+    writes are dropped, so the run ends with its own exit code, not a BrokenPipeError."""
+
+    def __init__(self, stream: object) -> None:
+        self._stream = stream
+        self.broken = False
+
+    def _closed(self) -> None:
+        self.broken = True
+        with contextlib.suppress(OSError, AttributeError, ValueError):  # the last flush at exit too
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, self._stream.fileno())  # type: ignore[attr-defined]
+
+    def write(self, text: str) -> int:
+        if not self.broken:
+            try:
+                return int(self._stream.write(text))  # type: ignore[attr-defined]
+            except BrokenPipeError:
+                self._closed()
+        return len(text)
+
+    def flush(self) -> None:
+        if not self.broken:
+            try:
+                self._stream.flush()  # type: ignore[attr-defined]
+            except BrokenPipeError:
+                self._closed()
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self._stream, name)
+
+
+def _streams() -> None:
+    """Characters the terminal's encoding lacks (an ASCII locale) are escaped, not a crash;
+    a closed pipe on standard output is not an error."""
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            with contextlib.suppress(ValueError, OSError):
+                reconfigure(errors="backslashreplace")
+    sys.stdout = _PipeSafe(sys.stdout)  # type: ignore[assignment]
+
+
 def main() -> None:
+    _streams()
     try:
         if len(sys.argv) > 1 and sys.argv[1] == "lint":  # skip Typer's Pydantic coercion: see fastpath
             from kdacheck.fastpath import try_lint

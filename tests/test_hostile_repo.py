@@ -111,3 +111,20 @@ def test_settings_that_are_not_utf8_or_too_large_stop_the_run(tmp_path: Path) ->
     (tmp_path / "kdacheck.toml").write_bytes(b"# " + b"x" * (2 << 20) + b"\n")
     r = _kdacheck("lint", "run.sh", cwd=tmp_path)
     assert r.returncode == 2 and b"larger than 1 MiB" in r.stderr
+
+
+def test_closed_pipe_and_ascii_terminal_keep_the_exit_code(tmp_path: Path) -> None:
+    (tmp_path / "run.sh").write_text("python -m sglang.launch_server --tp-size 2\n")
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "NO_COLOR": "1", "PYTHONIOENCODING": "ascii"}
+    env.pop("GITHUB_ACTIONS", None)
+    proc = subprocess.Popen([sys.executable, "-m", "kdacheck", "lint", "run.sh", "--show-resolved"], cwd=tmp_path,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.read(1)
+    proc.stdout.close()  # `| head -c1`
+    err = proc.stderr.read()
+    assert proc.wait(timeout=60) == 0, err
+    assert b"Error" not in err and b"internal error" not in err
+    r = _kdacheck("lint", "run.sh", cwd=tmp_path)
+    out = subprocess.run([sys.executable, "-m", "kdacheck", "lint", "run.sh"], cwd=tmp_path, capture_output=True, env=env, timeout=60)
+    assert out.returncode == r.returncode == 0 and b"\\u2713 starts" in out.stdout

@@ -203,3 +203,33 @@ def test_not_a_launch_is_a_note_not_a_finding() -> None:
 
 def test_codes_helper_sorted() -> None:
     assert codes(lint("python -m sglang.launch_server --tp 2 --bogus-flag 1")) == ["ARG001", "ARG003"]
+
+
+def test_config_merge_keys_expand_as_yaml_safe_load() -> None:
+    # `<<: *anchor` merges the anchored mapping (SGLang reads --config with yaml.safe_load);
+    # the file's own keys win over merged ones; the oracle is the installed yaml.safe_load.
+    import yaml
+
+    from kdacheck.readers.yamlfiles import config_tokens
+
+    text = "a: &a {tp-size: 2, dp-size: 2}\nb: &b {tp-size: 8, pp-size: 2}\nc:\n  <<: [*a, *b]\n  dp-size: 1\n"
+    doc = yaml.compose(text)
+    merged = yaml.safe_load(text)["c"]
+    c = doc.value[2][1]
+    words = [t.text for t in config_tokens(c, "c.yaml")]
+    got = dict(zip(words[::2], words[1::2], strict=True))
+    assert got == {f"--{k}": str(v) for k, v in merged.items()}
+
+
+def test_merge_key_bombs_are_refused() -> None:
+    import yaml
+
+    from kdacheck.findings import InputError
+    from kdacheck.readers.yamlfiles import pairs
+
+    lines = ["l0: &l0 {k0: 1, k1: 1, k2: 1, k3: 1, k4: 1, k5: 1, k6: 1, k7: 1, k8: 1, k9: 1}"]
+    for i in range(1, 9):
+        lines.append(f"l{i}: &l{i}\n  <<: [{', '.join([f'*l{i - 1}'] * 10)}]")
+    doc = yaml.compose("\n".join(lines) + "\n")
+    with pytest.raises(InputError, match="merge keys expand"):
+        pairs(doc.value[-1][1])

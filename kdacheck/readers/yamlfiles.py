@@ -143,6 +143,54 @@ def _explicit(node: yaml.ScalarNode) -> bool:
     return bool(node.tag != implicit)
 
 
+MERGE_TAG = "tag:yaml.org,2002:merge"
+MAX_MERGED_PAIRS = 200_000  # key/value pairs one mapping may expand to through merge keys
+
+
+def pairs(node: yaml.MappingNode) -> list[tuple[yaml.Node, yaml.Node]]:
+    """A mapping's key/value nodes with ``<<`` merge keys expanded as ``yaml.safe_load`` does
+    (SafeConstructor.flatten_mapping): merged pairs first, so that the mapping's own keys win;
+    in ``<<: [*a, *b]`` the mappings are merged in order, so *b's keys win (PyYAML 6.0.4, checked
+    against ``yaml.safe_load`` in tests/test_readers.py). Bounded (aliases can nest merges)."""
+    if not any(k.tag == MERGE_TAG for k, _v in node.value):
+        return list(node.value)
+    out: list[tuple[yaml.Node, yaml.Node]] = []
+    _flatten(node, out, 0)
+    return out
+
+
+def _flatten(node: yaml.MappingNode, out: list[tuple[yaml.Node, yaml.Node]], depth: int) -> None:
+    if depth > MAX_DEPTH:
+        raise InputError(f"YAML merge keys nested deeper than {MAX_DEPTH} levels (line {node.start_mark.line + 1})")
+    merged: list[tuple[yaml.Node, yaml.Node]] = []
+    own: list[tuple[yaml.Node, yaml.Node]] = []
+    for k, v in node.value:
+        if k.tag != MERGE_TAG:
+            own.append((k, v))
+            continue
+        sources = v.value if isinstance(v, yaml.SequenceNode) else [v]
+        if not all(isinstance(m, yaml.MappingNode) for m in sources):
+            raise InputError(f"line {k.start_mark.line + 1}: a `<<` merge key needs a mapping or a list of mappings")
+        for m in sources:  # in order: a later mapping's keys win
+            sub: list[tuple[yaml.Node, yaml.Node]] = []
+            _flatten(m, sub, depth + 1)
+            merged += sub
+        if len(merged) > MAX_MERGED_PAIRS:
+            raise InputError(f"YAML merge keys expand to over {MAX_MERGED_PAIRS:,} keys; refusing")
+    out += merged + own
+    if len(out) > MAX_MERGED_PAIRS:
+        raise InputError(f"YAML merge keys expand to over {MAX_MERGED_PAIRS:,} keys; refusing")
+
+
+def _dedup(items: list[tuple[yaml.Node, yaml.Node]]) -> list[tuple[yaml.Node, yaml.Node]]:
+    """Merged pairs a later key overrides are dropped (only the pair that applies is read)."""
+    last: dict[str, int] = {}
+    for i, (k, _v) in enumerate(items):
+        if isinstance(k, yaml.ScalarNode):
+            last[k.value] = i
+    return [(k, v) for i, (k, v) in enumerate(items) if not isinstance(k, yaml.ScalarNode) or last[k.value] == i]
+
+
 def to_python(node: yaml.Node, budget: _Budget, depth: int = 0) -> Any:
     budget.spend(node, depth)
     if isinstance(node, yaml.ScalarNode):
@@ -150,7 +198,7 @@ def to_python(node: yaml.Node, budget: _Budget, depth: int = 0) -> Any:
     if isinstance(node, yaml.SequenceNode):
         return [to_python(n, budget, depth + 1) for n in node.value]
     if isinstance(node, yaml.MappingNode):
-        return {str(to_python(k, budget, depth + 1)): to_python(v, budget, depth + 1) for k, v in node.value}
+        return {str(to_python(k, budget, depth + 1)): to_python(v, budget, depth + 1) for k, v in pairs(node)}
     return None
 
 
@@ -158,7 +206,7 @@ def _mapping_get(node: yaml.Node, key: str) -> yaml.Node | None:
     if not isinstance(node, yaml.MappingNode):
         return None
     found = None
-    for k, v in node.value:  # last one wins, as with yaml.safe_load
+    for k, v in pairs(node):  # last one wins, as with yaml.safe_load
         if isinstance(k, yaml.ScalarNode) and k.value == key:
             found = v
     return found
@@ -185,7 +233,10 @@ def config_tokens(doc: yaml.Node, path: str) -> list[Token]:
         )
     budget = _Budget(path)
     tokens: list[Token] = []
-    for key_node, value_node in doc.value:
+    items = pairs(doc)
+    if len(items) != len(doc.value):  # merged keys that a later key overrides are not given at all
+        items = _dedup(items)
+    for key_node, value_node in items:
         budget.spend(key_node, 1)
         if not isinstance(key_node, yaml.ScalarNode):
             raise InputError(f"{_loc(path, key_node)}: a --config key must be a plain name")
@@ -376,7 +427,7 @@ def _walk_containers(node: yaml.Node, path: str, owner: str, budget: _Budget, li
     budget.spend(node, depth)
     found: list[LaunchCommand] = []
     if isinstance(node, yaml.MappingNode):
-        for k, v in node.value:
+        for k, v in pairs(node):
             key = k.value if isinstance(k, yaml.ScalarNode) else ""
             if key in ("containers", "initContainers") and isinstance(v, yaml.SequenceNode):
                 for c in v.value:
@@ -498,7 +549,7 @@ def _read_compose(doc: yaml.Node, path: str, lines: list[str] | None = None) -> 
     if not isinstance(services, yaml.MappingNode):
         return found
     budget = _Budget(path)
-    for k, svc in services.value:
+    for k, svc in pairs(services):
         budget.spend(svc, 1)
         label = f"service {k.value}" if isinstance(k, yaml.ScalarNode) else "service ?"
         for key in ("entrypoint", "command"):
