@@ -8,6 +8,7 @@ reference and canaries, and reports.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sys
@@ -202,11 +203,54 @@ def pick_device(device: str) -> str:
     return "cpu"
 
 
-def _host_memory() -> int | None:
+def _read_small(path: str) -> str | None:
+    """A short system file (a cgroup or /proc entry), at most 4 KiB; None when absent."""
     try:
-        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_AVPHYS_PAGES")
-    except (ValueError, OSError, AttributeError):
+        with open(path, "rb") as fh:
+            return fh.read(4096).decode("ascii", "replace")
+    except OSError:
         return None
+
+
+def _cgroup_room() -> int | None:
+    """cgroup v2 ``memory.max − memory.current`` of this process's group (a container limit)."""
+    own = _read_small("/proc/self/cgroup") or ""
+    rel = next((line[3:].strip() for line in own.splitlines() if line.startswith("0::")), None)
+    if rel is None or ".." in rel:
+        return None
+    base = os.path.join("/sys/fs/cgroup", rel.lstrip("/"))
+    limit, used = _read_small(os.path.join(base, "memory.max")), _read_small(os.path.join(base, "memory.current"))
+    if not limit or not used or limit.strip() == "max":
+        return None
+    try:
+        return max(0, int(limit) - int(used))
+    except ValueError:
+        return None
+
+
+def _address_space_room() -> int | None:
+    """``RLIMIT_AS`` (``ulimit -v``) minus this process's current address space."""
+    try:
+        import resource
+
+        soft, _hard = resource.getrlimit(resource.RLIMIT_AS)
+    except (ImportError, ValueError, OSError):
+        return None
+    if soft == resource.RLIM_INFINITY:
+        return None
+    status = _read_small("/proc/self/status") or ""
+    vm = next((int(line.split()[1]) * 1024 for line in status.splitlines() if line.startswith("VmSize:") and line.split()[1].isdigit()), 0)
+    return max(0, soft - vm)
+
+
+def _host_memory() -> int | None:
+    """What an interpreter run may allocate: the free physical memory, lowered by a container's
+    cgroup limit and by ``ulimit -v``, whichever is tightest."""
+    rooms = [_cgroup_room(), _address_space_room()]
+    with contextlib.suppress(ValueError, OSError, AttributeError):
+        rooms.append(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_AVPHYS_PAGES"))
+    known = [r for r in rooms if r is not None]
+    return min(known) if known else None
 
 
 def run_plan(plan: Plan, device: str, free_bytes: int | None = None) -> list[tuple[Case, Any]]:

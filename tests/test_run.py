@@ -146,3 +146,25 @@ def test_buffer_steps_on_the_triton_path_is_silent_corruption() -> None:
     r = run("--steps", "4", "--topk", "1", "--buffer-steps", "3", "--verify-backend", "triton")
     assert r.exit_code == 1, r.stdout
     assert "silent corruption" in r.stdout and "KDA verify needs" not in r.stdout
+
+
+def test_host_memory_honours_cgroup_and_ulimit(monkeypatch: pytest.MonkeyPatch) -> None:
+    import resource
+
+    from kdacheck import runner
+
+    files = {
+        "/proc/self/cgroup": "0::/kubepods/pod1\n",
+        "/sys/fs/cgroup/kubepods/pod1/memory.max": "4294967296\n",
+        "/sys/fs/cgroup/kubepods/pod1/memory.current": "1073741824\n",
+        "/proc/self/status": "Name:\tpython\nVmSize:\t 1048576 kB\n",
+    }
+    monkeypatch.setattr(runner, "_read_small", files.get)
+    assert runner._cgroup_room() == 3 << 30
+    monkeypatch.setattr(resource, "getrlimit", lambda _which: (2 << 30, resource.RLIM_INFINITY))
+    assert runner._address_space_room() == (2 << 30) - (1 << 30)
+    assert runner._host_memory() == 1 << 30  # the tightest of the three
+    # a run that needs more than the share of that room is refused before any allocation
+    monkeypatch.setattr(runner, "_address_space_room", lambda: 1 << 20)
+    r = run("--steps", "3", "--topk", "1", "--batch", "2")
+    assert r.exit_code == 2 and "host memory" in r.output, r.output
