@@ -35,47 +35,30 @@ class FileResult:
     unused_suppressions: list[tuple[int, str]] = field(default_factory=list)  # (line, code)
 
 
-def suppression_sites(text: str) -> list[tuple[int, str, bool]]:
-    """Every (comment line, code or prefix, comment alone on its line) in
-    ``# kdacheck: ignore[CODE,...]`` comments (1-based lines)."""
-    if "kdacheck:" not in text:
-        return []
-    out: list[tuple[int, str, bool]] = []
-    for n, line in enumerate(text.splitlines(), 1):
-        m = SUPPRESS.search(line)
-        if m:
-            alone = line.lstrip().startswith("#")
-            out += [(n, c.strip().upper(), alone) for c in m.group(1).split(",") if c.strip()]
-    return out
-
-
-def file_directives(text: str) -> tuple[list[tuple[int, str]], list[int]]:
-    """``# kdacheck: ignore-file[CODE,...]`` sites (line, code) and the lines of ``# kdacheck:``
-    comments that are neither form (a typo such as ``ignore(KDA002)`` silences nothing)."""
-    if "kdacheck" not in text:
-        return [], []
-    sites: list[tuple[int, str]] = []
+def directives(text: str) -> tuple[list[tuple[int, str, bool]], list[tuple[int, str]], list[int]]:
+    """One pass over the ``# kdacheck:`` comments (1-based lines): the ``ignore[CODE,...]``
+    sites (line, code or prefix, comment alone on its line), the ``ignore-file[CODE,...]``
+    sites (line, code) and the lines of comments that are neither form (a typo such as
+    ``ignore(KDA002)`` silences nothing)."""
+    sites: list[tuple[int, str, bool]] = []
+    file_sites: list[tuple[int, str]] = []
     malformed: list[int] = []
+    if "kdacheck" not in text:
+        return sites, file_sites, malformed
     for n, line in enumerate(text.splitlines(), 1):
         if not DIRECTIVE.search(line):
             continue
+        m = SUPPRESS.search(line)
+        if m:
+            alone = line.lstrip().startswith("#")
+            sites += [(n, c.strip().upper(), alone) for c in m.group(1).split(",") if c.strip()]
+            continue
         m = SUPPRESS_FILE.search(line)
         if m:
-            sites += [(n, c.strip().upper()) for c in m.group(1).split(",") if c.strip()]
-        elif not SUPPRESS.search(line):
+            file_sites += [(n, c.strip().upper()) for c in m.group(1).split(",") if c.strip()]
+        else:
             malformed.append(n)
-    return sites, malformed
-
-
-def suppressions(text: str) -> dict[int, set[str]]:
-    """Codes suppressed by the line they apply to: a trailing comment applies to its own
-    line, a comment alone on its line to the next line too (a YAML key below it)."""
-    out: dict[int, set[str]] = {}
-    for n, code, alone in suppression_sites(text):
-        out.setdefault(n, set()).add(code)
-        if alone:
-            out.setdefault(n + 1, set()).add(code)
-    return out
+    return sites, file_sites, malformed
 
 
 def _suppresses(pattern: str, code: str) -> bool:
@@ -94,7 +77,7 @@ class _Suppressor:
 
     def __init__(self, text: str, path: str) -> None:
         self.path = path
-        self.sites = suppression_sites(text)
+        self.sites, self.file_sites, self.malformed = directives(text)
         self.by_line: dict[int, list[tuple[int, str]]] = {}
         self.alone: dict[int, list[tuple[int, str]]] = {}
         for n, code, alone in self.sites:
@@ -102,7 +85,6 @@ class _Suppressor:
             if alone:
                 self.by_line.setdefault(n + 1, []).append((n, code))
                 self.alone.setdefault(n, []).append((n, code))
-        self.file_sites, self.malformed = file_directives(text)
         self.used: set[tuple[int, str]] = set()
 
     def command_sites(self, cmd: LaunchCommand) -> tuple[int, int, list[tuple[int, str]]]:

@@ -328,10 +328,7 @@ def overflow_report(case: VerifyCase, slots: torch.Tensor, rows: torch.Tensor, g
             if target >= R:
                 continue
             (hit_live if target in owner and owner[target] != n else hit_free).add(target)
-    n_el = g.tensor.numel()
-    tail = g.base[g.margin + n_el :]
-    poison = cn.poison_(torch.empty_like(tail))
-    past = int((cn.bits(tail) != cn.bits(poison)).sum())
+    past = cn.check_poison(g.base[g.margin + g.tensor.numel() :], None, "past the end").count
     size = DTYPE_SIZES[case.state_dtype]
     parts = [f"silent corruption: D = {T} draft tokens into an intermediate_ssm of {Ta} steps, and SGLang's "
              "Triton verify (also nv_cutedsl's) checks no step count (only FlashInfer raises: "

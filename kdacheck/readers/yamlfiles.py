@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from typing import Any
 
 import yaml
@@ -151,15 +152,25 @@ def pairs(node: yaml.MappingNode) -> list[tuple[yaml.Node, yaml.Node]]:
     """A mapping's key/value nodes with ``<<`` merge keys expanded as ``yaml.safe_load`` does
     (SafeConstructor.flatten_mapping): merged pairs first, so that the mapping's own keys win;
     in ``<<: [*a, *b]`` the mappings are merged in order, so *b's keys win (PyYAML 6.0.4, checked
-    against ``yaml.safe_load`` in tests/test_readers.py). Bounded (aliases can nest merges)."""
+    against ``yaml.safe_load`` in tests/test_readers.py). A merged pair that a later key
+    overrides is dropped (only the pair that applies is read); the mapping's own keys are all
+    kept, so a key written twice is still seen twice. Bounded (aliases can nest merges)."""
     if not any(k.tag == MERGE_TAG for k, _v in node.value):
         return list(node.value)
-    out: list[tuple[yaml.Node, yaml.Node]] = []
-    _flatten(node, out, 0)
-    return out
+    merged, own = _split_merges(node, 0)
+    later = {k.value for k, _v in own if isinstance(k, yaml.ScalarNode)}
+    kept: list[tuple[yaml.Node, yaml.Node]] = []
+    for k, v in reversed(merged):
+        if not isinstance(k, yaml.ScalarNode):
+            kept.append((k, v))
+        elif k.value not in later:
+            later.add(k.value)
+            kept.append((k, v))
+    return kept[::-1] + own
 
 
-def _flatten(node: yaml.MappingNode, out: list[tuple[yaml.Node, yaml.Node]], depth: int) -> None:
+def _split_merges(node: yaml.MappingNode, depth: int) -> tuple[list[tuple[yaml.Node, yaml.Node]], list[tuple[yaml.Node, yaml.Node]]]:
+    """(the pairs merged in through ``<<``, in order; the mapping's own pairs)."""
     if depth > MAX_DEPTH:
         raise InputError(f"YAML merge keys nested deeper than {MAX_DEPTH} levels (line {node.start_mark.line + 1})")
     merged: list[tuple[yaml.Node, yaml.Node]] = []
@@ -172,23 +183,11 @@ def _flatten(node: yaml.MappingNode, out: list[tuple[yaml.Node, yaml.Node]], dep
         if not all(isinstance(m, yaml.MappingNode) for m in sources):
             raise InputError(f"line {k.start_mark.line + 1}: a `<<` merge key needs a mapping or a list of mappings")
         for m in sources:  # in order: a later mapping's keys win
-            sub: list[tuple[yaml.Node, yaml.Node]] = []
-            _flatten(m, sub, depth + 1)
-            merged += sub
-        if len(merged) > MAX_MERGED_PAIRS:
-            raise InputError(f"YAML merge keys expand to over {MAX_MERGED_PAIRS:,} keys; refusing")
-    out += merged + own
-    if len(out) > MAX_MERGED_PAIRS:
-        raise InputError(f"YAML merge keys expand to over {MAX_MERGED_PAIRS:,} keys; refusing")
-
-
-def _dedup(items: list[tuple[yaml.Node, yaml.Node]]) -> list[tuple[yaml.Node, yaml.Node]]:
-    """Merged pairs a later key overrides are dropped (only the pair that applies is read)."""
-    last: dict[str, int] = {}
-    for i, (k, _v) in enumerate(items):
-        if isinstance(k, yaml.ScalarNode):
-            last[k.value] = i
-    return [(k, v) for i, (k, v) in enumerate(items) if not isinstance(k, yaml.ScalarNode) or last[k.value] == i]
+            sub_merged, sub_own = _split_merges(m, depth + 1)
+            merged += sub_merged + sub_own
+            if len(merged) > MAX_MERGED_PAIRS:
+                raise InputError(f"YAML merge keys expand to over {MAX_MERGED_PAIRS:,} keys; refusing")
+    return merged, own
 
 
 def to_python(node: yaml.Node, budget: _Budget, depth: int = 0) -> Any:
@@ -233,10 +232,7 @@ def config_tokens(doc: yaml.Node, path: str) -> list[Token]:
         )
     budget = _Budget(path)
     tokens: list[Token] = []
-    items = pairs(doc)
-    if len(items) != len(doc.value):  # merged keys that a later key overrides are not given at all
-        items = _dedup(items)
-    for key_node, value_node in items:
+    for key_node, value_node in pairs(doc):
         budget.spend(key_node, 1)
         if not isinstance(key_node, yaml.ScalarNode):
             raise InputError(f"{_loc(path, key_node)}: a --config key must be a plain name")
@@ -324,38 +320,49 @@ def container_env(container: yaml.Node) -> tuple[dict[str, str], set[str]]:
     return values, opaque
 
 
+def _k8s_value(m: re.Match[str], values: dict[str, str]) -> str | None:
+    """The kubelet's value for one ``$(VAR)`` (``$$`` is ``$``); None when not in the env."""
+    return "$" if m.group(0) == "$$" else values.get(m.group(1))
+
+
 def _k8s_ref(m: re.Match[str], values: dict[str, str]) -> str:
-    if m.group(0) == "$$":
-        return "$"
-    return values.get(m.group(1), m.group(0))
+    value = _k8s_value(m, values)
+    return m.group(0) if value is None else value
 
 
-def expand_k8s(words: list[Token], values: dict[str, str], opaque: set[str]) -> list[Token]:
-    """``$(VAR)`` in command and args, as the kubelet expands them from the container's env
-    (``$$`` is a literal ``$``; an undefined name stays as written, and is unknown here)."""
+def _substitute(words: list[Token], pattern: re.Pattern[str], value_of: Callable[[re.Match[str]], str | None],
+                why_missing: Callable[[re.Match[str]], str]) -> list[Token]:
+    """Each word with ``pattern``'s references replaced by ``value_of`` (None: not known, left
+    as written, and the word is marked unknown with ``why_missing`` of the first such)."""
     out = []
     for t in words:
         if "$" not in t.text:
             out.append(t)
             continue
-        missing: list[str] = []
+        missing: list[re.Match[str]] = []
 
-        def sub(m: re.Match[str], missing: list[str] = missing) -> str:
-            if m.group(0) == "$$":
-                return "$"
-            name = m.group(1)
-            if name in values:
-                return values[name]
-            missing.append(name)
-            return m.group(0)
+        def sub(m: re.Match[str], missing: list[re.Match[str]] = missing) -> str:
+            value = value_of(m)
+            if value is None:
+                missing.append(m)
+                return m.group(0)
+            return value
 
-        text = _K8S_VAR.sub(sub, t.text)
-        why = None
-        if missing:
-            src = "set from a secret, a config map or a field (valueFrom)" if missing[0] in opaque else "not in the container's env"
-            why = f"`$({missing[0]})` is {src}"
-        out.append(Token(text, t.loc, t.origin, t.is_flag, why or t.unknown))
+        text = pattern.sub(sub, t.text)
+        out.append(Token(text, t.loc, t.origin, t.is_flag, why_missing(missing[0]) if missing else t.unknown))
     return out
+
+
+def expand_k8s(words: list[Token], values: dict[str, str], opaque: set[str]) -> list[Token]:
+    """``$(VAR)`` in command and args, as the kubelet expands them from the container's env
+    (``$$`` is a literal ``$``; an undefined name stays as written, and is unknown here)."""
+
+    def why(m: re.Match[str]) -> str:
+        name = m.group(1)
+        src = "set from a secret, a config map or a field (valueFrom)" if name in opaque else "not in the container's env"
+        return f"`$({name})` is {src}"
+
+    return _substitute(words, _K8S_VAR, lambda m: _k8s_value(m, values), why)
 
 
 def _container_launches(container: yaml.Node, path: str, name: str, budget: _Budget, lines: list[str] | None) -> list[LaunchCommand]:
@@ -470,33 +477,23 @@ def compose_interpolate(words: list[Token], env: dict[str, str]) -> list[Token]:
     """Compose's interpolation of ``${VAR}``, ``${VAR:-d}``, ``${VAR-d}``, ``${VAR:?err}``,
     ``${VAR:+alt}`` and ``$VAR`` from the ``.env`` file beside it and the environment (``--env``);
     ``$$`` is a literal ``$``. An unset variable without a default is unknown."""
-    out = []
-    for t in words:
-        if "$" not in t.text:
-            out.append(t)
-            continue
-        missing: list[str] = []
 
-        def sub(m: re.Match[str], missing: list[str] = missing) -> str:
-            if m.group(0) == "$$":
-                return "$"
-            name = m.group(1) or m.group(4)
-            op, arg = m.group(2), m.group(3) or ""
-            value = env.get(name)
-            unset = value is None or (value == "" and (op or "").startswith(":"))
-            if op in ("-", ":-"):
-                return arg if unset else str(value)
-            if op in ("+", ":+"):
-                return "" if unset else arg
-            if unset:
-                missing.append(name)
-                return m.group(0)
-            return str(value)
+    def value_of(m: re.Match[str]) -> str | None:
+        if m.group(0) == "$$":
+            return "$"
+        op, arg = m.group(2), m.group(3) or ""
+        value = env.get(m.group(1) or m.group(4))
+        unset = value is None or (value == "" and (op or "").startswith(":"))
+        if op in ("-", ":-"):
+            return arg if unset else str(value)
+        if op in ("+", ":+"):
+            return "" if unset else arg
+        return None if unset else str(value)
 
-        text = _COMPOSE_VAR.sub(sub, t.text)
-        why = f"`${{{missing[0]}}}` is not set in the .env file beside it (give it with --env)" if missing else t.unknown
-        out.append(Token(text, t.loc, t.origin, t.is_flag, why))
-    return out
+    def why(m: re.Match[str]) -> str:
+        return f"`${{{m.group(1) or m.group(4)}}}` is not set in the .env file beside it (give it with --env)"
+
+    return _substitute(words, _COMPOSE_VAR, value_of, why)
 
 
 def read_dotenv(folder: str) -> dict[str, str]:

@@ -61,13 +61,15 @@ def tree(results: list[FileResult], threshold: Severity = Severity.WARNING) -> E
                 case = ET.SubElement(suite, "testcase", classname=classname(r.path), name=code, file=_x(r.path))
                 tests += 1
                 found = by_code.get(code)
-                if found and (max(f.severity for f in found) < threshold or max(f.severity for f in found) == Severity.INFO):
+                if not found:
+                    continue
+                worst = max(f.severity for f in found)
+                if worst < threshold or worst == Severity.INFO:
                     # Below the threshold, or facts (sizes, defaults that applied): not failures,
                     # kept visible.
                     ET.SubElement(case, "system-out").text = _failure_text(found)
-                elif found:
+                else:
                     failures += 1
-                    worst = max(f.severity for f in found)
                     message = found[0].message if len(found) == 1 else f"{len(found)} {code} findings"
                     ET.SubElement(case, "failure", message=_x(message), type=worst.label).text = _failure_text(found)
         suite.set("tests", str(tests))

@@ -91,11 +91,16 @@ def location(loc: Location) -> dict[str, Any]:
 _PLACE = re.compile(r"\bline \d+|:\d+(?::\d+)?\b")
 
 
-def fingerprint(f: Finding, occurrence: int) -> str:
-    """Stable across runs and line moves: the rule, the file, the message with any line or
-    column numbers taken out, and which occurrence of that triple in the file it is."""
+def identity(f: Finding) -> tuple[str, str, str, str]:
+    """What names a finding across runs and line moves: the rule, the file, the message with
+    any line or column numbers taken out, and the launch command."""
     path = f.location.path if is_pseudo(f.location.path) else _uri(f.location.path)[0]
-    key = "\0".join((f.code, path, _PLACE.sub("", f.message), f.source, str(occurrence)))
+    return (f.code, path, _PLACE.sub("", f.message), f.source)
+
+
+def fingerprint(f: Finding, occurrence: int) -> str:
+    """The identity and which occurrence of it in the file this is, hashed."""
+    key = "\0".join((*identity(f), str(occurrence)))
     return hashlib.sha256(key.encode("utf-8", "surrogateescape")).hexdigest()[:32]
 
 
@@ -184,7 +189,7 @@ def _results(findings: list[Finding], index: dict[str, int]) -> list[dict[str, A
     seen: dict[tuple[str, str, str, str], int] = {}
     out = []
     for f in findings:
-        key = (f.code, f.location.path, _PLACE.sub("", f.message), f.source)
+        key = identity(f)
         seen[key] = seen.get(key, -1) + 1
         out.append(result(f, index, seen[key]))
     return out
