@@ -171,14 +171,14 @@ def run(
     sglang_version: Annotated[str | None, typer.Option("--sglang-version", help="Target SGLang version for --args.")] = None,
     gpu: Annotated[str | None, typer.Option(help="GPU profile for resolving --args (backends depend on it).")] = None,
     output_format: Annotated[RunFormat, typer.Option("--output-format", help="full or json.")] = RunFormat.full,
+    work_budget: Annotated[float | None, typer.Option("--work-budget", metavar="SECONDS", min=0.0, help="Refuse a run estimated to take longer (default: 300 s in the interpreter, 600 s on a GPU).")] = None,
 ) -> None:
     """Allocate the buffers at the configured shapes and launch the real Triton kernels."""
     from kdacheck import config, runner
     from kdacheck.findings import InputError
     from kdacheck.lint import lint_path
 
-    try:
-        dev = runner.pick_device(device.value)
+    def make_plans(dev: str) -> list[runner.Plan]:
         if args is not None:
             config.reset()  # the file's [tool.kdacheck], as lint reads it; the options win
             opts = config.options(config.for_file(args), config.Overrides(gpu=gpu, sglang_version=sglang_version, model=model))
@@ -187,10 +187,18 @@ def run(
                 raise InputError(result.error)
             if not result.resolved:
                 raise InputError(f"{args}: no SGLang launch command found")
-            plans = [runner.plan_from_resolved(cfg, batch, buffer_steps, plan_capacity, dev == "cpu") for cfg in result.resolved]
-        else:
-            plans = [runner.plan_from_options(steps, topk, draft_tokens, batch, model, tp, buffer_steps, plan_capacity, dev == "cpu",
-                                              (verify_backend or VerifyBackend.flashinfer).value)]
+            return [runner.plan_from_resolved(cfg, batch, buffer_steps, plan_capacity, dev == "cpu") for cfg in result.resolved]
+        return [runner.plan_from_options(steps, topk, draft_tokens, batch, model, tp, buffer_steps, plan_capacity, dev == "cpu",
+                                         (verify_backend or VerifyBackend.flashinfer).value)]
+
+    try:
+        guess = runner.guess_device(device.value)
+        plans = make_plans(guess)
+        runner.check_work(plans, guess, work_budget)  # before torch is imported
+        dev = runner.pick_device(device.value)
+        if dev != guess:  # a driver without a usable GPU: plan again for the interpreter
+            plans = make_plans(dev)
+            runner.check_work(plans, dev, work_budget)
         code = 0
         for plan in plans:
             code = max(code, runner.execute(plan, dev, sys.stdout, output_format.value))

@@ -184,11 +184,11 @@ def compile_pattern(line: str, base: str, source: str = "") -> Pattern | None:
     if negate or line.startswith(("\\!", "\\#")):
         line = line[1:]
     dir_only = line.endswith("/")
-    line = line.rstrip("/")
+    line = line[:-1] if dir_only else line  # one trailing slash: ``a//`` is ``a/`` for folders only, as git reads it
     if not line:
         return None
     anchored = "/" in line
-    line = line.lstrip("/")
+    line = line[1:] if line.startswith("/") else line  # git drops one leading slash, not all (``//*`` matches nothing)
     return Pattern(os.path.abspath(base), Glob(line, not anchored), negate, dir_only, source)
 
 

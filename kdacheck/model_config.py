@@ -124,7 +124,7 @@ def read(path: Path, name: str, version: str | None = None) -> Model:
         source += f"; weights {weights / 2**30:.1f} GiB from model.safetensors.index.json"
     common: dict[str, Any] = {"params": params, "weight_bytes_per_param": wbytes, "source": source,
               "mla": "kv_lora_rank" in (text or data)}
-    layers = inner.int("num_hidden_layers", 0, 0, MAX_LAYERS)
+    layers = inner.int("num_hidden_layers", outer.data.get("num_hidden_layers"), 1, MAX_LAYERS)
     kimi = model_type == "kimi_linear" or (isinstance(data.get("linear_attn_config"), dict) and "Kimi" in arch)
     if kimi:
         lin = _Fields(outer.dict("linear_attn_config"), path, "linear_attn_config.")

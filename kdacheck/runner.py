@@ -16,13 +16,14 @@ from dataclasses import dataclass, field
 from typing import IO, Any
 
 from kdacheck.findings import InputError
-from kdacheck.kernels.cases import GatherCase, VerifyCase, bytes_needed
+from kdacheck.kernels.cases import GatherCase, VerifyCase, bytes_needed, work
 from kdacheck.models import PRESETS, Family, Model
 from kdacheck.resolve import Resolved
 
 DEFAULT_MODEL = "moonshotai/Kimi-Linear-48B-A3B-Instruct"
 CPU_BATCH = 2  # requests per verify batch in the interpreter unless --batch says otherwise
 CPU_HEADS = 4  # value heads per rank in the interpreter (each head is independent work)
+WORK_BUDGET_S = {"cpu": 300.0, "cuda": 600.0}  # default --work-budget: estimated seconds per run
 HOST_MEMORY_SHARE = 0.5  # on the CPU, refuse a run that needs more than this share of RAM
 LIMITS = {"steps": (1, 64), "topk": (1, 64), "draft_tokens": (1, 1024), "batch": (1, 4096), "tp": (1, 64), "buffer_steps": (1, 1024), "plan_capacity": (1, 1 << 24)}
 
@@ -185,10 +186,46 @@ def plan_from_resolved(cfg: Resolved, batch: int | None, buffer_steps: int | Non
     return Plan(name, cases, notes)
 
 
+def check_work(plans: list[Plan], device: str, budget_s: float | None = None) -> None:
+    """Refuse, before torch is imported, a run whose estimated work exceeds the budget
+    (``kernels/cases.work``: the kernels' state updates and selections, and the reference's)."""
+    budget = WORK_BUDGET_S[device] if budget_s is None else budget_s
+    items = [(plan, case, w) for plan in plans for case in plan.cases for w in work(case.spec, device == "cpu")]
+    total = sum(w.seconds for _p, _c, w in items)
+    if total <= budget:
+        return
+    worst = max(items, key=lambda i: i[2].seconds)
+    where = "Triton's interpreter" if device == "cpu" else "the GPU"
+    raise InputError(
+        f"this run's estimated work is {total:,.0f} s on {where}, over the budget of {budget:,.0f} s (--work-budget); "
+        f"the largest part is {worst[1].label}'s {worst[2].what}: {worst[2].units:.2e} {worst[2].unit} (~{worst[2].seconds:,.0f} s). "
+        "Lower --batch, --steps, --topk or --draft-tokens, run on a GPU, or raise --work-budget"
+    )
+
+
+def _gpu_visible() -> bool:
+    """Whether a CUDA device may be visible, judged without importing torch: an NVIDIA driver
+    with a GPU, and ``CUDA_VISIBLE_DEVICES`` not empty or ``-1``."""
+    visible = os.environ.get("CUDA_VISIBLE_DEVICES")
+    if visible is not None and visible.strip() in ("", "-1"):
+        return False
+    try:
+        return bool(os.listdir("/proc/driver/nvidia/gpus")) or os.path.exists("/dev/nvidia0")
+    except OSError:
+        return os.path.exists("/dev/nvidia0")
+
+
+def guess_device(device: str) -> str:
+    """The device a run will use, without importing torch (``pick_device`` confirms it)."""
+    if device == "auto":
+        return "cuda" if _gpu_visible() else "cpu"
+    return device
+
+
 def pick_device(device: str) -> str:
     """``auto`` → cuda when torch sees a GPU, else cpu. On the CPU, Triton's interpreter is
-    selected here, before triton is imported."""
-    if device == "cpu":
+    selected here, before triton is imported; with no NVIDIA driver, torch is not imported."""
+    if device == "cpu" or guess_device(device) == "cpu":
         os.environ["TRITON_INTERPRET"] = "1"
         return "cpu"
     try:
@@ -345,8 +382,11 @@ def run_resolved(cfg: Resolved, lint_format: str = "full", device: str = "auto",
     table is printed to stdout after lint's report, with the machine formats to stderr (never
     inside a SARIF or JUnit document).
     """
+    guess = guess_device(device)
+    check_work([plan_from_resolved(cfg, batch, None, None, guess == "cpu")], guess)  # before torch
     dev = pick_device(device)
     plan = plan_from_resolved(cfg, batch, None, None, dev == "cpu")
+    check_work([plan], dev)
     results = run_plan(plan, dev)
     if lint_format != "json":
         _render(plan, dev, results, sys.stdout if lint_format in ("full", "concise") else sys.stderr)

@@ -121,3 +121,38 @@ def bytes_needed(case: VerifyCase | GatherCase) -> int:
     if isinstance(case, VerifyCase):
         return _verify_bytes(case)
     return _gather_bytes(case)
+
+
+# Cost model of one run, calibrated on the interpreter (2-core x86-64, Python 3.11, Triton 3.9;
+# docs/performance.md "kdacheck run work budget"): seconds per unit of work.
+INTERPRETER_S_PER_STATE_UPDATE = 0.3e-6  # verify kernel: one state element, one token, one head
+REFERENCE_S_PER_STATE_UPDATE = 0.1e-6  # the float64 reference (CPU torch) on its subsample
+GATHER_S_PER_SELECTION_CPU = 250e-6  # interpreter plan + copy kernels and the reference loop
+GATHER_S_PER_SELECTION_GPU = 2e-6  # the reference's Python loop over every selection
+GPU_S_PER_STATE_UPDATE = 1e-11  # the verify kernel on a GPU (bandwidth-bound; generous)
+
+
+@dataclass(frozen=True)
+class Work:
+    """Estimated work of one case: units counted exactly, seconds from the cost model."""
+
+    what: str
+    units: int
+    unit: str
+    seconds: float
+
+
+def work(case: VerifyCase | GatherCase, on_cpu: bool) -> list[Work]:
+    """The case's work: the kernel and its reference, counted before anything is allocated."""
+    if isinstance(case, VerifyCase):
+        per_request = case.T * case.HV * case.Kd * case.Vd
+        kernel = case.N * per_request
+        ref = min(case.N - case.n_padding, case.max_ref_requests) * per_request
+        rate = INTERPRETER_S_PER_STATE_UPDATE if on_cpu else GPU_S_PER_STATE_UPDATE
+        return [
+            Work("verify kernel", kernel, "state-element updates", kernel * rate),
+            Work("float64 reference", ref, "state-element updates", ref * REFERENCE_S_PER_STATE_UPDATE),
+        ]
+    selections = case.B * case.D * case.top_k
+    rate = GATHER_S_PER_SELECTION_CPU if on_cpu else GATHER_S_PER_SELECTION_GPU
+    return [Work("gather and its reference", selections, "selections", selections * rate)]

@@ -41,6 +41,37 @@ def test_config_outside_the_repository_is_not_read(tmp_path: Path, fmt: str) -> 
     assert "AKIA" not in out and "swordfish" not in out and "hunter2" not in out
 
 
+ADAPTIVE = ("python -m sglang.launch_server --model-path moonshotai/Kimi-Linear-48B-A3B-Instruct --tp-size 2 "
+            "--speculative-algorithm EAGLE --speculative-adaptive --speculative-adaptive-config {}\n")
+
+
+@pytest.mark.parametrize("fmt", ["full", "github", "sarif"])
+def test_adaptive_config_outside_the_repository_is_not_read(tmp_path: Path, fmt: str) -> None:
+    secret = tmp_path / "secret.json"
+    secret.write_text('{"1": {"candidate_steps": [1, 3, 7]}, "token": "AKIAIOSFODNN7EXAMPLE"}')
+    repo = tmp_path / "repo"
+    (repo / "deploy").mkdir(parents=True)
+    (repo / ".git").mkdir()
+    for target in (str(secret), "../../secret.json"):
+        (repo / "deploy" / "run.sh").write_text(ADAPTIVE.format(target))
+        p = _kdacheck("lint", "deploy/run.sh", "--output-format", fmt, cwd=repo)
+        out = (p.stdout + p.stderr).decode()
+        assert p.returncode == 2, out
+        assert "--speculative-adaptive-config" in out and "outside the repository" in out and "not read" in out
+        assert "AKIA" not in out and "1, 3, 7" not in out
+
+
+def test_adaptive_config_is_read_beside_the_launch_file(tmp_path: Path) -> None:
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "deploy").mkdir()
+    (tmp_path / "deploy" / "adaptive.json").write_text('{"1": {"candidate_steps": [2, 5]}, "8": {"candidate_steps": [9]}}')
+    (tmp_path / "deploy" / "run.sh").write_text(ADAPTIVE.format("adaptive.json"))
+    p = _kdacheck("lint", "deploy/run.sh", "--show-resolved", "--output-format", "json", cwd=tmp_path)
+    doc = json.loads(p.stdout)
+    values = doc["files"][0]["commands"][0]["values"]
+    assert values["kdacheck.adaptive_candidates"]["value"] == [2, 5, 9], values["kdacheck.adaptive_candidates"]
+
+
 def test_names_with_newlines_and_escapes_are_shown_escaped(tmp_path: Path) -> None:
     (tmp_path / "x\n::error file=a.sh::pwned\x1b]0;t\x07.sh").write_text(KIMI + "\n")
     (tmp_path / "dep.yaml").write_text(
@@ -128,3 +159,12 @@ def test_closed_pipe_and_ascii_terminal_keep_the_exit_code(tmp_path: Path) -> No
     r = _kdacheck("lint", "run.sh", cwd=tmp_path)
     out = subprocess.run([sys.executable, "-m", "kdacheck", "lint", "run.sh"], cwd=tmp_path, capture_output=True, env=env, timeout=60)
     assert out.returncode == r.returncode == 0 and b"\\u2713 starts" in out.stdout
+
+
+def test_adaptive_config_name_too_long_for_the_file_system(tmp_path: Path) -> None:
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "run.sh").write_text(ADAPTIVE.format("a" * 5000))
+    p = _kdacheck("lint", "run.sh", cwd=tmp_path)
+    out = (p.stdout + p.stderr).decode()
+    assert p.returncode in (0, 1), out
+    assert "internal error" not in out and "were not checked" in out

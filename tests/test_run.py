@@ -168,3 +168,51 @@ def test_host_memory_honours_cgroup_and_ulimit(monkeypatch: pytest.MonkeyPatch) 
     monkeypatch.setattr(runner, "_address_space_room", lambda: 1 << 20)
     r = run("--steps", "3", "--topk", "1", "--batch", "2")
     assert r.exit_code == 2 and "host memory" in r.output, r.output
+
+
+WORK_PROBE = """
+import sys, time
+from typer.testing import CliRunner
+from kdacheck.cli import app
+t = time.perf_counter()
+r = CliRunner().invoke(app, ["run", "--device", "{device}", *sys.argv[1:]])
+print(r.exit_code, "torch" in sys.modules, round(time.perf_counter() - t, 3))
+print(r.output)
+"""
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--steps", "64", "--topk", "16", "--batch", "4096"],  # every option within its limit: ~hours
+        ["--steps", "4", "--topk", "8", "--batch", "64", "--work-budget", "10"],
+    ],
+)
+def test_work_budget_refuses_before_importing_torch(args: list[str]) -> None:
+    import subprocess
+    import sys
+
+    p = subprocess.run([sys.executable, "-c", WORK_PROBE.format(device="cpu"), *args], capture_output=True, text=True, timeout=60)
+    code, torch_loaded, seconds = p.stdout.split("\n", 1)[0].split()
+    assert (code, torch_loaded) == ("2", "False"), p.stdout + p.stderr
+    assert float(seconds) < 1.0
+    assert "estimated work is" in p.stdout and "over the budget of" in p.stdout and "--work-budget" in p.stdout
+
+
+def test_work_estimate_counts_the_case() -> None:
+    from kdacheck.kernels.cases import VerifyCase, work
+
+    case = VerifyCase(N=16, T=33, HV=4, Kd=128, Vd=128)
+    kernel, ref = work(case, on_cpu=True)
+    assert kernel.units == 16 * 33 * 4 * 128 * 128
+    assert ref.units == 8 * 33 * 4 * 128 * 128  # the reference's subsample of 8 requests
+    assert work(case, on_cpu=False)[0].seconds < kernel.seconds / 1000
+
+
+def test_args_counts_are_held_to_the_work_budget(tmp_path: Path) -> None:
+    f = tmp_path / "wide.yaml"
+    f.write_text(KDA002_ARGS.replace("linear-attn-verify-backend: flashinfer\n", "").replace("speculative-num-steps: 3", "speculative-num-steps: 60")
+                 .replace("speculative-num-draft-tokens: 4", "speculative-num-draft-tokens: 61"))
+    r = run("--args", str(f), "--batch", "4096")
+    assert r.exit_code == 2, r.output
+    assert "over the budget" in r.output

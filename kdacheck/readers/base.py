@@ -36,3 +36,4 @@ class LaunchCommand:
     name: str = ""  # e.g. "Deployment/kimi-linear, container sglang"
     notes: list[str] = field(default_factory=list)
     version_hint: tuple[str, Location] | None = None  # the SGLang version an image tag names
+    side_files: dict[str, str | None] = field(default_factory=dict)  # a named file's text, read inside the tree (None: absent)

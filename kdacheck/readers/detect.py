@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 import stat
@@ -61,7 +62,48 @@ def read_text(text: str, path: str, base_dir: str | None = None, max_bytes: int 
     if len(cmds) > MAX_COMMANDS:
         raise InputError(f"{path}: {len(cmds):,} launch commands in one file (the limit is {MAX_COMMANDS:,})")
     cache: dict[str, list[Token] | None] = {}  # a --config named by many commands is read once
-    return [expand_config(c, base_dir, max_bytes, None if allow_outside else repository_root(base_dir), cache) for c in cmds]
+    root = None if allow_outside else repository_root(base_dir)
+    texts: dict[str, str | None] = {}
+    return [read_side_files(expand_config(c, base_dir, max_bytes, root, cache), base_dir, root, texts) for c in cmds]
+
+
+SIDE_FILE_FLAGS = ("--speculative-adaptive-config",)  # flags whose value is a file SGLang reads
+SIDE_FILE_BYTES = 1 << 20
+
+
+def _target(name: str, base_dir: str | None) -> Path:
+    target = Path(name)
+    return target if target.is_absolute() or base_dir is None else Path(base_dir) / target
+
+
+def read_side_files(cmd: LaunchCommand, base_dir: str | None, root: str | None, texts: dict[str, str | None]) -> LaunchCommand:
+    """The files a launch names besides ``--config`` (``--speculative-adaptive-config``, a
+    JSON file SGLang reads at start-up: 0.5.23 ``srt/speculative/adaptive_spec_params.py``),
+    read relative to the launch file, bounded, once per file; refused unread outside ``root``."""
+    toks = cmd.tokens
+    for i, t in enumerate(toks):
+        flag, _, inline = t.text.partition("=")
+        if flag not in SIDE_FILE_FLAGS or t.unknown:
+            continue
+        ref = t if inline else (toks[i + 1] if i + 1 < len(toks) else None)
+        name = inline or (ref.text if ref is not None else "")
+        if ref is None or not name or ref.unknown or name.lstrip().startswith("{") or "\0" in name:
+            continue  # inline JSON, or a value kdacheck cannot know
+        target = _target(name, base_dir)
+        if root is not None and not inside(target, root):
+            raise InputError(f"{ref.loc}: {flag} {name[:200]}: outside the repository ({root}): not read "
+                             "(lint --allow-outside reads it)")
+        key = os.path.realpath(target)
+        if key not in texts:
+            try:
+                texts[key] = decode(read_bytes(str(target), SIDE_FILE_BYTES), str(target)) if target.is_file() else None
+            except (OSError, InputError):  # too long a name, a loop, too big, not text: candidates unknown
+                texts[key] = None
+        cmd.side_files[name] = texts[key]
+        if texts[key] is None:
+            cmd.notes.append(f"{ref.loc}: {flag} {name[:200]}: not found beside the launch file (or not a readable JSON text "
+                             "file): the candidate steps it sets were not checked")
+    return cmd
 
 
 def repository_root(base_dir: str | None) -> str:
@@ -149,9 +191,7 @@ def expand_config(cmd: LaunchCommand, base_dir: str | None, max_bytes: int = MAX
             else:
                 ref, rest = t, toks[:i] + toks[i + 1 :]
                 name = t.text.split("=", 1)[1]
-            target = Path(name)
-            if not target.is_absolute() and base_dir is not None:
-                target = Path(base_dir) / target
+            target = _target(name, base_dir)
             if root is not None and not inside(target, root):
                 raise InputError(f"{ref.loc}: --config {name[:200]}: outside the repository ({root}): not read "
                                  "(lint --allow-outside reads it)")
@@ -168,7 +208,7 @@ def expand_config(cmd: LaunchCommand, base_dir: str | None, max_bytes: int = MAX
                 if cache is not None:
                     cache[key] = cached
             if cached is None:
-                return LaunchCommand(cmd.path, rest, cmd.kind, cmd.loc, cmd.name, cmd.notes)
+                return dataclasses.replace(cmd, tokens=rest)
             file_tokens: list[Token] = cached
-            return LaunchCommand(cmd.path, file_tokens + rest, cmd.kind, cmd.loc, cmd.name, cmd.notes)
+            return dataclasses.replace(cmd, tokens=file_tokens + rest)
     return cmd

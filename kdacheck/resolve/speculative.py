@@ -161,7 +161,7 @@ def _adaptive(r: Resolved, S: Any, K: Any) -> None:
     why = f"SGLang {r.version} default candidate steps (union of DEFAULT_ADAPTIVE_CONFIG)"
     path = r.v("speculative_adaptive_config")
     if path:
-        conf = json_obj(path) or json_file(path)
+        conf = json_obj(path) or json_obj(r.cmd.side_files.get(path))
         steps: set[int] = set()
         for key, entry in conf.items():
             if str(key).isdigit() and isinstance(entry, dict) and isinstance(entry.get("candidate_steps"), list):
@@ -201,21 +201,6 @@ def requests(r: Resolved) -> None:
         if r.at_least(versions.REQUESTS_PER_WORKER_CLAMPED):
             per = max(1, per)
         r.put("R", max(0, per), f"max running requests {mrr.value} // attention DP {adp}" if adp > 1 else f"max running requests {mrr.value}", loc=mrr.loc)
-
-
-def json_file(path: Any) -> dict[str, Any]:
-    """A JSON object from a local regular file the launch names (bounded read), else {}."""
-    from pathlib import Path
-
-    from kdacheck.findings import InputError
-    from kdacheck.readers.detect import read_bytes
-
-    if not isinstance(path, str) or not Path(path).is_file():
-        return {}
-    try:
-        return json_obj(read_bytes(path, 1 << 20).decode("utf-8", "replace"))
-    except InputError:
-        return {}
 
 
 def json_obj(value: Any) -> dict[str, Any]:
