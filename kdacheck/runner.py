@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import IO, Any
 
 from kdacheck.findings import InputError
-from kdacheck.kernels.cases import GatherCase, VerifyCase, bytes_needed, work
+from kdacheck.kernels.cases import GatherCase, Mamba2Case, VerifyCase, bytes_needed, work
 from kdacheck.models import PRESETS, Family, Model
 from kdacheck.resolve import Resolved
 
@@ -32,13 +32,13 @@ LIMITS = {"steps": (1, 64), "topk": (1, 64), "draft_tokens": (1, 1024), "batch":
 class Case:
     """One kernel launch to make (a typed case of ``kdacheck.kernels.cases``), and why."""
 
-    spec: VerifyCase | GatherCase
+    spec: VerifyCase | Mamba2Case | GatherCase
     label: str
     notes: list[str] = field(default_factory=list)
 
     @property
     def kernel(self) -> str:
-        return "verify" if isinstance(self.spec, VerifyCase) else "gather"
+        return {VerifyCase: "verify", Mamba2Case: "mamba2"}.get(type(self.spec), "gather")
 
 
 @dataclass
@@ -82,6 +82,24 @@ def _verify_case(model: Model, tp: int, n: int, t: int, t_alloc: int, ssm_dtype:
     )
 
 
+MAMBA2_LABEL = "Mamba2 verify (SGLang's selective_state_update over the draft tokens, every step into intermediate_ssm)"
+
+
+def _mamba2_case(model: Model, tp: int, n: int, t: int, t_alloc: int, ssm_dtype: str, topk: int, on_cpu: bool, notes: list[str]) -> Mamba2Case:
+    """SGLang's per-rank Mamba2 state: heads H/tp, groups G/tp (replicated when G < tp:
+    ``Mamba2StateShape`` in 0.5.23 ``srt/configs/mamba_utils.py``), head dim P, state size N."""
+    h = max(1, model.linear_v_heads // tp)
+    g = max(1, model.linear_k_heads // tp) if model.linear_k_heads % tp == 0 else model.linear_k_heads
+    g = g if h % g == 0 else 1
+    if on_cpu and h > CPU_HEADS:
+        ratio = h // g
+        new_h = max(ratio, (CPU_HEADS // ratio) * ratio)
+        notes.append(f"interpreter: {new_h} of the {h} Mamba2 heads per rank (heads are independent; the buffers' step and row dimensions are as configured)")
+        h, g = new_h, max(1, new_h // ratio)
+    return Mamba2Case(N=n, T=t, T_alloc=t_alloc, H=h, G=g, P=model.linear_v_dim, DS=model.linear_k_dim,
+                      state_dtype=ssm_dtype if ssm_dtype in ("float32", "bfloat16") else "float32", tree=topk > 1, K=topk)
+
+
 def _gather_case(b: int, d: int, top_k: int, capacity: int | None, emulate: bool = True) -> GatherCase:
     return GatherCase(B=b, D=d, top_k=top_k, max_seq=max(4 * top_k * max(d, 1), 8192), plan_capacity=capacity, emulate_sglang_limits=emulate)
 
@@ -89,10 +107,7 @@ def _gather_case(b: int, d: int, top_k: int, capacity: int | None, emulate: bool
 def _verify_geometry(model: Model) -> tuple[Model, str]:
     """The geometry the verify case runs at and its label; refuses a family with no kernel."""
     if model.family is Family.MAMBA2:
-        raise InputError(
-            f"{model.name} is a Mamba2 hybrid: kdacheck run has no Mamba2 verify kernel yet (SGLang verifies it with "
-            "selective_state_update and intermediate states); `kdacheck lint` checks its scratch buffers and memory"
-        )
+        return model, MAMBA2_LABEL
     if model.family is Family.LIGHTNING:
         raise InputError(f"{model.name} is a Lightning hybrid: kdacheck run has no kernel for it")
     if model.family is Family.GDN and model.hybrid:
@@ -117,7 +132,10 @@ def plan_from_options(steps: int, topk: int, draft_tokens: int | None, batch: in
     n = batch or (CPU_BATCH if on_cpu else 48)
     cases: list[Case] = []
     geom, label = _verify_geometry(model)
-    cases.append(Case(_verify_case(geom, tp, n, d, buffer_steps or d, "float32", topk, on_cpu, notes, step_guard=verify_backend == "flashinfer"), label))
+    if geom.family is Family.MAMBA2:
+        cases.append(Case(_mamba2_case(geom, tp, n, d, buffer_steps or d, "float32", topk, on_cpu, notes), label))
+    else:
+        cases.append(Case(_verify_case(geom, tp, n, d, buffer_steps or d, "float32", topk, on_cpu, notes, step_guard=verify_backend == "flashinfer"), label))
     if model.family is Family.DSA:
         top_k = model.index_topk or 2048
         cases.append(Case(_gather_case(batch or 1, d, top_k, plan_capacity), "HiSparse speculative gather"))
@@ -170,6 +188,9 @@ def plan_from_resolved(cfg: Resolved, batch: int | None, buffer_steps: int | Non
         if rows != list(range(b_max)):
             notes.append(f"FlashInfer verify: the largest batch ({b_max}) with SGLang's row map (R = {r}, map length {p})")
             cases.append(Case(_verify_case(geom, tp, b_max, d, t_alloc, cfg.v("ssm_dtype"), topk, on_cpu, notes, n_scratch=r + 1, row_map=rows, flashinfer=True), "KDA verify (FlashInfer-compatible)"))
+    if not cases and geom.family is Family.MAMBA2:
+        n = batch or (CPU_BATCH if on_cpu else r)
+        cases.append(Case(_mamba2_case(geom, tp, n, d, t_alloc, cfg.v("ssm_dtype"), topk, on_cpu, notes), base_label))
     if not cases:
         n = batch or (CPU_BATCH if on_cpu else r)
         label = base_label + (" (FlashInfer-compatible)" if fi and topk == 1 else "")
@@ -309,7 +330,7 @@ def run_plan(plan: Plan, device: str, free_bytes: int | None = None) -> list[tup
             host = _host_memory()
             if host is not None and needed > host * HOST_MEMORY_SHARE:
                 raise InputError(f"{case.label}: needs {needed / 2**30:.2f} GiB but only {host / 2**30:.2f} GiB of host memory is available; lower --batch")
-        run = harness.run_verify if case.kernel == "verify" else harness.run_gather
+        run = {"verify": harness.run_verify, "mamba2": harness.run_mamba2}.get(case.kernel, harness.run_gather)
         results.append((case, run(hcase, device)))  # type: ignore[arg-type]
     return results
 
@@ -336,7 +357,7 @@ def execute(plan: Plan, device: str, out: IO[str], output_format: str = "full", 
     return 0 if all(r.passed for _c, r in results) else 1
 
 
-SHOWN_SHAPES = ("N", "T", "T_alloc", "N_scratch", "HV", "Kd", "Vd", "state_dtype", "tree", "B", "D", "top_k", "plan_capacity", "item_bytes")
+SHOWN_SHAPES = ("N", "T", "T_alloc", "N_scratch", "HV", "Kd", "Vd", "H", "G", "P", "DS", "state_dtype", "tree", "B", "D", "top_k", "plan_capacity", "item_bytes")
 
 
 def _render(plan: Plan, device: str, results: list[tuple[Case, Any]], out: IO[str]) -> None:

@@ -87,6 +87,64 @@ class GatherCase:
         return self.plan_capacity if self.plan_capacity is not None else self.D * self.top_k
 
 
+@dataclass
+class Mamba2Case:
+    """One Mamba2 verify launch (SGLang's ``selective_state_update`` over the draft tokens):
+    ``H`` heads of ``P`` × ``DS`` state in ``G`` groups. ``n_padding``: the last requests are
+    CUDA-graph padding (cache index -1: computed from a zero state, no scratch store).
+    ``dt_scale`` scales the dt logits (a large scale exercises softplus's linear branch).
+    SGLang checks no step count, so ``T > T_alloc`` is always launched unguarded into a
+    buffer with room for what it writes past the end (``overflow``)."""
+
+    N: int = 4
+    T: int = 4
+    T_alloc: int = 4
+    N_scratch: int | None = None  # default N + 1
+    H: int = 4
+    G: int = 2
+    P: int = 16
+    DS: int = 32
+    pool_size: int | None = None  # default N + 2
+    state_dtype: str = "float32"
+    input_dtype: str = "bfloat16"
+    tree: bool = False
+    K: int = 1
+    n_padding: int = 0
+    seed: int | None = None
+    max_ref_requests: int = 8
+    dt_scale: float = 1.0
+
+    @property
+    def n_scratch(self) -> int:
+        return self.N_scratch if self.N_scratch is not None else self.N + 1
+
+    @property
+    def pool(self) -> int:
+        return self.pool_size if self.pool_size is not None else self.N + 2
+
+    @property
+    def live(self) -> int:
+        return self.N - min(max(self.n_padding, 0), self.N)
+
+    @property
+    def overflow(self) -> int:
+        """Elements SGLang's addressing (``row·T + t`` blocks, cache_steps = T) stores past
+        the ``N_scratch·T_alloc`` blocks of the buffer (rows ``arange(N)``)."""
+        return max(0, self.live * self.T - self.n_scratch * self.T_alloc) * self.H * self.P * self.DS
+
+
+def _mamba2_bytes(case: Mamba2Case) -> int:
+    s_in, s_st = DTYPE_SIZES[case.input_dtype], DTYPE_SIZES[case.state_dtype]
+    NT, H, P, DS, G = case.N * case.T, case.H, case.P, case.DS, case.G
+    m = 2 * CANARY_MARGIN
+    inputs = NT * (H * P + H + 2 * G * DS) * s_in + 4 * H * 4
+    pool = case.pool * H * P * DS * s_st
+    scratch = (case.n_scratch * case.T_alloc * H * P * DS + m + 2 * case.overflow) * s_st
+    out = (NT * H * P + m) * 4
+    ref = pool + 2 * scratch + NT * H * P * 8 + inputs * 8 // max(s_in, 1) + scratch  # clones, float64, canary masks
+    return inputs + case.N * 4 * (2 + (case.T if case.tree else 0)) + pool + scratch + out + ref
+
+
 def _verify_bytes(case: VerifyCase) -> int:
     s_in = DTYPE_SIZES[case.input_dtype]
     s_st = DTYPE_SIZES[case.state_dtype]
@@ -116,10 +174,15 @@ def _gather_bytes(case: GatherCase) -> int:
     return tables + meta + caches + ref
 
 
-def bytes_needed(case: VerifyCase | GatherCase) -> int:
+AnyCase = VerifyCase | Mamba2Case | GatherCase
+
+
+def bytes_needed(case: AnyCase) -> int:
     """Every allocation of the run, device buffers and reference copies (an upper bound)."""
     if isinstance(case, VerifyCase):
         return _verify_bytes(case)
+    if isinstance(case, Mamba2Case):
+        return _mamba2_bytes(case)
     return _gather_bytes(case)
 
 
@@ -142,10 +205,10 @@ class Work:
     seconds: float
 
 
-def work(case: VerifyCase | GatherCase, on_cpu: bool) -> list[Work]:
+def work(case: AnyCase, on_cpu: bool) -> list[Work]:
     """The case's work: the kernel and its reference, counted before anything is allocated."""
-    if isinstance(case, VerifyCase):
-        per_request = case.T * case.HV * case.Kd * case.Vd
+    if isinstance(case, VerifyCase | Mamba2Case):
+        per_request = case.T * case.HV * case.Kd * case.Vd if isinstance(case, VerifyCase) else case.T * case.H * case.P * case.DS
         kernel = case.N * per_request
         ref = min(case.N - case.n_padding, case.max_ref_requests) * per_request
         rate = INTERPRETER_S_PER_STATE_UPDATE if on_cpu else GPU_S_PER_STATE_UPDATE

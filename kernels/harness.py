@@ -31,7 +31,7 @@ from typing import Any
 import torch
 
 from . import canary as cn
-from .cases import DTYPE_SIZES, GatherCase, VerifyCase, bytes_needed
+from .cases import DTYPE_SIZES, AnyCase, GatherCase, Mamba2Case, VerifyCase, bytes_needed
 
 WALL_CLOCK = "wall clock (interpreter)"
 DO_BENCH = "triton.testing.do_bench (median)"
@@ -86,7 +86,7 @@ def free_device_memory(device: torch.device | str) -> int | None:
 
 
 def check_memory(
-    case: VerifyCase | GatherCase,
+    case: AnyCase,
     device: torch.device | str,
     free_bytes: int | None = None,
     margin: float = 0.1,
@@ -387,6 +387,128 @@ def _verify_canaries(case: VerifyCase, res: CaseResult, b_: dict[str, Any], laun
         ]
     res.canaries = [r.to_dict() for r in reports]
     res.canaries_intact = cn.all_intact(reports)
+
+
+# ----------------------------------------------------------------------------- Mamba2 verify
+
+
+def run_mamba2(case: Mamba2Case, device: torch.device | str) -> CaseResult:
+    """Run one Mamba2 verify case: SGLang's selective state update over the draft tokens,
+    against its float64 reference, with canaries around the scratch and the output. With
+    ``T > T_alloc`` the stores land where SGLang's addressing puts them (nothing checks the
+    step count in SGLang) and the result reports the corruption."""
+    dev = torch.device(device)
+    seed = _seed(case.seed)
+    shapes: dict[str, Any] = {
+        "N": case.N, "T": case.T, "T_alloc": case.T_alloc, "N_scratch": case.n_scratch, "H": case.H, "G": case.G,
+        "P": case.P, "DS": case.DS, "pool_size": case.pool, "state_dtype": case.state_dtype,
+        "input_dtype": case.input_dtype, "tree": case.tree, "K": case.K, "n_padding": case.n_padding,
+        "dt_scale": case.dt_scale, "seed": seed, "device": str(dev),
+    }  # fmt: skip
+    res = CaseResult(kernel="mamba2_verify", shapes=shapes)
+    bufs: dict[str, Any] = {}
+    try:
+        if dev.type == "cuda":
+            check_memory(case, dev)
+        _prepare_backend(dev)
+        _run_mamba2(case, dev, seed, res, bufs)
+    except (ValueError, RuntimeError) as exc:
+        res.error = str(exc)
+        res.passed = False
+    finally:
+        _release(dev, bufs)
+    return res
+
+
+def _run_mamba2(case: Mamba2Case, dev: torch.device, seed: int, res: CaseResult, b_: dict[str, Any]) -> None:
+    from .mamba2_verify import mamba2_verify
+    from .mamba2_verify_ref import mamba2_verify_reference
+
+    N, T, H, G, P, DS = case.N, case.T, case.H, case.G, case.P, case.DS
+    NT, R, Ta = N * T, case.n_scratch, case.T_alloc
+    in_dt, st_dt = _DTYPES[case.input_dtype], _DTYPES[case.state_dtype]
+    gen = torch.Generator(device=dev).manual_seed(seed)
+    cpu_gen = torch.Generator().manual_seed(seed)
+
+    def rnd(*shape: int, dtype: torch.dtype = torch.float32, scale: float = 1.0) -> torch.Tensor:
+        return (torch.randn(*shape, generator=gen, device=dev) * scale).to(dtype)
+
+    b_["x"], b_["dt"] = rnd(NT, H, P, dtype=in_dt), rnd(NT, H, dtype=in_dt, scale=case.dt_scale)
+    b_["B"], b_["C"] = rnd(NT, G, DS, dtype=in_dt), rnd(NT, G, DS, dtype=in_dt)
+    b_["A"] = -torch.exp(torch.log(1 + 15 * torch.rand(H, generator=gen, device=dev)))  # A = -exp(A_log), A_log = log U(1, 16)
+    b_["D"], b_["dt_bias"] = rnd(H, dtype=in_dt), rnd(H, dtype=in_dt, scale=0.5)
+    b_["pool"] = rnd(case.pool, H, P, DS, dtype=st_dt, scale=0.5)
+    slots = torch.randperm(case.pool, generator=cpu_gen)[:N] if case.pool >= N else torch.randint(case.pool, (N,), generator=cpu_gen)
+    slots[case.live :] = -1
+    b_["cache_indices"] = slots.to(torch.int32).to(dev)
+    b_["row_map"] = torch.arange(N, dtype=torch.int32, device=dev)  # SGLang: arange(N) (mamba.py L664-666)
+    b_["parents"] = random_parents(N, T, case.K, cpu_gen).to(dev) if case.tree else None
+    block = H * P * DS
+    blocks = R * Ta
+    g = cn.guarded_empty((blocks, H, P, DS), st_dt, dev, margin=cn.DEFAULT_MARGIN + case.overflow)
+    g_out = cn.guarded_empty((NT, H, P), torch.float32, dev)
+    b_["g_scratch"], b_["g_out"] = g, g_out
+    b_["pool_snapshot"] = b_["pool"].to("cpu", copy=True)
+    # the kernel's view: the buffer's blocks and, after them, the room SGLang's overflow takes
+    extra = case.overflow // block
+    flat = g.base[g.margin : g.margin + (blocks + extra) * block].view(blocks + extra, H, P, DS)
+    s_st, s_in = DTYPE_SIZES[case.state_dtype], DTYPE_SIZES[case.input_dtype]
+    res.bytes_moved = int(case.live * block * s_st * (1 + T + (T - 1 if case.tree else 0)) + NT * (H * P + H + 2 * G * DS) * s_in + NT * H * P * 4)
+    args = (b_["x"], b_["dt"], b_["A"], b_["B"], b_["C"], b_["D"], b_["dt_bias"], b_["pool"], b_["cache_indices"], flat, b_["row_map"], b_["parents"])
+    t0 = time.perf_counter()
+    mamba2_verify(*args, alloc=(R, Ta), out=g_out.tensor)
+    if dev.type == "cuda":
+        torch.cuda.synchronize(dev)
+    wall = time.perf_counter() - t0
+
+    # canaries: margins, the committed pool, rows and steps the batch does not own
+    owned = torch.zeros(blocks, dtype=torch.bool)
+    for n in range(case.live):
+        owned[n * Ta : n * Ta + min(T, Ta)] = True
+    reports = [
+        cn.check_margins(g_out, "output margins"),
+        cn.check_equal_bits(b_["pool"], b_["pool_snapshot"], "committed pool unchanged"),
+        cn.check_poison(g.tensor, ~owned[:, None, None, None].to(dev).expand_as(g.tensor), "scratch rows/steps not owned by the batch"),
+        cn.check_poison(g.base[g.margin + g.tensor.numel() :], None, "past the end of intermediate_ssm"),
+        cn.check_poison(g.base[: g.margin], None, "before intermediate_ssm"),
+    ]
+    res.canaries = [r.to_dict() for r in reports]
+    res.canaries_intact = cn.all_intact(reports)
+    if Ta != T:  # SGLang's pitch is D, the buffer's is T_alloc: the rows no longer line up
+        past = reports[3].count
+        writes = {((n * T + t) // Ta, n) for n in range(case.live) for t in range(T)}  # (row stored into, request)
+        foreign = sorted({r for r, n in writes if r != n and r < R})
+        what = "longer than" if Ta < T else "shorter than"
+        res.error = (f"silent corruption: D = {T} draft tokens, {what} the {Ta} steps of intermediate_ssm, and SGLang's Mamba2 verify "
+                     "(selective_state_update, kernels/ops/mamba/triton_ops/mamba_ssm.py L236-298) stores step t of row r at block "
+                     f"r·D + t with no step check: scratch rows {_ranges(foreign) or 'none'} hold other requests' states; "
+                     f"{past:,} elements ({past * s_st:,} bytes) written past the end of intermediate_ssm.")
+        res.passed = False
+        return
+
+    live_ids = list(range(case.live))
+    req = live_ids
+    if len(live_ids) > case.max_ref_requests:
+        req = sorted(int(i) for i in torch.randperm(len(live_ids), generator=cpu_gen)[: case.max_ref_requests])
+        res.notes.append(f"reference checked on {len(req)} of {len(live_ids)} live requests")
+    view5 = g.tensor.view(R, Ta, H, P, DS)
+    cpu_args = [a.cpu() if isinstance(a, torch.Tensor) else a for a in args]
+    cpu_args[9] = view5.cpu()
+    o_ref, s_ref = mamba2_verify_reference(*cpu_args, requests=req + list(range(case.live, N)))
+    tok = torch.tensor([n * T + t for n in req + list(range(case.live, N)) for t in range(T)], dtype=torch.long)
+    ma_o, re_o = _rel(g_out.tensor.cpu()[tok], o_ref[tok]) if len(tok) else (0.0, 0.0)
+    rows = torch.tensor(req, dtype=torch.long)
+    ma_s, re_s = _rel(view5.cpu()[rows, :T], s_ref[rows, :T]) if req else (0.0, 0.0)
+    res.max_abs_err, res.rel_err = max(ma_o, ma_s), max(re_o, re_s)
+    tol = TOLERANCE[case.state_dtype]
+    res.notes.append(f"tolerance ||x - ref|| / ||ref|| < {tol:g} per tensor (output incl. padding rows, scratch states)")
+    if dev.type == "cuda":
+        res.time_s, res.timing_method = _time(lambda: mamba2_verify(*args, alloc=(R, Ta), out=g_out.tensor, validate=False), dev)
+        res.bandwidth_gbs = res.bytes_moved / res.time_s / 1e9 if res.time_s else None
+    else:
+        res.time_s, res.timing_method = wall, WALL_CLOCK
+        res.notes.append("CPU: Triton interpreter, wall clock of one checked call; no bandwidth")
+    res.passed = bool(res.rel_err < tol and res.canaries_intact and math.isfinite(res.rel_err))
 
 
 # ----------------------------------------------------------------------------- gather

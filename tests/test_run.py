@@ -216,3 +216,29 @@ def test_args_counts_are_held_to_the_work_budget(tmp_path: Path) -> None:
     r = run("--args", str(f), "--batch", "4096")
     assert r.exit_code == 2, r.output
     assert "over the budget" in r.output
+
+
+NEMOTRON_ARGS = """\
+model-path: nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16
+tp-size: 2
+speculative-algorithm: EAGLE
+speculative-num-steps: 3
+speculative-eagle-topk: 1
+speculative-num-draft-tokens: 4
+"""
+
+
+def test_nemotron_h_runs_a_mamba2_verify_case(tmp_path: Path) -> None:
+    f = tmp_path / "nemotron.yaml"
+    f.write_text(NEMOTRON_ARGS)
+    code, doc = run_json("--args", str(f))
+    assert code == 0, doc
+    labels = [c["label"] for c in doc["cases"]]
+    assert labels[0].startswith("Mamba2 verify") and doc["cases"][0]["kernel"] == "mamba2_verify"
+    assert doc["cases"][0]["shapes"]["T"] == 4 and doc["cases"][0]["passed"]
+
+
+def test_mamba2_short_scratch_is_silent_corruption() -> None:
+    r = run("--model", "nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16", "--steps", "4", "--buffer-steps", "3")
+    assert r.exit_code == 1, r.output
+    assert "silent corruption" in r.output and "selective_state_update" in r.output
