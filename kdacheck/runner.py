@@ -111,7 +111,7 @@ def _verify_geometry(model: Model) -> tuple[Model, str]:
     if model.family is Family.LIGHTNING:
         raise InputError(f"{model.name} is a Lightning hybrid: kdacheck run has no kernel for it")
     if model.family is Family.GDN and model.hybrid:
-        return model, "GDN verify (a scalar gate per head, as SGLang's fused_sigmoid_gating_delta_rule_update; run by the verify kernel with the gate broadcast over K)"
+        return model, "GDN verify (a scalar gate per head: SGLang's fused_sigmoid_gating_delta_rule_update with is_kda=False, a[T, HV] and dt_bias[HV])"
     if model.hybrid:
         return model, "KDA verify"
     return PRESETS[DEFAULT_MODEL], f"KDA verify (self-check with {DEFAULT_MODEL}: {model.name} has no linear attention)"

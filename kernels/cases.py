@@ -20,7 +20,7 @@ class VerifyCase:
     (``cache_indices == -1``). ``row_map``: explicit scratch rows (default ``arange(N)``).
     ``gate``: ``"channel"`` for KDA (a gate logit per key channel, ``a[T, HV, K]``, ``dt_bias[HV·K]``)
     or ``"head"`` for GDN (one per head, ``a[T, HV]``, ``dt_bias[HV]``, as SGLang 0.5.23's
-    ``fused_sigmoid_gating_delta_rule_update``), which the same kernel runs broadcast over K.
+    ``fused_sigmoid_gating_delta_rule_update`` with ``is_kda=False``): the kernel's ``HEAD_GATE`` mode.
     ``gate_scale`` scales the gate logits (a large scale exercises softplus's linear branch)."""
 
     N: int = 4

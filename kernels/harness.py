@@ -217,15 +217,15 @@ def _run_verify(
     b_ = bufs
     b_["q"], b_["k"] = rnd(NT, H, Kd, dtype=in_dt), rnd(NT, H, Kd, dtype=in_dt)
     b_["v"] = rnd(NT, HV, Vd, dtype=in_dt)
-    if case.gate == "head":  # GDN: one gate logit per head, broadcast over the key channels
-        b_["a"] = rnd(NT, HV, 1, dtype=in_dt, scale=case.gate_scale).expand(NT, HV, Kd).contiguous()
+    if case.gate == "head":  # GDN: one gate logit per head (SGLang's a[T, HV], dt_bias[HV])
+        b_["a"] = rnd(NT, HV, dtype=in_dt, scale=case.gate_scale)
     else:
         b_["a"] = rnd(NT, HV, Kd, dtype=in_dt, scale=case.gate_scale)
     b_["b"] = rnd(NT, HV, dtype=in_dt)
     # A_log = log(U(1, 16)) as in KDA's initialisation; small dt_bias
     b_["A_log"] = torch.log(1 + 15 * torch.rand(HV, generator=gen, device=dev))
     if case.gate == "head":
-        b_["dt_bias"] = rnd(HV, 1, scale=0.5).expand(HV, Kd).reshape(HV * Kd).contiguous()
+        b_["dt_bias"] = rnd(HV, scale=0.5)
     else:
         b_["dt_bias"] = rnd(HV * Kd, scale=0.5)
     b_["pool"] = rnd(P, HV, Vd, Kd, dtype=st_dt, scale=0.5)
@@ -251,7 +251,8 @@ def _run_verify(
 
     s_st, s_in = DTYPE_SIZES[case.state_dtype], DTYPE_SIZES[case.input_dtype]
     state_rw = live * HV * Vd * Kd * s_st * (1 + T + (T - 1 if case.tree else 0))
-    inputs = live * T * ((2 * H * Kd + HV * Vd + HV * Kd + HV) * s_in + HV * Vd * 4)
+    gate = HV if case.gate == "head" else HV * Kd
+    inputs = live * T * ((2 * H * Kd + HV * Vd + gate + HV) * s_in + HV * Vd * 4)
     res.bytes_moved = int(state_rw + inputs + HV * (1 + Kd) * 4 + N * 8)
     if case.tree:
         res.notes.append("tree mode: bytes include re-reading each parent state from scratch")

@@ -6,7 +6,8 @@ transposed as ``[Vd, Kd]``, exactly like SGLang's ``ssm_states``/``intermediate_
     S <- ssm_states[cache_indices[n], hv]
     for t in 0 .. T-1:
         if tree and t > 0: S <- scratch[row_map[n], parents[n, t], hv]
-        g    = -exp(A_log[hv]) * softplus(a[t] + dt_bias[hv])   # per key channel, threshold 20
+        g    = -exp(A_log[hv]) * softplus(a[t] + dt_bias[hv])   # per key channel (KDA) or one
+                                                                 # per head (GDN), threshold 20
         beta = sigmoid(b[t])
         q^   = q[t] / sqrt(|q[t]|^2 + 1e-6) * scale ;  k^ = k[t] / sqrt(|k[t]|^2 + 1e-6)
         S    = S * exp(g)[:, None]
@@ -61,10 +62,10 @@ def _kda_verify_kernel(
     q_ptr,  # [N*T, H, KD]
     k_ptr,  # [N*T, H, KD]
     v_ptr,  # [N*T, HV, VD]
-    a_ptr,  # [N*T, HV, KD]
+    a_ptr,  # [N*T, HV, KD] (KDA) or [N*T, HV] (GDN: HEAD_GATE)
     b_ptr,  # [N*T, HV]
     alog_ptr,  # [HV]
-    dtb_ptr,  # [HV*KD]
+    dtb_ptr,  # [HV*KD] (KDA) or [HV] (GDN)
     pool_ptr,  # [P, HV, VD, KD]   (read only)
     cache_idx_ptr,  # [N] int32
     scratch_ptr,  # [N_SCRATCH, T_ALLOC, HV, VD, KD]
@@ -85,6 +86,7 @@ def _kda_verify_kernel(
     TREE: tl.constexpr,
     STATE_BF16: tl.constexpr,
     STEP_GUARD: tl.constexpr = True,
+    HEAD_GATE: tl.constexpr = False,
 ):
     # One program per (request, value head, block of BV value rows); it holds a [BV, BK] tile
     # of the transposed state in registers and walks the T draft tokens.
@@ -116,7 +118,10 @@ def _kda_verify_kernel(
     S = S.to(tl.float32)
 
     A = tl.exp(tl.load(alog_ptr + i_hv).to(tl.float32))
-    dtb = tl.load(dtb_ptr + i_hv * KD + offs_k, mask=offs_k < KD, other=0.0).to(tl.float32)
+    if HEAD_GATE:  # GDN: a scalar gate per head, as SGLang's is_kda=False path
+        dtb = tl.load(dtb_ptr + i_hv).to(tl.float32)
+    else:
+        dtb = tl.load(dtb_ptr + i_hv * KD + offs_k, mask=offs_k < KD, other=0.0).to(tl.float32)
     scratch_head = (row * T_ALLOC) * (HV * VD * KD) + i_hv * (VD * KD)
 
     for t in range(T):
@@ -135,7 +140,10 @@ def _kda_verify_kernel(
         q = tl.load(q_ptr + (tok * H + i_h) * KD + offs_k, mask=mk, other=0.0)
         k = tl.load(k_ptr + (tok * H + i_h) * KD + offs_k, mask=mk, other=0.0)
         v = tl.load(v_ptr + (tok * HV + i_hv) * VD + offs_v, mask=mv, other=0.0)
-        a = tl.load(a_ptr + (tok * HV + i_hv) * KD + offs_k, mask=mk, other=0.0)
+        if HEAD_GATE:
+            a = tl.load(a_ptr + tok * HV + i_hv, mask=valid, other=0.0)
+        else:
+            a = tl.load(a_ptr + (tok * HV + i_hv) * KD + offs_k, mask=mk, other=0.0)
         b = tl.load(b_ptr + tok * HV + i_hv, mask=valid, other=0.0)
         q = q.to(tl.float32)
         k = k.to(tl.float32)
@@ -152,7 +160,10 @@ def _kda_verify_kernel(
         q = q / tl.sqrt(tl.sum(q * q, axis=0) + 1e-6) * scale
         k = k / tl.sqrt(tl.sum(k * k, axis=0) + 1e-6)
 
-        S = S * tl.exp(g)[None, :]  # decay each key channel
+        if HEAD_GATE:  # noqa: SIM108 (constexpr branch inside a Triton kernel)
+            S = S * tl.exp(g)  # one decay for the whole head
+        else:
+            S = S * tl.exp(g)[None, :]  # decay each key channel
         kS = tl.sum(S * k[None, :], axis=1)  # S^T k^  -> [BV]
         v_new = beta * (v - kS)  # delta rule
         S = S + v_new[:, None] * k[None, :]  # S += k^ (x) v'   (transposed storage)
@@ -225,10 +236,12 @@ def validate_verify_inputs(
     HV, Vd = int(v.shape[1]), int(v.shape[2])
     _check(H >= 1 and HV % H == 0, f"HV={HV} must be a multiple of H={H}.")
     _check(Kd >= 1 and Vd >= 1, "head dims must be >= 1.")
-    _check(_shape(a) == (NT, HV, Kd), f"a must be {(NT, HV, Kd)}, got {_shape(a)}.")
+    head_gate = _shape(a) == (NT, HV)  # GDN: one gate logit per head (SGLang's a[T, HV], dt_bias[HV])
+    _check(head_gate or _shape(a) == (NT, HV, Kd), f"a must be {(NT, HV, Kd)} (KDA) or {(NT, HV)} (GDN), got {_shape(a)}.")
     _check(_shape(b) == (NT, HV), f"b must be {(NT, HV)}, got {_shape(b)}.")
     _check(_shape(A_log) == (HV,), f"A_log must be ({HV},), got {_shape(A_log)}.")
-    _check(_shape(dt_bias) == (HV * Kd,), f"dt_bias must be ({HV * Kd},), got {_shape(dt_bias)}.")
+    want_bias = (HV,) if head_gate else (HV * Kd,)
+    _check(_shape(dt_bias) == want_bias, f"dt_bias must be {want_bias}, got {_shape(dt_bias)}.")
     _check(
         ssm_states.ndim == 4 and _shape(ssm_states)[1:] == (HV, Vd, Kd),
         f"ssm_states must be [P, {HV}, {Vd}, {Kd}], got {_shape(ssm_states)}.",
@@ -270,7 +283,7 @@ def validate_verify_inputs(
     if T_alloc < T and (step_guard or flashinfer_compat):
         raise RuntimeError(KDA001_MESSAGE.format(draft_token_num=T, scratch_steps=T_alloc))
     dims = {"N": N, "T": T, "H": H, "HV": HV, "Kd": Kd, "Vd": Vd, "P": P,
-            "N_scratch": N_scratch, "T_alloc": T_alloc}  # fmt: skip
+            "N_scratch": N_scratch, "T_alloc": T_alloc, "head_gate": int(head_gate)}  # fmt: skip
     if not (flashinfer_compat or validate_indices):
         return dims  # nothing more to check on the host: no device-to-host copy, no sync
     rows = row_map[:N].to(device="cpu", dtype=torch.int64)
@@ -351,8 +364,9 @@ def kda_verify(
     ``(T − T_alloc)·HV·Vd·Kd`` elements after ``scratch`` (the harness's guarded buffer).
 
     Shapes: see the module docstring and ``docs``/spec: q, k ``[N*T, H, Kd]``; v
-    ``[N*T, HV, Vd]``; a ``[N*T, HV, Kd]``; b ``[N*T, HV]``; A_log ``[HV]``; dt_bias
-    ``[HV*Kd]``; ssm_states ``[P, HV, Vd, Kd]``; cache_indices ``[N]``; scratch
+    ``[N*T, HV, Vd]``; a ``[N*T, HV, Kd]`` with dt_bias ``[HV*Kd]`` (KDA), or a ``[N*T, HV]``
+    with dt_bias ``[HV]`` (GDN: a scalar gate per head, SGLang's ``is_kda=False``); b
+    ``[N*T, HV]``; A_log ``[HV]``; ssm_states ``[P, HV, Vd, Kd]``; cache_indices ``[N]``; scratch
     ``[N_scratch, T_alloc, HV, Vd, Kd]``; row_map ``[>= N]``; parents ``[N, T]`` (tree).
 
     Raises (before any launch): ``RuntimeError(KDA001_MESSAGE)`` when ``T > T_alloc``;
@@ -385,7 +399,7 @@ def kda_verify(
         parents if parents is not None else cache_indices,  # dummy pointer in chain mode
         o, T, dims["P"], dims["N_scratch"], dims["T_alloc"], float(scale),
         H=H, HV=HV, KD=Kd, VD=Vd, BK=BK, BV=BV, TREE=parents is not None,
-        STATE_BF16=scratch.dtype == torch.bfloat16, STEP_GUARD=step_guard,
+        STATE_BF16=scratch.dtype == torch.bfloat16, STEP_GUARD=step_guard, HEAD_GATE=bool(dims["head_gate"]),
         num_warps=4,
     )  # fmt: skip
     return o

@@ -51,7 +51,10 @@ def kda_verify_reference(
 
     qd, kd, vd, ad, bd = c(q), c(k), c(v), c(a), c(b)
     A = torch.exp(c(A_log))  # [HV]
-    dtb = c(dt_bias).view(HV, Kd)
+    if ad.dim() == 2:  # GDN: one gate per head, the same for every key channel
+        ad, dtb = ad[:, :, None].expand(NT, HV, Kd), c(dt_bias)[:, None].expand(HV, Kd)
+    else:
+        dtb = c(dt_bias).view(HV, Kd)
     slots = cache_indices.to(cpu, torch.int64).tolist()
     rows = row_map[:N].to(cpu, torch.int64).tolist()
     par = parents.to(cpu, torch.int64).tolist() if parents is not None else None

@@ -182,7 +182,7 @@ os.environ.pop("TRITON_INTERPRET", None)
 import triton
 from triton.backends.compiler import GPUTarget
 from triton.compiler import ASTSource
-from kdacheck.kernels import hisparse_gather as hg, kda_verify as kv
+from kdacheck.kernels import hisparse_gather as hg, kda_verify as kv, mamba2_verify as mv
 
 target = GPUTarget("cuda", 90, 32)
 cuobjdump = os.path.join(os.path.dirname(triton.__file__), "backends/nvidia/bin/cuobjdump")
@@ -204,7 +204,14 @@ for st, tree in (("fp32", False), ("bf16", True)):
                scratch_ptr="*" + st, row_map_ptr="*i32", parents_ptr="*i32", o_ptr="*fp32",
                T="i32", P="i32", N_SCRATCH="i32", T_ALLOC="i32", scale="fp32")
     build(kv._kda_verify_kernel, sig, dict(H=8, HV=32, KD=128, VD=128, BK=128, BV=32,
-          TREE=tree, STATE_BF16=st == "bf16", STEP_GUARD=True), f"verify-{st}-tree{tree}")
+          TREE=tree, STATE_BF16=st == "bf16", STEP_GUARD=True, HEAD_GATE=False), f"verify-{st}-tree{tree}")
+    build(kv._kda_verify_kernel, sig, dict(H=4, HV=8, KD=128, VD=128, BK=128, BV=32,
+          TREE=tree, STATE_BF16=st == "bf16", STEP_GUARD=True, HEAD_GATE=True), f"gdn-{st}-tree{tree}")
+    msig = {n: "*bf16" for n in ("x_ptr", "dt_ptr", "B_ptr", "C_ptr", "D_ptr", "dtb_ptr")}
+    msig.update(A_ptr="*fp32", pool_ptr="*" + st, cache_idx_ptr="*i32", scratch_ptr="*" + st, row_map_ptr="*i32",
+                parents_ptr="*i32", o_ptr="*fp32", T="i32", POOL="i32", N_SCRATCH="i32")
+    build(mv._mamba2_verify_kernel, msig, dict(H=32, G=4, PD=64, DS=128, BP=32, BDS=128, TREE=tree,
+          STATE_BF16=st == "bf16"), f"mamba2-{st}-tree{tree}")
 sig = dict(tok_ptr="*i32", seq_lens_ptr="*i32", dev_slot_ptr="*i32", host_loc_ptr="*i64",
            free_ptr="*i32", marker_ptr="*i32", miss_src_ptr="*i64", miss_dst_ptr="*i32",
            miss_count_ptr="*i32", out_ptr="*i32", MAX_SEQ="i32", FREE_STRIDE="i32",
@@ -233,9 +240,11 @@ def test_kernels_compile_for_sm90_without_a_gpu() -> None:
     )
     assert proc.returncode == 0, proc.stderr[-3000:]
     lines = [ln for ln in proc.stdout.splitlines() if "REG:" in ln]
-    assert len(lines) == 4, proc.stdout
+    assert len(lines) == 8, proc.stdout
     for ln in lines:
         assert "LOCAL:0" in ln, ln  # no register spills
+        regs = int(ln.split("REG:")[1].split()[0])
+        assert regs <= 192, ln  # 4 warps: at most 192 registers keeps 2+ blocks per SM (255 halves occupancy)
 
 
 # --- tolerances that catch kernel bugs ---------------------------------------------------------

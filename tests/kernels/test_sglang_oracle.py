@@ -62,10 +62,8 @@ def test_kda_and_gdn_verify_match_sglang(name: str) -> None:
         a = g["a"].view(NT, HV, K).contiguous()
         dt_bias = g["dt_bias"].contiguous()
         b = g["b"][0].contiguous()
-    else:  # GDN: one gate per head, run by the same kernel broadcast over K
-        a = g["a"][:, :, None].expand(NT, HV, K).contiguous()
-        dt_bias = g["dt_bias"].repeat_interleave(K).contiguous()
-        b = g["b"].contiguous()
+    else:  # GDN: one gate per head, in SGLang's own shapes (a[T, HV], dt_bias[HV])
+        a, dt_bias, b = g["a"].contiguous(), g["dt_bias"].contiguous(), g["b"].contiguous()
     A_log = g["A_log"].reshape(HV).contiguous()
     pool = g["initial_state_source"].clone()
     scratch = g["intermediate_states_buffer"].clone()
