@@ -64,3 +64,16 @@ def test_full_sizes_refused_on_cpu() -> None:
     )  # fmt: skip
     assert proc.returncode == 2
     assert "--quick" in proc.stderr
+
+
+def test_gpu_check_script_parses_and_plans_within_eight_minutes() -> None:
+    import subprocess
+
+    script = str(Path(__file__).resolve().parent.parent / "benchmarks" / "gpu_check.sh")
+    assert subprocess.run(["bash", "-n", script], capture_output=True).returncode == 0
+    p = subprocess.run(["bash", script, "--dry-run"], capture_output=True, text=True, timeout=30)
+    assert p.returncode == 0, p.stdout + p.stderr
+    total = next(ln for ln in p.stdout.splitlines() if ln.strip().startswith("total"))
+    assert int(total.split()[1]) <= 480, total
+    for part in ("kernel-tests-cuda", "registers", "run-mamba2", "benchmarks", "memcheck"):
+        assert part in p.stdout
