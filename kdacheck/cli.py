@@ -153,6 +153,7 @@ class VerifyBackend(str, enum.Enum):
 class RunFormat(str, enum.Enum):
     full = "full"
     json = "json"
+    junit = "junit"
 
 
 @app.command()
@@ -170,7 +171,7 @@ def run(
     verify_backend: Annotated[VerifyBackend | None, typer.Option("--verify-backend", help="Without --args: flashinfer (refuses a short scratch with SGLang's error) or triton (SGLang's default path: no check, the corruption is shown).")] = None,
     sglang_version: Annotated[str | None, typer.Option("--sglang-version", help="Target SGLang version for --args.")] = None,
     gpu: Annotated[str | None, typer.Option(help="GPU profile for resolving --args (backends depend on it).")] = None,
-    output_format: Annotated[RunFormat, typer.Option("--output-format", help="full or json.")] = RunFormat.full,
+    output_format: Annotated[RunFormat, typer.Option("--output-format", help="full (streamed as each case finishes), json or junit.")] = RunFormat.full,
     work_budget: Annotated[float | None, typer.Option("--work-budget", metavar="SECONDS", min=0.0, help="Refuse a run estimated to take longer (default: 300 s in the interpreter, 600 s on a GPU).")] = None,
 ) -> None:
     """Allocate the buffers at the configured shapes and launch the real Triton kernels."""
@@ -200,8 +201,14 @@ def run(
             plans = make_plans(dev)
             runner.check_work(plans, dev, work_budget)
         code = 0
+        progress = sys.stderr if sys.stderr.isatty() and output_format is RunFormat.full else None
+        done = []
         for plan in plans:
-            code = max(code, runner.execute(plan, dev, sys.stdout, output_format.value))
+            rc, results = runner.execute(plan, dev, sys.stdout, output_format.value, progress=progress)
+            code = max(code, rc)
+            done.append((plan, results))
+        if output_format is RunFormat.junit:
+            sys.stdout.write(runner.report_junit(done, dev))
     except (InputError, ValueError, config.ConfigError) as e:
         raise fail(str(e)) from None
     raise typer.Exit(code)

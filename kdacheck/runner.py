@@ -12,6 +12,7 @@ import contextlib
 import json
 import os
 import sys
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import IO, Any
 
@@ -311,28 +312,52 @@ def _host_memory() -> int | None:
     return min(known) if known else None
 
 
-def run_plan(plan: Plan, device: str, free_bytes: int | None = None) -> list[tuple[Case, Any]]:
-    """Run the plan's cases after a memory check; raises InputError when it cannot run."""
+def _check_case_memory(case: Case, device: str, free_bytes: int | None, harness: Any) -> None:
+    needed = bytes_needed(case.spec)
+    if device == "cuda" or free_bytes is not None:
+        try:
+            harness.check_memory(case.spec, device, free_bytes=free_bytes)
+        except harness.InsufficientMemoryError as e:
+            raise InputError(f"{case.label}: refusing to allocate: {e} Lower --batch.") from None
+        return
+    host = _host_memory()
+    if host is not None and needed > host * HOST_MEMORY_SHARE:
+        raise InputError(f"{case.label}: needs {needed / 2**30:.2f} GiB but only {host / 2**30:.2f} GiB of host memory is available; lower --batch")
+
+
+def run_cases(plan: Plan, device: str, free_bytes: int | None = None, progress: IO[str] | None = None) -> Iterator[tuple[Case, Any]]:
+    """Each case's result as soon as it is done, after a memory check of every case (before
+    anything is allocated); raises InputError when the plan cannot run. ``progress``: a
+    terminal to show a spinner on while a case runs."""
     try:
         from kdacheck.kernels import harness
     except ImportError as e:
         raise InputError(f'kdacheck run needs torch and triton ({e}): pip install "kdacheck[run]"') from None
-    results = []
     for case in plan.cases:
-        hcase = case.spec
-        needed = bytes_needed(hcase)
-        if device == "cuda" or free_bytes is not None:
-            try:
-                harness.check_memory(hcase, device, free_bytes=free_bytes)
-            except harness.InsufficientMemoryError as e:
-                raise InputError(f"{case.label}: refusing to allocate: {e} Lower --batch.") from None
-        else:
-            host = _host_memory()
-            if host is not None and needed > host * HOST_MEMORY_SHARE:
-                raise InputError(f"{case.label}: needs {needed / 2**30:.2f} GiB but only {host / 2**30:.2f} GiB of host memory is available; lower --batch")
-        run = {"verify": harness.run_verify, "mamba2": harness.run_mamba2}.get(case.kernel, harness.run_gather)
-        results.append((case, run(hcase, device)))  # type: ignore[arg-type]
-    return results
+        _check_case_memory(case, device, free_bytes, harness)
+    runs = {"verify": harness.run_verify, "mamba2": harness.run_mamba2}
+    for i, case in enumerate(plan.cases, 1):
+        run = runs.get(case.kernel, harness.run_gather)
+        with _spinner(progress, f"[{i}/{len(plan.cases)}] {case.label}"):
+            result = run(case.spec, device)
+        yield case, result
+
+
+@contextlib.contextmanager
+def _spinner(progress: IO[str] | None, what: str) -> Iterator[None]:
+    if progress is None:
+        yield
+        return
+    from rich.console import Console
+    from rich.markup import escape
+
+    with Console(file=progress, highlight=False).status(f"running {escape(what)} …"):
+        yield
+
+
+def run_plan(plan: Plan, device: str, free_bytes: int | None = None) -> list[tuple[Case, Any]]:
+    """Every case's result (see ``run_cases``)."""
+    return list(run_cases(plan, device, free_bytes))
 
 
 def report_json(plan: Plan, device: str, results: list[tuple[Case, Any]]) -> dict[str, Any]:
@@ -346,53 +371,123 @@ def report_json(plan: Plan, device: str, results: list[tuple[Case, Any]]) -> dic
     }
 
 
-def execute(plan: Plan, device: str, out: IO[str], output_format: str = "full", free_bytes: int | None = None) -> int:
-    """Run the plan's cases and report them; 0 when all pass, 1 when a check fails."""
-    results = run_plan(plan, device, free_bytes)
+def report_junit(plans: list[tuple[Plan, list[tuple[Case, Any]]]], device: str) -> str:
+    """A JUnit document: one test suite per plan, one test case per kernel check."""
+    from xml.sax.saxutils import quoteattr
+
+    from kdacheck.lint import visible_name as visible
+
+    out = ['<?xml version="1.0" encoding="UTF-8"?>']
+    total = sum(len(r) for _p, r in plans)
+    failed = sum(1 for _p, r in plans for _c, res in r if not res.passed)
+    out.append(f'<testsuites name="kdacheck run" tests="{total}" failures="{failed}">')
+    for plan, results in plans:
+        bad = sum(1 for _c, res in results if not res.passed)
+        out.append(f"  <testsuite name={quoteattr(visible(plan.source))} tests={quoteattr(str(len(results)))} failures={quoteattr(str(bad))}>")
+        for case, res in results:
+            t = "" if res.time_s is None else f" time={quoteattr(f'{res.time_s:.6f}')}"
+            out.append(f"    <testcase classname={quoteattr('kdacheck-run-' + case.kernel)} name={quoteattr(visible(case.label))}{t}>")
+            shapes = ", ".join(f"{k}={v}" for k, v in res.shapes.items() if k in SHOWN_SHAPES)
+            if not res.passed:
+                msg = visible(res.error or ("canaries overwritten" if not res.canaries_intact else f"relative error {res.rel_err}"))
+                out.append(f"      <failure message={quoteattr(msg[:500])} type={quoteattr(case.kernel)}>{_xml_text(msg)}</failure>")
+            out.append(f"      <system-out>{_xml_text(visible(f'{device}; {shapes}'))}</system-out>")
+            out.append("    </testcase>")
+        out.append("  </testsuite>")
+    out.append("</testsuites>")
+    return "\n".join(out) + "\n"
+
+
+def _xml_text(text: str) -> str:
+    from xml.sax.saxutils import escape
+
+    return escape(text)
+
+
+def execute(plan: Plan, device: str, out: IO[str], output_format: str = "full", free_bytes: int | None = None,
+            progress: IO[str] | None = None) -> tuple[int, list[tuple[Case, Any]]]:
+    """Run the plan's cases; the full report streams each case as it finishes. Returns (0 when
+    all pass, 1 when a check fails; the results)."""
+    results: list[tuple[Case, Any]] = []
+    if output_format == "full":
+        _render_header(plan, device, out)
+    for case, r in run_cases(plan, device, free_bytes, progress):
+        results.append((case, r))
+        if output_format == "full":
+            _render_case(case, r, out)
+            out.flush()
     if output_format == "json":
         json.dump(report_json(plan, device, results), out, indent=2)
         out.write("\n")
-    else:
-        _render(plan, device, results, out)
-    return 0 if all(r.passed for _c, r in results) else 1
+    elif output_format == "full":
+        _render_footer(results, out)
+    return (0 if all(r.passed for _c, r in results) else 1), results
 
 
 SHOWN_SHAPES = ("N", "T", "T_alloc", "N_scratch", "HV", "Kd", "Vd", "H", "G", "P", "DS", "state_dtype", "tree", "B", "D", "top_k", "plan_capacity", "item_bytes")
 
 
-def _render(plan: Plan, device: str, results: list[tuple[Case, Any]], out: IO[str]) -> None:
+def _console(out: IO[str]) -> Any:
     from rich.console import Console
+
+    return Console(file=out, highlight=False, soft_wrap=True)
+
+
+def _render_header(plan: Plan, device: str, out: IO[str]) -> None:
+    from rich.markup import escape
+
+    from kdacheck.lint import visible_name
+
+    console = _console(out)
+    where = "GPU (CUDA)" if device == "cuda" else "CPU, Triton interpreter (shapes scaled by --batch; wall-clock times)"
+    console.print(f"[bold]kdacheck run[/bold] {escape(visible_name(plan.source))} on {where}")
+    for note in plan.notes:
+        console.print(f"  [dim]{escape(visible_name(note))}[/dim]")
+
+
+def _render_case(case: Case, r: Any, out: IO[str]) -> None:
     from rich.markup import escape
     from rich.table import Table
 
-    console = Console(file=out, highlight=False, soft_wrap=True)
-    where = "GPU (CUDA)" if device == "cuda" else "CPU, Triton interpreter (shapes scaled by --batch; wall-clock times)"
-    console.print(f"[bold]kdacheck run[/bold] {escape(plan.source)} on {where}")
-    for note in plan.notes:
-        console.print(f"  [dim]{escape(note)}[/dim]")
+    from kdacheck.lint import visible_name
+
+    table = Table(title=escape(visible_name(case.label)), title_justify="left", show_header=False, box=None, padding=(0, 2))
+    table.add_column("field", style="dim", no_wrap=True)
+    table.add_column("value", overflow="fold")
+    table.add_row("shapes", ", ".join(f"{k}={v}" for k, v in r.shapes.items() if k in SHOWN_SHAPES))
+    table.add_row("bytes moved", f"{r.bytes_moved:,}" if r.time_s is not None else "— (not launched)")
+    table.add_row("time", "—" if r.time_s is None else f"{r.time_s * 1e3:.3f} ms ({r.timing_method})")
+    if r.bandwidth_gbs is not None:
+        table.add_row("bandwidth", f"{r.bandwidth_gbs:,.0f} GB/s")
+    if r.rel_err is not None:
+        table.add_row("max error", f"{r.max_abs_err:.2e} abs, {r.rel_err:.2e} relative")
+    table.add_row("canaries", "intact" if r.canaries_intact else "[red]OVERWRITTEN[/red]")
+    table.add_row("verdict", "[green]pass[/green]" if r.passed else "[bold red]FAIL[/bold red]")
+    if r.error:
+        table.add_row("error", f"[bold red]{escape(visible_name(r.error))}[/bold red]")
+    for note in r.notes:
+        table.add_row("note", escape(visible_name(note)))
+    _console(out).print(table)
+
+
+def _render_footer(results: list[tuple[Case, Any]], out: IO[str]) -> None:
+    from rich.markup import escape
+
+    from kdacheck.lint import visible_name
+
+    console = _console(out)
     for case, r in results:
-        table = Table(title=case.label, title_justify="left", show_header=False, box=None, padding=(0, 2))
-        table.add_column("field", style="dim", no_wrap=True)
-        table.add_column("value", overflow="fold")
-        table.add_row("shapes", ", ".join(f"{k}={v}" for k, v in r.shapes.items() if k in SHOWN_SHAPES))
-        table.add_row("bytes moved", f"{r.bytes_moved:,}" if r.time_s is not None else "— (not launched)")
-        table.add_row("time", "—" if r.time_s is None else f"{r.time_s * 1e3:.3f} ms ({r.timing_method})")
-        if r.bandwidth_gbs is not None:
-            table.add_row("bandwidth", f"{r.bandwidth_gbs:,.0f} GB/s")
-        if r.rel_err is not None:
-            table.add_row("max error", f"{r.max_abs_err:.2e} abs, {r.rel_err:.2e} relative")
-        table.add_row("canaries", "intact" if r.canaries_intact else "[red]OVERWRITTEN[/red]")
-        table.add_row("verdict", "[green]pass[/green]" if r.passed else "[bold red]FAIL[/bold red]")
         if r.error:
-            table.add_row("error", f"[bold red]{escape(r.error)}[/bold red]")
-        for note in r.notes:
-            table.add_row("note", escape(note))
-        console.print(table)
-    for case, r in results:
-        if r.error:
-            console.print(f"[bold red]{escape(case.label)} failed:[/bold red] {escape(r.error)}")
+            console.print(f"[bold red]{escape(visible_name(case.label))} failed:[/bold red] {escape(visible_name(r.error))}")
     passed = sum(1 for _c, r in results if r.passed)
     console.print(f"{passed} of {len(results)} kernel checks passed.")
+
+
+def _render(plan: Plan, device: str, results: list[tuple[Case, Any]], out: IO[str]) -> None:
+    _render_header(plan, device, out)
+    for case, r in results:
+        _render_case(case, r, out)
+    _render_footer(results, out)
 
 
 def run_resolved(cfg: Resolved, lint_format: str = "full", device: str = "auto", batch: int | None = None) -> tuple[dict[str, Any], int]:

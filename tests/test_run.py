@@ -242,3 +242,34 @@ def test_mamba2_short_scratch_is_silent_corruption() -> None:
     r = run("--model", "nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16", "--steps", "4", "--buffer-steps", "3")
     assert r.exit_code == 1, r.output
     assert "silent corruption" in r.output and "selective_state_update" in r.output
+
+
+def test_junit_output_has_one_case_per_kernel_check() -> None:
+    import xml.etree.ElementTree as ET
+
+    r = run("--steps", "4", "--topk", "1", "--buffer-steps", "3", "--verify-backend", "triton", "--output-format", "junit")
+    assert r.exit_code == 1, r.output
+    root = ET.fromstring(r.stdout)
+    cases = root.findall(".//testcase")
+    assert len(cases) == 2 and root.get("failures") == "1"
+    failure = cases[0].find("failure")
+    assert failure is not None and "silent corruption" in (failure.get("message") or "")
+    assert all("." not in (c.get("classname") or "") for c in cases)
+
+
+def test_full_report_streams_each_case_as_it_finishes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The first case's table is written (and flushed) before the second case starts."""
+    from kdacheck.kernels import harness
+
+    out = io.StringIO()
+    seen: list[str] = []
+    real = harness.run_gather
+
+    def gather(case, device):  # type: ignore[no-untyped-def]
+        seen.append(out.getvalue())
+        return real(case, device)
+
+    monkeypatch.setattr(harness, "run_gather", gather)
+    plan = runner.plan_from_options(2, 1, None, 1, None, 8, None, None, on_cpu=True)
+    code, _results = runner.execute(plan, "cpu", out)
+    assert code == 0 and seen and "KDA verify" in seen[0] and "verdict" in seen[0]
