@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kdacheck import flags as flagmod
-from kdacheck.findings import Location
+from kdacheck.findings import Edit, Location
 from kdacheck.flags import Flag, FlagTable
 from kdacheck.readers.base import LaunchCommand, Token
 
@@ -75,6 +75,7 @@ class ArgIssue:
     loc: Location
     fix: str | None = None
     severity: str | None = None  # overrides the rule's severity ("warning", "info")
+    edit: Edit | None = None  # the fix as an edit of the spelling, when it is mechanical
 
 
 @dataclass(frozen=True)
@@ -199,8 +200,16 @@ class _Parser:
         self.out = Parsed(table.version)
         self.suggestions: dict[str, list[str]] = {}
 
-    def issue(self, kind: ArgKind, message: str, loc: Location, fix: str | None = None, severity: str | None = None) -> None:
-        self.out.issues.append(ArgIssue(kind, message, loc, fix, severity))
+    def issue(self, kind: ArgKind, message: str, loc: Location, fix: str | None = None, severity: str | None = None,
+              edit: Edit | None = None) -> None:
+        self.out.issues.append(ArgIssue(kind, message, loc, fix, severity, edit))
+
+    @staticmethod
+    def respell(tok: Token, written: str, new: str, safe: bool = True) -> Edit:
+        """The edit that writes flag ``new`` where ``written`` is (a ``--config`` key has no dashes)."""
+        if tok.origin == "yaml":
+            return Edit(tok.loc, written[2:], new[2:], safe)
+        return Edit(tok.loc, written, new, safe)
 
     def lookup(self, tok: Token, name: str) -> Flag | None:
         """Resolve a spelling to a flag as argparse would, reporting unknown, ambiguous, abbreviated, deprecated and YAML-underscore spellings."""
@@ -214,6 +223,7 @@ class _Parser:
                     f"`{name[2:]}` in a --config YAML becomes the unknown flag `{name}`: SGLang turns keys into flags verbatim",
                     tok.loc,
                     f"rename the key to `{dashed[2:]}`",
+                    edit=self.respell(tok, name, dashed) if dashed in table.by_option else None,
                 )
                 return None
         if flag is None:
@@ -225,6 +235,7 @@ class _Parser:
                     f"`{name}` is an abbreviation of `{matches[0]}`: it works only while no other flag starts the same way",
                     tok.loc,
                     f"write `{flag.name}`",
+                    edit=self.respell(tok, name, flag.name),
                 )
             elif len(matches) > 1:
                 shown = ", ".join(matches[:12]) + (" …" if len(matches) > 12 else "")
@@ -236,12 +247,14 @@ class _Parser:
                 msg = f"unrecognized argument `{name}`: SGLang {table.version} has no such flag"
                 msg += self._removed_note(name)
                 fix = self._replacement_fix(name)
+                edit = None
                 if fix is None:
                     close = self._close(name)
                     if close:
                         msg += f"; did you mean `{close[0]}`?"
                         fix = f"use `{close[0]}`"
-                self.issue(ArgKind.UNKNOWN_FLAG, msg, tok.loc, fix)
+                        edit = self.respell(tok, name, close[0], safe=False)  # a guess: it changes what runs
+                self.issue(ArgKind.UNKNOWN_FLAG, msg, tok.loc, fix, edit=edit)
                 return None
         if flag.deprecated:
             new = flagmod.successor(name if name in table.by_option else flag.name, table)
@@ -249,7 +262,10 @@ class _Parser:
                 self.issue(ArgKind.DEPRECATED, f"`{flag.name}` is deprecated in SGLang {table.version} and has no effect", tok.loc, f"remove `{flag.name}`")
             else:
                 hint = f"; use `{new}`" if new else ""
-                self.issue(ArgKind.DEPRECATED, f"`{flag.name}` is a deprecated spelling in SGLang {table.version}{hint}", tok.loc, f"write `{new}`" if new else None)
+                same = table.by_option.get(new) if new else None  # the same dest, taking a value or not alike: a respelling
+                alias = same is not None and same.dest == flag.dest and same.nargs == flag.nargs and (same.action == "store_true") == flag.action.endswith("StoreTrueAction")
+                self.issue(ArgKind.DEPRECATED, f"`{flag.name}` is a deprecated spelling in SGLang {table.version}{hint}", tok.loc,
+                           f"write `{new}`" if new else None, edit=self.respell(tok, name, new) if alias and new else None)
         return flag
 
     def _close(self, name: str) -> list[str]:

@@ -99,6 +99,9 @@ def lint(
     only_launch_files: Annotated[bool, typer.Option("--only-launch-files", help="Skip named files that are not launch configurations (as the folder walk does): for pre-commit.")] = False,
     strict: Annotated[bool, typer.Option("--strict", help="Fail when a rule could not be checked (an unknown model, an unset variable).")] = False,
     sglang: Annotated[bool, typer.Option("--sglang", help="Also run SGLang's own argument resolution (SGLang must be importable; --gpu simulates the device).")] = False,
+    fix: Annotated[bool, typer.Option("--fix", help="Apply the safe fixes in place (full flag names, current spellings, values SGLang uses anyway), then report what is left.")] = False,
+    unsafe_fixes: Annotated[bool, typer.Option("--unsafe-fixes", help="With --fix or --diff: also the fixes that change what SGLang does (a guessed flag name).")] = False,
+    show_diff: Annotated[bool, typer.Option("--diff", help="Print the fixes as a unified diff; write nothing (exit 1 when there is one).")] = False,
 ) -> None:
     """Lint SGLang launch configurations and report every finding at once."""
     from kdacheck import config, report
@@ -131,6 +134,32 @@ def lint(
         run_docs, run_failed = session.run_kernels(fmt) if run_after and not any(r.error for r in results) else (None, False)
     except (config.ConfigError, InputError) as e:
         raise failed(str(e)) from None
+    if fix or show_diff:
+        from kdacheck import fix as fixmod
+
+        outcome = session.fixes(unsafe_fixes)
+        if show_diff:
+            with _output(output_file) as out:
+                out.write(fixmod.diff(outcome))
+            more = f"; {outcome.deferred} more once these are applied" if outcome.deferred else ""
+            typer.echo(f"kdacheck: would apply {fixmod.summary(outcome)}{more}", err=True)
+            raise typer.Exit(1 if outcome.files else 0)
+        for _pass in range(fixmod.MAX_PASSES):  # spellings, then values: each pass lints the fixed files again
+            try:
+                fixmod.write(outcome)
+            except OSError as e:
+                raise failed(f"cannot write a fixed file: {e}") from None
+            if not outcome.files:
+                if _pass == 0:
+                    typer.echo(f"kdacheck: applied {fixmod.summary(outcome)}", err=True)
+                break
+            typer.echo(f"kdacheck: applied {fixmod.summary(outcome)}", err=True)
+            session = LintRun(paths or [], cmd, overrides, only_launch_files, stdin_filename)
+            try:
+                results = session.lint()
+            except (config.ConfigError, InputError) as e:
+                raise failed(str(e)) from None
+            outcome = session.fixes(unsafe_fixes)
     ctx = report.RenderContext(session.version, show_resolved, run_docs if fmt == "json" else None, session.threshold(threshold))
     with _output(output_file) as out:
         report.render(fmt, results, out, ctx)

@@ -45,6 +45,20 @@ class Evidence:
 
 
 @dataclass(frozen=True)
+class Edit:
+    """One mechanical change to an input file: ``old`` (as written, maybe quoted) at
+    ``location`` becomes ``new``; ``old == ""`` inserts. ``safe``: SGLang does the same thing
+    after it (a full flag name, a current spelling, the value SGLang would use anyway);
+    an unsafe edit changes what SGLang does and needs ``--unsafe-fixes``."""
+
+    location: Location
+    old: str
+    new: str
+    safe: bool = True
+    stage: int = 0  # 0: a spelling (the flags are read again after it); 1: a value or a flag added
+
+
+@dataclass(frozen=True)
 class Finding:
     code: str
     severity: Severity
@@ -53,6 +67,7 @@ class Finding:
     fix: str | None = None
     evidence: tuple[Evidence, ...] = field(default=())
     source: str = ""  # which launch command in the file (e.g. "Deployment/kimi: sglang")
+    edits: tuple[Edit, ...] = ()  # the fix as edits, when it is mechanical (``kdacheck lint --fix``)
 
     def sort_key(self) -> tuple[str, int, int, str, str]:
         loc = self.location

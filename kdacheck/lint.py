@@ -7,6 +7,8 @@ import re
 import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
 
 from kdacheck import args as argmod
 from kdacheck import config, discover
@@ -427,6 +429,25 @@ class LintRun:
             self.notes.append(f"warning: no SGLang launch command found in {', '.join(folders)}")
             self.empty = True
         return self.results
+
+    def fixes(self, unsafe: bool) -> Any:
+        """``--fix``/``--diff``: every finding's edits applied to the texts of the files they
+        name (a linted file or a ``--config`` file it read), only inside the linted files'
+        repositories; returns a ``kdacheck.fix.Outcome`` (nothing is written here)."""
+        from kdacheck import fix
+        from kdacheck.readers.detect import decode, inside, read_bytes, repository_root
+
+        findings = [f for r in self.results if not r.error for f in r.findings if f.edits]
+        roots = {repository_root(os.path.dirname(os.path.abspath(r.path))) for r in self.results if os.path.isfile(r.path)}
+        texts: dict[str, str] = {}
+        for path in sorted({e.location.path for f in findings for e in f.edits}):
+            if not os.path.isfile(path) or not any(inside(Path(path), root) for root in roots):
+                continue
+            try:
+                texts[path] = decode(read_bytes(path), path)
+            except InputError:
+                continue
+        return fix.plan(findings, set(texts), unsafe, texts)
 
     def output_format(self, given: str | None) -> str:
         """The option, else the configuration's, else ``github`` inside GitHub Actions, else ``full``."""

@@ -234,7 +234,7 @@ def test_json_keeps_its_documented_key_order() -> None:
     doc = json.loads(r.stdout)
     assert list(doc) == ["schema_version", "tool", "sglang_version", "files", "summary"]
     assert list(doc["files"][0]) == ["path", "error", "notes", "commands", "findings"]
-    assert list(doc["files"][0]["findings"][0]) == ["code", "severity", "message", "location", "fix", "evidence", "command"]
+    assert list(doc["files"][0]["findings"][0]) == ["code", "severity", "message", "location", "fix", "edits", "evidence", "command"]
     doc_md = (ROOT / "docs" / "json-schema.md").read_text()
     for key in doc["summary"]:
         assert f"`{key}`" in doc_md

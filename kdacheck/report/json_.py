@@ -26,6 +26,8 @@ def finding(f: Finding) -> dict[str, Any]:
         "message": f.message,
         "location": location(f.location),
         "fix": f.fix,
+        "edits": [{"location": location(e.location), "old": e.old, "new": e.new,
+                   "applicability": "safe" if e.safe else "unsafe"} for e in f.edits],
         "evidence": [{"name": e.name, "value": e.value, "provenance": e.provenance} for e in f.evidence],
         "command": f.source,
     }

@@ -65,6 +65,8 @@ def evidence(cfg: Resolved, names: tuple[str, ...]) -> tuple[Evidence, ...]:
 
 def check(cfg: Resolved, rules: list[Rule] | None = None) -> list[Finding]:
     """Every finding of every applicable rule, in one pass."""
+    from kdacheck.fix import set_flag
+
     findings: list[Finding] = []
     chosen = [r for r in (rules if rules is not None else all_rules()) if r.applies_to(cfg.version)]
     if cfg.model is None:  # rules that need the geometry do not run; MODEL001 names the relevant ones
@@ -88,6 +90,7 @@ def check(cfg: Resolved, rules: list[Rule] | None = None) -> list[Finding]:
                     fix=hit.fix,
                     evidence=evidence(cfg, hit.values),
                     source=cfg.cmd.name,
+                    edits=hit.edits + tuple(e for name, value, safe in hit.sets for e in set_flag(cfg, name, value, safe)),
                 )
             )
     return findings

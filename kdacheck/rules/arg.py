@@ -24,7 +24,7 @@ def reporter(kind: ArgKind) -> Check:
         for issue in cfg.parsed.issues:
             if issue.kind is kind:
                 sev = Severity.parse(issue.severity) if issue.severity else None
-                yield Hit(issue.message, issue.fix, at=issue.loc, severity=sev)
+                yield Hit(issue.message, issue.fix, at=issue.loc, severity=sev, edits=(issue.edit,) if issue.edit else ())
 
     return check
 

@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from kdacheck import versions
-from kdacheck.findings import NOT_CHECKED, Location, Severity
+from kdacheck.findings import NOT_CHECKED, Edit, Location, Severity
 from kdacheck.resolve import Resolved
 
 
@@ -24,6 +24,8 @@ class Hit:
     values: tuple[str, ...] = ()  # names of resolved values that led to it (evidence, place)
     at: Location | None = None
     severity: Severity | None = None  # overrides the rule's (e.g. info "could not check")
+    edits: tuple[Edit, ...] = ()  # the fix as edits of the file (``lint --fix``)
+    sets: tuple[tuple[str, str, bool], ...] = ()  # (flag, value, safe): the fix gives the flag this value
 
 
 def unchecked(reason: str) -> Hit:

@@ -34,8 +34,11 @@ def spec001(cfg: Resolved) -> Iterator[Hit]:
     given = [d for d in ("speculative_eagle_topk", "speculative_num_draft_tokens") if cfg.given(d)]
     names = " and ".join(f"`{cfg.parsed.given[d].flag.name}`" for d in given)
     topk, draft = cfg.parsed.value("speculative_eagle_topk"), cfg.parsed.value("speculative_num_draft_tokens")
-    if draft is not None and topk in (None, 1):
+    sets: tuple[tuple[str, str, bool], ...] = ()
+    if isinstance(draft, int) and topk in (None, 1):
         fix = f"add `--speculative-num-steps {max(1, draft - 1)}`"
+        # the one step count a topk-1 chain of D tokens can have (SPEC002): what the launch means
+        sets = (("--speculative-num-steps", str(max(1, draft - 1)), True),)
     else:
         fix = "add `--speculative-num-steps 3`"
     yield Hit(
@@ -43,6 +46,7 @@ def spec001(cfg: Resolved) -> Iterator[Hit]:
         fix,
         values=("topk", "draft_tokens", "steps"),
         at=cfg.parsed.given[given[0]].loc,
+        sets=sets,
     )
 
 
@@ -70,6 +74,7 @@ def spec002(cfg: Resolved) -> Iterator[Hit]:
         f"`--speculative-num-draft-tokens {given}` with topk 1 and {cfg.v('steps')} steps: SGLang uses {d} instead",
         f"set `--speculative-num-draft-tokens {d}`",
         values=("draft_tokens", "steps", "topk"),
+        sets=(("--speculative-num-draft-tokens", str(d), True),),  # the value SGLang uses anyway: safe
         at=cfg.parsed.given["speculative_num_draft_tokens"].loc,
     )
 
