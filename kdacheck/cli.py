@@ -31,6 +31,12 @@ app = typer.Typer(
 OutputFormat = enum.Enum("OutputFormat", {n: n for n in FORMATS}, type=str)  # type: ignore[misc]
 
 
+class Color(str, enum.Enum):
+    auto = "auto"
+    always = "always"
+    never = "never"
+
+
 class Threshold(str, enum.Enum):
     error = "error"
     warning = "warning"
@@ -70,6 +76,13 @@ def _output(path: str | None) -> Iterator[IO[str]]:
         yield fh
 
 
+def _per_file(value: str) -> tuple[str, tuple[str, ...]]:
+    glob, sep, codes = value.rpartition(":")
+    if not sep or not glob or not codes.strip():
+        raise ValueError(f"--per-file-ignores {value!r}: write GLOB:CODES, e.g. 'legacy/*.sh:ARG003'")
+    return glob, tuple(_split([codes]) or ())
+
+
 def _split(values: list[str] | None) -> list[str] | None:
     if not values:
         return None
@@ -78,23 +91,23 @@ def _split(values: list[str] | None) -> list[str] | None:
 
 @app.command()
 def lint(
-    paths: Annotated[list[str] | None, typer.Argument(help="Launch configurations: YAML, shell, Kubernetes, Compose, folders; - for standard input.")] = None,
-    cmd: Annotated[str | None, typer.Option("--cmd", help="Lint a launch command line given inline.")] = None,
-    model: Annotated[str | None, typer.Option(help="Model geometry: a preset name, a model folder or a config.json.")] = None,
-    gpu: Annotated[str | None, typer.Option(help="GPU profile: h100, h200, b200, gb200, a100, l40s, ...")] = None,
-    sglang_version: Annotated[str | None, typer.Option("--sglang-version", help="Target SGLang version (default: installed, else newest known).")] = None,
-    select: Annotated[list[str] | None, typer.Option(help="Only these codes or prefixes (comma-separated or repeated).")] = None,
-    ignore: Annotated[list[str] | None, typer.Option(help="Skip these codes or prefixes.")] = None,
-    extend_select: Annotated[list[str] | None, typer.Option("--extend-select", help="Add these codes or prefixes to the selection.")] = None,
-    failure_threshold: Annotated[Threshold | None, typer.Option("--failure-threshold", help="Lowest severity that fails the run (default: warning).")] = None,
-    output_format: Annotated[OutputFormat | None, typer.Option("--output-format", help="full, concise, json, sarif, github or junit.")] = None,
-    output_file: Annotated[str | None, typer.Option("--output-file", "-o", help="Write the report to this file instead of standard output.")] = None,
+    paths: Annotated[list[str] | None, typer.Argument(metavar="PATH", help="Launch configurations: YAML, shell, Kubernetes, Compose, folders; - for standard input.")] = None,
+    cmd: Annotated[str | None, typer.Option("--cmd", metavar="COMMAND", help="Lint a launch command line given inline.")] = None,
+    model: Annotated[str | None, typer.Option(envvar="KDACHECK_MODEL", metavar="MODEL", help="Model geometry: a preset name, a model folder or a config.json.")] = None,
+    gpu: Annotated[str | None, typer.Option(envvar="KDACHECK_GPU", metavar="GPU", help="GPU profile: h100, h200, b200, gb200, a100, l40s, ...")] = None,
+    sglang_version: Annotated[str | None, typer.Option("--sglang-version", envvar="KDACHECK_SGLANG_VERSION", metavar="VERSION", help="Target SGLang version (default: installed, else newest known).")] = None,
+    select: Annotated[list[str] | None, typer.Option(metavar="CODES", help="Only these codes or prefixes (comma-separated or repeated).")] = None,
+    ignore: Annotated[list[str] | None, typer.Option(metavar="CODES", help="Skip these codes or prefixes.")] = None,
+    extend_select: Annotated[list[str] | None, typer.Option("--extend-select", metavar="CODES", help="Add these codes or prefixes to the selection.")] = None,
+    failure_threshold: Annotated[Threshold | None, typer.Option("--failure-threshold", envvar="KDACHECK_FAILURE_THRESHOLD", help="Lowest severity that fails the run (default: warning).")] = None,
+    output_format: Annotated[OutputFormat | None, typer.Option("--output-format", envvar="KDACHECK_OUTPUT_FORMAT", help="full, concise, json, sarif, github, junit or gitlab (Code Quality).")] = None,
+    output_file: Annotated[str | None, typer.Option("--output-file", "-o", metavar="FILE", help="Write the report to this file instead of standard output.")] = None,
     show_resolved: Annotated[bool, typer.Option("--show-resolved", help="Print every resolved value with its provenance.")] = False,
     exit_zero: Annotated[bool, typer.Option("--exit-zero", help="Exit 0 even when findings fail the threshold.")] = False,
     run_after: Annotated[bool, typer.Option("--run", help="Then run the kernels on the resolved configuration (kdacheck run).")] = False,
-    env: Annotated[list[str] | None, typer.Option("--env", help="KEY=VALUE: a shell variable the launch files use but do not set (repeatable).")] = None,
-    env_file: Annotated[str | None, typer.Option("--env-file", help="A file of KEY=VALUE lines, as --env.")] = None,
-    stdin_filename: Annotated[str | None, typer.Option("--stdin-filename", help="The name (and so the kind) of what - reads: deploy.yaml, run.sh, Dockerfile.")] = None,
+    env: Annotated[list[str] | None, typer.Option("--env", metavar="KEY=VALUE", help="KEY=VALUE: a shell variable the launch files use but do not set (repeatable).")] = None,
+    env_file: Annotated[str | None, typer.Option("--env-file", metavar="FILE", help="A file of KEY=VALUE lines, as --env.")] = None,
+    stdin_filename: Annotated[str | None, typer.Option("--stdin-filename", metavar="NAME", help="The name (and so the kind) of what - reads: deploy.yaml, run.sh, Dockerfile.")] = None,
     allow_outside: Annotated[bool, typer.Option("--allow-outside", help="Read --config files outside the linted repository (refused by default).")] = False,
     only_launch_files: Annotated[bool, typer.Option("--only-launch-files", help="Skip named files that are not launch configurations (as the folder walk does): for pre-commit.")] = False,
     strict: Annotated[bool, typer.Option("--strict", help="Fail when a rule could not be checked (an unknown model, an unset variable).")] = False,
@@ -102,6 +115,12 @@ def lint(
     fix: Annotated[bool, typer.Option("--fix", help="Apply the safe fixes in place (full flag names, current spellings, values SGLang uses anyway), then report what is left.")] = False,
     unsafe_fixes: Annotated[bool, typer.Option("--unsafe-fixes", help="With --fix or --diff: also the fixes that change what SGLang does (a guessed flag name).")] = False,
     show_diff: Annotated[bool, typer.Option("--diff", help="Print the fixes as a unified diff; write nothing (exit 1 when there is one).")] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only the findings that fail the run (no facts, notes or info) and the summary.")] = False,
+    statistics: Annotated[bool, typer.Option("--statistics", help="Print the number of findings per rule instead of the findings.")] = False,
+    show_settings: Annotated[bool, typer.Option("--show-settings", help="Print the settings that apply (configuration file, command line, environment) and exit.")] = False,
+    color: Annotated[Color | None, typer.Option("--color", envvar="KDACHECK_COLOR", help="auto (a terminal without NO_COLOR), always or never.")] = None,
+    isolated: Annotated[bool, typer.Option("--isolated", help="Read no configuration file (pyproject.toml, kdacheck.toml): the command line only.")] = False,
+    per_file_ignores: Annotated[list[str] | None, typer.Option("--per-file-ignores", metavar="GLOB:CODES", help="Skip codes in the files a glob matches, e.g. 'legacy/*.sh:ARG003,SPEC002' (repeatable).")] = None,
 ) -> None:
     """Lint SGLang launch configurations and report every finding at once."""
     from kdacheck import config, report
@@ -119,14 +138,22 @@ def lint(
         raise failed("nothing to lint: give paths, - for standard input, or --cmd")
     try:
         variables = config.environment(env or [], env_file)
-    except config.ConfigError as e:
+        file_ignores = tuple(_per_file(v) for v in per_file_ignores or ())
+    except (config.ConfigError, ValueError) as e:
         raise failed(str(e)) from None
     overrides = config.Overrides(
         select=tuple(_split(select) or ()) or None, ignore=tuple(_split(ignore) or ()),
         extend_select=tuple(_split(extend_select) or ()), gpu=gpu, sglang_version=sglang_version, model=model,
-        sglang=sglang, env=tuple(variables.items()), allow_outside=allow_outside,
+        sglang=sglang, env=tuple(variables.items()), allow_outside=allow_outside, isolated=isolated,
+        per_file_ignores=file_ignores,
     )
     threshold = failure_threshold.value if failure_threshold else None
+    if show_settings:
+        try:
+            typer.echo(config.describe(paths or [], overrides, threshold, output_format.value if output_format else None))
+        except (config.ConfigError, InputError) as e:
+            raise failed(str(e)) from None
+        raise typer.Exit(0)
     try:
         session = LintRun(paths or [], cmd, overrides, only_launch_files, stdin_filename)
         results = session.lint()
@@ -160,10 +187,16 @@ def lint(
             except (config.ConfigError, InputError) as e:
                 raise failed(str(e)) from None
             outcome = session.fixes(unsafe_fixes)
-    ctx = report.RenderContext(session.version, show_resolved, run_docs if fmt == "json" else None, session.threshold(threshold))
+    ctx = report.RenderContext(session.version, show_resolved, run_docs if fmt == "json" else None, session.threshold(threshold),
+                               color=color.value if color else "auto")
+    if quiet and fmt in ("full", "concise", "github"):
+        results = report.failing_only(results, ctx.threshold)
     with _output(output_file) as out:
-        report.render(fmt, results, out, ctx)
-    for note in session.notes:
+        if statistics:
+            report.statistics(results, out, fmt)
+        else:
+            report.render(fmt, results, out, ctx)
+    for note in [] if quiet else session.notes:
         typer.echo(f"kdacheck: {note}", err=True)
     raise typer.Exit(session.exit_code(threshold, exit_zero, run_failed, strict))
 
@@ -252,7 +285,7 @@ class RulesFormat(str, enum.Enum):
 def rules(
     output_format: Annotated[RulesFormat, typer.Option("--output-format", help="table or json")] = RulesFormat.table,
 ) -> None:
-    """List every rule: code, severity, summary, versions."""
+    """List every rule, one per line: code, severity, name, summary, versions, documentation link."""
     from kdacheck.rules import all_rules
 
     if output_format == RulesFormat.json:
@@ -260,13 +293,11 @@ def rules(
 
         typer.echo(json.dumps([{"code": r.code, "name": r.name, "severity": r.severity.label, "summary": r.summary, "versions": r.versions} for r in all_rules()], indent=2))
         return
-    from rich.console import Console
-    from rich.table import Table
-
-    table = Table("code", "name", "severity", "summary", "versions")
-    for r in all_rules():
-        table.add_row(r.code, r.name, r.severity.label, r.summary, r.versions)
-    Console(highlight=False).print(table)
+    # one line per rule, as `ruff rule --all` lists them: grep-able, no wrapping, the doc link last
+    rules_ = all_rules()
+    w = max(len(r.name) for r in rules_)
+    for r in rules_:
+        typer.echo(f"{r.code:<9} {r.severity.label:<7} {r.name:<{w}}  {r.summary} ({r.versions})  {r.help_uri}")
 
 
 @app.command()

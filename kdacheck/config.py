@@ -63,6 +63,7 @@ class Settings:
     exclude: tuple[str, ...] = ()
     max_file_size: int | None = None
     mem005_share: float | None = None
+    per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()  # (glob, codes), as ruff's
     lines: dict[str, int] = field(default_factory=dict, compare=False, hash=False)
 
     @property
@@ -88,6 +89,14 @@ def _globs(value: Any, key: str, where: str) -> tuple[str, ...]:
     if not isinstance(items, list) or not all(isinstance(v, str) for v in items):
         raise ConfigError(f"{where}: `{key}` must be a list of glob patterns")
     return tuple(items)
+
+
+def _per_file(value: Any, key: str, where: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    if not isinstance(value, dict):
+        raise ConfigError(f"{where}: `{key}` must be a table of glob = [codes]")
+    if len(value) > 1000:
+        raise ConfigError(f"{where}: `{key}` has {len(value):,} globs (the limit is 1,000)")
+    return tuple((str(glob), _codes(codes, f"{key}.{glob}", where)) for glob, codes in value.items())
 
 
 def _text(value: Any, key: str, where: str, choices: tuple[str, ...] | None = None) -> str:
@@ -186,6 +195,7 @@ KEYS: dict[str, Any] = {
     "exclude": _globs,
     "max-file-size": _int,
     "mem005-share": _share,
+    "per-file-ignores": _per_file,
 }
 
 
@@ -269,6 +279,7 @@ class Options:
     env: dict[str, str] = field(default_factory=dict)  # --env / --env-file: shell variables the files do not set
     allow_outside: bool = False  # --allow-outside: --config files outside the linted repository are read
     version_why: str = ""  # where the version came from ("--sglang-version": also a configuration's)
+    file_ignores: tuple[tuple[Any, tuple[str, ...]], ...] = ()  # (compiled glob, codes) from per-file-ignores
 
 
 @dataclass(frozen=True)
@@ -284,6 +295,8 @@ class Overrides:
     sglang: bool = False
     env: tuple[tuple[str, str], ...] = ()
     allow_outside: bool = False
+    per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()  # --per-file-ignores GLOB:CODES
+    isolated: bool = False  # --isolated: no configuration file is read
 
 
 @functools.cache
@@ -323,7 +336,18 @@ def options(s: Settings, cli: Overrides) -> Options:
         opts.max_bytes = s.max_file_size
     if s.mem005_share is not None:
         opts.mem005_share = s.mem005_share
+    from kdacheck.discover import compile_pattern
+
+    pairs = [(s.folder, g, c) for g, c in s.per_file_ignores] + [(os.getcwd(), g, c) for g, c in cli.per_file_ignores]
+    opts.file_ignores = tuple((p, codes) for folder, glob, codes in pairs if (p := compile_pattern(glob, folder)) is not None)
     return opts
+
+
+def ignored_here(opts: Options, path: str, code: str) -> bool:
+    """Whether ``per-file-ignores`` drops ``code`` for the linted file ``path``."""
+    from kdacheck.discover import ignored
+
+    return any(any(code.startswith(c) for c in codes) and ignored(path, False, [p]) for p, codes in opts.file_ignores)
 
 
 def environment(pairs: list[str], env_file: str | None) -> dict[str, str]:
@@ -371,3 +395,38 @@ def reset() -> None:
     find.cache_clear()
     load.cache_clear()
     options.cache_clear()
+
+
+def describe(paths: list[str], cli: Overrides, threshold: str | None, output_format: str | None) -> str:
+    """``lint --show-settings``: what applies to the first path (or the working directory),
+    and where each value comes from."""
+    target = paths[0] if paths else os.getcwd()
+    s = EMPTY if cli.isolated else (for_folder(target) if os.path.isdir(target) else for_file(target))
+    opts = options(s, cli)
+
+    def src(key: str, from_cli: Any, env: str | None = None) -> str:
+        if from_cli not in (None, (), False):
+            return "command line" + (f" or {env}" if env and os.environ.get(env) else "")
+        return s.where(key) if s.path and key in s.lines else "default"
+
+    rules = [r.code for r in opts.rules] if opts.rules is not None else ["all"]
+    rows = [
+        ("settings file", s.path or ("none (--isolated)" if cli.isolated else "none found"), ""),
+        ("sglang-version", opts.version, opts.version_why or src("sglang_version", cli.sglang_version, "KDACHECK_SGLANG_VERSION")),
+        ("gpu", opts.gpu.name if opts.gpu else "none (memory rules say what they need)", src("gpu", cli.gpu, "KDACHECK_GPU")),
+        ("model", opts.model or "from each launch's --model-path", src("model", cli.model, "KDACHECK_MODEL")),
+        ("failure-threshold", threshold or s.failure_threshold or "warning", src("failure_threshold", threshold, "KDACHECK_FAILURE_THRESHOLD")),
+        ("output-format", output_format or s.output_format or "full (github under GitHub Actions)", src("output_format", output_format, "KDACHECK_OUTPUT_FORMAT")),
+        ("rules", f"{len(rules)}: {', '.join(rules)}" if rules != ["all"] else "all", src("select", cli.select)),
+        ("ignore", ", ".join(s.ignore + cli.ignore) or "none", src("ignore", cli.ignore)),
+        ("per-file-ignores", "; ".join(f"{g}: {','.join(c)}" for g, c in s.per_file_ignores + cli.per_file_ignores) or "none", src("per_file_ignores", cli.per_file_ignores)),
+        ("exclude", ", ".join(s.exclude) or "none", src("exclude", None)),
+        ("max-file-size", f"{opts.max_bytes:,} bytes", src("max_file_size", None)),
+        ("mem005-share", f"{opts.mem005_share:g}", src("mem005_share", None)),
+        ("env", ", ".join(k for k, _v in cli.env) or "none", "command line" if cli.env else "default"),
+        ("allow-outside", str(cli.allow_outside).lower(), "command line" if cli.allow_outside else "default"),
+    ]
+    width = max(len(k) for k, _v, _w in rows)
+    from kdacheck.lint import visible_name
+
+    return "\n".join(f"{k:<{width}}  {visible_name(str(v))}" + (f"  ({visible_name(w)})" if w else "") for k, v, w in rows)

@@ -49,6 +49,7 @@ def build_parser(func: Callable[..., Any]) -> tuple[argparse.ArgumentParser, dic
     hints = typing.get_type_hints(func, include_extras=True)
     parser = _Parser(add_help=False, allow_abbrev=False, prog="kdacheck lint")
     converters: dict[str, Any] = {}
+    envvars: dict[str, str] = {}
     for name, hint in hints.items():
         if name == "return":
             continue
@@ -57,6 +58,8 @@ def build_parser(func: Callable[..., Any]) -> tuple[argparse.ArgumentParser, dic
             raise _Unsure(f"parameter {name} has no Typer declaration")
         info = meta[0]
         base, is_list = _base(typing.get_args(hint)[0])
+        if isinstance(getattr(info, "envvar", None), str):
+            envvars[name] = info.envvar  # type: ignore[assignment]
         if isinstance(info, tm.ArgumentInfo):
             parser.add_argument(name, nargs="*" if is_list else None, default=None)
             continue
@@ -80,6 +83,7 @@ def build_parser(func: Callable[..., Any]) -> tuple[argparse.ArgumentParser, dic
         if base not in (str, int):
             raise _Unsure(f"option {name}: type {base!r}")
         parser.add_argument(*decls, dest=name, type=base, default=None, action="append" if is_list else "store")
+    converters["__envvars__"] = envvars
     return parser, converters
 
 
@@ -112,8 +116,17 @@ def parse(argv: Sequence[str], func: Callable[..., Any]) -> dict[str, Any]:
     kwargs = vars(ns)
     import inspect
 
+    envvars = converters.pop("__envvars__")
     for name, p in inspect.signature(func).parameters.items():
         value = kwargs.get(name)
+        if (value is None or value == []) and os.environ.get(envvars.get(name, "")):
+            value = os.environ[envvars[name]]  # KDACHECK_*: between the command line and the settings file, as Typer reads it
+            if name in converters:
+                choices = {m.value for m in converters[name]}
+                if value not in choices:
+                    raise _Unsure(f"{envvars[name]}={value!r}")
+            kwargs[name] = converters[name](value) if name in converters else value
+            continue
         if value is None or value == []:
             kwargs[name] = p.default if p.default is not inspect.Parameter.empty else None
         elif name in converters:

@@ -250,7 +250,7 @@ def _lint_text(text: str, path: str, opts: Options, base_dir: str | None = None,
         result.resolved.append(cfg)
         span = sup.command_sites(cmd)
         for f in findings:
-            if sup.suppressed(f, span):
+            if sup.suppressed(f, span) or (opts.file_ignores and config.ignored_here(opts, path, f.code)):
                 result.suppressed += 1
                 continue
             result.findings.append(f)
@@ -397,10 +397,13 @@ class LintRun:
         self.notes: list[str] = []
         self.empty = False  # folders named, no launch command in them
         config.reset()
-        top = config.for_folder(os.getcwd())
+        # --isolated: no configuration file at all, only the command line (as ruff's)
+        self.for_folder: Callable[[str], config.Settings] = (lambda _p: config.EMPTY) if overrides.isolated else config.for_folder
+        self.for_file: Callable[[str], config.Settings] = (lambda _p: config.EMPTY) if overrides.isolated else config.for_file
+        top = self.for_folder(os.getcwd())
         if top.path is None and paths and paths[0] != "-":
             first = paths[0] if os.path.isdir(paths[0]) else os.path.dirname(os.path.abspath(paths[0]))
-            top = config.for_folder(first)
+            top = self.for_folder(first)
         self.top = top
         self.version = config.options(top, overrides).version
         if overrides.sglang:
@@ -418,11 +421,11 @@ class LintRun:
 
     def lint(self) -> list[FileResult]:
         """Lint ``--cmd`` and every file found; raises ConfigError or InputError."""
-        scopes = [self.top] + [config.for_folder(p) for p in self.paths if os.path.isdir(p)]
+        scopes = [self.top] + [self.for_folder(p) for p in self.paths if os.path.isdir(p)]
         cands = discover.discover(self.paths, config.exclude_patterns(scopes))
         if self.cmd is not None:
-            self.results.append(lint_text(self.cmd, "<cmd>", config.options(config.for_file("<cmd>"), self.overrides), ".", True))
-        self.results += lint_many(cands, lambda p: config.options(config.for_file(p), self.overrides),
+            self.results.append(lint_text(self.cmd, "<cmd>", config.options(self.for_file("<cmd>"), self.overrides), ".", True))
+        self.results += lint_many(cands, lambda p: config.options(self.for_file(p), self.overrides),
                                   only_launch_files=self.only_launch_files, stdin_filename=self.stdin_filename)
         folders = [p for p in self.paths if os.path.isdir(p)]
         if folders and not any(r.resolved for r in self.results) and not any(r.error for r in self.results):

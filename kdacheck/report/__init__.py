@@ -18,18 +18,20 @@ if TYPE_CHECKING:
 # format name → module under kdacheck.report
 FORMATS: dict[str, str] = {
     "full": "full", "concise": "concise", "json": "json_", "sarif": "sarif", "github": "github", "junit": "junit",
+    "gitlab": "gitlab",
 }
 
 
 class RenderContext:
     """What a report needs besides the results (a plain class: nothing built at import)."""
 
-    __slots__ = ("run", "sglang_version", "show_resolved", "threshold")
+    __slots__ = ("color", "run", "sglang_version", "show_resolved", "threshold")
 
     def __init__(
         self, sglang_version: str, show_resolved: bool = False, run: list[dict[str, Any]] | None = None,
-        threshold: Severity = Severity.WARNING,
+        threshold: Severity = Severity.WARNING, color: str = "auto",
     ) -> None:
+        self.color = color  # auto (a terminal without NO_COLOR), always, never
         self.sglang_version = sglang_version
         self.show_resolved = show_resolved
         self.run = run  # lint --run: the kernels' reports (JSON only)
@@ -93,3 +95,32 @@ def summary_line(results: list[FileResult]) -> str:
 def worst(results: list[FileResult]) -> Severity | None:
     sev = [f.severity for r in results for f in r.findings]
     return max(sev) if sev else None
+
+
+def failing_only(results: list[FileResult], threshold: Severity) -> list[FileResult]:
+    """``--quiet``: each file's findings at or above the threshold, without notes."""
+    import dataclasses
+
+    return [dataclasses.replace(r, findings=[f for f in r.findings if f.severity >= threshold and not f.not_checked], notes=[])
+            for r in results]
+
+
+def statistics(results: list[FileResult], out: IO[str], fmt: str) -> None:
+    """``--statistics``: the number of findings per rule, most frequent first (JSON for json)."""
+    from kdacheck.rules import REGISTRY
+
+    by_code = REGISTRY.get
+    counts = Counter((f.code, f.severity) for r in results for f in r.findings)
+    rows = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0][0]))
+    if fmt == "json":
+        import json
+
+        doc = [{"code": c, "name": getattr(by_code(c), "name", None), "severity": s.label, "count": n} for (c, s), n in rows]
+        json.dump(doc, out, indent=2)
+        out.write("\n")
+        return
+    width = max((len(str(n)) for _k, n in rows), default=1)
+    for (code, sev), n in rows:
+        rule = by_code(code)
+        out.write(f"{n:>{width}}  {code:<9} [{sev.label}]  {rule.name if rule else ''}\n")
+    out.write(f"{sum(counts.values())} finding{'s' if sum(counts.values()) != 1 else ''} in {len(results)} file{'s' if len(results) != 1 else ''}\n")

@@ -190,8 +190,8 @@ def lines(results: list[FileResult], show_resolved: bool = False, plain: bool = 
 def render(results: list[FileResult], out: IO[str], ctx: RenderContext, plain: bool | None = None) -> None:
     """``plain``: write without Rich (default: when ``out`` is not a terminal)."""
     show_resolved = ctx.show_resolved
-    if plain is None:
-        plain = not _is_terminal(out)
+    if plain is None:  # --color auto: style a terminal, unless NO_COLOR asks for none (no bold or dim either)
+        plain = ctx.color == "never" or (ctx.color == "auto" and (not _is_terminal(out) or bool(os.environ.get("NO_COLOR"))))
     report = lines(results, show_resolved, plain)
     if plain:
         for line in report:
@@ -201,6 +201,6 @@ def render(results: list[FileResult], out: IO[str], ctx: RenderContext, plain: b
     from rich.console import Console
     from rich.text import Text
 
-    console = Console(file=out, highlight=False, soft_wrap=True, emoji=False)
+    console = Console(file=out, highlight=False, soft_wrap=True, emoji=False, force_terminal=ctx.color == "always" or None)
     for line in report:
         console.print(Text.assemble(*line) if isinstance(line, list) else line)
