@@ -26,7 +26,7 @@ def _kdacheck(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
 
 def _codes(path: Path, cwd: Path) -> set[str]:
     doc = json.loads(_kdacheck("lint", str(path), "--output-format", "json", cwd=cwd).stdout)
-    return {f["code"] for file in doc["files"] for f in file["findings"] if f["severity"] != "info"}
+    return {f["code"] for file in doc["files"] for f in file["findings"] if not f["message"].startswith("could not be checked")}
 
 
 @pytest.mark.parametrize("name", FIXABLE)

@@ -15,7 +15,7 @@ import pytest
 from kdacheck.report import FORMATS
 
 ROOT = Path(__file__).resolve().parent.parent
-KIMI = "python -m sglang.launch_server --model-path moonshotai/Kimi-Linear-48B-A3B-Instruct --tp 2"
+KIMI = "python -m sglang.launch_server --model-path moonshotai/Kimi-Linear-48B-A3B-Instruct --tp-size 3"  # KDA007: exit 1
 
 
 def _kdacheck(*args: str, cwd: Path, stdin: bytes | None = None, timeout: float = 60) -> subprocess.CompletedProcess[bytes]:
@@ -89,7 +89,7 @@ def test_names_with_newlines_and_escapes_are_shown_escaped(tmp_path: Path) -> No
         if fmt in ("json", "sarif"):
             json.loads(out)
         if fmt == "github":  # only kdacheck's own workflow commands, one per finding line
-            assert all(ln.startswith(("::warning ", "::error ", "::notice ")) for ln in out.splitlines() if ln.startswith("::"))
+            assert all(ln.startswith(("::warning ", "::error ", "::notice ", "::group::", "::endgroup::")) for ln in out.splitlines() if ln.startswith("::"))
             assert "::error file=a.sh::pwned" not in out
 
 
