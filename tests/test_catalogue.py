@@ -123,3 +123,9 @@ def test_every_error_example_has_a_clean_twin() -> None:
     errors = {p.name.split("-", 1)[1] for p in error_examples()}
     clean = {p.name for p in (EXAMPLES / "clean").iterdir()}
     assert errors == clean, (sorted(errors - clean), sorted(clean - errors))
+
+
+@pytest.mark.parametrize("rule", [r for r in all_rules() if r.severity.label == "error"], ids=lambda r: r.code)
+def test_every_error_says_when_sglang_fails(rule) -> None:  # type: ignore[no-untyped-def]
+    """The full report's verdict line names the consequence, read from the rule's `why`."""
+    assert rule.consequence != "fails", (rule.code, rule.why)

@@ -304,3 +304,15 @@ def test_sarif_passes_githubs_ingestion_rules(args: tuple[str, ...], tmp_path: P
                    check=True, env=env, capture_output=True, timeout=300)
     found = [(x["ruleId"], x.get("message", {}).get("arguments", [])[:1]) for x in json.loads(out.read_text())["runs"][0].get("results", [])]
     assert found == []
+
+
+def test_kda002_verdict_names_the_crash_and_draws_the_row_map() -> None:
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parent.parent
+    p = subprocess.run([sys.executable, "-m", "kdacheck", "lint", "examples/errors/KDA002-dp-attention-row-map.sh", "--gpu", "b200"],
+                       cwd=root, capture_output=True, text=True, timeout=60, env={**os.environ, "NO_COLOR": "1"})
+    lines = p.stdout.splitlines()
+    assert lines[1].strip().startswith("✗ crashes at CUDA-graph capture (KDA002)")
+    assert any("row map: batch rows 0–47 → [0 1 2 … 44 | 45 45 45]" in ln for ln in lines)

@@ -100,10 +100,13 @@ def verdict(r: FileResult) -> Line:
     errors, warnings = counts[Severity.ERROR], counts[Severity.WARNING]
     more = f" · {warnings} warning{'s' * (warnings != 1)}" if warnings else ""
     if errors:
+        from kdacheck.rules import REGISTRY
+
         first = _ordered(r)[0]
-        message = first.message if len(first.message) <= 90 else first.message[:89] + "…"
+        rule = REGISTRY.get(first.code)
+        what = rule.consequence if rule else "fails"
         also = f" (and {errors - 1} more error{'s' * (errors != 2)})" if errors > 1 else ""
-        return [("  ✗ ", STYLE[Severity.ERROR]), (f"{first.code}: {message}{also}", "bold"), (more, "")]
+        return [("  ✗ ", STYLE[Severity.ERROR]), (f"{what} ({first.code}){also}", "bold"), (more, "")]
     scratch = [
         cfg.v("intermediate_ssm_bytes") + cfg.v("intermediate_conv_window_bytes")
         for cfg in r.resolved
@@ -174,7 +177,8 @@ def lines(results: list[FileResult], show_resolved: bool = False, plain: bool = 
             style = STYLE[f.severity]
             out.append([(f"  {f.location}: ", ""), (f.code, style), (" ", ""), (f.severity.label, style), (f" {f.message}", "")])
             if f.severity > Severity.INFO:  # an info finding's message holds its numbers already
-                out += [[(f"      {ev.name} = {ev.value} ({ev.provenance})", "dim")] for ev in f.evidence]
+                out += [[(f"      {ev.name}: {ev.value}" if ev.provenance == "picture" else f"      {ev.name} = {ev.value} ({ev.provenance})", "dim")]
+                        for ev in f.evidence]
             if f.fix:
                 out.append([("      ", ""), ("fix:", "green"), (f" {f.fix}", "")])
         if show_resolved:

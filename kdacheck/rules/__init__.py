@@ -88,7 +88,7 @@ def check(cfg: Resolved, rules: list[Rule] | None = None) -> list[Finding]:
                     message=hit.message,
                     location=hit.at or cfg.place(*hit.values),
                     fix=hit.fix,
-                    evidence=evidence(cfg, hit.values),
+                    evidence=evidence(cfg, hit.values) + tuple(Evidence(n, v, "picture") for n, v in hit.pictures),
                     source=cfg.cmd.name,
                     edits=hit.edits + tuple(e for name, value, safe in hit.sets for e in set_flag(cfg, name, value, safe)),
                 )

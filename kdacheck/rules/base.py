@@ -26,6 +26,7 @@ class Hit:
     severity: Severity | None = None  # overrides the rule's (e.g. info "could not check")
     edits: tuple[Edit, ...] = ()  # the fix as edits of the file (``lint --fix``)
     sets: tuple[tuple[str, str, bool], ...] = ()  # (flag, value, safe): the fix gives the flag this value
+    pictures: tuple[tuple[str, str], ...] = ()  # (name, one line) shown with the evidence, e.g. KDA002's row map
 
 
 def unchecked(reason: str) -> Hit:
@@ -72,6 +73,41 @@ class Rule:
     @property
     def help_uri(self) -> str:
         return f"https://github.com/kdacheck/kdacheck/blob/main/docs/rules.md#{self.code.lower()}"
+
+    @property
+    def consequence(self) -> str:
+        """What SGLang does when this rule fails, in a few words (the report's verdict line),
+        read from the rule's ``why``: when it stops, not its exception."""
+        why = self.why.lower()
+        for needle, words in _CONSEQUENCES:
+            if needle in why:
+                return words
+        return "fails" if self.severity is Severity.ERROR else "runs other than written"
+
+
+# ``why`` phrases → the verdict's words, first match wins (checked over every rule in tests).
+_CONSEQUENCES = (
+    ("valueerror at start-up", "refuses to start"),
+    ("parsed at start-up", "refuses to start"),
+    ("fail later", "fails after start (empty drafts, zero-sized buffers)"),
+    ("multi-step kernel", "crashes at the first speculative gather"),
+    ("cuda-graph capture", "crashes at CUDA-graph capture"),
+    ("first verify batch", "crashes at the first verify batch"),
+    ("decode kernel", "crashes in the decode kernel"),
+    ("static_assert", "fails to compile its kernel at first use"),
+    ("torch.topk", "crashes when it builds the draft tree"),
+    ("when the model is built", "refuses to start (model construction)"),
+    ("backend is built", "refuses to start (attention backend)"),
+    ("before it loads a single weight", "refuses to start"),
+    ("not enough gpu memory", "refuses to start (out of memory)"),
+    ("exits at start", "exits at start (argument error)"),
+    ("unrecognized arguments", "exits at start (argument error)"),
+    ("refuses", "refuses to start"),
+    ("start", "refuses to start"),
+    ("launch", "refuses to start"),
+    ("silently", "runs, silently other than written"),
+    ("corrupt", "corrupts memory silently"),
+)
 
 
 REGISTRY: dict[str, Rule] = {}

@@ -154,7 +154,19 @@ def kda002(cfg: Resolved) -> Iterator[Hit]:
     best = _smallest_mrr(cfg, params)
     fix = f"set `--max-running-requests {best}`" if best is not None else "use `--linear-attn-verify-backend triton`"
     fix += ", or add `--disable-radix-cache` (fused accept skips the check)"
-    yield Hit(msg, fix, values=("max_running_requests", "R", "attn_dp_size", "attn_tp_size", "row_map_len", "max_verify_batch", "verify_backend", "fused_accept"))
+    yield Hit(msg, fix, values=("max_running_requests", "R", "attn_dp_size", "attn_tp_size", "row_map_len", "max_verify_batch", "verify_backend", "fused_accept"),
+              pictures=(("row map", _row_map_picture(R, P, b_max)),))
+
+
+def _row_map_picture(R: int, P: int, b_max: int) -> str:
+    """One line: the verify row map SGLang builds for the largest batch, and where it stops
+    being the identity FlashInfer requires."""
+    head = "0 1 2 … " + str(R - 1) if R > 4 else " ".join(str(i) for i in range(R))
+    pads = [R] * max(0, min(P, b_max) - R)
+    shown = " ".join(map(str, pads[:4])) + (" …" if len(pads) > 4 else "")
+    beyond = f" | rows {P}–{b_max - 1}: past the map" if b_max > P else ""
+    return (f"batch rows 0–{b_max - 1} → [{head} | {shown}]{beyond}; "
+            f"FlashInfer needs [0 1 2 … {b_max - 1}]: rows {R}–{min(P, b_max) - 1} all read row {R}")
 
 
 @rule(
