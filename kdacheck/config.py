@@ -171,9 +171,11 @@ def load(path: str) -> Settings:
     return Settings(**{**s.__dict__, **values})
 
 
-def _int(value: Any, key: str, where: str) -> int:
+def _int(value: Any, key: str, where: str, high: int | None = None) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
         raise ConfigError(f"{where}: `{key}` must be a positive whole number of bytes")
+    if high is not None and value > high:
+        raise ConfigError(f"{where}: `{key}` = {value:,} is over the {high:,}-byte ceiling kdacheck reads a file up to")
     return value
 
 
@@ -193,7 +195,7 @@ KEYS: dict[str, Any] = {
     "model": _text,
     "output-format": lambda v, k, w: _text(v, k, w, tuple(_formats())),
     "exclude": _globs,
-    "max-file-size": _int,
+    "max-file-size": lambda v, k, w: _int(v, k, w, 1 << 30),
     "mem005-share": _share,
     "per-file-ignores": _per_file,
 }

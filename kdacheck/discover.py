@@ -38,7 +38,8 @@ class Glob:
     small NFA run over the path one character at a time (no backtracking regex: a line like
     ``****************x`` costs what a short one does). Tokens: a character, ``?``, ``*``
     (no ``/``), ``**`` (anything), a class ``[...]``, and ``**/`` (zero or more folders).
-    An invalid class (``[z-a]``, ``[!]``, unterminated) never matches, as git ignores it."""
+    An unterminated class (``[!]``, ``[a``) makes the line match nothing, and a reversed range
+    (``[z-a]``) is empty, as in git's wildmatch (checked against git: tests/test_fuzz_targets.py)."""
 
     __slots__ = ("tokens", "unanchored")
 
@@ -82,8 +83,9 @@ class Glob:
                     if c != "/":
                         nxt.add(i + 1)
                 elif kind == "class":
-                    neg, chars = arg  # type: ignore[misc]
-                    if c != "/" and ((c in chars) != neg):  # type: ignore[has-type]
+                    neg, chars, ranges = arg  # type: ignore[misc]
+                    inside = c in chars or any(lo <= c <= hi for lo, hi in ranges)  # type: ignore[has-type]
+                    if c != "/" and inside != neg:  # type: ignore[has-type]
                         nxt.add(i + 1)
                 elif kind == "star":
                     if c != "/":
@@ -121,7 +123,7 @@ def _tokens(pat: str) -> list[tuple[str, object]] | None:
         elif c == "[":
             parsed = _class(pat, i)
             if parsed is None:
-                return None  # an invalid class: the line matches nothing
+                return None  # an unterminated class: the line matches nothing
             out.append(("class", parsed[0]))
             i = parsed[1]
         elif c == "\\" and i + 1 < n:
@@ -133,13 +135,16 @@ def _tokens(pat: str) -> list[tuple[str, object]] | None:
     return out
 
 
-def _class(pat: str, i: int) -> tuple[tuple[bool, frozenset[str]], int] | None:
-    """``[...]`` at ``i``: ((negated, characters), index after it), or None when invalid."""
+def _class(pat: str, i: int) -> tuple[tuple[bool, frozenset[str], tuple[tuple[str, str], ...]], int] | None:
+    """``[...]`` at ``i``: ((negated, characters, ranges), index after it), or None when it is
+    unterminated (git's wildmatch then matches nothing). A reversed range (``z-a``) is empty,
+    as in git: ``[z-a]`` matches nothing, ``[!z-a]`` any character but ``/``."""
     j = i + 1
     neg = j < len(pat) and pat[j] in "!^"
     if neg:
         j += 1
     chars: set[str] = set()
+    ranges: list[tuple[str, str]] = []
     first = True
     while j < len(pat) and (pat[j] != "]" or first):
         first = False
@@ -148,17 +153,14 @@ def _class(pat: str, i: int) -> tuple[tuple[bool, frozenset[str]], int] | None:
             c = pat[j + 1]
             j += 1
         if j + 2 < len(pat) and pat[j + 1] == "-" and pat[j + 2] != "]":
-            lo, hi = c, pat[j + 2]
-            if ord(hi) < ord(lo) or ord(hi) - ord(lo) > 0x10000:
-                return None
-            chars.update(chr(k) for k in range(ord(lo), ord(hi) + 1))
+            ranges.append((c, pat[j + 2]))  # kept as a pair: no set of 65,536 characters
             j += 3
             continue
         chars.add(c)
         j += 1
-    if j >= len(pat) or not chars:
+    if j >= len(pat):
         return None
-    return (neg, frozenset(chars)), j + 1
+    return (neg, frozenset(chars), tuple(ranges)), j + 1
 
 
 @dataclass(frozen=True)

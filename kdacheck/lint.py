@@ -309,7 +309,18 @@ def _read_stdin(max_bytes: int) -> tuple[str | None, str | None]:
     """Standard input, bounded like a file (``kdacheck lint - < /dev/zero`` stops at the budget)."""
     try:
         stream = getattr(sys.stdin, "buffer", None)
-        data = stream.read(max_bytes + 1) if stream is not None else sys.stdin.read(max_bytes + 1).encode()
+        if stream is None:
+            data = sys.stdin.read(max_bytes + 1).encode()
+        else:  # in 1 MiB chunks: a read of the whole budget would allocate it up front
+            chunks: list[bytes] = []
+            got = 0
+            while got <= max_bytes:
+                chunk = stream.read(min(1 << 20, max_bytes + 1 - got))
+                if not chunk:
+                    break
+                chunks.append(chunk)
+                got += len(chunk)
+            data = b"".join(chunks)
     except (OSError, ValueError) as e:  # stdin closed or unreadable
         return None, f"cannot read standard input: {e}"
     if data is None:

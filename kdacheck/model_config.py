@@ -66,10 +66,37 @@ def read_json(path: Path) -> dict[str, Any]:
     try:
         data = loads_json(raw.decode("utf-8"))
     except (UnicodeDecodeError, ValueError) as e:
-        raise InputError(f"{path}: model config is not valid JSON ({str(e)[:120]})") from None
+        field = _bad_number_field(raw)
+        where = f"`{field}` " if field else ""
+        raise InputError(f"{path}: model config is not valid JSON: {where}({str(e)[:120]})") from None
     if not isinstance(data, dict):
         raise InputError(f"{path}: a model config.json must be a JSON object")
     return data
+
+
+def _bad_number_field(raw: bytes) -> str | None:
+    """The dotted name of the first field holding NaN, an infinity or a number beyond 64 bits
+    (Python's json reads them; SGLang's config classes then compute nonsense), if any."""
+    import json
+
+    bad = object()
+    try:
+        doc = json.loads(raw.decode("utf-8"), parse_constant=lambda _c: bad,
+                         parse_int=lambda t: bad if len(t) > 19 else int(t))
+    except (ValueError, RecursionError, UnicodeDecodeError):
+        return None
+    todo: list[tuple[str, Any]] = [("", doc)]
+    for _ in range(100_000):  # bounded walk
+        if not todo:
+            return None
+        name, node = todo.pop(0)
+        if node is bad:
+            return name
+        if isinstance(node, dict):
+            todo += [(f"{name}.{k}" if name else str(k), v) for k, v in node.items()]
+        elif isinstance(node, list):
+            todo += [(f"{name}[{i}]", v) for i, v in enumerate(node)]
+    return None
 
 
 class _Fields:
@@ -159,7 +186,7 @@ def read(path: Path, name: str, version: str | None = None) -> Model:
 def _mamba2(model_type: str, f: _Fields, outer: _Fields, name: str, arch: str, layers: int, common: dict[str, Any]) -> Model:
     if model_type == "nemotron_h":
         pattern = f.data.get("hybrid_override_pattern")
-        if not isinstance(pattern, str) or len(pattern) > MAX_LAYERS:
+        if not isinstance(pattern, str) or not pattern or len(pattern) > MAX_LAYERS:
             raise InputError(f"{f.path}: `{f.prefix}hybrid_override_pattern` must be a string of layer kinds")
         heads, head_dim = f.int("mamba_num_heads", low=1), f.int("mamba_head_dim", low=1)
         return Model(name, arch, Family.MAMBA2, len(pattern), pattern.count("M"), f.int("n_groups", 1, 1), heads,

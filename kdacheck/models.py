@@ -263,15 +263,17 @@ def find_local_config(model_path: str) -> Path | None:
         return None
     p = Path(model_path)
     try:
-        if p.is_file() and p.name.endswith(".json"):
+        # exists(), not is_file(): a FIFO or a link to /dev/zero named config.json is found, and
+        # model_config.read_json refuses it by name ("must be a regular file"), never reads it
+        if p.name.endswith(".json") and p.exists() and not p.is_dir():
             return p
-        if (p / "config.json").is_file():
+        if (p / "config.json").exists():
             return p / "config.json"
         if "/" in model_path and not p.is_absolute():
             org_name = "models--" + model_path.strip("/").replace("/", "--")
             for cache in hf_cache_dirs():
                 snaps = sorted((cache / org_name / "snapshots").glob("*/config.json"))[-1:]
-                if snaps and snaps[0].is_file():
+                if snaps and snaps[0].exists():
                     return snaps[0]
     except OSError:
         return None

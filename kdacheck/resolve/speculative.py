@@ -172,6 +172,9 @@ def _adaptive(r: Resolved, S: Any, K: Any) -> None:
         else:
             cands = ()
             why = f"--speculative-adaptive-config {path}: not readable here (candidate steps unknown)"
+            if r.cmd.side_files.get(path) is not None:  # read, but not what SGLang reads: say so
+                r.cmd.notes.append(f"--speculative-adaptive-config {str(path)[:200]}: no candidate steps kdacheck can read (a JSON "
+                                   "object of {\"N\": {\"candidate_steps\": [...]}}, nesting ≤ 32, 64-bit numbers): the candidate steps it sets were not checked")
     r.put("adaptive", True, "--speculative-adaptive", loc=r.place("speculative_adaptive"))
     r.put("adaptive_candidates", list(cands), why)
     r.put("topk", 1, "adaptive: topk 1")
