@@ -257,13 +257,22 @@ def _inherited(folder: str) -> list[Pattern]:
     return out
 
 
+MAX_ENTRIES = 200_000  # files and folders one folder search visits
+
+
 def walk(folder: str, exclude: Iterable[Pattern] = ()) -> list[str]:
     """Lintable files under ``folder``, honouring ``.gitignore`` files and ``exclude``."""
     exclude = list(exclude)
     found: list[str] = []
     start = list(_inherited(folder))  # a folder named on the command line is searched even if ignored
     stack: dict[str, list[Pattern]] = {os.path.abspath(folder): start + list(_gitignore(os.path.abspath(folder)))}
+    seen = 0
     for root, dirs, files in os.walk(folder):
+        seen += 1 + len(files)
+        if seen > MAX_ENTRIES:
+            from kdacheck.findings import InputError
+
+            raise InputError(f"{folder}: over {MAX_ENTRIES:,} files and folders to search; lint a smaller folder (or exclude some)")
         pats = stack.pop(os.path.abspath(root), [])
         checks = pats + exclude
         keep = []

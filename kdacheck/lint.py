@@ -333,6 +333,9 @@ def _read_stdin(max_bytes: int) -> tuple[str | None, str | None]:
         return None, str(e)
 
 
+RUN_BYTES = 1 << 30  # everything one run reads, all files together
+
+
 def lint_many(
     cands: list[discover.Candidate],
     options_for: Callable[[str], Options],
@@ -367,11 +370,15 @@ def lint_many(
         bar = Progress(console=Console(stderr=True), transient=True)
         bar.start()
         task = bar.add_task("kdacheck lint", total=len(cands))
+    spent = 0  # one byte budget for the run: every file read counts
     try:
         for c, (text, error) in zip(cands, texts, strict=True):
             if bar is not None:
                 bar.advance(task)
             name = (visible_name(stdin_filename) if stdin_filename else "<stdin>") if c.path == "-" else visible_name(c.path)
+            spent += len(text) if text else 0
+            if spent > RUN_BYTES:
+                error = f"not read: the run's budget of {RUN_BYTES:,} bytes is spent on the files before it (lint fewer files per run)"
             if error is not None:
                 results.append(FileResult(name, error=error))
                 continue

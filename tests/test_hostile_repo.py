@@ -168,3 +168,18 @@ def test_adaptive_config_name_too_long_for_the_file_system(tmp_path: Path) -> No
     out = (p.stdout + p.stderr).decode()
     assert p.returncode in (0, 1), out
     assert "internal error" not in out and "were not checked" in out
+
+
+def test_run_byte_budget_and_folder_size_are_bounded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from kdacheck import discover, lint
+    from kdacheck.config import Overrides
+    from kdacheck.findings import InputError
+
+    for i in range(3):
+        (tmp_path / f"r{i}.sh").write_text(KIMI + "\n" + "# pad\n" * 200)
+    monkeypatch.setattr(lint, "RUN_BYTES", 3000)  # each file is about 1,300 bytes
+    results = lint.LintRun([str(tmp_path)], None, Overrides()).lint()
+    assert [r.error is not None and "budget" in r.error for r in results] == [False, False, True]
+    monkeypatch.setattr(discover, "MAX_ENTRIES", 2)
+    with pytest.raises(InputError, match="over 2 files and folders"):
+        discover.walk(str(tmp_path))
