@@ -40,3 +40,14 @@ def test_paths_reach_kdacheck_unexpanded(tmp_path: Path) -> None:
     args = record.read_text().splitlines()
     assert args == ["lint", "--select", "KDA*", "--output-format", "github", "deploy/**/*.yaml", "deploy/*.yaml"]
     assert "exit-code=0" in output.read_text()
+
+
+def test_container_image_installs_the_linter_from_this_tree() -> None:
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    lines = [ln.strip() for ln in (root / "Dockerfile").read_text().splitlines() if ln.strip() and not ln.startswith("#")]
+    copies = [ln.split()[1:-1] for ln in lines if ln.startswith("COPY")]
+    assert all((root / p).exists() for c in copies for p in c)  # only files of this repository
+    assert any("pip install --no-cache-dir /opt/kdacheck" in ln for ln in lines)  # no extras: no torch in the image
+    assert lines[-2:] == ['ENTRYPOINT ["kdacheck"]', 'CMD ["lint", "."]'] and "USER kdacheck" in lines
