@@ -197,7 +197,8 @@ def plan_from_resolved(cfg: Resolved, batch: int | None, buffer_steps: int | Non
         label = base_label + (" (FlashInfer-compatible)" if fi and topk == 1 else "")
         # Only FlashInfer's verify checks the scratch's step count (0.5.23 kda_flashinfer.py
         # L297); SGLang's Triton kernel, which nv_cutedsl also runs, stores every step unchecked.
-        guard = cfg.v("verify_backend") == "flashinfer"
+        # GDN sends tree drafts to its Triton verify whatever the backend (0.5.23 gdn_backend.py L505-512)
+        guard = cfg.v("verify_backend") == "flashinfer" and not (model.family is Family.GDN and topk > 1)
         cases.append(Case(_verify_case(geom, tp, n, d, t_alloc, cfg.v("ssm_dtype"), topk, on_cpu, notes, flashinfer=fi and topk == 1, step_guard=guard), label))
     if cfg.v("enable_hisparse"):
         top_k = cfg.v("hisparse_top_k") or 2048

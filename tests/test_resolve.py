@@ -104,3 +104,15 @@ def test_unknown_model_says_which_rules_could_not_be_checked() -> None:
     assert "not checked (needs the model)" in f.message and "KDA001" in f.message and "MEM001" in f.message
     assert f.location.col == len(LAUNCH) + 2  # the --model-path flag
     assert not [x for x in result.findings if x.code != "MODEL001" and "needs the model" in x.message]
+
+
+def test_gdn_tree_drafts_with_flashinfer_verify_are_not_refused() -> None:
+    """SGLang 0.5.23 gdn_backend.py L505-512: tree drafts use the Triton verify even when the
+    chain verify is FlashInfer; only KDA's backend refuses topk > 1 (kda_backend.py L507-511)."""
+    from tests.helpers import lint
+
+    spec = "--speculative-num-steps 3 --speculative-eagle-topk 4 --speculative-num-draft-tokens 8 --linear-attn-verify-backend flashinfer"
+    qwen = lint(f"python -m sglang.launch_server --model-path Qwen/Qwen3-Next-80B-A3B-Instruct --tp-size 4 --speculative-algorithm NEXTN {spec}", gpu="h200")
+    kimi = lint(f"python -m sglang.launch_server --model-path moonshotai/Kimi-Linear-48B-A3B-Instruct --tp-size 4 --speculative-algorithm EAGLE {spec} --mamba-ssm-dtype bfloat16", gpu="b200")
+    assert "KDA003" not in {f.code for f in qwen.findings}
+    assert "KDA003" in {f.code for f in kimi.findings}

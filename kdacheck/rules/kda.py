@@ -175,9 +175,11 @@ def _row_map_picture(R: int, P: int, b_max: int) -> str:
     needs="model",
     summary="FlashInfer linear-attention verify ⇒ topk 1 (NGRAM's default breadth makes topk 10)",
     what="""
-        The FlashInfer KDA (and GDN) verify kernels handle a chain only: no tree
-        (`retrieve_parent_token`). NGRAM sets topk to `--speculative-ngram-max-bfs-breadth`,
-        10 by default.
+        The FlashInfer KDA verify kernel handles a chain only: no tree
+        (`retrieve_parent_token`), and the KDA backend refuses a tree at start. NGRAM sets
+        topk to `--speculative-ngram-max-bfs-breadth`, 10 by default. GDN models (Qwen3-Next,
+        Qwen3.5) are not affected: their backend sends tree drafts to the Triton verify even
+        when the chain verify is FlashInfer.
     """,
     why="SGLang raises a ValueError when the KDA attention backend is built (model-runner start).",
     sglang_message="KDA FlashInfer speculative decoding only supports topk=1 (EAGLE tree verify / retrieve_parent_token is unsupported).",
@@ -185,14 +187,15 @@ def _row_map_picture(R: int, P: int, b_max: int) -> str:
     example="python -m sglang.launch_server --model-path moonshotai/Kimi-Linear-48B-A3B-Instruct --tp 4 --speculative-algorithm NGRAM --linear-attn-verify-backend flashinfer --mamba-ssm-dtype bfloat16",
     sources=(
         f"0.5.19 {_KDA_BACKEND}:408-411 `KDAAttnBackend.__init__`; 0.5.23 lines 507-511",
-        "0.5.23 `srt/layers/attention/linear/kernels/kda_flashinfer.py:267` (kernel backstop); `gdn_flashinfer.py:623` (GDN kernel)",
+        "0.5.23 `srt/layers/attention/linear/kernels/kda_flashinfer.py:267` (kernel backstop)",
+        "0.5.23 `srt/layers/attention/linear/gdn_backend.py:261` (`tree_verify_kernel = triton_kernel`), 505-512 "
+        "(`_get_target_verify_kernel`: tree drafts use Triton); 0.5.19 lines 147, 371",
     ),
-    inferred="For GDN models the failure is the kernel's RuntimeError at the first verify, not a start-up ValueError.",
 )
 def kda003(cfg: Resolved) -> Iterator[Hit]:
     if not cfg.v("spec_on") or cfg.v("verify_backend") != "flashinfer":
         return
-    if cfg.model is not None and not cfg.model.hybrid:
+    if not _kda(cfg):  # GDN routes tree drafts to its Triton verify (gdn_backend.py L261, L505-512): no failure
         return
     K = cfg.v("topk")
     if isinstance(K, int) and K > 1:
