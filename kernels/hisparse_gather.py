@@ -17,11 +17,14 @@ Every selected token must be on the device before attention runs:
 ``device_slot`` is read only (kdacheck's dense ``[B, max_seq]`` table); the post-swap mapping
 is reported through ``out_locs``.
 
-Kernel 1 (plan, one program per request) runs three passes over the ``D*top_k`` selections:
-(1) ``atomic_min`` of the flat position into a per-request ``[max_seq]`` marker table, so the
-marker holds each missing token's first position; (2) positions that equal their marker are
-first occurrences: an exclusive prefix count numbers them, the plan is written and the marker
-is overwritten with the encoded new slot ``-2 - slot``; (3) every selection reads its slot.
+The plan runs as four launches, each over a ``(request, tile of BLOCK selections)`` grid, so
+every request and tile works in parallel and the launch boundaries order the passes (no
+fences, no serial program per request): (1) ``atomic_min`` (relaxed) of the flat position
+into a per-request ``[max_seq]`` marker table, so the marker holds each missing token's first
+position; (2) each tile counts its first occurrences (positions equal to their marker);
+(3) each tile numbers its first occurrences after the tiles before it (a sum over the tile
+counts, then an exclusive count inside the tile), writes the plan and overwrites the marker
+with the encoded new slot ``-2 - slot``; (4) every selection reads its slot.
 Kernel 2 (copy, one program per ``(request, chunk of misses)``) moves items as 8-, 4- or 1-byte
 words, whichever divides the item size.
 """
@@ -59,83 +62,76 @@ class GatherResult:
 
 
 @triton.jit
-def _hisparse_plan_kernel(
-    tok_ptr,  # [B, D*top_k] int32 (flat view of [B, D, top_k])
-    seq_lens_ptr,  # [B] int32/int64
-    dev_slot_ptr,  # [B, MAX_SEQ] int32, -1 = not resident
-    host_loc_ptr,  # [B, MAX_SEQ] int64
-    free_ptr,  # [B, FREE_STRIDE] int32
-    marker_ptr,  # [B, MAX_SEQ] int32 workspace, INT32_MAX on entry
-    miss_src_ptr,  # [B, PLAN_STRIDE] int64
-    miss_dst_ptr,  # [B, PLAN_STRIDE] int32
-    miss_count_ptr,  # [B] int32
-    out_ptr,  # [B, D*top_k] int32
-    MAX_SEQ,
-    FREE_STRIDE,
-    FREE_COLS,
-    PLAN_STRIDE,
-    PLAN_COLS,
-    CAP,  # min(PLAN_COLS, FREE_COLS)
-    N_DEV,
-    N_SEL: tl.constexpr,  # D * top_k selections per request
-    BLOCK: tl.constexpr,
-):
-    b = tl.program_id(0).to(tl.int64)
+def _selections(tok_ptr, seq_lens_ptr, dev_slot_ptr, b, tile, N_SEL: tl.constexpr, MAX_SEQ, BLOCK: tl.constexpr):
+    """One tile of request ``b``'s selections: (flat positions, in range, clamped token,
+    resident slot, is a miss, table base)."""
     seq_len = tl.minimum(tl.load(seq_lens_ptr + b).to(tl.int32), MAX_SEQ)
-    sel_base = b * N_SEL
-    tab_base = b * MAX_SEQ
+    offs = tile * BLOCK + tl.arange(0, BLOCK)
+    m = offs < N_SEL
+    tok = tl.load(tok_ptr + b * N_SEL + offs, mask=m, other=-1)
+    ok = m & (tok >= 0) & (tok < seq_len)
+    tok = tl.where(ok, tok, 0)  # clamp pads: second line of defence
+    base = b * MAX_SEQ
+    ds = tl.load(dev_slot_ptr + base + tok, mask=ok, other=0)
+    return offs, m, ok, tok, ds, ok & (ds < 0), base
 
-    # Pass 1: marker[tok] = first flat position (d*top_k + j) at which a missing token appears.
-    for start in range(0, N_SEL, BLOCK):
-        offs = start + tl.arange(0, BLOCK)
-        m = offs < N_SEL
-        tok = tl.load(tok_ptr + sel_base + offs, mask=m, other=-1)
-        ok = m & (tok >= 0) & (tok < seq_len)
-        tok = tl.where(ok, tok, 0)  # clamp pads: second line of defence
-        ds = tl.load(dev_slot_ptr + tab_base + tok, mask=ok, other=0)
-        miss = ok & (ds < 0)
-        tl.atomic_min(marker_ptr + tab_base + tok, offs, mask=miss)
-    tl.debug_barrier()
 
-    # Pass 2: first occurrences get miss index i (exclusive prefix count, carried across blocks).
-    count = tl.sum(tl.zeros([BLOCK], dtype=tl.int32), axis=0)  # int32 scalar carry
-    for start in range(0, N_SEL, BLOCK):
-        offs = start + tl.arange(0, BLOCK)
-        m = offs < N_SEL
-        tok = tl.load(tok_ptr + sel_base + offs, mask=m, other=-1)
-        ok = m & (tok >= 0) & (tok < seq_len)
-        tok = tl.where(ok, tok, 0)
-        ds = tl.load(dev_slot_ptr + tab_base + tok, mask=ok, other=0)
-        miss = ok & (ds < 0)
-        first_pos = tl.load(marker_ptr + tab_base + tok, mask=miss, other=-1, cache_modifier=".cg")
-        first = miss & (first_pos == offs)
-        f = first.to(tl.int32)
-        idx = count + tl.cumsum(f, axis=0) - f
-        keep = first & (idx < PLAN_COLS) & (idx < FREE_COLS)
-        slot = tl.load(free_ptr + b * FREE_STRIDE + idx, mask=keep, other=0)
-        slot = tl.minimum(tl.maximum(slot, 0), N_DEV - 1)
-        src = tl.load(host_loc_ptr + tab_base + tok, mask=keep, other=0)
-        tl.store(miss_src_ptr + b * PLAN_STRIDE + idx, src, mask=keep)
-        tl.store(miss_dst_ptr + b * PLAN_STRIDE + idx, slot, mask=keep)
-        tl.store(marker_ptr + tab_base + tok, -2 - slot, mask=keep)  # encode the new slot
-        count += tl.sum(f, axis=0)
-    tl.store(miss_count_ptr + b, tl.minimum(count, CAP))
-    tl.debug_barrier()
+@triton.jit
+def _plan_mark_kernel(tok_ptr, seq_lens_ptr, dev_slot_ptr, marker_ptr, MAX_SEQ, N_SEL: tl.constexpr, BLOCK: tl.constexpr):
+    # 1. marker[tok] = the first flat position (d*top_k + j) at which a missing token appears
+    b, tile = tl.program_id(0).to(tl.int64), tl.program_id(1)
+    offs, _m, _ok, tok, _ds, miss, base = _selections(tok_ptr, seq_lens_ptr, dev_slot_ptr, b, tile, N_SEL, MAX_SEQ, BLOCK)
+    tl.atomic_min(marker_ptr + base + tok, offs, mask=miss, sem="relaxed")  # ordered by the launch boundary
 
-    # Pass 3: out_locs = resident slot for hits, the miss's new slot otherwise, -1 for pads.
-    for start in range(0, N_SEL, BLOCK):
-        offs = start + tl.arange(0, BLOCK)
-        m = offs < N_SEL
-        tok = tl.load(tok_ptr + sel_base + offs, mask=m, other=-1)
-        ok = m & (tok >= 0) & (tok < seq_len)
-        tok = tl.where(ok, tok, 0)
-        ds = tl.load(dev_slot_ptr + tab_base + tok, mask=ok, other=0)
-        miss = ok & (ds < 0)
-        enc = tl.load(marker_ptr + tab_base + tok, mask=miss, other=0, cache_modifier=".cg")
-        new_slot = tl.where(enc < 0, -2 - enc, -1)
-        loc = tl.where(miss, new_slot, ds)
-        loc = tl.where(ok, loc, -1)
-        tl.store(out_ptr + sel_base + offs, loc, mask=m)
+
+@triton.jit
+def _plan_count_kernel(tok_ptr, seq_lens_ptr, dev_slot_ptr, marker_ptr, counts_ptr, MAX_SEQ, N_TILES,
+                       N_SEL: tl.constexpr, BLOCK: tl.constexpr):
+    # 2. how many first occurrences each tile holds
+    b, tile = tl.program_id(0).to(tl.int64), tl.program_id(1)
+    offs, _m, _ok, tok, _ds, miss, base = _selections(tok_ptr, seq_lens_ptr, dev_slot_ptr, b, tile, N_SEL, MAX_SEQ, BLOCK)
+    first = miss & (tl.load(marker_ptr + base + tok, mask=miss, other=-1) == offs)
+    tl.store(counts_ptr + b * N_TILES + tile, tl.sum(first.to(tl.int32), axis=0))
+
+
+@triton.jit
+def _plan_write_kernel(
+    tok_ptr, seq_lens_ptr, dev_slot_ptr, host_loc_ptr, free_ptr, marker_ptr, counts_ptr,
+    miss_src_ptr, miss_dst_ptr, miss_count_ptr,
+    MAX_SEQ, N_TILES, FREE_STRIDE, FREE_COLS, PLAN_STRIDE, PLAN_COLS, CAP, N_DEV,
+    N_SEL: tl.constexpr, BLOCK: tl.constexpr, BT: tl.constexpr,
+):
+    # 3. first occurrences numbered in flat order (the tiles before this one, then an exclusive
+    #    count inside it); the plan written; the marker becomes the encoded new slot -2 - slot.
+    #    Only the tile holding a token's first occurrence writes its marker: no race.
+    b, tile = tl.program_id(0).to(tl.int64), tl.program_id(1)
+    offs, _m, _ok, tok, _ds, miss, base = _selections(tok_ptr, seq_lens_ptr, dev_slot_ptr, b, tile, N_SEL, MAX_SEQ, BLOCK)
+    t_offs = tl.arange(0, BT)
+    counts = tl.load(counts_ptr + b * N_TILES + t_offs, mask=t_offs < N_TILES, other=0)
+    before = tl.sum(tl.where(t_offs < tile, counts, 0), axis=0)
+    first = miss & (tl.load(marker_ptr + base + tok, mask=miss, other=-1) == offs)
+    f = first.to(tl.int32)
+    idx = before + tl.cumsum(f, axis=0) - f
+    keep = first & (idx < PLAN_COLS) & (idx < FREE_COLS)
+    slot = tl.load(free_ptr + b * FREE_STRIDE + idx, mask=keep, other=0)
+    slot = tl.minimum(tl.maximum(slot, 0), N_DEV - 1)
+    src = tl.load(host_loc_ptr + base + tok, mask=keep, other=0)
+    tl.store(miss_src_ptr + b * PLAN_STRIDE + idx, src, mask=keep)
+    tl.store(miss_dst_ptr + b * PLAN_STRIDE + idx, slot, mask=keep)
+    tl.store(marker_ptr + base + tok, -2 - slot, mask=keep)
+    if tile == N_TILES - 1:
+        tl.store(miss_count_ptr + b, tl.minimum(tl.sum(counts, axis=0), CAP))
+
+
+@triton.jit
+def _plan_out_kernel(tok_ptr, seq_lens_ptr, dev_slot_ptr, marker_ptr, out_ptr, MAX_SEQ, N_SEL: tl.constexpr, BLOCK: tl.constexpr):
+    # 4. out_locs: the resident slot for a hit, the miss's new slot, -1 for a pad
+    b, tile = tl.program_id(0).to(tl.int64), tl.program_id(1)
+    offs, m, ok, tok, ds, miss, base = _selections(tok_ptr, seq_lens_ptr, dev_slot_ptr, b, tile, N_SEL, MAX_SEQ, BLOCK)
+    enc = tl.load(marker_ptr + base + tok, mask=miss, other=0)
+    new_slot = tl.where(enc < 0, -2 - enc, -1)
+    loc = tl.where(ok, tl.where(miss, new_slot, ds), -1)
+    tl.store(out_ptr + b * N_SEL + offs, loc, mask=m)
 
 
 @triton.jit
@@ -243,8 +239,9 @@ def hisparse_spec_gather(
     validate: bool = True,
     block: int = 128,
     copy_block_m: int = 16,
+    copy_items: bool = True,
 ) -> GatherResult:
-    """Build the speculative miss plan and copy the missing items (two launches).
+    """Build the speculative miss plan and copy the missing items (four plan launches, one copy).
 
     Checks, all before any launch and in SGLang's order: HSP001 (steps in 2..4) when
     ``emulate_sglang_limits``; the seven HSP003 plan checks (the plan buffers are optional:
@@ -253,7 +250,8 @@ def hisparse_spec_gather(
     and (unless ``validate=False``) index checks, as ValueError.
 
     ``device_buffer`` is written in place (only rows named by the plan); ``out_locs`` is
-    written when given, else allocated. Returns :class:`GatherResult`.
+    written when given, else allocated; ``copy_items=False`` builds the plan only. Returns
+    :class:`GatherResult`.
     """
     if top_k_tokens.ndim != 3:
         raise ValueError(f"top_k_tokens must be [batch, steps, top_k], got {_shape(top_k_tokens)}.")
@@ -288,16 +286,24 @@ def hisparse_spec_gather(
     n_dev, item_bytes = _shape(device_buffer)
     n_host = int(host_cache.shape[0])
     marker = torch.full((B, max_seq), _INT32_MAX, dtype=torch.int32, device=dev)
-    _hisparse_plan_kernel[(B,)](
-        top_k_tokens, seq_lens, device_slot, host_loc, free_slots, marker,
-        miss_src, miss_dst, miss_count, out_locs,
-        max_seq, free_slots.stride(0), int(free_slots.shape[1]),
+    BLOCK = min(triton.next_power_of_2(n_sel), block)
+    n_tiles = triton.cdiv(n_sel, BLOCK)
+    counts = torch.empty((B, n_tiles), dtype=torch.int32, device=dev)
+    grid = (B, n_tiles)  # every request and tile in parallel; the launches order the passes
+    sel = (top_k_tokens, seq_lens, device_slot)
+    _plan_mark_kernel[grid](*sel, marker, max_seq, N_SEL=n_sel, BLOCK=BLOCK, num_warps=4)
+    _plan_count_kernel[grid](*sel, marker, counts, max_seq, n_tiles, N_SEL=n_sel, BLOCK=BLOCK, num_warps=4)
+    _plan_write_kernel[grid](
+        *sel, host_loc, free_slots, marker, counts, miss_src, miss_dst, miss_count,
+        max_seq, n_tiles, free_slots.stride(0), int(free_slots.shape[1]),
         miss_src.stride(0), int(miss_src.shape[1]),
         min(int(miss_src.shape[1]), int(miss_dst.shape[1]), int(free_slots.shape[1])), n_dev,
-        N_SEL=n_sel, BLOCK=min(triton.next_power_of_2(n_sel), block),
-        num_warps=4,
+        N_SEL=n_sel, BLOCK=BLOCK, BT=triton.next_power_of_2(n_tiles), num_warps=4,
     )  # fmt: skip
-    del marker
+    _plan_out_kernel[grid](*sel, marker, out_locs, max_seq, N_SEL=n_sel, BLOCK=BLOCK, num_warps=4)
+    del marker, counts
+    if not copy_items:  # the plan alone (benchmarks time the plan and the copy apart)
+        return GatherResult(miss_src, miss_dst, miss_count, out_locs)
     word = _word_dtype(item_bytes, host_cache, device_buffer)
     words = item_bytes // torch.empty((), dtype=word).element_size()
     host_w = host_cache.view(word)

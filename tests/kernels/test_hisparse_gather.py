@@ -354,3 +354,19 @@ def test_out_of_range_free_slot_in_subprocess() -> None:
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert "margins True count 8" in proc.stdout
+
+
+def test_plan_alone_matches_and_copies_nothing(seed: int) -> None:
+    """``copy_items=False`` (the benchmark's plan timing) builds the same plan, moves no item;
+    many tiles per request (block 16) exercise the tiled numbering across tiles."""
+    s = make_setup(seed, B=3, D=4, top_k=40, dup_from=4, hit=0.3)
+    check_against_reference(s)
+    before = s.buf.tensor.clone()
+    res = hg.hisparse_spec_gather(s.toks, s.seq, s.dslot, s.hloc, s.host, s.buf.tensor, s.free,
+                                  emulate_sglang_limits=False, copy_items=False, block=16)
+    assert torch.equal(s.buf.tensor, before)
+    B = s.toks.shape[0]
+    assert torch.equal(res.miss_count[:B], s.cnt.tensor) and torch.equal(res.out_locs, s.out.tensor)
+    for b in range(B):
+        c = int(s.cnt.tensor[b])
+        assert torch.equal(res.miss_src[b, :c], s.src.tensor[b, :c]) and torch.equal(res.miss_dst[b, :c], s.dst.tensor[b, :c])
