@@ -15,7 +15,7 @@ from kdacheck import config, discover
 from kdacheck import rules as rulemod
 from kdacheck.config import Options
 from kdacheck.findings import Finding, InputError, Severity
-from kdacheck.models import Model, guess_family, load_model
+from kdacheck.models import Model, draft_block_size, guess_family, load_model
 from kdacheck.readers import LaunchCommand, read_text, relevance
 from kdacheck.readers.detect import decode, read_bytes
 from kdacheck.resolve import Resolved, RuleOptions, resolve
@@ -159,7 +159,9 @@ def lint_command(cmd: LaunchCommand, opts: Options, model_cache: dict[tuple[str 
         if model_cache is not None:
             model_cache[key] = (model, note)
     guess = guess_family(mp if isinstance(mp, str) else None) if model is None else None
-    cfg = resolve(parsed, cmd, model, note, opts.gpu, RuleOptions(mem005_share=opts.mem005_share), guess)
+    draft = parsed.value("speculative_draft_model_path")
+    block = draft_block_size(draft) if isinstance(draft, str) and parsed.value("speculative_algorithm") == "DSPARK" else (None, "")
+    cfg = resolve(parsed, cmd, model, note, opts.gpu, RuleOptions(mem005_share=opts.mem005_share), guess, block)
     if opts.sglang:
         from kdacheck import sglang
 

@@ -99,6 +99,22 @@ def _bad_number_field(raw: bytes) -> str | None:
     return None
 
 
+def _bundles_dspark(data: dict[str, Any], path: Path) -> bool | None:
+    """Whether the checkpoint carries its own DSpark draft, as SGLang 0.5.23 decides it
+    (``speculative_hook.py:614-663``: a ``dspark_*`` key in the config, or a ``dspark/config.json``
+    beside it). None for a Hugging Face cache snapshot: SGLang would fetch ``dspark/`` from the Hub."""
+    from kdacheck.models import DSPARK_KEYS
+
+    if any(data.get(k) is not None for k in DSPARK_KEYS):
+        return True
+    try:
+        if (path.parent / "dspark" / "config.json").exists():
+            return True
+    except OSError:
+        return None
+    return None if "snapshots" in path.parts else False
+
+
 class _Fields:
     """Typed access to one config mapping, with errors naming the file and the field."""
 
@@ -150,7 +166,7 @@ def read(path: Path, name: str, version: str | None = None) -> Model:
         params, wbytes = float(weights), 1.0
         source += f"; weights {weights / 2**30:.1f} GiB from model.safetensors.index.json"
     common: dict[str, Any] = {"params": params, "weight_bytes_per_param": wbytes, "source": source,
-              "mla": "kv_lora_rank" in (text or data)}
+              "mla": "kv_lora_rank" in (text or data), "dspark_draft": _bundles_dspark(data, path)}
     layers = inner.int("num_hidden_layers", outer.data.get("num_hidden_layers"), 1, MAX_LAYERS)
     kimi = model_type == "kimi_linear" or (isinstance(data.get("linear_attn_config"), dict) and "Kimi" in arch)
     if kimi:

@@ -14,6 +14,7 @@ import os
 import re
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 from kdacheck.findings import InputError
 
@@ -111,6 +112,7 @@ class Model:
     mla: bool = False  # multi-head latent attention (config has kv_lora_rank): SGLang's MLA backends
     index_kpool: int = 1  # DSA: index key pooling (page size 64 · index_kpool)
     intermediate: int = 0  # Mamba2/GDN: I of Mamba2StateShape (0: H·P)
+    dspark_draft: bool | None = None  # the checkpoint bundles a DSpark draft (None: cannot tell, e.g. a preset or a Hub id)
 
     def __post_init__(self) -> None:
         if not self.intermediate and self.family in (Family.GDN, Family.MAMBA2):
@@ -303,3 +305,30 @@ def load_model(spec: str | None, model_path: str | None, version: str | None = N
                 f"--model {candidate}: not a preset ({', '.join(SHORT_NAMES)}), a folder with config.json, or a config.json"
             )
     return None, "no model geometry (unknown model)"
+
+
+DSPARK_KEYS = ("dspark_block_size", "dspark_markov_rank", "dspark_noise_token_id", "dspark_target_layer_ids")
+
+
+def draft_block_size(draft_path: str | None) -> tuple[int | None, str]:
+    """DSpark's gamma from a local draft checkpoint, as SGLang 0.5.23 reads it
+    (``speculative/dspark_config.py:295``: ``dspark_block_size``, else ``dflash_config.block_size``,
+    else ``block_size``, ``dflash_utils.py:609-617``); (None, why) when there is none to read,
+    as SGLang swallows an unreadable draft config (``speculative_hook.py:796-805``)."""
+    from kdacheck import model_config
+
+    path = find_local_config(draft_path) if isinstance(draft_path, str) else None
+    if path is None:
+        return None, "no local draft config.json"
+    try:
+        data = model_config.read_json(path)
+    except InputError:
+        return None, f"draft config {path} unreadable"
+    raw = data.get("dflash_config")
+    dflash: dict[str, Any] = raw if isinstance(raw, dict) else {}
+    for where, value in (("dspark_block_size", data.get("dspark_block_size")), ("dflash_config.block_size", dflash.get("block_size")),
+                         ("block_size", data.get("block_size"))):
+        if value is not None:
+            ok = isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= 4096
+            return (value, f"`{where}` of the draft config {path}") if ok else (None, f"`{where}` of {path} is not a block size")
+    return None, f"the draft config {path} has no block size"

@@ -126,9 +126,26 @@ def load(version: str) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
+DRAFTS = ROOT / "benchmarks" / "sglang_diff" / "models"  # the folders SGLang read the draft slugs from (oracle._map_argv)
+
+
+def _drafts_local(argv: list[str]) -> list[str]:
+    """A draft model slug as the local folder SGLang's run read it from (its config.json holds the
+    DSpark block size SGLang uses)."""
+    out = list(argv)
+    for i, tok in enumerate(out):
+        name, eq, value = tok.partition("=")
+        if name != "--speculative-draft-model-path":
+            continue
+        j, slug = (i, value) if eq else (i + 1, out[i + 1] if i + 1 < len(out) else "")
+        if slug and "/" not in slug and (DRAFTS / slug / "config.json").is_file():
+            out[j] = f"{name}={DRAFTS / slug}" if eq else str(DRAFTS / slug)
+    return out
+
+
 def lint_case(case: dict[str, Any]) -> tuple[Resolved | None, set[str]]:
     """kdacheck on one golden case: its resolved configuration and its error codes."""
-    text = "python -m sglang.launch_server " + shlex.join(case["argv"])
+    text = "python -m sglang.launch_server " + shlex.join(_drafts_local(case["argv"]))
     folder = MODELS / case["model"]
     opts = Options(version=case["sglang_version"], model=str(folder) if folder.is_dir() else None,
                    gpu=gpu_profile(case["gpu"]))

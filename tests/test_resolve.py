@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from kdacheck.resolve import Event
 from tests.helpers import KIMI, LAUNCH, resolved
 
@@ -116,3 +118,48 @@ def test_gdn_tree_drafts_with_flashinfer_verify_are_not_refused() -> None:
     kimi = lint(f"python -m sglang.launch_server --model-path moonshotai/Kimi-Linear-48B-A3B-Instruct --tp-size 4 --speculative-algorithm EAGLE {spec} --mamba-ssm-dtype bfloat16", gpu="b200")
     assert "KDA003" not in {f.code for f in qwen.findings}
     assert "KDA003" in {f.code for f in kimi.findings}
+
+
+def test_dspark_gamma_comes_from_the_draft_checkpoint(tmp_path: Path) -> None:
+    """SGLang 0.5.23 speculative_hook.py L796-834: without --speculative-dspark-block-size, gamma
+    is the draft config's block size (dspark_config.py:295), and D must be gamma + 1."""
+    from tests.helpers import lint
+
+    (tmp_path / "draft").mkdir()
+    (tmp_path / "draft" / "config.json").write_text('{"architectures": ["DSparkDraft"], "block_size": 16}')
+    base = f"python -m sglang.launch_server --model-path Qwen/Qwen3-8B --speculative-algorithm DSPARK --speculative-draft-model-path {tmp_path / 'draft'}"
+    bad = lint(base + " --speculative-num-draft-tokens 8")
+    assert "SPEC009" in {f.code for f in bad.findings if f.severity.label == "error"}
+    good = lint(base)
+    assert good.resolved[0].v("draft_tokens") == 17 and good.resolved[0].vals["dspark_gamma"].origin == "model"
+
+
+def test_dspark_without_a_draft_is_an_error_when_the_checkpoint_is_read(tmp_path: Path) -> None:
+    """L720-755: no draft path and no DSpark draft in the target checkpoint (a dspark_* key or a
+    dspark/config.json beside it) raises; a preset or Hub id cannot tell, so it stays a warning."""
+    import json
+
+    from tests.helpers import lint
+
+    root = Path(__file__).resolve().parent.parent
+    target = tmp_path / "target"
+    target.mkdir()
+    (target / "config.json").write_text((root / "tests/data/models/llama-3-8b/config.json").read_text())
+    cmd = "python -m sglang.launch_server --model-path meta-llama/Meta-Llama-3-8B --speculative-algorithm DSPARK"
+    sev = {f.severity.label for f in lint(cmd, model=str(target)).findings if f.code == "SPEC014"}
+    assert sev == {"error"}
+    (target / "dspark").mkdir()
+    (target / "dspark" / "config.json").write_text(json.dumps({"block_size": 7}))
+    assert "SPEC014" not in {f.code for f in lint(cmd, model=str(target)).findings}
+    assert {f.severity.label for f in lint(cmd).findings if f.code == "SPEC014"} <= {"warning"}
+
+
+def test_no_buffer_with_a_default_trtllm_mha_starts() -> None:
+    """mamba_hook.py:156-165 runs before the default backend fill (pipeline.py L225 < L242):
+    only a trtllm_mha the user or a model override set is refused."""
+    from tests.helpers import lint
+
+    base = ("python -m sglang.launch_server --model-path nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16 --tp-size 2 "
+            "--mamba-radix-cache-strategy no_buffer --disable-overlap-schedule")
+    assert "RADIX002" not in {f.code for f in lint(base + " --decode-attention-backend fa3", gpu="b200").findings}
+    assert "RADIX002" in {f.code for f in lint(base, gpu="b200").findings}

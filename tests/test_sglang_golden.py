@@ -13,12 +13,12 @@ from tests.sglang_golden import GOLDEN, compare
 # version → (verdict agreement, {field: agreement}) floors, measured 2026-12-01
 FLOORS = {
     "0.5.23": (
-        0.987,
+        1.0,
         {
             "speculative_algorithm": 1.0,
             "speculative_num_steps": 1.0,
             "speculative_eagle_topk": 1.0,
-            "speculative_num_draft_tokens": 0.994,
+            "speculative_num_draft_tokens": 1.0,
             "tp_size": 1.0,
             "dp_size": 1.0,
             "attn_dp_size": 1.0,
@@ -39,12 +39,12 @@ FLOORS = {
         },
     ),
     "0.5.21": (
-        0.977,
+        0.989,
         {
             "speculative_algorithm": 1.0,
             "speculative_num_steps": 1.0,
             "speculative_eagle_topk": 1.0,
-            "speculative_num_draft_tokens": 0.991,
+            "speculative_num_draft_tokens": 1.0,
             "tp_size": 1.0,
             "dp_size": 1.0,
             "page_size": 0.974,

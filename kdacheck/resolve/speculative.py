@@ -96,6 +96,9 @@ def algorithm(r: Resolved) -> None:
         r.put("steps", 1, "DSPARK: steps 1")
         r.put("topk", 1, "DSPARK: topk 1")
         gamma = r.flag("dspark_gamma", "speculative_dspark_block_size").value
+        if gamma is None and r.draft_block[0] is not None:  # the draft checkpoint's (0.5.23 speculative_hook.py L814-822)
+            gamma = r.draft_block[0]
+            r.put("dspark_gamma", gamma, r.draft_block[1], "model")
         if gamma is None and D is None:
             gamma = 7
             r.put("dspark_gamma", 7, "DSPARK default gamma 7 (DEFAULT_DSPARK_GAMMA)")

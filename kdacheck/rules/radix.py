@@ -98,6 +98,8 @@ def radix001(cfg: Resolved) -> Iterator[Hit]:
     sources=(
         "0.5.19 `srt/arg_groups/mamba_hook.py:143` `validate_mamba_no_buffer`; 0.5.23 lines 156-165",
         "0.5.23 `srt/arg_groups/overrides.py:477-490` `_mamba_radix_cache_resolution` (auto)",
+        "0.5.23 `srt/arg_groups/pipeline.py:225` (model adjustments, where the check runs) before L242 "
+        "(`_attention_backend_default`, attention_hook.py:120): a default trtllm_mha is not checked",
     ),
 )
 def radix002(cfg: Resolved) -> Iterator[Hit]:
@@ -108,7 +110,10 @@ def radix002(cfg: Resolved) -> Iterator[Hit]:
         yield Hit(f"no_buffer only supports page_size=1 (page size {page})", "use `--page-size 1`, or `--linear-attn-backend triton` so auto picks extra_buffer", values=("page_size", "mamba_radix_cache_strategy"))
     if not cfg.v("disable_overlap_schedule"):
         yield Hit("no_buffer do not support overlap schedule. Try to set disable_overlap_schedule=True.", "add `--disable-overlap-schedule`", values=("mamba_radix_cache_strategy", "disable_overlap_schedule"))
-    if cfg.v("attention_backend") == "trtllm_mha":
+    # SGLang checks the backend given or set by a model override only: its default fill and page
+    # constraints come after validate_mamba_no_buffer (0.5.23 pipeline.py L225 before L242)
+    backend = cfg.vals.get("attention_backend")
+    if backend is not None and backend.value == "trtllm_mha" and backend.origin in ("user", "model"):
         yield Hit("no_buffer do not support trtllm_mha attention backend.", "use another `--attention-backend`", values=("attention_backend", "mamba_radix_cache_strategy"))
 
 

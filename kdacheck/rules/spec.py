@@ -540,9 +540,11 @@ def spec014(cfg: Resolved) -> Iterator[Hit]:
     elif algo == "DSPARK":
         if dpa and not lm_head:
             yield Hit(_DSPARK_DP, "add `--enable-dp-lm-head`", values=("dp_attention",))
-        elif draft is None:
+        elif draft is None and (cfg.model is None or cfg.model.dspark_draft is None):
             yield Hit(f"{_DSPARK_NO_DRAFT} (unless the target checkpoint bundles a DSpark draft, which kdacheck cannot see)",
                       "add `--speculative-draft-model-path`", values=("speculative_algorithm",), severity=Severity.WARNING)
+        elif draft is None and cfg.model is not None and cfg.model.dspark_draft is False:  # config.json read: no dspark_* key, no dspark/ folder
+            yield Hit(_DSPARK_NO_DRAFT, "add `--speculative-draft-model-path`", values=("speculative_algorithm",))
     elif algo == "UNO":
         if draft is not None:
             yield Hit(_UNO_DRAFT, "drop `--speculative-draft-model-path`", values=("speculative_draft_model_path",))
