@@ -138,6 +138,17 @@ def _sglang_argv(cmd: LaunchCommand, opts: Options) -> list[str]:
     return argv
 
 
+def _model_root(cmd: LaunchCommand, opts: Options) -> tuple[str | None, str | None] | None:
+    """Where a launch file's local model folders are looked up: its folder, and the repository
+    they must stay inside (None with --allow-outside). None for ``--cmd``: the user typed it."""
+    from kdacheck.readers.detect import repository_root
+
+    if cmd.path == "<cmd>":
+        return None
+    base = "." if cmd.path.startswith("<") or cmd.path == "-" else (os.path.dirname(cmd.path) or ".")
+    return base, None if opts.allow_outside else repository_root(base)
+
+
 def lint_command(cmd: LaunchCommand, opts: Options, model_cache: dict[tuple[str | None, str | None], tuple[Model | None, str]] | None = None) -> tuple[Resolved, list[Finding]]:
     version = opts.version
     if cmd.version_hint is not None and opts.version_why != "--sglang-version":
@@ -152,15 +163,16 @@ def lint_command(cmd: LaunchCommand, opts: Options, model_cache: dict[tuple[str 
     parsed = argmod.parse(cmd, version)
     mp = parsed.value("model_path")
     key = (opts.model, mp if isinstance(mp, str) else None)
+    local = _model_root(cmd, opts)
     if model_cache is not None and key in model_cache:
         model, note = model_cache[key]
     else:
-        model, note = load_model(*key, version)
+        model, note = load_model(*key, version, local)
         if model_cache is not None:
             model_cache[key] = (model, note)
     guess = guess_family(mp if isinstance(mp, str) else None) if model is None else None
     draft = parsed.value("speculative_draft_model_path")
-    block = draft_block_size(draft) if isinstance(draft, str) and parsed.value("speculative_algorithm") == "DSPARK" else (None, "")
+    block = draft_block_size(draft, local) if isinstance(draft, str) and parsed.value("speculative_algorithm") == "DSPARK" else (None, "")
     cfg = resolve(parsed, cmd, model, note, opts.gpu, RuleOptions(mem005_share=opts.mem005_share), guess, block)
     if opts.sglang:
         from kdacheck import sglang

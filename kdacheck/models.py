@@ -282,17 +282,42 @@ def find_local_config(model_path: str) -> Path | None:
     return None
 
 
-def load_model(spec: str | None, model_path: str | None, version: str | None = None) -> tuple[Model | None, str]:
+def launch_local_path(path: str, base_dir: str | None, root: str | None, flag: str = "--model-path") -> str:
+    """A model folder a launch names, as kdacheck reads it: relative to the launch file's folder
+    (else the repository root), refused with exit 2 when it lies outside the repository (``root``
+    None: ``--allow-outside``). A name that is no local path (``org/name``) is returned as is."""
+    from kdacheck.readers.detect import inside
+
+    if len(path) > 4096 or "\x00" in path:
+        return path
+    candidates = [Path(path)] if os.path.isabs(path) else [Path(d) / path for d in (base_dir, root) if d]
+    for target in candidates:
+        try:
+            exists = target.exists()
+        except OSError:
+            continue
+        if exists:
+            if root is not None and not inside(target, root):
+                raise InputError(f"{flag} {path[:200]}: outside the repository ({root}): not read (lint --allow-outside reads it)")
+            return str(target)
+    return path
+
+
+def load_model(spec: str | None, model_path: str | None, version: str | None = None,
+               where: tuple[str | None, str | None] | None = None) -> tuple[Model | None, str]:
     """The model geometry and a sentence saying where it came from.
 
     ``spec`` is the ``--model`` option (preset name, folder or config.json); else the launch's
-    ``--model-path`` is looked up locally, else matched against the presets.
+    ``--model-path`` is looked up locally, else matched against the presets. ``where``:
+    (the launch file's folder, the repository root or None) to confine a launch's local path.
     """
     from kdacheck import model_config
 
     for candidate, how in ((spec, "--model"), (model_path, "--model-path")):
         if not candidate:
             continue
+        if how == "--model-path" and where is not None:
+            candidate = launch_local_path(candidate, *where)
         cfg_path = find_local_config(candidate)
         if cfg_path is not None:
             name = model_path or candidate
@@ -310,13 +335,15 @@ def load_model(spec: str | None, model_path: str | None, version: str | None = N
 DSPARK_KEYS = ("dspark_block_size", "dspark_markov_rank", "dspark_noise_token_id", "dspark_target_layer_ids")
 
 
-def draft_block_size(draft_path: str | None) -> tuple[int | None, str]:
+def draft_block_size(draft_path: str | None, where: tuple[str | None, str | None] | None = None) -> tuple[int | None, str]:
     """DSpark's gamma from a local draft checkpoint, as SGLang 0.5.23 reads it
     (``speculative/dspark_config.py:295``: ``dspark_block_size``, else ``dflash_config.block_size``,
     else ``block_size``, ``dflash_utils.py:609-617``); (None, why) when there is none to read,
     as SGLang swallows an unreadable draft config (``speculative_hook.py:796-805``)."""
     from kdacheck import model_config
 
+    if isinstance(draft_path, str) and where is not None:
+        draft_path = launch_local_path(draft_path, *where, flag="--speculative-draft-model-path")
     path = find_local_config(draft_path) if isinstance(draft_path, str) else None
     if path is None:
         return None, "no local draft config.json"
@@ -326,9 +353,9 @@ def draft_block_size(draft_path: str | None) -> tuple[int | None, str]:
         return None, f"draft config {path} unreadable"
     raw = data.get("dflash_config")
     dflash: dict[str, Any] = raw if isinstance(raw, dict) else {}
-    for where, value in (("dspark_block_size", data.get("dspark_block_size")), ("dflash_config.block_size", dflash.get("block_size")),
+    for field, value in (("dspark_block_size", data.get("dspark_block_size")), ("dflash_config.block_size", dflash.get("block_size")),
                          ("block_size", data.get("block_size"))):
         if value is not None:
             ok = isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= 4096
-            return (value, f"`{where}` of the draft config {path}") if ok else (None, f"`{where}` of {path} is not a block size")
+            return (value, f"`{field}` of the draft config {path}") if ok else (None, f"`{field}` of {path} is not a block size")
     return None, f"the draft config {path} has no block size"

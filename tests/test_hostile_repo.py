@@ -183,3 +183,22 @@ def test_run_byte_budget_and_folder_size_are_bounded(tmp_path: Path, monkeypatch
     monkeypatch.setattr(discover, "MAX_ENTRIES", 2)
     with pytest.raises(InputError, match="over 2 files and folders"):
         discover.walk(str(tmp_path))
+
+
+def test_model_folders_a_launch_names_stay_inside_the_repository(tmp_path: Path) -> None:
+    outside = tmp_path / "outside-model"
+    outside.mkdir()
+    (outside / "config.json").write_text('{"architectures": ["KimiLinearForCausalLM"], "num_hidden_layers": 27, "secret_key": 1}')
+    repo = tmp_path / "repo"
+    (repo / "deploy" / "models" / "kimi").mkdir(parents=True)
+    (repo / ".git").mkdir()
+    (repo / "deploy" / "models" / "kimi" / "config.json").write_text((ROOT / "tests/data/models/kimi-linear-48b/config.json").read_text())
+    spec = "--speculative-algorithm EAGLE --speculative-num-steps 3 --speculative-eagle-topk 1 --speculative-num-draft-tokens 4"
+    (repo / "deploy" / "out.sh").write_text(f"python -m sglang.launch_server --model-path {outside} {spec}\n")
+    (repo / "deploy" / "in.sh").write_text(f"python -m sglang.launch_server --model-path models/kimi --tp-size 2 {spec}\n")
+    p = _kdacheck("lint", "deploy/out.sh", cwd=repo)
+    out = (p.stdout + p.stderr).decode()
+    assert p.returncode == 2 and "--model-path" in out and "outside the repository" in out and "secret_key" not in out
+    doc = json.loads(_kdacheck("lint", "deploy/in.sh", "--output-format", "json", cwd=repo).stdout)
+    assert doc["files"][0]["commands"][0]["model_source"].startswith("--model-path: deploy/models/kimi/config.json")
+    assert _kdacheck("lint", "deploy/out.sh", "--allow-outside", cwd=repo).returncode in (0, 1)
