@@ -361,8 +361,6 @@ def lint_many(
     """Lint every candidate, in order; files found in folders that are not launch
     configurations are skipped. ``workers > 1`` reads files in a thread pool (parsing and
     checking stay on this thread): it did not pay off when measured, see above."""
-    from concurrent.futures import ThreadPoolExecutor
-
     if progress is None:
         progress = len(cands) > PROGRESS_FROM and sys.stderr.isatty()
     if workers is None:
@@ -374,7 +372,11 @@ def lint_many(
         return _read(c, options_for(c.path).max_bytes)
 
     results: list[FileResult] = []
-    pool = ThreadPoolExecutor(max_workers=workers) if workers > 1 else None
+    pool = None
+    if workers > 1:  # concurrent.futures imports logging: ~10 ms a one-file lint does not pay
+        from concurrent.futures import ThreadPoolExecutor
+
+        pool = ThreadPoolExecutor(max_workers=workers)
     texts: Iterator[tuple[str | None, str | None]] = pool.map(read, cands) if pool else map(read, cands)
     bar = None
     if progress:
