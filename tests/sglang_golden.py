@@ -50,6 +50,8 @@ POST_RESOLUTION = {
 # SGLang's refusal (raising function, and a piece of its message when the function raises
 # several) → the kdacheck code that names that cause.
 CAUSES: tuple[tuple[str, str, str], ...] = (
+    ("handle_kv4_compatibility", "nvfp4 requires Blackwell", "ATTN003"),
+    ("handle_mxfp8_kv_cache_compatibility", "mxfp8 requires an SM100+", "ATTN003"),
     ("prepare_server_args", "ambiguous option", "ARG002"),
     ("prepare_server_args", "unrecognized arguments", "ARG001"),
     ("prepare_server_args", "invalid", "ARG004"),

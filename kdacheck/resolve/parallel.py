@@ -47,8 +47,11 @@ def layout(r: Resolved) -> None:
         r.events.add(Event.DP_REPLICAS_WITH_ATTN_DP)
     if r.at_least(versions.DP_ATTENTION_REWRITE):  # attention DP is on when its width is above 1
         r.put("dp_attention", adp > 1, "attention DP size > 1" if adp > 1 else "no DP attention (attention DP size 1)")
-    else:
-        r.put("dp_attention", adp > 1 or dpa, "attention DP size > 1" if adp > 1 else
-              "--enable-dp-attention" if dpa else "no DP attention")
+    else:  # _data_parallelism_defaults turns DP attention off when dp_size == 1 (0.5.21
+        # srt/arg_groups/overrides.py L1306-1309; 0.5.19 L1403), before the speculative hook
+        scale = r.parsed.value("ep_join_mode") == "scale"
+        on = adp > 1 or (dpa and (dp != 1 or scale))
+        r.put("dp_attention", on, "attention DP size > 1" if adp > 1 else "--enable-dp-attention" if on else
+              "no DP attention" + (" (--enable-dp-attention with dp size 1: SGLang turns it off)" if dpa else ""))
     r.put("attn_tp_size", max(1, tp // adp), f"tp {tp} // attention DP {adp}")
     r.flag("enable_two_batch_overlap")

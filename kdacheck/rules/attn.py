@@ -62,3 +62,46 @@ def attn002(cfg: Resolved) -> Iterator[Hit]:
     kv = cfg.v("kv_cache_dtype")
     if kv not in (None, "auto", "bf16", "bfloat16", "fp8_e4m3"):
         yield Hit(f"{DSA_KV} (got {kv})", "use `--kv-cache-dtype fp8_e4m3` or bf16", values=("kv_cache_dtype",))
+
+
+_KV_HOOK = "0.5.23 `srt/arg_groups/kv_cache_hook.py`"
+NVFP4_KV = ("--kv-cache-dtype=nvfp4 requires Blackwell SM100 or SM120. "
+            "Use --kv-cache-dtype=fp4_mx_block16 for the block-size-16 FP4 recipe.")
+MXFP8_KV = ("--kv-cache-dtype mxfp8 requires an SM100+ (Blackwell) GPU for the block-scaled operands "
+            "used by the FA4 MXFP8 attention path.")
+
+
+@rule(
+    "ATTN003", Severity.ERROR,
+    name="fp4-and-mxfp8-kv-cache-need-blackwell",
+    summary="an nvfp4 KV cache needs SM100 or SM120, an mxfp8 KV cache SM100+",
+    what="""
+        SGLang checks the KV-cache dtype against the GPU after it has chosen the attention
+        backends: `nvfp4` runs only on SM100 (B200, GB200, B300) and SM120, `mxfp8` only on
+        Blackwell (SM100, SM110, SM12x). (DSA models refuse both earlier: ATTN002.)
+    """,
+    why="SGLang refuses to start (a RuntimeError for nvfp4, a ValueError for mxfp8).",
+    sglang_message=f"{NVFP4_KV}\n{MXFP8_KV}",
+    fix="On Hopper use `--kv-cache-dtype fp4_mx_block16` (block-16 FP4), fp8_e4m3 or auto; or run on a Blackwell GPU.",
+    example="kdacheck lint --gpu h200 --cmd 'python -m sglang.launch_server --model-path Qwen/Qwen3-Next-80B-A3B-Instruct --tp-size 4 --kv-cache-dtype nvfp4'",
+    sources=(
+        f"{_KV_HOOK} L112-131 `handle_kv4_compatibility` (nvfp4: `is_sm100 or is_sm120`; 0.5.21 the same lines)",
+        f"{_KV_HOOK} L100-109 `handle_mxfp8_kv_cache_compatibility` (`is_blackwell`; 0.5.19 L24)",
+        "0.5.23 `srt/utils/common.py` `is_sm100`, `is_sm120` (capability (12, 0)), `is_blackwell` (majors 10-12)",
+    ),
+)
+def attn003(cfg: Resolved) -> Iterator[Hit]:
+    kv = cfg.v("kv_cache_dtype")
+    if kv not in ("nvfp4", "mxfp8") or cfg.family is Family.DSA:
+        return
+    if cfg.gpu is None:
+        from kdacheck.rules.base import unchecked
+
+        yield unchecked(f"needs --gpu: a {kv} KV cache runs on Blackwell GPUs only")
+        return
+    sm = cfg.gpu.sm
+    ok = sm // 10 == 10 or sm == 120 if kv == "nvfp4" else sm // 10 in (10, 11, 12)
+    if not ok:
+        message = NVFP4_KV if kv == "nvfp4" else MXFP8_KV
+        yield Hit(f"{message} (SM{sm}: {cfg.gpu.name})", "use `--kv-cache-dtype fp4_mx_block16`" if kv == "nvfp4" else
+                  "use `--kv-cache-dtype fp8_e4m3` or auto on this GPU", values=("kv_cache_dtype",))
