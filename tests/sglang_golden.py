@@ -51,6 +51,7 @@ POST_RESOLUTION = {
 # several) → the kdacheck code that names that cause.
 CAUSES: tuple[tuple[str, str, str], ...] = (
     ("handle_kv4_compatibility", "nvfp4 requires Blackwell", "ATTN003"),
+    ("check_server_args", "chunked_prefill_size must be divisible by page_size", "PAR004"),
     ("handle_mxfp8_kv_cache_compatibility", "mxfp8 requires an SM100+", "ATTN003"),
     ("prepare_server_args", "ambiguous option", "ARG002"),
     ("prepare_server_args", "unrecognized arguments", "ARG001"),

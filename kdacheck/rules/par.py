@@ -97,3 +97,38 @@ def par003(cfg: Resolved) -> Iterator[Hit]:
     elif algo != "EAGLE" or cfg.user("enable_multi_layer_eagle"):
         yield Hit(f"{PP_SPEC_MESSAGE} (pp {pp}, algorithm {algo})", "use `--speculative-algorithm EAGLE` (or NEXTN), or `--pp-size 1`",
                   values=("pp_size", "speculative_algorithm"))
+
+
+CHUNK_PAGE = "chunked_prefill_size must be divisible by page_size"
+
+
+@rule(
+    "PAR004", Severity.ERROR,
+    name="chunked-prefill-divisible-by-page-size",
+    summary="the chunked-prefill size per attention-DP worker is a multiple of the page size",
+    what="""
+        SGLang divides `--chunked-prefill-size` (default by GPU, 8192 on an H200) by the
+        attention-DP size, then, outside a PD decode server, asserts that the result is a
+        multiple of the page size. Attention DP 3 or 6 with a 64-token page (DSA models, the
+        trtllm backends) leaves 2,730 or 1,365.
+    """,
+    why="SGLang refuses to start with a bare AssertionError in its final argument check.",
+    sglang_message=CHUNK_PAGE,
+    fix="Give `--chunked-prefill-size` as a multiple of attention DP × page size, or an attention-DP size that divides it.",
+    example="kdacheck lint --gpu h200 --cmd 'python -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3.2 --tp-size 6 --dp-size 3 --enable-dp-attention'",
+    sources=(
+        "0.5.23 `srt/arg_groups/validation_hook.py:243-246` `check_server_args` (0.5.21 L160-163; the same in 0.5.19-0.5.23)",
+        "0.5.23 `srt/arg_groups/memory_hook.py` `handle_gpu_memory_settings` (the chunk // attention DP)",
+    ),
+)
+def par004(cfg: Resolved) -> Iterator[Hit]:
+    chunk, page = cfg.v("chunked_prefill_size"), cfg.v("page_size")
+    if not isinstance(chunk, int) or not isinstance(page, int) or chunk <= 0 or page <= 1:
+        return
+    if cfg.v("disaggregation_mode") == "decode" or chunk % page == 0:
+        return
+    adp = max(1, int(cfg.v("attn_dp_size") or 1))
+    per = " per attention-DP worker" if adp > 1 else ""
+    yield Hit(f"{CHUNK_PAGE} (chunked prefill {chunk}{per}, page size {page})",
+              f"set `--chunked-prefill-size {max(1, chunk // page) * page * adp}`",
+              values=("chunked_prefill_size", "page_size", "attn_dp_size"))
