@@ -166,34 +166,44 @@ def random_parents(N: int, T: int, K: int, gen: torch.Generator) -> torch.Tensor
 # ----------------------------------------------------------------------------- verify
 
 
-def run_verify(case: VerifyCase, device: torch.device | str) -> CaseResult:
-    """Run one KDA verify case; see the module docstring."""
+def _run_case(kernel: str, case: AnyCase, device: torch.device | str, shapes: dict[str, Any],
+              body: Callable[[torch.device, int, CaseResult, dict[str, Any]], None]) -> CaseResult:
+    """What every case shares: the seed, the memory check on a GPU, the interpreter on a CPU,
+    contract failures reported with their exact message, every buffer freed on every exit."""
     dev = torch.device(device)
     seed = _seed(case.seed)
-    shapes: dict[str, Any] = {
-        "N": case.N, "T": case.T, "T_alloc": case.T_alloc, "N_scratch": case.n_scratch,
-        "H": case.H, "HV": case.HV, "Kd": case.Kd, "Vd": case.Vd, "pool_size": case.pool,
-        "state_dtype": case.state_dtype, "input_dtype": case.input_dtype, "tree": case.tree,
-        "K": case.K, "flashinfer_compat": case.flashinfer_compat, "n_padding": case.n_padding,
-        "gate": case.gate, "gate_scale": case.gate_scale,
-        "seed": seed, "device": str(dev),
-    }  # fmt: skip
-    res = CaseResult(kernel="kda_verify", shapes=shapes)
+    res = CaseResult(kernel=kernel, shapes={**shapes, "seed": seed, "device": str(dev)})
     bufs: dict[str, Any] = {}
     try:
         if dev.type == "cuda":
             check_memory(case, dev)
         _prepare_backend(dev)
-        from .kda_verify import kda_verify
-        from .kda_verify_ref import kda_verify_reference
-
-        _run_verify(case, dev, seed, res, bufs, kda_verify, kda_verify_reference)
+        body(dev, seed, res, bufs)
     except (ValueError, RuntimeError) as exc:  # contract failures: report the exact message
         res.error = str(exc)
         res.passed = False
     finally:
         _release(dev, bufs)
     return res
+
+
+def run_verify(case: VerifyCase, device: torch.device | str) -> CaseResult:
+    """Run one KDA (or GDN) verify case; see the module docstring."""
+    shapes: dict[str, Any] = {
+        "N": case.N, "T": case.T, "T_alloc": case.T_alloc, "N_scratch": case.n_scratch,
+        "H": case.H, "HV": case.HV, "Kd": case.Kd, "Vd": case.Vd, "pool_size": case.pool,
+        "state_dtype": case.state_dtype, "input_dtype": case.input_dtype, "tree": case.tree,
+        "K": case.K, "flashinfer_compat": case.flashinfer_compat, "n_padding": case.n_padding,
+        "gate": case.gate, "gate_scale": case.gate_scale,
+    }  # fmt: skip
+
+    def body(dev: torch.device, seed: int, res: CaseResult, bufs: dict[str, Any]) -> None:
+        from .kda_verify import kda_verify
+        from .kda_verify_ref import kda_verify_reference
+
+        _run_verify(case, dev, seed, res, bufs, kda_verify, kda_verify_reference)
+
+    return _run_case("kda_verify", case, device, shapes, body)
 
 
 def _run_verify(
@@ -396,29 +406,15 @@ def _verify_canaries(case: VerifyCase, res: CaseResult, b_: dict[str, Any], laun
 def run_mamba2(case: Mamba2Case, device: torch.device | str) -> CaseResult:
     """Run one Mamba2 verify case: SGLang's selective state update over the draft tokens,
     against its float64 reference, with canaries around the scratch and the output. With
-    ``T > T_alloc`` the stores land where SGLang's addressing puts them (nothing checks the
+    ``T != T_alloc`` the stores land where SGLang's addressing puts them (nothing checks the
     step count in SGLang) and the result reports the corruption."""
-    dev = torch.device(device)
-    seed = _seed(case.seed)
     shapes: dict[str, Any] = {
         "N": case.N, "T": case.T, "T_alloc": case.T_alloc, "N_scratch": case.n_scratch, "H": case.H, "G": case.G,
         "P": case.P, "DS": case.DS, "pool_size": case.pool, "state_dtype": case.state_dtype,
         "input_dtype": case.input_dtype, "tree": case.tree, "K": case.K, "n_padding": case.n_padding,
-        "dt_scale": case.dt_scale, "seed": seed, "device": str(dev),
+        "dt_scale": case.dt_scale,
     }  # fmt: skip
-    res = CaseResult(kernel="mamba2_verify", shapes=shapes)
-    bufs: dict[str, Any] = {}
-    try:
-        if dev.type == "cuda":
-            check_memory(case, dev)
-        _prepare_backend(dev)
-        _run_mamba2(case, dev, seed, res, bufs)
-    except (ValueError, RuntimeError) as exc:
-        res.error = str(exc)
-        res.passed = False
-    finally:
-        _release(dev, bufs)
-    return res
+    return _run_case("mamba2_verify", case, device, shapes, lambda dev, seed, res, bufs: _run_mamba2(case, dev, seed, res, bufs))
 
 
 def _run_mamba2(case: Mamba2Case, dev: torch.device, seed: int, res: CaseResult, b_: dict[str, Any]) -> None:
@@ -517,30 +513,20 @@ def _run_mamba2(case: Mamba2Case, dev: torch.device, seed: int, res: CaseResult,
 
 def run_gather(case: GatherCase, device: torch.device | str) -> CaseResult:
     """Run one HiSparse speculative gather case; see the module docstring."""
-    dev = torch.device(device)
-    seed = _seed(case.seed)
     shapes: dict[str, Any] = {
         "B": case.B, "D": case.D, "top_k": case.top_k, "max_seq": case.max_seq,
         "item_bytes": case.item_bytes, "hit_rate": case.hit_rate, "dup_rate": case.dup_rate,
         "pad_rate": case.pad_rate, "plan_capacity": case.capacity,
-        "emulate_sglang_limits": case.emulate_sglang_limits, "seed": seed, "device": str(dev),
+        "emulate_sglang_limits": case.emulate_sglang_limits,
     }  # fmt: skip
-    res = CaseResult(kernel="hisparse_spec_gather", shapes=shapes)
-    bufs: dict[str, Any] = {}
-    try:
-        if dev.type == "cuda":
-            check_memory(case, dev)
-        _prepare_backend(dev)
+
+    def body(dev: torch.device, seed: int, res: CaseResult, bufs: dict[str, Any]) -> None:
         from . import hisparse_gather as hg
         from .hisparse_gather_ref import hisparse_spec_gather_reference
 
         _run_gather(case, dev, seed, res, bufs, hg, hisparse_spec_gather_reference)
-    except (ValueError, RuntimeError) as exc:
-        res.error = str(exc)
-        res.passed = False
-    finally:
-        _release(dev, bufs)
-    return res
+
+    return _run_case("hisparse_spec_gather", case, device, shapes, body)
 
 
 def _make_selection(case: GatherCase, seq_lens: list[int], gen: torch.Generator) -> torch.Tensor:
