@@ -36,6 +36,10 @@ EXTRA_BUFFER_NEEDS_MAMBA = "0.5.21"
 DECODE_GRAPH_CAPPED_BY_REQUESTS = "0.5.22"
 # get_default_attn_backend: DFLASH without topk also picks trtllm_mha on SM100.
 DFLASH_TRTLLM_MHA_DEFAULT = "0.5.23"
+# DFLASH accepts DP attention (with --enable-dp-lm-head) only from 0.5.23; before, it refuses it
+# on CUDA whatever the flags (0.5.19 speculative_hook.py L195-198; 0.5.20 L209-214; 0.5.21 L273-278).
+DFLASH_DP_ATTENTION = "0.5.23"
+DFLASH_DP_NPU_WORDING = "0.5.20"  # "... does not support dp attention on non-NPU devices."
 # kda_backend: the nv_cutedsl / flashinfer decode message says "SM100+".
 KDA_SM100_PLUS_WORDING = "0.5.23"
 

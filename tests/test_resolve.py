@@ -163,3 +163,15 @@ def test_no_buffer_with_a_default_trtllm_mha_starts() -> None:
             "--mamba-radix-cache-strategy no_buffer --disable-overlap-schedule")
     assert "RADIX002" not in {f.code for f in lint(base + " --decode-attention-backend fa3", gpu="b200").findings}
     assert "RADIX002" in {f.code for f in lint(base, gpu="b200").findings}
+
+
+def test_dflash_refuses_dp_attention_before_0_5_23() -> None:
+    """0.5.21 speculative_hook.py L273-278 refuses DFLASH with DP attention on CUDA whatever
+    --enable-dp-lm-head says; 0.5.23 L303-317 asks for --enable-dp-lm-head instead."""
+    from tests.helpers import lint
+
+    cmd = ("python -m sglang.launch_server --model-path Qwen/Qwen3-8B --tp-size 2 --dp-size 2 --enable-dp-attention "
+           "--enable-dp-lm-head --speculative-algorithm DFLASH --speculative-draft-model-path x")
+    old = [f.message for f in lint(cmd, version="0.5.21").findings if f.code == "SPEC014"]
+    assert old == ["Currently DFLASH speculative decoding does not support dp attention on non-NPU devices."]
+    assert "SPEC014" not in {f.code for f in lint(cmd, version="0.5.23").findings}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from kdacheck import versions
 from kdacheck.findings import Location, Severity
 from kdacheck.resolve import Event, Resolved
 from kdacheck.resolve.speculative import BUILTIN_ALGORITHMS
@@ -498,6 +499,8 @@ def spec013(cfg: Resolved) -> Iterator[Hit]:
 _DFLASH_NO_DRAFT = "DFLASH speculative decoding requires setting --speculative-draft-model-path."
 _DFLASH_PP = "Currently DFLASH speculative decoding only supports pp_size == 1."
 _DFLASH_DP = "DFLASH with dp attention requires --enable-dp-lm-head."
+_DFLASH_DP_OLD = "Currently DFLASH speculative decoding does not support dp attention."  # 0.5.19
+_DFLASH_DP_OLD_NPU = "Currently DFLASH speculative decoding does not support dp attention on non-NPU devices."  # 0.5.20-0.5.22
 _DSPARK_DP = "DSpark with dp attention requires --enable-dp-lm-head."
 _DSPARK_NO_DRAFT = "DSpark dense speculative decoding requires setting --speculative-draft-model-path."
 _UNO_DRAFT = "UNO reuses the target model and does not accept --speculative-draft-model-path."
@@ -531,7 +534,10 @@ def spec014(cfg: Resolved) -> Iterator[Hit]:
     dpa = bool(cfg.v("dp_attention"))
     lm_head = bool(cfg.user("enable_dp_lm_head"))
     if algo == "DFLASH":
-        if dpa and not lm_head:
+        if dpa and not cfg.at_least(versions.DFLASH_DP_ATTENTION):
+            yield Hit(_DFLASH_DP_OLD_NPU if cfg.at_least(versions.DFLASH_DP_NPU_WORDING) else _DFLASH_DP_OLD, "drop `--enable-dp-attention` (DFLASH takes it from SGLang 0.5.23)",
+                      values=("dp_attention",))
+        elif dpa and not lm_head:
             yield Hit(_DFLASH_DP, "add `--enable-dp-lm-head`", values=("dp_attention",))
         if (cfg.v("pp_size") or 1) != 1:
             yield Hit(_DFLASH_PP, "use `--pp-size 1`", values=("pp_size",))
