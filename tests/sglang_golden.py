@@ -41,7 +41,6 @@ POST_RESOLUTION = {
     "HSP004": "srt/managers/hisparse_coordinator.py (coordinator init)",
     "HSP005": "srt/managers/hisparse_coordinator.py (coordinator init)",
     "SPEC003": "the draft tree builder (first draft)",
-    "RADIX001": "srt/mem_cache/mamba_radix_cache.py (cache init)",
     "RSSM001": "srt/layers/attention/linear (ReplaySSM init)",
     "SPEC010": "the draft worker and the state pool (zero or negative counts pass the argument pipeline)",
     "SPEC013": "srt/mem_cache/kv_cache_configurator.py L3300 (state-cache sizing asserts D is set)",
@@ -51,6 +50,7 @@ POST_RESOLUTION = {
 # several) → the kdacheck code that names that cause.
 CAUSES: tuple[tuple[str, str, str], ...] = (
     ("handle_kv4_compatibility", "nvfp4 requires Blackwell", "ATTN003"),
+    ("validate_mamba_extra_buffer", "", "RADIX001"),  # during resolution (mamba_hook.py), not at cache init
     ("check_server_args", "chunked_prefill_size must be divisible by page_size", "PAR004"),
     ("handle_mxfp8_kv_cache_compatibility", "mxfp8 requires an SM100+", "ATTN003"),
     ("prepare_server_args", "ambiguous option", "ARG002"),

@@ -175,3 +175,14 @@ def test_dflash_refuses_dp_attention_before_0_5_23() -> None:
     old = [f.message for f in lint(cmd, version="0.5.21").findings if f.code == "SPEC014"]
     assert old == ["Currently DFLASH speculative decoding does not support dp attention on non-NPU devices."]
     assert "SPEC014" not in {f.code for f in lint(cmd, version="0.5.23").findings}
+
+
+def test_extra_buffer_lazy_is_refused_under_pd() -> None:
+    """0.5.23 mamba_hook.py L125-128 (validate_mamba_extra_buffer, in the model hook)."""
+    from tests.helpers import lint
+
+    base = ("python -m sglang.launch_server --model-path moonshotai/Kimi-Linear-48B-A3B-Instruct --tp-size 8 "
+            "--mamba-radix-cache-strategy extra_buffer_lazy")
+    pd = [f.message for f in lint(base + " --disaggregation-mode prefill", gpu="b200").findings if f.code == "RADIX001"]
+    assert pd and pd[0].startswith("extra_buffer_lazy unsupported under PD disaggregation")
+    assert "RADIX001" not in {f.code for f in lint(base, gpu="b200").findings}

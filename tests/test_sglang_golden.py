@@ -39,7 +39,7 @@ FLOORS = {
         },
     ),
     "0.5.21": (
-        0.996,
+        0.998,
         {
             "speculative_algorithm": 1.0,
             "speculative_num_steps": 1.0,

@@ -15,6 +15,9 @@ def _radix(cfg: Resolved) -> bool:
     return cfg.model is not None and cfg.model.hybrid and not cfg.v("disable_radix_cache")
 
 
+EXTRA_BUFFER_LAZY_PD = "extra_buffer_lazy unsupported under PD disaggregation; use --mamba-radix-cache-strategy extra_buffer."
+
+
 @rule(
     "RADIX001", Severity.ERROR,
     name="extra-buffer-track-interval",
@@ -25,17 +28,20 @@ def _radix(cfg: Resolved) -> bool:
         the overlap schedule is on or the page size > 1 and the linear-attention backend is
         triton), SGLang snapshots the state every `--mamba-track-interval` tokens (default
         256). The interval must be at least the draft tokens given on the command line and a
-        multiple of the page size; and `extra_buffer` needs `--linear-attn-backend triton`.
+        multiple of the page size; `extra_buffer` needs `--linear-attn-backend triton`; and
+        `extra_buffer_lazy` is refused under PD disaggregation.
     """,
     why="SGLang refuses to start with a bare AssertionError (or 'extra_buffer is not supported for ...; use no_buffer.').",
     sglang_message="""
         AssertionError  (no message: `assert view.mamba_track_interval >= view.speculative_num_draft_tokens` / `assert view.mamba_track_interval % view.page_size == 0`)
         extra_buffer is not supported for {architecture}; use no_buffer.
+        extra_buffer_lazy unsupported under PD disaggregation; use --mamba-radix-cache-strategy extra_buffer.
     """,
     fix="Raise `--mamba-track-interval` to a multiple of the page size ≥ the draft tokens (e.g. drop it: 256), or use `--mamba-radix-cache-strategy no_buffer`.",
     example="python -m sglang.launch_server --model-path Qwen/Qwen3-Next-80B-A3B-Instruct --tp 4 --speculative-algorithm NEXTN --speculative-num-steps 3 --speculative-eagle-topk 1 --speculative-num-draft-tokens 4 --mamba-radix-cache-strategy extra_buffer --mamba-track-interval 2",
     sources=(
-        "0.5.19 `srt/arg_groups/mamba_hook.py:98-122` `validate_mamba_extra_buffer`; 0.5.23 lines 115-135",
+        "0.5.19 `srt/arg_groups/mamba_hook.py:98-122` `validate_mamba_extra_buffer`; 0.5.23 lines 115-135 (extra_buffer_lazy and PD: "
+        "0.5.20 L113, 0.5.23 L125-128)",
         "0.5.19 `srt/arg_groups/overrides.py:545-588` `supports_mamba_cache_extra_buffer`, `_mamba_radix_cache_resolution`; 0.5.23 lines 437-490",
     ),
     inferred="""
@@ -54,6 +60,12 @@ def radix001(cfg: Resolved) -> Iterator[Hit]:
             "use `--mamba-radix-cache-strategy no_buffer --disable-overlap-schedule`",
             values=("mamba_radix_cache_strategy", "linear_attn_backend"),
         )
+        return
+    mode = cfg.v("disaggregation_mode")
+    if cfg.v("mamba_radix_cache_strategy") == "extra_buffer_lazy" and mode not in (None, "null"):
+        # 0.5.23 mamba_hook.py validate_mamba_extra_buffer L125 (0.5.21 L115), during resolution
+        yield Hit(f"{EXTRA_BUFFER_LAZY_PD} (--disaggregation-mode {mode})", "use `--mamba-radix-cache-strategy extra_buffer`",
+                  values=("mamba_radix_cache_strategy", "disaggregation_mode"))
         return
     interval = cfg.v("mamba_track_interval")
     D = cfg.parsed.value("speculative_num_draft_tokens")
