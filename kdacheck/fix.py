@@ -62,8 +62,9 @@ class Outcome:
     files: dict[str, tuple[str, str]] = field(default_factory=dict)  # path -> (before, after)
 
 
-def plan(findings: Iterable[Finding], readable: set[str], unsafe: bool, read: dict[str, str]) -> Outcome:
-    """Apply every edit to the texts in ``read`` (path → text, the files as kdacheck read them)."""
+def plan(findings: Iterable[Finding], unsafe: bool, read: dict[str, str]) -> Outcome:
+    """Apply every edit to the texts in ``read`` (path → text, the files as kdacheck read them
+    and may write); an edit of any other file is skipped."""
     out = Outcome()
     by_path: dict[str, list[Edit]] = {}
     wanted: list[Edit] = []
@@ -71,7 +72,7 @@ def plan(findings: Iterable[Finding], readable: set[str], unsafe: bool, read: di
         for e in f.edits:
             if not e.safe and not unsafe:
                 out.unsafe_left += 1
-            elif e.location.path not in readable or e.location.path not in read:
+            elif e.location.path not in read:
                 out.skipped += 1
             else:
                 wanted.append(e)

@@ -484,7 +484,7 @@ class LintRun:
                 texts[path] = decode(read_bytes(path), path)
             except InputError:
                 continue
-        return fix.plan(findings, set(texts), unsafe, texts)
+        return fix.plan(findings, unsafe, texts)
 
     def output_format(self, given: str | None) -> str:
         """The option, else the configuration's, else ``github`` inside GitHub Actions, else ``full``."""

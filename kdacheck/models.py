@@ -286,7 +286,7 @@ def launch_local_path(path: str, base_dir: str | None, root: str | None, flag: s
     """A model folder a launch names, as kdacheck reads it: relative to the launch file's folder
     (else the repository root), refused with exit 2 when it lies outside the repository (``root``
     None: ``--allow-outside``). A name that is no local path (``org/name``) is returned as is."""
-    from kdacheck.readers.detect import inside
+    from kdacheck.readers.detect import refuse_outside
 
     if len(path) > 4096 or "\x00" in path:
         return path
@@ -297,8 +297,7 @@ def launch_local_path(path: str, base_dir: str | None, root: str | None, flag: s
         except OSError:
             continue
         if exists:
-            if root is not None and not inside(target, root):
-                raise InputError(f"{flag} {path[:200]}: outside the repository ({root}): not read (lint --allow-outside reads it)")
+            refuse_outside(target, root, f"{flag} {path[:200]}")
             return str(target)
     return path
 

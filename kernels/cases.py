@@ -13,8 +13,25 @@ DTYPE_SIZES = {"float32": 4, "bfloat16": 2, "float16": 2, "int32": 4, "int64": 8
 CANARY_MARGIN = 256  # elements each side of a guarded buffer (kernels/canary.py DEFAULT_MARGIN)
 
 
+class _Rows:
+    """The scratch rows and pool slots a verify case allocates, defaults from its batch: N + 1
+    rows (row N absorbs padding, as SGLang's R + 1) and N + 2 slots."""
+
+    N: int
+    N_scratch: int | None
+    pool_size: int | None
+
+    @property
+    def n_scratch(self) -> int:
+        return self.N_scratch if self.N_scratch is not None else self.N + 1
+
+    @property
+    def pool(self) -> int:
+        return self.pool_size if self.pool_size is not None else self.N + 2
+
+
 @dataclass
-class VerifyCase:
+class VerifyCase(_Rows):
     """One KDA verify launch. ``K`` > 1 with ``tree`` builds random valid parents (each node
     has at most ``K`` children). ``n_padding``: the last requests are padding rows
     (``cache_indices == -1``). ``row_map``: explicit scratch rows (default ``arange(N)``).
@@ -54,14 +71,6 @@ class VerifyCase:
             return 0
         return (self.T - self.T_alloc) * self.HV * self.Vd * self.Kd
 
-    @property
-    def n_scratch(self) -> int:
-        return self.N_scratch if self.N_scratch is not None else self.N + 1
-
-    @property
-    def pool(self) -> int:
-        return self.pool_size if self.pool_size is not None else self.N + 2
-
 
 @dataclass
 class GatherCase:
@@ -88,7 +97,7 @@ class GatherCase:
 
 
 @dataclass
-class Mamba2Case:
+class Mamba2Case(_Rows):
     """One Mamba2 verify launch (SGLang's ``selective_state_update`` over the draft tokens):
     ``H`` heads of ``P`` × ``DS`` state in ``G`` groups. ``n_padding``: the last requests are
     CUDA-graph padding (cache index -1: computed from a zero state, no scratch store).
@@ -113,14 +122,6 @@ class Mamba2Case:
     seed: int | None = None
     max_ref_requests: int = 8
     dt_scale: float = 1.0
-
-    @property
-    def n_scratch(self) -> int:
-        return self.N_scratch if self.N_scratch is not None else self.N + 1
-
-    @property
-    def pool(self) -> int:
-        return self.pool_size if self.pool_size is not None else self.N + 2
 
     @property
     def live(self) -> int:

@@ -37,7 +37,7 @@ import torch
 import triton
 import triton.language as tl
 
-from .kda_verify import _to_bf16_rne
+from .kda_verify import _check, _to_bf16_rne
 
 _FLOAT_DTYPES = (torch.float32, torch.bfloat16)
 
@@ -129,11 +129,6 @@ def overflow_blocks(N_scratch: int, T_alloc: int, T: int, rows: list[int]) -> in
     """``[H, P, DS]`` state blocks SGLang's addressing stores past ``N_scratch·T_alloc``."""
     top = (max(rows) + 1) * T if rows else 0
     return max(0, top - N_scratch * T_alloc)
-
-
-def _check(cond: bool, msg: str) -> None:
-    if not cond:
-        raise ValueError(msg)
 
 
 def mamba2_verify(

@@ -90,9 +90,7 @@ def read_side_files(cmd: LaunchCommand, base_dir: str | None, root: str | None, 
         if ref is None or not name or ref.unknown or name.lstrip().startswith("{") or "\0" in name:
             continue  # inline JSON, or a value kdacheck cannot know
         target = _target(name, base_dir)
-        if root is not None and not inside(target, root):
-            raise InputError(f"{ref.loc}: {flag} {name[:200]}: outside the repository ({root}): not read "
-                             "(lint --allow-outside reads it)")
+        refuse_outside(target, root, f"{ref.loc}: {flag} {name[:200]}")
         key = os.path.realpath(target)
         if key not in texts:
             try:
@@ -117,6 +115,13 @@ def repository_root(base_dir: str | None) -> str:
 def inside(target: Path, root: str) -> bool:
     real = os.path.realpath(target)
     return real == root or real.startswith(root.rstrip(os.sep) + os.sep)
+
+
+def refuse_outside(target: Path, root: str | None, what: str) -> None:
+    """Exit 2, unread, for a file or folder a launch names outside the repository (``root``
+    None: ``--allow-outside``); ``what`` is how the launch named it (``place: --flag name``)."""
+    if root is not None and not inside(target, root):
+        raise InputError(f"{what[:300]}: outside the repository ({root}): not read (lint --allow-outside reads it)")
 
 
 def _read(text: str, path: str, env: dict[str, str] | None = None) -> list[LaunchCommand]:
@@ -192,9 +197,7 @@ def expand_config(cmd: LaunchCommand, base_dir: str | None, max_bytes: int = MAX
                 ref, rest = t, toks[:i] + toks[i + 1 :]
                 name = t.text.split("=", 1)[1]
             target = _target(name, base_dir)
-            if root is not None and not inside(target, root):
-                raise InputError(f"{ref.loc}: --config {name[:200]}: outside the repository ({root}): not read "
-                                 "(lint --allow-outside reads it)")
+            refuse_outside(target, root, f"{ref.loc}: --config {name[:200]}")
             if not target.is_file():
                 cmd.notes.append(f"{ref.loc}: --config {name} not found: its arguments were not checked")
                 return cmd
