@@ -310,7 +310,7 @@ def explain(code: Annotated[str, typer.Argument(help="A rule code, e.g. KDA002."
     if rule is None:
         import difflib
 
-        from kdacheck.lint import visible_name
+        from kdacheck.sanitize import visible_name
 
         close = difflib.get_close_matches(code.strip().upper()[:20], sorted(REGISTRY), n=3, cutoff=0.6)
         hint = f" (did you mean {', '.join(close)}?)" if close else ""

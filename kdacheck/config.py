@@ -429,6 +429,6 @@ def describe(paths: list[str], cli: Overrides, threshold: str | None, output_for
         ("allow-outside", str(cli.allow_outside).lower(), "command line" if cli.allow_outside else "default"),
     ]
     width = max(len(k) for k, _v, _w in rows)
-    from kdacheck.lint import visible_name
+    from kdacheck.sanitize import visible_name
 
     return "\n".join(f"{k:<{width}}  {visible_name(str(v))}" + (f"  ({visible_name(w)})" if w else "") for k, v, w in rows)

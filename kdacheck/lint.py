@@ -19,6 +19,9 @@ from kdacheck.models import Model, draft_block_size, guess_family, load_model
 from kdacheck.readers import LaunchCommand, read_text, relevance
 from kdacheck.readers.detect import decode, read_bytes
 from kdacheck.resolve import Resolved, RuleOptions, resolve
+from kdacheck.sanitize import CONTROL as _CONTROL
+from kdacheck.sanitize import visible as _visible
+from kdacheck.sanitize import visible_name
 
 SUPPRESS = re.compile(r"#\s*kdacheck:\s*ignore\[([A-Za-z0-9_, ]+)\]")
 SUPPRESS_FILE = re.compile(r"#\s*kdacheck:\s*ignore-file\[([A-Za-z0-9_, ]+)\]")  # the whole file
@@ -179,25 +182,6 @@ def lint_command(cmd: LaunchCommand, opts: Options, model_cache: dict[tuple[str 
 
         cfg.sglang = sglang.run(_sglang_argv(cmd, opts), opts.gpu.name if opts.gpu else None)
     return cfg, rulemod.check(cfg, opts.rules)
-
-
-# C0/C1 control characters but newline (a tab too: its width after a wide character differs
-# between terminals), Unicode line separators and bidirectional overrides: a hostile file must
-# not send terminal escape sequences (ESC [2J, OSC 0;title BEL) through a message to the
-# reader's terminal, break a report's lines, or reorder its text.
-_CONTROL = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
-
-
-def _visible(text: str) -> str:
-    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 256 else f"\\u{ord(m.group()):04x}", text)
-
-
-def visible_name(text: str) -> str:
-    """A file path or a name from the input as every report may show it: bytes that are not
-    UTF-8 as ``\\xNN``, control characters escaped, and no ``::`` (a GitHub Actions workflow
-    command) anywhere in it."""
-    text = text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
-    return _visible(text).replace("::", ":\\x3a")
 
 
 def _sanitize(result: FileResult) -> FileResult:

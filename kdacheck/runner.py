@@ -376,7 +376,7 @@ def report_junit(plans: list[tuple[Plan, list[tuple[Case, Any]]]], device: str) 
     """A JUnit document: one test suite per plan, one test case per kernel check."""
     from xml.sax.saxutils import quoteattr
 
-    from kdacheck.lint import visible_name as visible
+    from kdacheck.sanitize import visible_name as visible
 
     out = ['<?xml version="1.0" encoding="UTF-8"?>']
     total = sum(len(r) for _p, r in plans)
@@ -437,7 +437,7 @@ def _console(out: IO[str]) -> Any:
 def _render_header(plan: Plan, device: str, out: IO[str]) -> None:
     from rich.markup import escape
 
-    from kdacheck.lint import visible_name
+    from kdacheck.sanitize import visible_name
 
     console = _console(out)
     where = "GPU (CUDA)" if device == "cuda" else "CPU, Triton interpreter (shapes scaled by --batch; wall-clock times)"
@@ -450,7 +450,7 @@ def _render_case(case: Case, r: Any, out: IO[str]) -> None:
     from rich.markup import escape
     from rich.table import Table
 
-    from kdacheck.lint import visible_name
+    from kdacheck.sanitize import visible_name
 
     table = Table(title=escape(visible_name(case.label)), title_justify="left", show_header=False, box=None, padding=(0, 2))
     table.add_column("field", style="dim", no_wrap=True)
@@ -474,7 +474,7 @@ def _render_case(case: Case, r: Any, out: IO[str]) -> None:
 def _render_footer(results: list[tuple[Case, Any]], out: IO[str]) -> None:
     from rich.markup import escape
 
-    from kdacheck.lint import visible_name
+    from kdacheck.sanitize import visible_name
 
     console = _console(out)
     for case, r in results:

@@ -272,8 +272,8 @@ def test_through_the_cli(doc: tuple[str, str], fmt: str) -> None:
 def test_plain_full_report_is_what_rich_prints(doc: tuple[str, str], noise: str) -> None:
     """The full report's Rich-free path (used when the output is not a terminal) prints the
     same text as Rich does with the same segments."""
-    from kdacheck.lint import _visible
     from kdacheck.report import full
+    from kdacheck.sanitize import visible as _visible
 
     name, text = doc
     result = lint_text(text + "\n# " + noise.replace("\n", " "), name, Options(version=VERSION), "/nonexistent")

@@ -8,6 +8,7 @@ import re
 import stat
 from pathlib import Path
 
+from kdacheck import confine
 from kdacheck.findings import InputError, Location
 from kdacheck.readers import yamlfiles
 from kdacheck.readers.base import LaunchCommand, Token
@@ -105,23 +106,18 @@ def read_side_files(cmd: LaunchCommand, base_dir: str | None, root: str | None, 
 
 
 def repository_root(base_dir: str | None) -> str:
-    """The tree a linted file may read beside itself: its git repository, else its folder."""
-    from kdacheck.discover import git_root
-
-    folder = os.path.realpath(base_dir or ".")
-    return git_root(folder) or folder
+    """The tree a linted file may read beside itself: its git repository, else its folder
+    (found from the folder as named: see kdacheck.confine)."""
+    return confine.repository_root(base_dir)
 
 
-def inside(target: Path, root: str) -> bool:
-    real = os.path.realpath(target)
-    return real == root or real.startswith(root.rstrip(os.sep) + os.sep)
+inside = confine.inside
 
 
 def refuse_outside(target: Path, root: str | None, what: str) -> None:
     """Exit 2, unread, for a file or folder a launch names outside the repository (``root``
     None: ``--allow-outside``); ``what`` is how the launch named it (``place: --flag name``)."""
-    if root is not None and not inside(target, root):
-        raise InputError(f"{what[:300]}: outside the repository ({root}): not read (lint --allow-outside reads it)")
+    confine.check(target, root, what)
 
 
 def _read(text: str, path: str, env: dict[str, str] | None = None) -> list[LaunchCommand]:

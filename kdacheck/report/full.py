@@ -41,7 +41,7 @@ LABELS = {"speculative_algorithm": "algorithm", "steps": "S", "topk": "K", "draf
 
 
 def headline(cfg: Resolved) -> str:
-    from kdacheck.lint import visible_name
+    from kdacheck.sanitize import visible_name
 
     parts = [f"SGLang {cfg.version}", f"model {visible_name(cfg.model.name) if cfg.model else '?'}"]
     if not cfg.v("spec_on"):

@@ -1,0 +1,44 @@
+"""What may reach a terminal or a report from the input: every string kdacheck shows passes here.
+
+C0/C1 control characters but newline (a tab too: its width after a wide character differs
+between terminals), Unicode line separators, bidirectional overrides and every other format
+character (category Cf: U+200B, U+FEFF, U+2060, ...) are escaped, so a hostile file cannot
+send terminal escape sequences (ESC [2J, OSC 0;title BEL) through a message to the reader's
+terminal, break a report's lines, reorder its text or hide a character in a name.
+"""
+
+from __future__ import annotations
+
+import re
+
+# The Cf code points of Unicode 15 as ranges (a superset of unicodedata's on Python 3.10-3.13;
+# tests/test_hostile_sanitize.py checks every one of them is escaped).
+_FORMAT_RANGES = (
+    "\u00ad\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2\u180e\u200b-\u200f\u202a-\u202e"
+    "\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb\U000110bd\U000110cd\U00013430-\U0001343f"
+    "\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0001\U000e0020-\U000e007f"
+)
+CONTROL = re.compile(f"[\x00-\x09\x0b-\x1f\x7f-\x9f\u2028\u2029{_FORMAT_RANGES}]")
+
+
+def _escape(m: re.Match[str]) -> str:
+    c = ord(m.group())
+    return f"\\x{c:02x}" if c < 256 else f"\\u{c:04x}" if c < 0x10000 else f"\\U{c:08x}"
+
+
+def visible(text: str) -> str:
+    """``text`` with every control and format character escaped (newlines kept)."""
+    return CONTROL.sub(_escape, text)
+
+
+def visible_line(text: str) -> str:
+    """As :func:`visible`, newlines escaped too: one line of a report."""
+    return visible(text).replace("\n", "\\n")
+
+
+def visible_name(text: str) -> str:
+    """A file path or a name from the input as every report may show it: bytes that are not
+    UTF-8 as ``\\xNN``, control and format characters escaped, no newline and no ``::`` (a
+    GitHub Actions workflow command) anywhere in it."""
+    text = text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    return visible_line(text).replace("::", ":\\x3a")
