@@ -137,7 +137,7 @@ def lint(
     if not paths and cmd is None:
         raise failed("nothing to lint: give paths, - for standard input, or --cmd")
     try:
-        variables = config.environment(env or [], env_file)
+        variables = config.environment(env or [], env_file, allow_outside)
         file_ignores = tuple(_per_file(v) for v in per_file_ignores or ())
     except (config.ConfigError, ValueError) as e:
         raise failed(str(e)) from None

@@ -18,6 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from kdacheck.sanitize import visible_name
+
 if TYPE_CHECKING:
     from kdacheck.discover import Pattern
     from kdacheck.gpus import GPU
@@ -137,14 +139,9 @@ def _key_lines(text: str, pyproject: bool) -> dict[str, int]:
 def load(path: str) -> Settings:
     """Read and check one configuration file."""
     p = Path(path)
+    raw = _settings_bytes(p)
     try:
-        with p.open("rb") as fh:
-            raw = fh.read(CONFIG_MAX_BYTES + 1)
-        if len(raw) > CONFIG_MAX_BYTES:
-            raise ConfigError(f"{path}: larger than {CONFIG_MAX_BYTES >> 20} MiB: not read")
         text = raw.decode("utf-8")
-    except OSError as e:
-        raise ConfigError(f"{path}: cannot read: {e.strerror or e}") from None
     except UnicodeDecodeError as e:
         raise ConfigError(f"{path}: not UTF-8 text (byte {e.start}): TOML files must be UTF-8") from None
     toml = _toml()
@@ -152,6 +149,8 @@ def load(path: str) -> Settings:
         data = toml.loads(text)
     except toml.TOMLDecodeError as e:
         raise ConfigError(f"{path}: invalid TOML: {e}") from None
+    except RecursionError:
+        raise ConfigError(f"{path}: invalid TOML: nested too deeply to read") from None
     pyproject = p.name == "pyproject.toml"
     table = data.get("tool", {}).get("kdacheck", {}) if pyproject else data
     if not isinstance(table, dict):
@@ -204,12 +203,22 @@ KEYS: dict[str, Any] = {
 CONFIG_MAX_BYTES = 1 << 20  # a pyproject.toml or kdacheck.toml larger than this is refused
 
 
-def _has_table(pyproject: Path) -> bool:
+def _settings_bytes(p: Path) -> bytes:
+    """A settings file's bytes through kdacheck.confine: inside the repository that holds it
+    (a link out of it, or to a device, is refused by name), at most 1 MiB."""
+    from kdacheck import confine
+    from kdacheck.findings import InputError
+
     try:
-        with pyproject.open("rb") as fh:
-            raw = fh.read(CONFIG_MAX_BYTES)
-    except OSError:
-        return False
+        data = confine.read(p, confine.repository_root(str(p.parent)), CONFIG_MAX_BYTES, str(p))
+    except InputError as e:
+        raise ConfigError(str(e)) from None
+    assert data is not None
+    return data
+
+
+def _has_table(pyproject: Path) -> bool:
+    raw = _settings_bytes(pyproject)
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
@@ -221,7 +230,7 @@ def _has_table(pyproject: Path) -> bool:
     toml = _toml()
     try:
         data = toml.loads(text)
-    except toml.TOMLDecodeError:
+    except (toml.TOMLDecodeError, RecursionError):
         return re.search(r"^\s*\[\s*tool\.kdacheck\b", text, re.M) is not None  # let load() say why
     tool = data.get("tool")
     return isinstance(tool, dict) and "kdacheck" in tool
@@ -233,10 +242,10 @@ def find(folder: str) -> str | None:
     d = Path(folder).resolve()
     for cand in (d, *d.parents):
         k = cand / "kdacheck.toml"
-        if k.is_file():
+        if os.path.lexists(k):  # a link out or a device is refused by name when it is read
             return str(k)
         pp = cand / "pyproject.toml"
-        if pp.is_file() and _has_table(pp):
+        if os.path.lexists(pp) and not pp.is_dir() and _has_table(pp):
             return str(pp)
     return None
 
@@ -254,11 +263,23 @@ def for_file(path: str) -> Settings:
     return load(found) if found else for_folder(os.getcwd())
 
 
-def resolve_model(s: Settings) -> str | None:
-    """``model`` as a path is relative to the configuration file's folder."""
+def resolve_model(s: Settings, allow_outside: bool = False) -> str | None:
+    """``model`` as a path is relative to the configuration file's folder, and must stay in
+    its repository (with the config.json in it): a settings file is part of the tree."""
     if s.model and s.path and (s.model.startswith((".", "/")) or os.sep in s.model):
         candidate = os.path.join(s.folder, s.model)
         if os.path.exists(candidate):
+            from kdacheck import confine
+            from kdacheck.findings import InputError
+
+            root = None if allow_outside else confine.repository_root(s.folder)
+            try:
+                confine.check(candidate, root, f"{s.where('model')}: model {s.model}")
+                inner = os.path.join(candidate, "config.json")
+                if os.path.isdir(candidate) and os.path.lexists(inner):
+                    confine.check(inner, root, f"{s.where('model')}: model {s.model}: config.json")
+            except InputError as e:
+                raise ConfigError(str(e)) from None
             return candidate
     return s.model
 
@@ -320,7 +341,7 @@ def options(s: Settings, cli: Overrides) -> Options:
     version, version_why = checked("sglang_version", cli.sglang_version is not None, flagmod.pick_version, cli.sglang_version or s.sglang_version)
     gpu_name = cli.gpu or s.gpu
     profile = checked("gpu", cli.gpu is not None, get_gpu, gpu_name) if gpu_name else None
-    model = cli.model or resolve_model(s)
+    model = cli.model or resolve_model(s, cli.allow_outside)
     if model:
         checked("model", cli.model is not None, lambda m: load_model(m, None), model)
     select = cli.select if cli.select is not None else s.select
@@ -352,21 +373,27 @@ def ignored_here(opts: Options, path: str, code: str) -> bool:
     return any(any(code.startswith(c) for c in codes) and ignored(path, False, [p]) for p, codes in opts.file_ignores)
 
 
-def environment(pairs: list[str], env_file: str | None) -> dict[str, str]:
+def environment(pairs: list[str], env_file: str | None, allow_outside: bool = False) -> dict[str, str]:
     """``--env KEY=VALUE`` and ``--env-file FILE`` (``KEY=VALUE`` lines, ``#`` comments,
     ``export`` allowed): the variables a launch file uses without setting them. The command
-    line wins over the file."""
+    line wins over the file. The file is read through kdacheck.confine: inside the working
+    directory's repository (unless ``--allow-outside``), a regular file of at most 1 MiB."""
+    from kdacheck import confine
+    from kdacheck.findings import InputError
+
     out: dict[str, str] = {}
     lines: list[tuple[str, str]] = []
     if env_file is not None:
-        p = Path(env_file)
+        root = None if allow_outside else confine.repository_root(os.getcwd())
         try:
-            if not p.is_file() or p.stat().st_size > 1 << 20:
-                raise ConfigError(f"--env-file {env_file}: not a regular file of at most 1 MiB")
-            text = p.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as e:
-            raise ConfigError(f"--env-file {env_file}: cannot read: {e}") from None
-        lines += [(f"{env_file}:{n}", ln.strip().removeprefix("export ").strip()) for n, ln in enumerate(text.splitlines(), 1)
+            data = confine.read(env_file, root, 1 << 20, f"--env-file {env_file}")
+            assert data is not None
+            text = data.decode("utf-8-sig")
+        except InputError as e:
+            raise ConfigError(str(e)) from None
+        except UnicodeDecodeError as e:
+            raise ConfigError(f"--env-file {visible_name(env_file)}: not UTF-8 text (byte {e.start})") from None
+        lines += [(f"{visible_name(env_file)}:{n}", ln.strip().removeprefix("export ").strip()) for n, ln in enumerate(text.split("\n"), 1)
                   if ln.strip() and not ln.strip().startswith("#")]
     lines += [("--env", x) for x in pairs]
     for where, item in lines:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import re
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -17,7 +17,7 @@ from kdacheck.config import Options
 from kdacheck.findings import Finding, InputError, Severity
 from kdacheck.models import Model, draft_block_size, guess_family, load_model
 from kdacheck.readers import LaunchCommand, read_text, relevance
-from kdacheck.readers.detect import decode, read_bytes
+from kdacheck.readers.detect import decode, is_helm_template
 from kdacheck.resolve import Resolved, RuleOptions, resolve
 from kdacheck.sanitize import CONTROL as _CONTROL
 from kdacheck.sanitize import visible as _visible
@@ -38,6 +38,15 @@ class FileResult:
     suppressed: int = 0
     rules: list[str] = field(default_factory=list)  # codes checked (applicable and selected)
     unused_suppressions: list[tuple[int, str]] = field(default_factory=list)  # (line, code)
+
+
+class Results(list[FileResult]):
+    """The files of one run, in order, and what the run skipped on purpose (``skipped``: kind →
+    count, e.g. unrendered Helm templates found in folders), which the summary counts."""
+
+    def __init__(self, items: Iterable[FileResult] = (), skipped: dict[str, int] | None = None) -> None:
+        super().__init__(items)
+        self.skipped: dict[str, int] = dict(skipped or {})
 
 
 def directives(text: str) -> tuple[list[tuple[int, str, bool]], list[tuple[int, str]], list[int]]:
@@ -270,9 +279,9 @@ def lint_path(path: str, opts: Options) -> FileResult:
     import os
 
     try:
-        text = decode(read_bytes(path, opts.max_bytes), path)
+        text = decode(read_launch(path, opts.max_bytes, opts.allow_outside), path)
     except InputError as e:
-        return FileResult(path, error=str(e))
+        return FileResult(visible_name(path), error=_visible(str(e)))
     return lint_text(text, path, opts, os.path.dirname(path) or ".")
 
 
@@ -287,14 +296,32 @@ def lint_path(path: str, opts: Options) -> FileResult:
 PROGRESS_FROM = 50  # files; a progress bar on a terminal's stderr above this
 
 
-def _read(c: discover.Candidate, max_bytes: int) -> tuple[str | None, str | None]:
+def launch_root(path: str, allow_outside: bool) -> str | None:
+    """The repository a launch file must lie in (None: ``--allow-outside``): the one holding
+    it as named, so a file that is a link out of it is refused by name, never read."""
+    from kdacheck import confine
+
+    return None if allow_outside else confine.repository_root(os.path.dirname(os.path.abspath(path)))
+
+
+def read_launch(path: str, max_bytes: int, allow_outside: bool = False) -> bytes:
+    """A launch file's bytes: inside its repository (a link out is refused), bounded."""
+    from kdacheck import confine
+    from kdacheck.readers.detect import read_bytes
+
+    if os.path.lexists(path):
+        confine.check(path, launch_root(path, allow_outside), path)
+    return read_bytes(path, max_bytes)
+
+
+def _read(c: discover.Candidate, max_bytes: int, allow_outside: bool = False) -> tuple[str | None, str | None]:
     """(text, error) of one candidate; binary or non-UTF-8 files found in folders are
     skipped silently (text and error both None)."""
     from kdacheck.findings import InputError
-    from kdacheck.readers.detect import decode, read_bytes
+    from kdacheck.readers.detect import decode
 
     try:
-        data = read_bytes(c.path, max_bytes)
+        data = read_launch(c.path, max_bytes, allow_outside)
     except InputError as e:
         return None, str(e)
     try:
@@ -305,6 +332,8 @@ def _read(c: discover.Candidate, max_bytes: int) -> tuple[str | None, str | None
 
 def _read_stdin(max_bytes: int) -> tuple[str | None, str | None]:
     """Standard input, bounded like a file (``kdacheck lint - < /dev/zero`` stops at the budget)."""
+    if sys.stdin is None:  # started with standard input closed (`<&-`)
+        return None, "cannot read standard input: it is closed"
     try:
         stream = getattr(sys.stdin, "buffer", None)
         if stream is None:
@@ -341,7 +370,7 @@ def lint_many(
     workers: int | None = None,
     only_launch_files: bool = False,
     stdin_filename: str | None = None,
-) -> list[FileResult]:
+) -> Results:
     """Lint every candidate, in order; files found in folders that are not launch
     configurations are skipped. ``workers > 1`` reads files in a thread pool (parsing and
     checking stay on this thread): it did not pay off when measured, see above."""
@@ -353,9 +382,10 @@ def lint_many(
     def read(c: discover.Candidate) -> tuple[str | None, str | None]:
         if c.path == "-":
             return _read_stdin(options_for(c.path).max_bytes)
-        return _read(c, options_for(c.path).max_bytes)
+        opts = options_for(c.path)
+        return _read(c, opts.max_bytes, opts.allow_outside)
 
-    results: list[FileResult] = []
+    results = Results()
     pool = None
     if workers > 1:  # concurrent.futures imports logging: ~10 ms a one-file lint does not pay
         from concurrent.futures import ThreadPoolExecutor
@@ -383,6 +413,8 @@ def lint_many(
                 results.append(FileResult(name, error=error))
                 continue
             if text is None or (not c.explicit and not relevance.relevant(c.path, text)):
+                if text is not None and is_helm_template(c.path, text):
+                    results.skipped["unrendered Helm template"] = results.skipped.get("unrendered Helm template", 0) + 1
                 continue
             base = "." if c.path == "-" else (os.path.dirname(c.path) or ".")
             if c.explicit and only_launch_files and c.path != "-" and not relevance.relevant(c.path, text):
@@ -411,7 +443,7 @@ class LintRun:
                  stdin_filename: str | None = None) -> None:
         self.paths, self.cmd, self.overrides = paths, cmd, overrides
         self.only_launch_files, self.stdin_filename = only_launch_files, stdin_filename
-        self.results: list[FileResult] = []
+        self.results = Results()
         self.notes: list[str] = []
         self.empty = False  # folders named, no launch command in them
         config.reset()
@@ -443,8 +475,10 @@ class LintRun:
         cands = discover.discover(self.paths, config.exclude_patterns(scopes))
         if self.cmd is not None:
             self.results.append(lint_text(self.cmd, "<cmd>", config.options(self.for_file("<cmd>"), self.overrides), ".", True))
-        self.results += lint_many(cands, lambda p: config.options(self.for_file(p), self.overrides),
-                                  only_launch_files=self.only_launch_files, stdin_filename=self.stdin_filename)
+        found = lint_many(cands, lambda p: config.options(self.for_file(p), self.overrides),
+                          only_launch_files=self.only_launch_files, stdin_filename=self.stdin_filename)
+        self.results += found
+        self.results.skipped.update(found.skipped)
         folders = [p for p in self.paths if os.path.isdir(p)]
         if folders and not any(r.resolved for r in self.results) and not any(r.error for r in self.results):
             self.notes.append(f"warning: no SGLang launch command found in {', '.join(folders)}")
@@ -486,9 +520,14 @@ class LintRun:
         return worst is not None and worst >= self.threshold(threshold)
 
     def run_kernels(self, output_format: str) -> tuple[list[dict[str, object]], bool]:
-        """``--run``: the kernels on every resolved command; (JSON reports, any failed)."""
-        from kdacheck.runner import run_resolved
+        """``--run``: the kernels on every resolved command; (JSON reports, any failed). The
+        work of every command is estimated first and the total held to one budget, before
+        torch is imported and before the first kernel (as ``run --args`` does for a file)."""
+        from kdacheck.runner import check_work, guess_device, plan_from_resolved, run_resolved
 
+        cfgs = [cfg for r in self.results for cfg in r.resolved]
+        guess = guess_device("auto")
+        check_work([plan_from_resolved(cfg, None, None, None, guess == "cpu") for cfg in cfgs], guess)
         docs: list[dict[str, object]] = []
         failed = False
         for r in self.results:

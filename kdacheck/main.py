@@ -9,11 +9,18 @@ import sys
 
 class _PipeSafe:
     """Standard output that a closed pipe (``kdacheck lint . | head``) does not break: later
-    writes are dropped, so the run ends with its own exit code, not a BrokenPipeError."""
+    writes are dropped, so the run ends with its own exit code, not a BrokenPipeError. Any
+    other failure to write (a full disk, an I/O error) is remembered: the report is incomplete,
+    so the run ends with exit 2 and says why (:func:`main`)."""
 
     def __init__(self, stream: object) -> None:
         self._stream = stream
         self.broken = False
+        self.failed: OSError | None = None
+
+    def _failed(self, e: OSError) -> None:
+        self.failed = self.failed or e
+        self._closed()
 
     def _closed(self) -> None:
         self.broken = True
@@ -27,6 +34,8 @@ class _PipeSafe:
                 return int(self._stream.write(text))  # type: ignore[attr-defined]
             except BrokenPipeError:
                 self._closed()
+            except OSError as e:
+                self._failed(e)
         return len(text)
 
     def flush(self) -> None:
@@ -35,6 +44,8 @@ class _PipeSafe:
                 self._stream.flush()  # type: ignore[attr-defined]
             except BrokenPipeError:
                 self._closed()
+            except OSError as e:
+                self._failed(e)
 
     def __getattr__(self, name: str) -> object:
         return getattr(self._stream, name)
@@ -53,6 +64,19 @@ def _streams() -> None:
 
 def main() -> None:
     _streams()
+    try:
+        _main()
+    except SystemExit as e:
+        out = sys.stdout
+        if isinstance(out, _PipeSafe):
+            out.flush()
+            if out.failed is not None:
+                sys.stderr.write(f"kdacheck: error: cannot write the report to standard output: {out.failed.strerror or out.failed}\n")
+                sys.exit(2)
+        raise e
+
+
+def _main() -> None:
     try:
         if len(sys.argv) > 1 and sys.argv[1] == "lint":  # skip Typer's Pydantic coercion: see fastpath
             from kdacheck.fastpath import try_lint

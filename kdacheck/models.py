@@ -318,6 +318,11 @@ def load_model(spec: str | None, model_path: str | None, version: str | None = N
         if how == "--model-path" and where is not None:
             candidate = launch_local_path(candidate, *where)
         cfg_path = find_local_config(candidate)
+        if cfg_path is not None and how == "--model-path" and where is not None and os.path.lexists(candidate):
+            from kdacheck import confine
+
+            # a folder in the tree whose config.json is a link out of it
+            confine.check(cfg_path, where[1], f"--model-path {candidate[:200]}: {cfg_path.name}")
         if cfg_path is not None:
             name = model_path or candidate
             return model_config.read(cfg_path, name, version), f"{how}: {cfg_path}"
@@ -346,6 +351,10 @@ def draft_block_size(draft_path: str | None, where: tuple[str | None, str | None
     path = find_local_config(draft_path) if isinstance(draft_path, str) else None
     if path is None:
         return None, "no local draft config.json"
+    if where is not None and isinstance(draft_path, str) and os.path.lexists(draft_path):
+        from kdacheck import confine
+
+        confine.check(path, where[1], f"--speculative-draft-model-path {draft_path[:200]}: {path.name}")
     try:
         data = model_config.read_json(path)
     except InputError:

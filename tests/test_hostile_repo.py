@@ -141,7 +141,7 @@ def test_settings_that_are_not_utf8_or_too_large_stop_the_run(tmp_path: Path) ->
     (tmp_path / "pyproject.toml").unlink()
     (tmp_path / "kdacheck.toml").write_bytes(b"# " + b"x" * (2 << 20) + b"\n")
     r = _kdacheck("lint", "run.sh", cwd=tmp_path)
-    assert r.returncode == 2 and b"larger than 1 MiB" in r.stderr
+    assert r.returncode == 2 and b"over the 1,048,576-byte limit" in r.stderr
 
 
 def test_closed_pipe_and_ascii_terminal_keep_the_exit_code(tmp_path: Path) -> None:

@@ -59,7 +59,7 @@ def read_bytes(path: str, max_bytes: int = MAX_BYTES) -> bytes:
 def read_text(text: str, path: str, base_dir: str | None = None, max_bytes: int = MAX_BYTES,
               env: dict[str, str] | None = None, allow_outside: bool = False) -> list[LaunchCommand]:
     """Launch commands in ``text``; ``path`` is what findings will name."""
-    cmds = _read(text, path, env)
+    cmds = _read(text, path, env, allow_outside)
     if len(cmds) > MAX_COMMANDS:
         raise InputError(f"{path}: {len(cmds):,} launch commands in one file (the limit is {MAX_COMMANDS:,})")
     cache: dict[str, list[Token] | None] = {}  # a --config named by many commands is read once
@@ -120,7 +120,7 @@ def refuse_outside(target: Path, root: str | None, what: str) -> None:
     confine.check(target, root, what)
 
 
-def _read(text: str, path: str, env: dict[str, str] | None = None) -> list[LaunchCommand]:
+def _read(text: str, path: str, env: dict[str, str] | None = None, allow_outside: bool = False) -> list[LaunchCommand]:
     from kdacheck.readers import dockerfile
 
     if dockerfile.is_dockerfile(path, text):
@@ -141,7 +141,7 @@ def _read(text: str, path: str, env: dict[str, str] | None = None) -> list[Launc
                     out += yamlfiles.read_kubernetes(d, path, lines)
             return out
         if yamlfiles.is_compose(docs[0]):
-            return yamlfiles.read_compose(docs[0], path, text.splitlines(), env)
+            return yamlfiles.read_compose(docs[0], path, text.splitlines(), env, allow_outside)
         if len(docs) > 1:
             raise InputError(f"{path}: several YAML documents, but no Kubernetes manifest among them")
         return [yamlfiles.read_config(docs[0], path)]
@@ -153,10 +153,41 @@ def _read(text: str, path: str, env: dict[str, str] | None = None) -> list[Launc
     return cmds
 
 
+_HELM_ACTION = re.compile(r"\{\{-?\s*(?:\.?(?:Values|Release|Chart|Capabilities|Files|Template)\b|include\b|template\b|if\b|range\b|with\b|define\b|toYaml\b|\$|-?\s*/\*)")
+
+
+def _content(text: str) -> str:
+    """The lines of a YAML text that are not comments (a ``{{ .Values.x }}`` in a comment does
+    not make a manifest a template)."""
+    return "\n".join(ln for ln in text.split("\n") if not ln.lstrip().startswith("#"))
+
+
+def _in_chart(path: str) -> bool:
+    """Whether a ``templates/`` folder holding ``path`` has a ``Chart.yaml`` beside it."""
+    p = os.path.abspath(path)
+    d = os.path.dirname(p)
+    for _ in range(32):
+        if os.path.basename(d) == "templates" and os.path.isfile(os.path.join(os.path.dirname(d), "Chart.yaml")):
+            return True
+        parent = os.path.dirname(d)
+        if parent == d:
+            return False
+        d = parent
+    return False
+
+
 def is_helm_template(path: str, text: str) -> bool:
-    """A chart's ``templates/`` file before ``helm template`` renders it."""
-    p = path.replace("\\", "/")
-    return "{{" in text and ("/templates/" in p or p.startswith("templates/") or re.search(r"\{\{-?\s*\.?(Values|Release|Chart|include)\b", text) is not None)
+    """A chart's template before ``helm template`` renders it: a Go template action outside
+    comments, and either a chart around it (``templates/`` beside a ``Chart.yaml``) or an
+    action only Helm writes (``.Values``, ``include``, ``range``, ...). A plain manifest with
+    ``{{`` in a comment, or a ``{{`` in a value under a folder that merely is named
+    ``templates``, is read as what it is."""
+    if "{{" not in text:
+        return False
+    body = _content(text)
+    if "{{" not in body:
+        return False
+    return _HELM_ACTION.search(body) is not None or (not path.startswith("<") and _in_chart(path))
 
 
 _YAML_KEY = re.compile(r"[A-Za-z0-9_.-]+\s*:(\s|$)")

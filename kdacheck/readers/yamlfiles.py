@@ -496,20 +496,24 @@ def compose_interpolate(words: list[Token], env: dict[str, str]) -> list[Token]:
     return _substitute(words, _COMPOSE_VAR, value_of, why)
 
 
-def read_dotenv(folder: str) -> dict[str, str]:
-    """The ``.env`` file Compose reads beside the compose file (bounded; KEY=VALUE lines)."""
+DOTENV_BYTES = 1 << 20
+
+
+def read_dotenv(folder: str, allow_outside: bool = False) -> dict[str, str]:
+    """The ``.env`` file Compose reads beside the compose file (KEY=VALUE lines): read through
+    kdacheck.confine, so a ``.env`` that is a link out of the repository (``/proc/self/environ``,
+    ``../secrets.env``), a device or over 1 MiB is refused by name (exit 2), never shown."""
     import os
 
+    from kdacheck import confine
+
     path = os.path.join(folder, ".env")
-    try:
-        if not os.path.isfile(path) or os.path.getsize(path) > 1 << 20:
-            return {}
-        with open(path, encoding="utf-8", errors="replace") as f:
-            text = f.read(1 << 20)
-    except OSError:
+    root = None if allow_outside else confine.repository_root(folder)
+    text = confine.read_text(path, root, DOTENV_BYTES, path, missing_ok=True)
+    if text is None:
         return {}
     out: dict[str, str] = {}
-    for line in text.splitlines():
+    for line in text.split("\n"):  # Compose's lines: a lone CR or U+2028 does not end one
         s = line.strip()
         if not s or s.startswith("#") or "=" not in s:
             continue
@@ -522,10 +526,11 @@ def read_dotenv(folder: str) -> dict[str, str]:
     return out
 
 
-def read_compose(doc: yaml.Node, path: str, lines: list[str] | None = None, env: dict[str, str] | None = None) -> list[LaunchCommand]:
+def read_compose(doc: yaml.Node, path: str, lines: list[str] | None = None, env: dict[str, str] | None = None,
+                 allow_outside: bool = False) -> list[LaunchCommand]:
     import os
 
-    values = {**read_dotenv(os.path.dirname(path) or "."), **(env or {})} if path not in ("<stdin>", "<cmd>") else dict(env or {})
+    values = {**read_dotenv(os.path.dirname(path) or ".", allow_outside), **(env or {})} if path not in ("<stdin>", "<cmd>") else dict(env or {})
     found = _read_compose(doc, path, lines)
     from kdacheck.readers.dockerfile import image_version
 

@@ -67,6 +67,7 @@ def summary(results: list[FileResult]) -> dict[str, int]:
         "unused_suppressions": sum(len(r.unused_suppressions) for r in results),
         "not_checked": len({code for r in results for cfg in r.resolved for code in cfg.not_checked}),
         "unknown_values": len({code for r in results for cfg in r.resolved for code in cfg.unknown_checks}),
+        "skipped": sum(getattr(results, "skipped", {}).values()),  # found in folders, skipped on purpose
     }
 
 
@@ -89,6 +90,8 @@ def summary_line(results: list[FileResult]) -> str:
     if s["unknown_values"]:
         n = s["unknown_values"]
         parts.append(f"{n} rule{'s' * (n != 1)} not checked: values not known statically")
+    for kind, n in sorted(getattr(results, "skipped", {}).items()):
+        parts.append(f"{n} {kind}{'s' * (n != 1)} skipped")
     return "Checked " + ", ".join(parts) + "."
 
 
@@ -101,8 +104,14 @@ def failing_only(results: list[FileResult], threshold: Severity) -> list[FileRes
     """``--quiet``: each file's findings at or above the threshold, without notes."""
     import dataclasses
 
-    return [dataclasses.replace(r, findings=[f for f in r.findings if f.severity >= threshold and not f.not_checked], notes=[])
-            for r in results]
+    out = [dataclasses.replace(r, findings=[f for f in r.findings if f.severity >= threshold and not f.not_checked], notes=[])
+           for r in results]
+    skipped = getattr(results, "skipped", None)
+    if skipped is not None:  # the run's Results: what it skipped is still counted
+        kept = type(results)(out)
+        kept.skipped = dict(skipped)  # type: ignore[attr-defined]
+        return kept
+    return out
 
 
 def statistics(results: list[FileResult], out: IO[str], fmt: str) -> None:

@@ -70,7 +70,10 @@ def resolved_rows(cfg: Resolved) -> list[tuple[str, str, str, str]]:
         rows.append((f"[{group}]", "", "", ""))
         for key, (_g, value, origin, why, _val) in members:
             rows.append((key, shown(value, unit_of(key.rsplit(".", 1)[-1])), origin, why))
-    return rows
+    from kdacheck.sanitize import visible_line
+
+    v = visible_line  # values and places come from the input
+    return [(v(str(a)), v(str(b)), v(str(c)), v(str(d))) for a, b, c, d in rows]
 
 
 def resolved_table(cfg: Resolved) -> Table:
