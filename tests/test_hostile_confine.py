@@ -52,10 +52,10 @@ def tree(tmp_path: Path) -> tuple[Path, Path]:
     return repo, outside
 
 
-COMPOSE = f"""services:
+COMPOSE = """services:
   sglang:
     image: lmsysorg/sglang:v0.5.23
-    command: ["python3", "-m", "sglang.launch_server", "--model-path", "${{PASSWORD}}", "--tp-size", "${{TP}}"]
+    command: ["python3", "-m", "sglang.launch_server", "--model-path", "${PASSWORD}", "--tp-size", "${TP}"]
 """
 
 
@@ -201,8 +201,9 @@ def test_lint_run_refuses_many_heavy_commands_before_any_kernel(tree: tuple[Path
     p = kdacheck(["lint", "run.sh", "--run", "--output-format", "concise"], repo)
     assert p.returncode == 2 and "estimated work" in p.stderr and "kernel checks passed" not in p.stdout
     (repo / "one.sh").write_text(one)
-    from kdacheck.config import EMPTY, Overrides, options
     from kdacheck.kernels.cases import work
+
+    from kdacheck.config import EMPTY, Overrides, options
     from kdacheck.lint import lint_path
     from kdacheck.runner import WORK_BUDGET_S, plan_from_resolved
 
