@@ -139,14 +139,39 @@ class _Suppressor:
                 result.notes.append(f"{self.path}:{n}: unused suppression: no {code} finding here")
 
 
-def _sglang_argv(cmd: LaunchCommand, opts: Options) -> list[str]:
+# The flags whose value SGLang reads as a local folder or file: given to SGLang as the absolute
+# path kdacheck resolved (the child's working directory is a private, empty one).
+_SGLANG_PATH_FLAGS = ("--model-path", "--model", "--tokenizer-path", "--speculative-draft-model-path",
+                      "--speculative-draft-model", "--config")
+
+
+def _sglang_argv(cmd: LaunchCommand, opts: Options, local: tuple[str | None, str | None] | None = None) -> list[str]:
     """The launch's arguments as SGLang receives them; a local ``--model`` folder stands in for
-    the model path (SGLang runs offline here and reads only its config.json)."""
+    the model path (SGLang runs offline here and reads only its config.json). A local path the
+    launch names is made absolute where kdacheck finds it (beside the launch file, else at the
+    repository root, and inside the repository: ``local``; ``--cmd``: the working directory);
+    anything else stays as written and names nothing in the child's empty working directory."""
+    from kdacheck.models import launch_local_path
+
     argv = [t.text for t in cmd.tokens]
-    if opts.model and os.path.isdir(opts.model):
-        for i, word in enumerate(argv[:-1]):
-            if word in ("--model-path", "--model"):
-                argv[i + 1] = opts.model
+    for i, word in enumerate(argv):
+        flag, eq, value = word.partition("=")
+        if flag not in _SGLANG_PATH_FLAGS or (not eq and i + 1 == len(argv)):
+            continue
+        at, value = (i, value) if eq else (i + 1, argv[i + 1])
+        if opts.model and os.path.isdir(opts.model) and flag in ("--model-path", "--model"):
+            found = opts.model
+        elif local is None:
+            found = value
+        else:
+            try:
+                found = launch_local_path(value, *local, flag=flag)
+            except InputError:
+                continue  # outside the repository: SGLang gets the name, which resolves to nothing
+            if found == value and not os.path.isabs(value):
+                continue  # not found beside the launch: a hub name, or nothing
+        if found and os.path.exists(found):
+            argv[at] = (flag + "=" if eq else "") + os.path.abspath(found)
     return argv
 
 
@@ -189,7 +214,8 @@ def lint_command(cmd: LaunchCommand, opts: Options, model_cache: dict[tuple[str 
     if opts.sglang:
         from kdacheck import sglang
 
-        cfg.sglang = sglang.run(_sglang_argv(cmd, opts), opts.gpu.name if opts.gpu else None)
+        cfg.sglang = sglang.run(_sglang_argv(cmd, opts, local), opts.gpu.name if opts.gpu else None)
+        cmd.notes += [f"{cmd.loc}: --sglang: {n}" for n in cfg.sglang.get("notes") or ()]
     return cfg, rulemod.check(cfg, opts.rules)
 
 
@@ -462,7 +488,7 @@ class LintRun:
             installed = sglang.importable(sys.executable)
             if installed is None:
                 raise InputError(
-                    f"--sglang runs SGLang's own argument resolution, but SGLang is not importable by {sys.executable}: "
+                    f"--sglang runs SGLang's own argument resolution, but SGLang is not importable by {visible_name(sys.executable)}: "
                     "run kdacheck where SGLang is installed (the SGLang container image, a GPU node), "
                     "or pip install sglang there"
                 )

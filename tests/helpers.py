@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from kdacheck.findings import Finding, Severity
 from kdacheck.flags import NEWEST
 from kdacheck.gpus import gpu as get_gpu
@@ -48,3 +50,36 @@ def resolved(text: str, **kw: object) -> Resolved:
 
 LAUNCH = "python -m sglang.launch_server"
 KIMI = f"{LAUNCH} --model-path moonshotai/Kimi-Linear-48B-A3B-Instruct"
+
+
+def python_with(tmp: Path, *sites: Path, kdacheck: bool = True) -> Path:
+    """A throwaway interpreter (a venv without pip, under ``tmp``) that imports what this test
+    run's interpreter imports plus the folders ``sites`` (a stand-in SGLang): kdacheck's
+    children run ``python -I``, which ignores PYTHONPATH, so a stand-in has to be where
+    site-packages are. ``kdacheck`` False: this checkout is not on its path (only the
+    dependencies are), as where kdacheck runs from a checkout on PYTHONPATH."""
+    import subprocess
+    import sys
+    import sysconfig
+
+    venv = tmp / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, capture_output=True, timeout=120)
+    site = venv / "lib" / f"python{sys.version_info[0]}.{sys.version_info[1]}" / "site-packages"
+    ours = Path(sysconfig.get_paths()["purelib"])
+    root = Path(__file__).resolve().parent.parent
+    lines = [f"import site; site.addsitedir({str(s)!r})" for s in (*sites, ours)]
+    if kdacheck:
+        lines.append(f"import sys; sys.path.append({str(root)!r})")
+    else:  # the editable install's finder (in ``ours``) would find this checkout: hide it
+        lines.append("import sys; sys.meta_path[:] = [f for f in sys.meta_path if 'editable' not in getattr(f, '__module__', '')]")
+    (site / "zz-kdacheck-test.pth").write_text("\n".join(lines) + "\n")
+    return venv / "bin" / "python"
+
+
+def console_script(python: Path, folder: Path) -> Path:
+    """A ``kdacheck`` console script for ``python`` in ``folder``, as pip writes it (its shebang
+    runs the interpreter on the script: its folder, not the working directory, is on sys.path)."""
+    script = folder / "kdacheck"
+    script.write_text(f"#!{python}\nimport sys\nfrom kdacheck.main import main\nif __name__ == '__main__':\n    sys.exit(main())\n")
+    script.chmod(0o755)
+    return script

@@ -5,6 +5,7 @@ entry points: ``prepare_server_args(argv)`` → ``resolve_once()`` → ``check_s
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -12,6 +13,8 @@ import textwrap
 from pathlib import Path
 
 import pytest
+
+from tests.helpers import python_with
 
 ROOT = Path(__file__).resolve().parent.parent
 KIMI = ROOT / "tests" / "data" / "models" / "kimi-linear-48b"
@@ -54,28 +57,42 @@ def _fake_site(tmp: Path) -> Path:
     return site
 
 
+def _plain_model(tmp: Path) -> Path:
+    """Kimi Linear's config.json without its ``auto_map`` (a folder with one is not handed to
+    SGLang at all: tests/test_hostile_exec.py)."""
+    config = json.loads((KIMI / "config.json").read_text())
+    config.pop("auto_map", None)
+    folder = tmp / "kimi-linear-48b"
+    folder.mkdir()
+    (folder / "config.json").write_text(json.dumps(config))
+    return folder
+
+
 def _lint(site: Path | None, *args: str) -> subprocess.CompletedProcess[str]:
+    """``kdacheck lint --sglang`` by an interpreter that has the stand-in installed (``site``;
+    a PYTHONPATH entry would not do: kdacheck's children run isolated, ``python -I``)."""
+    python = python_with(site.parent, site) if site else Path(sys.executable)
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    env["PYTHONPATH"] = os.pathsep.join([str(ROOT)] + ([str(site)] if site else []))
-    return subprocess.run([sys.executable, "-m", "kdacheck", "lint", "--sglang", "--output-format", "concise", *args],
+    env["PYTHONPATH"] = str(ROOT)
+    return subprocess.run([str(python), "-m", "kdacheck", "lint", "--sglang", "--output-format", "concise", *args],
                           capture_output=True, text=True, timeout=120, env=env, cwd=ROOT)
 
 
 def test_sglang_refusal_is_reported_with_its_place(tmp_path: Path) -> None:
-    site = _fake_site(tmp_path)
-    p = _lint(site, "--model", str(KIMI), "--cmd", f"python -m sglang.launch_server --model-path {KIMI} --tp-size 2 --attn-dp-size 4")
+    site, kimi = _fake_site(tmp_path), _plain_model(tmp_path)
+    p = _lint(site, "--model", str(kimi), "--cmd", f"python -m sglang.launch_server --model-path {kimi} --tp-size 2 --attn-dp-size 4")
     assert p.returncode == 1, p.stderr
     assert "SGLANG001 [error] SGLang refuses to start: AssertionError: (no message) (at sglang/srt/server_args.py:" in p.stdout
     assert "PAR001" in p.stdout  # kdacheck's own rule names the same cause
 
 
 def test_sglang_agreement_and_a_difference(tmp_path: Path) -> None:
-    site = _fake_site(tmp_path)
-    clean = _lint(site, "--model", str(KIMI), "--cmd", f"python -m sglang.launch_server --model-path {KIMI} --tp-size 4")
+    site, kimi = _fake_site(tmp_path), _plain_model(tmp_path)
+    clean = _lint(site, "--model", str(kimi), "--cmd", f"python -m sglang.launch_server --model-path {kimi} --tp-size 4")
     assert "SGLANG" not in clean.stdout, clean.stdout
     # the stand-in reports a page size kdacheck does not resolve: a SGLANG002 difference
     # (--fake-page is unknown to kdacheck's tables too: ARG001)
-    odd = _lint(site, "--model", str(KIMI), "--cmd", f"python -m sglang.launch_server --model-path {KIMI} --tp-size 4 --fake-page 64")
+    odd = _lint(site, "--model", str(kimi), "--cmd", f"python -m sglang.launch_server --model-path {kimi} --tp-size 4 --fake-page 64")
     assert "SGLANG002 [warning] SGLang resolves page_size = 64; kdacheck resolved 1" in odd.stdout, odd.stdout
 
 

@@ -1,15 +1,18 @@
 """SGLang's own argument resolution for one launch line, run inside a Python that has SGLang.
 
-``python -m kdacheck.sglang.child`` reads ``{"argv": [...], "gpu": "h200" | null}`` on stdin and
-prints one JSON result on stdout: ``verdict`` (``starts``, ``refused`` or ``harness_error``: a
+``python -I .../kdacheck/sglang/child.py`` (run by its path, isolated: ``kdacheck.sglang.spawn``)
+reads ``{"argv": [...], "gpu": "h200" | null}`` on stdin and prints one JSON result on stdout: ``verdict`` (``starts``, ``refused`` or ``harness_error``: a
 failure of the simulation, not an SGLang refusal), ``exception``, ``message``, ``raised_at``
-(the innermost frame inside the sglang package) and ``resolved`` (the ServerArgs fields that
-matter here, through SGLang's ``resolved_dict()``). With ``gpu`` set and no CUDA device, the GPU
+(the innermost frame inside the sglang package), ``resolved`` (the ServerArgs fields that
+matter here, through SGLang's ``resolved_dict()``) and ``notes`` (what the caller reports as
+notes: ``--trust-remote-code`` dropped). No model's own code is imported here: the flag is
+dropped before SGLang parses the line, and transformers' remote-code consent answers no. With ``gpu`` set and no CUDA device, the GPU
 is simulated (``sim_gpu``) and SGLang's CUDA-only extension modules are stubbed (``stubs``)
 before sglang is imported. Nothing is loaded: no weights, no GPU memory.
 
 Used by ``kdacheck lint --sglang`` (``kdacheck.sglang``) and the differential harness
-(``benchmarks/sglang_diff/oracle.py``). Imports nothing from kdacheck outside this package.
+(``benchmarks/sglang_diff/oracle.py``). From kdacheck it imports only ``kdacheck.sglang``'s
+``stubs`` and ``sim_gpu`` (a simulated GPU), kdacheck found from this file's own path.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ import os
 import re
 import sys
 import traceback
+from typing import Any
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -227,19 +231,71 @@ def _classify(e: BaseException, stage: str) -> dict:
 
 
 
+TRUST_REMOTE_CODE = "--trust-remote-code"
+# The shortest prefix argparse (allow_abbrev) takes for it alone in 0.5.23: --trust-re is
+# also --trust-request-chat-template's (srt/server_args.py); an ambiguous one SGLang refuses.
+_TRUST_PREFIX = "--trust-rem"
+
+
+def untrusted(argv: list[str]) -> tuple[list[str], list[str]]:
+    """``argv`` without ``--trust-remote-code`` (or a prefix argparse takes for it), and the
+    note saying so. ``--trust-remote-code=...`` stays: SGLang's parser refuses it (a switch
+    takes no value) before anything is loaded."""
+    kept = [a for a in argv if not (a.startswith(_TRUST_PREFIX) and TRUST_REMOTE_CODE.startswith(a))]
+    if len(kept) == len(argv):
+        return argv, []
+    return kept, [f"{TRUST_REMOTE_CODE} dropped: SGLang's resolution here never imports a model's own code"]
+
+
+def _no_remote_code() -> None:
+    """transformers never imports a model's own code in this process, whatever reached SGLang
+    (a ``--config`` file or a cached hub model can ask for it as well as the command line): its
+    remote-code consent answers no, and loading a class from a model's code raises ImportError
+    (a harness error, not SGLang's refusal). The auto classes bind both names when imported,
+    so the ones already imported are patched too."""
+    try:
+        import transformers.dynamic_module_utils as dm
+    except Exception:  # no transformers: nothing could load remote code
+        return
+
+    def refuse_code(*args, **kwargs):
+        raise ImportError("kdacheck: a model's own code (auto_map) is never imported by --sglang")
+
+    loaded: list[Any] = [m for n, m in list(sys.modules.items()) if n == "transformers" or n.startswith("transformers.")]
+    for module in loaded:
+        bound = vars(module)  # not getattr: transformers' lazy modules would import on a miss
+        if "resolve_trust_remote_code" in bound:
+            module.resolve_trust_remote_code = lambda *args, **kwargs: False
+        if "get_class_from_dynamic_module" in bound:
+            module.get_class_from_dynamic_module = refuse_code
+    dm.resolve_trust_remote_code = lambda *args, **kwargs: False
+    dm.get_class_from_dynamic_module = refuse_code
+
+
+def _own_package() -> None:
+    """kdacheck importable here: ``-I`` keeps PYTHONPATH and the working directory off sys.path,
+    so where this interpreter's site-packages lack kdacheck (a checkout on the caller's
+    PYTHONPATH), the folder above the package, from this file's own path, is appended."""
+    import importlib.util
+
+    if importlib.util.find_spec("kdacheck") is None:
+        sys.path.append(os.path.dirname(os.path.dirname(HERE)))
+
+
 def prepare(gpu: str | None) -> None:
-    """Offline, quiet, and (for a named GPU without CUDA here) the simulated device."""
+    """Offline, quiet, no remote code, and (for a named GPU without CUDA here) the simulated
+    device."""
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
     os.environ.setdefault("DO_NOT_TRACK", "1")
+    _no_remote_code()
     if gpu is not None:
         import torch
 
         if not torch.cuda.is_available():
-            sys.path.insert(0, HERE)
-            import sim_gpu  # type: ignore[import-not-found]
-            import stubs  # type: ignore[import-not-found]
+            _own_package()
+            from kdacheck.sglang import sim_gpu, stubs
 
             stubs.install()
             sim_gpu.install(gpu)
@@ -254,13 +310,17 @@ def main() -> int:
     request = json.loads(sys.stdin.read(1 << 20))
     out = sys.stdout
     sys.stdout = io.StringIO()  # SGLang's own prints must not corrupt the one JSON line
+    notes: list[str] = []
     try:
+        argv, notes = untrusted([str(a) for a in request["argv"]])
         prepare(request.get("gpu"))
-        result = _run_case_inproc([str(a) for a in request["argv"]])
+        result = _run_case_inproc(argv)
     except BaseException as e:  # importing SGLang itself failed
         result = {"verdict": "harness_error", "exception": type(e).__name__, "message": str(e)[:MESSAGE_LIMIT]}
     finally:
         sys.stdout = out
+    if notes:
+        result["notes"] = notes
     json.dump(result, out)
     out.write("\n")
     return 0
