@@ -9,6 +9,11 @@ from kdacheck.rules import Rule, all_rules
 def rule_markdown(rule: Rule, heading: str = "##") -> str:
     out = [f"{heading} {rule.code}: {rule.summary}", ""]
     out.append(f"Name: `{rule.name}` · severity: **{rule.severity.label}** · SGLang versions: {rule.versions}")
+    scope = [", ".join(f.label for f in rule.families)] if rule.families else []
+    scope += ["speculative decoding only"] if rule.speculative else []
+    scope += ["needs the model's geometry"] if rule.needs == "model" else []
+    if scope:
+        out.append(f"Scope: {'; '.join(scope)}")
     out += ["", f"{heading}# What", "", rule.what, "", f"{heading}# Why", "", rule.why]
     if rule.sglang_message:
         out += ["", f"{heading}# SGLang's message", "", "```", rule.sglang_message, "```"]

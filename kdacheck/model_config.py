@@ -30,7 +30,7 @@ import stat
 from pathlib import Path
 from typing import Any
 
-from kdacheck import versions
+from kdacheck import architectures, versions
 from kdacheck.findings import InputError
 from kdacheck.models import Family, Model, preset
 
@@ -44,10 +44,6 @@ MAMBA2_TYPES = ("nemotron_h", "falcon_h1", "granitemoehybrid")
 STATE_NOT_MODELLED = {"lfm2": Family.MAMBA2, "lfm2_moe": Family.MAMBA2, "lfm2_vl": Family.MAMBA2, "zaya": Family.MAMBA2,
                       "mamba2": Family.MAMBA2, "mamba": Family.MAMBA2, "falcon_mamba": Family.MAMBA2,
                       "minicpm_sala": Family.LIGHTNING}
-DSA_ARCHS = ("DeepseekV3ForCausalLM", "DeepseekV32ForCausalLM", "DeepseekV3ForCausalLMNextN", "MistralLarge3ForCausalLM",
-             "PixtralForConditionalGeneration", "GlmMoeDsaForCausalLM", "GlmMoeDsaForCausalLMNextN",
-             "Glm5NextForConditionalGeneration", "LongcatFlashForCausalLM", "Dots3NoteForCausalLM", "HYV4ForCausalLM")
-
 
 def read_json(path: Path) -> dict[str, Any]:
     """A model config.json: a regular file, at most 1 MiB, a JSON object (bounded nesting)."""
@@ -192,7 +188,7 @@ def read(path: Path, name: str, version: str | None = None) -> Model:
         return Model(name, arch, STATE_NOT_MODELLED[model_type], layers, **common)
     if model_type == "bailing_hybrid" or arch.startswith("BailingMoeV"):
         return Model(name, arch, Family.LIGHTNING, layers, **common)  # KDA or lightning: not modelled
-    if arch in DSA_ARCHS and data.get("index_topk") is not None:
+    if architectures.lookup(arch).dsa and data.get("index_topk") is not None:
         topk = outer.int("index_topk", low=1)
         kpool = outer.int("index_kpool", 1, 1, 64)
         return Model(name, arch, Family.DSA, layers, index_topk=topk, index_kpool=kpool, **common)

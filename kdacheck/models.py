@@ -131,16 +131,6 @@ class Model:
     def weight_bytes(self) -> int:
         return int(self.params * self.weight_bytes_per_param)
 
-    @property
-    def without_mamba_state(self) -> bool:
-        """Known to have no mamba / linear-attention state (a dense or DSA model)."""
-        return not self.family.has_state and self.architecture != "?" and not any(a in self.architecture for a in OTHER_STATE_ARCHS)
-
-
-# Architectures SGLang gives mamba / linear-attention state that kdacheck reads no geometry for
-# (0.5.23 srt/configs/hybrid_arch.py: short-conv, Mamba-1, Lightning): never "no mamba state".
-OTHER_STATE_ARCHS = ("NemotronH", "FalconH1", "Lfm2", "Zaya", "Mamba", "GraniteMoeHybrid", "Bailing", "MiniCPM",
-                     "Jet", "InternS2", "Inkling", "GigaChat35", "Qwen4Exp")
 
 _KIMI = "preset: the public config.json (tests/data/models/kimi-linear-48b); 48 B parameters in bfloat16"
 _QWEN35 = ("preset: the text config of Qwen/Qwen3.5-397B-A17B's public config.json as quoted consistently in several public "

@@ -11,53 +11,10 @@ Reads: the flags, the model's family and SSM dtype, the GPU's SM, ``disable_radi
 
 from __future__ import annotations
 
-from kdacheck import versions
+from kdacheck import architectures
 from kdacheck.models import Family
 from kdacheck.resolve.core import Event, Resolved, step
-
-# Qwen3-Next / Qwen3.5 hybrids: 0.5.23 model_overrides/qwen3_5.py L17-49.
-QWEN35_ARCHS = ("Qwen3NextForCausalLM", "Qwen3_5MoeForConditionalGeneration", "Qwen3_5ForConditionalGeneration")
-
-
-def default_attention_backend(r: Resolved) -> str | None:
-    """SGLang's default attention backend for the model and GPU (0.5.23
-    ``model_override_base.py`` L277 ``get_default_attn_backend``); None when the GPU is unknown.
-
-    It reads the user's topk and page size: the speculative hook fills topk later.
-    """
-    m, gpu = r.model, r.gpu
-    if gpu is None or m is None:
-        return None
-    topk, page = r.user("speculative_eagle_topk"), r.user("page_size")
-    no_spec_or_chain = topk is None or (topk == 1 and page in (1, None))
-    algo = (r.user("speculative_algorithm") or "").upper() or None
-    if m.mla:
-        return "fa3" if gpu.sm // 10 == 9 else "flashinfer" if gpu.sm // 10 == 10 else "triton"
-    if gpu.sm // 10 == 9 and no_spec_or_chain:
-        return "fa3"
-    dflash = algo == "DFLASH" and r.at_least(versions.DFLASH_TRTLLM_MHA_DEFAULT)
-    if gpu.sm // 10 == 10 and no_spec_or_chain and (algo is None or topk is not None or dflash):
-        return "trtllm_mha"
-    return "flashinfer"
-
-
-def _nemotron_h_override(r: Resolved, sm: int) -> None:
-    """Nemotron-H on Blackwell with no attention backend (0.5.23 ``model_overrides/nemotron_h.py``
-    L122-148): with speculation and topk 1 (or unset) on SM100, trtllm_mha at page 64 and the
-    extra_buffer strategy; with a tree, triton; without speculation on SM100, trtllm_mha."""
-    why = "Nemotron-H on Blackwell (model_overrides/nemotron_h.py)"
-    if r.user("speculative_algorithm") is not None:
-        if sm // 10 == 10 and r.user("speculative_eagle_topk") in (None, 1):
-            r.put("attention_backend", "trtllm_mha", why, "model")
-            if r.user("page_size") is None:
-                r.put("page_size", 64, why, "model")
-            if r.v("mamba_radix_cache_strategy") in (None, "auto") and r.user("mamba_radix_cache_strategy") in (None, "auto"):
-                r.put("mamba_radix_cache_strategy", "extra_buffer", why, "model")
-        else:
-            r.put("attention_backend", "triton", why, "model")
-    elif sm // 10 == 10:
-        r.put("attention_backend", "trtllm_mha", why, "model")
-
+from kdacheck.resolve.defaults import default_attention_backend
 
 # Page sizes each backend accepts (0.5.23 overrides.py L1144 ``_mla_backend_page_constraints``):
 # an unlisted page, or none, becomes 64 (a warning, never an error; an explicit --page-size too).
@@ -86,30 +43,10 @@ def backends(r: Resolved) -> None:
     pre = r.flag("prefill_attention_backend").value
     m, gpu = r.model, r.gpu
     unset = r.v("attention_backend") is None and dec is None and pre is None
-    # The model overrides, which overwrite an explicit --page-size.
-    if m is not None and m.family is Family.DSA:
-        kv = r.v("kv_cache_dtype")
-        if kv == "auto" and gpu is not None:
-            r.put("kv_cache_dtype", "fp8_e4m3" if gpu.sm >= 100 else "bfloat16",
-                  f"DSA model on SM{gpu.sm}: auto KV cache (overrides.py _dsa_kv_cache_dtype_default)", "gpu")
-        elif kv == "bf16":
-            r.put("kv_cache_dtype", "bfloat16", "bf16 is bfloat16 (overrides.py _dsa_kv_cache_dtype_default)", loc=r.place("kv_cache_dtype"))
-        if unset:
-            r.put("attention_backend", "dsa", "DSA model: the dsa attention backend (model_overrides/deepseek_v2.py L102)", "model")
-        r.put("page_size", 64 * m.index_kpool, f"DSA model: page size 64 · index_kpool {m.index_kpool}, whatever --page-size says "
-              "(model_overrides/deepseek_v2.py L162)", "model", page.loc)
-    elif m is not None and m.architecture in QWEN35_ARCHS and gpu is not None and gpu.sm // 10 == 10 and r.v("attention_backend") is None:
-        d = default_attention_backend(r)
-        plain = r.v("mamba_radix_cache_strategy") not in ("extra_buffer", "extra_buffer_lazy") and not r.v("disable_radix_cache") \
-            and r.user("speculative_algorithm") is None
-        backend = "trtllm_mha" if d == "trtllm_mha" and not plain else "triton"
-        r.put("attention_backend", backend, f"Qwen3-Next/3.5 on SM{gpu.sm}: {backend} (model_overrides/qwen3_5.py)", "model")
-        r.put("page_size", 64 if backend == "trtllm_mha" else 1, f"Qwen3-Next/3.5 on SM{gpu.sm} with {backend}, whatever --page-size says "
-              "(model_overrides/qwen3_5.py)", "model", page.loc)
-    elif m is not None and m.architecture.startswith("NemotronH") and gpu is not None and gpu.sm // 10 in (10, 11, 12) and unset:
-        _nemotron_h_override(r, gpu.sm)
-    elif m is not None and m.architecture == "DeepseekV3ForCausalLM" and gpu is not None and gpu.sm // 10 == 10 and unset:
-        r.put("attention_backend", "trtllm_mla", "DeepSeek-V3 on SM100: trtllm_mla (model_overrides/deepseek_v2.py L179)", "model")
+    # The model overrides, which overwrite an explicit --page-size (kdacheck.architectures).
+    override = architectures.lookup(m.architecture).override if m is not None else None
+    if override is not None and m is not None:
+        override(r, m, gpu, unset)
     r.put("page_after_overrides", r.v("page_size"), "the page size after the model overrides, before the backends' constraints")
     # The default fill (_attention_backend_default).
     if pre is not None and pre == dec:

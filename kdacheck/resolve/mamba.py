@@ -15,9 +15,8 @@ Sets: ``mamba_track_interval``, ``mamba_radix_cache_strategy``, ``disable_overla
 
 from __future__ import annotations
 
-from kdacheck import versions
+from kdacheck import architectures, versions
 from kdacheck.resolve.core import Event, Resolved, step
-from kdacheck.resolve.mempool import EXTRA_BUFFER_ARCHS
 
 
 @step(
@@ -31,7 +30,7 @@ def radix_cache(r: Resolved) -> None:
     r.flag("mamba_track_interval")
     strat = r.flag("mamba_radix_cache_strategy")
     dense_guess = m is None and r.model_guess is not None and not r.model_guess.has_state
-    if ((dense_guess or (m is not None and m.without_mamba_state)) and strat.origin == "user"
+    if ((dense_guess or (m is not None and architectures.without_mamba_state(m))) and strat.origin == "user"
             and strat.value in ("extra_buffer", "extra_buffer_lazy") and r.at_least(versions.EXTRA_BUFFER_NEEDS_MAMBA)):
         r.events.add(Event.EXTRA_BUFFER_WITHOUT_MAMBA)  # model_hook.py L1062, whatever the radix cache
     if m is None or not m.hybrid or r.v("disable_radix_cache"):
@@ -42,10 +41,18 @@ def radix_cache(r: Resolved) -> None:
     page = r.v("page_after_overrides") if "page_after_overrides" in r.vals else r.user("page_size")
     overlap = not r.user("disable_overlap_schedule")
     paging = page is not None and page > 1
-    supported = m.architecture in EXTRA_BUFFER_ARCHS and r.v("linear_attn_backend") == "triton"
-    if (overlap or paging) and supported:
-        r.put("mamba_radix_cache_strategy", "extra_buffer", "auto: overlap schedule or paging, triton linear-attention backend ⇒ extra_buffer")
-    else:
-        r.put("mamba_radix_cache_strategy", "no_buffer", "auto ⇒ no_buffer (and SGLang turns the overlap schedule off)"
-              + ("" if supported else f": extra_buffer needs the triton backend and an architecture that supports it ({m.architecture})"))
+    strategy, why = auto_strategy(m.architecture, r.v("linear_attn_backend"), overlap, paging)
+    r.put("mamba_radix_cache_strategy", strategy, why)
+    if strategy == "no_buffer":
         r.put("disable_overlap_schedule", True, "no_buffer (auto) turns the overlap schedule off")
+
+
+def auto_strategy(arch: str, linear_backend: str | None, overlap: bool, paging: bool) -> tuple[str, str]:
+    """``--mamba-radix-cache-strategy auto`` (0.5.23 ``mamba_hook.py`` with ``overrides.py``
+    L440-450): extra_buffer with the overlap schedule or paging on an architecture that supports
+    it with the triton backend, else no_buffer. The one place kdacheck decides it."""
+    supported = architectures.lookup(arch).extra_buffer and (linear_backend or "triton") == "triton"
+    if (overlap or paging) and supported:
+        return "extra_buffer", "auto: overlap schedule or paging, triton linear-attention backend ⇒ extra_buffer"
+    return "no_buffer", ("auto ⇒ no_buffer (and SGLang turns the overlap schedule off)"
+                         + ("" if supported else f": extra_buffer needs the triton backend and an architecture that supports it ({arch})"))

@@ -20,6 +20,7 @@ from kdacheck.models import Family
 from kdacheck.resolve import mempool
 from kdacheck.resolve.core import Resolved, step
 from kdacheck.resolve.cuda_graph import default_capacity
+from kdacheck.resolve.mamba import auto_strategy
 
 
 def prefill_graph_sizes(max_bs: int) -> int:
@@ -171,8 +172,7 @@ def state_pool(r: Resolved) -> None:
     if disable_radix:
         strategy = "none"
     elif strategy in (None, "auto"):
-        strategy, why = mempool.radix_strategy(None, disable_radix, overlap, int(r.v("page_size") or 1),
-                                               m.architecture, r.v("linear_attn_backend"))
+        strategy, why = auto_strategy(m.architecture, r.v("linear_attn_backend"), overlap, int(r.v("page_size") or 1) > 1)
         r.put("mamba_radix_cache_strategy", strategy, why)
     ratio, rwhy = mempool.mamba_ratio(disable_radix, str(strategy), overlap)
     r.put("mamba_ratio", ratio, f"state slots per request: {rwhy}")

@@ -41,17 +41,6 @@ GIB = 1 << 30
 MIB = 1 << 20
 MAMBA_BASE_RATIO = 3  # MAMBA_CACHE_SIZE_MAX_RUNNING_REQUESTS_RATIO
 FULL_MEMORY_RATIO_DEFAULT = 0.9  # --mamba-full-memory-ratio (0.5.20+: fallback=0.9)
-# Models whose extra_buffer strategy SGLang supports (0.5.23 arg_groups/overrides.py L403
-# `_MAMBA_EXTRA_BUFFER_ARCHS`, with the triton linear-attention backend).
-EXTRA_BUFFER_ARCHS = frozenset({
-    "KimiLinearForCausalLM", "KimiK3ForConditionalGeneration", "Qwen3NextForCausalLM", "Qwen3_5ForConditionalGeneration",
-    "Qwen3_5MoeForConditionalGeneration", "Qwen3_5MoeForCausalLM", "Qwen3_5ForCausalLM", "Qwen4ExpForConditionalGeneration",
-    "InternS2PreviewForConditionalGeneration", "MiniCPMV4_6ForConditionalGeneration", "MiniCPMV4_7ForConditionalGeneration",
-    "BailingMoeV2_5ForCausalLM", "BailingMoeV3ForCausalLM", "BailingMoeV3VLForConditionalGeneration", "FalconH1ForCausalLM",
-    "GraniteMoeHybridForCausalLM", "Glm5NextForConditionalGeneration", "NemotronHForCausalLM", "NemotronHPuzzleForCausalLM",
-    "NemotronH_Omni_Reasoning_V3", "InklingForConditionalGeneration", "InklingForConditionalGenerationMTP",
-})
-
 ASSUMPTIONS = (
     "assumes the whole GPU memory is free before the weights load, weights per rank = "
     "parameters × bytes per parameter / (tp · pp) without draft weights"
@@ -71,19 +60,6 @@ def mamba_ratio(disable_radix: bool, strategy: str, overlap: bool) -> tuple[int,
         how = "lazy" if strategy == "extra_buffer_lazy" else ("overlap schedule" if overlap else "no overlap schedule")
         return MAMBA_BASE_RATIO + extra, f"{MAMBA_BASE_RATIO} + {extra} ({strategy}, {how})"
     return MAMBA_BASE_RATIO, f"{MAMBA_BASE_RATIO} (no_buffer)"
-
-
-def radix_strategy(given: str | None, disable_radix: bool, overlap: bool, page_size: int,
-                   arch: str | None, linear_backend: str | None) -> tuple[str, str]:
-    """``--mamba-radix-cache-strategy auto`` as SGLang resolves it (0.5.23 overrides.py L453-487)."""
-    if disable_radix:
-        return "none", "radix cache disabled"
-    if given and given != "auto":
-        return given, f"--mamba-radix-cache-strategy {given}"
-    supported = arch in EXTRA_BUFFER_ARCHS and (linear_backend or "triton") == "triton"
-    if (overlap or page_size > 1) and supported:
-        return "extra_buffer", "auto: overlap schedule or paging, and the model supports extra_buffer with triton"
-    return "no_buffer", "auto: extra_buffer not supported here (SGLang also turns the overlap schedule off)"
 
 
 @dataclass(frozen=True)

@@ -16,12 +16,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from kdacheck import versions
+from kdacheck import architectures, versions
 from kdacheck.resolve.core import Event, Resolved, step
 
 EAGLE_FAMILY = ("EAGLE", "EAGLE3")
 BUILTIN_ALGORITHMS = ("EAGLE", "EAGLE3", "NEXTN", "STANDALONE", "NGRAM", "DFLASH", "DSPARK")
-LARGE_DRAFT_ARCHS = ("LlamaForCausalLM", "Grok1ForCausalLM", "Grok1VForCausalLM")
 
 
 def adaptive_default_candidates(version: str) -> tuple[int, ...]:
@@ -67,7 +66,7 @@ def algorithm(r: Resolved) -> None:
                 r.events.add(Event.TOPK_OR_DRAFT_WITHOUT_STEPS)  # a bare AssertionError; keep the user's values
                 _d_max(r)
                 return
-            big = arch in LARGE_DRAFT_ARCHS and algo != "STANDALONE"
+            big = architectures.lookup(arch).large_draft and algo != "STANDALONE"
             S, K, D = (5, 4, 8) if big else (3, 1, 4)
             if algo == "STANDALONE":
                 why = "auto-chosen: STANDALONE always 3/1/4"

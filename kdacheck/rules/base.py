@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from kdacheck import versions
 from kdacheck.findings import NOT_CHECKED, Edit, Location, Severity
+from kdacheck.models import Family
 from kdacheck.resolve import Resolved
 
 
@@ -55,6 +56,8 @@ class Rule:
     changes: tuple[str, ...] = ()  # how it changes across versions
     name: str = ""  # readable name (SARIF `name`, `kdacheck rules`, `explain`)
     needs: str = ""  # "model": not run without the model's geometry (MODEL001 lists it)
+    families: tuple[Family, ...] = ()  # the families it can fire on (empty: any); a guessed family outside them rules it out
+    speculative: bool = False  # fires only under speculative decoding
 
     @property
     def prefix(self) -> str:
@@ -111,6 +114,7 @@ _CONSEQUENCES = (
 
 
 REGISTRY: dict[str, Rule] = {}
+HYBRID = (Family.KDA, Family.GDN, Family.MAMBA2)  # the families whose verify scratch and state pool kdacheck models
 MAX_SEARCH = 4096  # candidates a fix search tries (counts in a launch file are not bounded)
 
 
@@ -140,6 +144,8 @@ def rule(
     inferred: str | None = None,
     changes: tuple[str, ...] = (),
     needs: str = "",
+    families: tuple[Family, ...] = (),
+    speculative: bool = False,
 ) -> Callable[[Check], Check]:
     """Register a check function as rule ``code`` with its documentation."""
 
@@ -150,7 +156,7 @@ def rule(
             code, severity, summary, _dedent(what), _dedent(why), _dedent(fix), fn,
             _dedent(sglang_message) if sglang_message else None,
             _dedent(example) if example else None, sources, since, until,
-            _dedent(inferred) if inferred else None, changes, name, needs,
+            _dedent(inferred) if inferred else None, changes, name, needs, families, speculative,
         )
         return fn
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from kdacheck import versions
+from kdacheck import architectures, versions
 from kdacheck.findings import Severity
 from kdacheck.messages import (
     HSP001_INIT_MESSAGE,
@@ -305,7 +305,7 @@ def hsp005(cfg: Resolved) -> Iterator[Hit]:
         yield Hit(f"HiSparse spec needs {D} verify slots, but the extra page has only {page - 1} usable slots.",
                   f"--speculative-num-draft-tokens {page - 1} or less", values=("draft_tokens", "page_size"))
     m = cfg.model
-    if m is not None and m.architecture.startswith("DeepseekV4"):
+    if m is not None and architectures.lookup(m.architecture).hisparse == "v4":
         yield Hit("HiSparse spec swap currently supports DSA caches only.", "turn speculative decoding off with --enable-hisparse on DeepSeek-V4",
                   values=("enable_hisparse", "speculative_algorithm"))
 
@@ -314,10 +314,10 @@ def _model_ok(cfg: Resolved) -> bool | None:
     m = cfg.model
     if m is None:
         return None if cfg.family is None else cfg.family is Family.DSA  # guessed from the name
-    arch = m.architecture
-    if m.family is Family.DSA or arch.startswith("DeepseekV4"):
+    support = architectures.lookup(m.architecture).hisparse
+    if m.family is Family.DSA or support == "v4":
         return True
-    return cfg.at_least(versions.HISPARSE_MINIMAX_M3) and "MiniMax" in arch and "M3" in arch.upper()
+    return cfg.at_least(versions.HISPARSE_MINIMAX_M3) and support == "m3"
 
 
 @rule(

@@ -10,13 +10,13 @@ from kdacheck.messages import KDA001_MESSAGE, KDA002_MESSAGE
 from kdacheck.models import Family
 from kdacheck.resolve import Event, Resolved
 from kdacheck.resolve.cuda_graph import RowMapParams, row_map_geometry, row_map_ok
-from kdacheck.rules.base import MAX_SEARCH, Hit, divisors, rule, unchecked
+from kdacheck.rules.base import HYBRID, MAX_SEARCH, Hit, divisors, rule, unchecked
 
 
 @rule(
     "KDA001", Severity.ERROR,
     name="scratch-steps-cover-verify-width",
-    needs="model",
+    needs="model", families=HYBRID, speculative=True,
     summary="verify width ≤ allocated scratch steps (D ≤ D_max)",
     what="""
         The verify kernel writes one state per draft token into `intermediate_ssm`
@@ -80,7 +80,7 @@ def _smallest_mrr(cfg: Resolved, params: RowMapParams) -> int | None:
 @rule(
     "KDA002", Severity.ERROR,
     name="identity-verify-row-map",
-    needs="model",
+    needs="model", families=(Family.KDA,), speculative=True,
     summary="FlashInfer KDA verify without fused accept: the verify row map is the identity for every batch",
     what="""
         Without fused accept, FlashInfer KDA verify writes request n's scratch into row n and
@@ -167,7 +167,7 @@ def _row_map_picture(R: int, P: int, b_max: int) -> str:
 @rule(
     "KDA003", Severity.ERROR,
     name="flashinfer-verify-is-chain-only",
-    needs="model",
+    needs="model", families=(Family.KDA,), speculative=True,
     summary="FlashInfer linear-attention verify ⇒ topk 1 (NGRAM's default breadth makes topk 10)",
     what="""
         The FlashInfer KDA verify kernel handles a chain only: no tree
@@ -205,7 +205,7 @@ def kda003(cfg: Resolved) -> Iterator[Hit]:
 @rule(
     "KDA004", Severity.ERROR,
     name="flashinfer-sm100-needs-bf16-state",
-    needs="model",
+    needs="model", families=HYBRID,
     summary="FlashInfer linear-attention decode or verify on SM100+ ⇒ --mamba-ssm-dtype bfloat16",
     what="""
         On compute capability 10.x and later, the FlashInfer linear-attention decode and verify
@@ -241,7 +241,7 @@ def kda004(cfg: Resolved) -> Iterator[Hit]:
 @rule(
     "KDA005", Severity.ERROR,
     name="flashinfer-kda-needs-sm100",
-    needs="model",
+    needs="model", families=(Family.KDA,),
     summary="FlashInfer KDA kernels need SM100+ (Blackwell)",
     what="The FlashInfer KDA kernel (`recurrent_kda`) exists only on compute capability 10.x and later.",
     why="SGLang raises a RuntimeError when the KDA attention backend is built.",
@@ -274,7 +274,7 @@ def kda005(cfg: Resolved) -> Iterator[Hit]:
 @rule(
     "KDA006", Severity.ERROR,
     name="verify-server-has-scratch",
-    needs="model",
+    needs="model", families=(Family.KDA,), speculative=True,
     summary="a target-verify server has the speculative scratch (or the ReplaySSM ring)",
     what="""
         KDA target verify needs `intermediate_ssm` (or the ReplaySSM-spec ring). SGLang skips
@@ -298,7 +298,7 @@ def kda006(cfg: Resolved) -> Iterator[Hit]:
 @rule(
     "KDA007", Severity.ERROR,
     name="heads-divisible-by-tp",
-    needs="model",
+    needs="model", families=(Family.KDA,),
     summary="KDA heads divisible by tp_size (32 heads for Kimi-Linear: tp ∈ {1, 2, 4, 8, 16, 32})",
     what="Each tensor-parallel rank holds num_heads / tp_size KDA heads (and attention heads).",
     why="SGLang raises a ValueError when the model is built.",
@@ -328,7 +328,7 @@ def kda007(cfg: Resolved) -> Iterator[Hit]:
 @rule(
     "KDA008", Severity.WARNING,
     name="dp-attention-head-sharding",
-    needs="model",
+    needs="model", families=(Family.KDA,),
     summary="DP attention: the KDA state pool shards heads by attn_tp_size, the layer by tp_size",
     what="""
         Under DP attention (attn_tp_size < tp_size) the Kimi-Linear state pool is shaped with
@@ -360,7 +360,7 @@ def kda008(cfg: Resolved) -> Iterator[Hit]:
 @rule(
     "KDA009", Severity.INFO,
     name="linear-attention-kernels",
-    needs="model",
+    needs="model", families=HYBRID, speculative=True,
     summary="which linear-attention decode/verify kernels run, and whether verify checks bounds",
     what="""
         The resolved decode and verify backends. FlashInfer verify checks the scratch width

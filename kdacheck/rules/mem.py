@@ -9,7 +9,7 @@ from kdacheck.resolve import Resolved
 from kdacheck.resolve import mempool as memory
 from kdacheck.resolve.cuda_graph import RowMapParams, row_map_geometry
 from kdacheck.resolve.memory import solve_inputs as _solve_inputs
-from kdacheck.rules.base import Hit, rule, unchecked
+from kdacheck.rules.base import HYBRID, Hit, rule, unchecked
 
 
 def gib(n: int) -> str:
@@ -19,7 +19,7 @@ def gib(n: int) -> str:
 @rule(
     "MEM001", Severity.INFO,
     name="scratch-size",
-    needs="model",
+    needs="model", families=HYBRID, speculative=True,
     summary="size of the speculative scratch buffers per rank",
     what="""
         The bytes of `intermediate_ssm` and `intermediate_conv_window` (all layers, per rank),
@@ -124,7 +124,7 @@ def _replace(x: memory.MemInputs, **kw: object) -> memory.MemInputs:
 @rule(
     "MEM002", Severity.ERROR,
     name="state-pool-fits",
-    needs="model",
+    needs="model", families=HYBRID,
     summary="the hybrid state pool and its speculative reservation fit in GPU memory",
     what="""
         At start-up SGLang sizes the mamba/linear-attention state pool per rank:
@@ -196,7 +196,7 @@ def mem002(cfg: Resolved) -> Iterator[Hit]:
 @rule(
     "MEM003", Severity.WARNING,
     name="state-pool-caps-requests",
-    needs="model",
+    needs="model", families=HYBRID,
     summary="the memory solve caps max running requests (and the scratch rows with it)",
     what="""
         Without `--disable-radix-cache` (or with `--max-mamba-cache-size`) SGLang caps the requests
@@ -254,7 +254,7 @@ def mem003(cfg: Resolved) -> Iterator[Hit]:
 @rule(
     "MEM004", Severity.WARNING,
     name="adaptive-reserves-widest-draft",
-    needs="model",
+    needs="model", families=HYBRID, speculative=True,
     summary="adaptive speculation reserves memory for D but allocates D_max",
     what="""
         Under `--speculative-adaptive` the memory solve reserves the intermediates for the initial
@@ -308,7 +308,7 @@ def mem004(cfg: Resolved) -> Iterator[Hit]:
 @rule(
     "MEM005", Severity.WARNING,
     name="scratch-share-of-memory",
-    needs="model",
+    needs="model", families=HYBRID, speculative=True,
     summary="the speculative scratch takes more than a set share of GPU memory",
     what="""
         `intermediate_ssm` plus `intermediate_conv_window` (per rank, with the `R` the memory solve

@@ -5,27 +5,21 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from kdacheck.findings import Severity
-from kdacheck.models import Family
 from kdacheck.resolve import Resolved
 from kdacheck.rules.base import Hit, Rule, rule
 
-# Rules that need the model, by what else they need: the family (a guess rules them in or
-# out) and speculative decoding.
-_FAMILY_OF_PREFIX = {"KDA": (Family.KDA,), "MEM": (Family.KDA, Family.GDN, Family.MAMBA2),
-                     "RADIX": (Family.KDA, Family.GDN, Family.MAMBA2), "RSSM": (Family.KDA, Family.GDN, Family.MAMBA2)}
-_SPECULATIVE_ONLY = ("KDA001", "KDA002", "KDA003", "KDA006", "MEM001", "MEM004", "MEM005", "RSSM001")
-
 
 def not_checked(cfg: Resolved, rules: list[Rule]) -> list[str]:
-    """The rules that would apply to this launch but need the model's geometry."""
+    """The rules that would apply to this launch but need the model's geometry: each rule's
+    declared scope (``@rule(families=..., speculative=...)``) against the family guessed from
+    the name, if any, and whether the launch speculates."""
     out = []
     for r in rules:
         if r.needs != "model":
             continue
-        families = _FAMILY_OF_PREFIX.get(r.prefix, ())
-        if cfg.model_guess is not None and families and cfg.model_guess not in families:
-            continue  # the name says a family these rules are not about
-        if r.code in _SPECULATIVE_ONLY and not cfg.v("spec_on"):
+        if cfg.model_guess is not None and r.families and cfg.model_guess not in r.families:
+            continue  # the name says a family this rule is not about
+        if r.speculative and not cfg.v("spec_on"):
             continue
         out.append(r.code)
     return out

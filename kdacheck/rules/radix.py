@@ -8,7 +8,7 @@ from kdacheck import versions
 from kdacheck.findings import Severity
 from kdacheck.models import Family
 from kdacheck.resolve import Event, Resolved
-from kdacheck.rules.base import Hit, rule
+from kdacheck.rules.base import HYBRID, Hit, rule
 
 
 def _radix(cfg: Resolved) -> bool:
@@ -21,7 +21,7 @@ EXTRA_BUFFER_LAZY_PD = "extra_buffer_lazy unsupported under PD disaggregation; u
 @rule(
     "RADIX001", Severity.ERROR,
     name="extra-buffer-track-interval",
-    needs="model",
+    needs="model", families=HYBRID,
     summary="extra_buffer prefix cache: --mamba-track-interval ≥ D and a multiple of the page size",
     what="""
         With the `extra_buffer` hybrid prefix-cache strategy (given, or chosen by `auto` when
@@ -92,7 +92,7 @@ def radix001(cfg: Resolved) -> Iterator[Hit]:
 @rule(
     "RADIX002", Severity.ERROR,
     name="no-buffer-constraints",
-    needs="model",
+    needs="model", families=HYBRID,
     summary="no_buffer prefix cache: page size 1, overlap schedule off, attention backend not trtllm_mha",
     what="""
         The `no_buffer` hybrid prefix-cache strategy (given, or chosen by `auto` when extra_buffer
@@ -132,7 +132,7 @@ def radix002(cfg: Resolved) -> Iterator[Hit]:
 @rule(
     "RSSM001", Severity.ERROR,
     name="replayssm-spec-constraints",
-    needs="model",
+    needs="model", families=HYBRID, speculative=True,
     summary="--enable-linear-replayssm-spec: topk ≤ 1, triton/flashinfer decode, no PD prefill, not with --enable-linear-replayssm; ring a power of two ≥ 2·D_max",
     what="""
         ReplaySSM-spec replaces the scratch with a ring of `--linear-replayssm-cache-len` steps

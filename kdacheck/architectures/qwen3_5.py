@@ -1,0 +1,41 @@
+"""Qwen3-Next and Qwen3.5 (GDN hybrids): 0.5.23 ``model_overrides/qwen3_5.py`` L17-49.
+
+On SM100 with no attention backend given, SGLang picks ``trtllm_mha`` (page 64) where its
+default would be trtllm_mha and the launch is not a plain one (a non-default radix strategy,
+the radix cache off, or speculation), else ``triton`` (page 1), whatever ``--page-size`` says.
+SGLang registers the override for InternS2 (Preview, Mobius) too; kdacheck does not yet.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from kdacheck.architectures.registry import architecture, register
+from kdacheck.resolve.defaults import default_attention_backend
+
+if TYPE_CHECKING:
+    from kdacheck.gpus import GPU
+    from kdacheck.models import Model
+    from kdacheck.resolve.core import Resolved
+
+MIRRORS = "0.5.23 srt/arg_groups/model_overrides/qwen3_5.py L17-49; overrides.py L403 _MAMBA_EXTRA_BUFFER_ARCHS"
+
+
+@architecture("Qwen3NextForCausalLM", "Qwen3_5MoeForConditionalGeneration", "Qwen3_5ForConditionalGeneration",
+              mirrors=MIRRORS, extra_buffer=True, has_state=True)
+def qwen3_5(r: Resolved, m: Model, gpu: GPU | None, unset: bool) -> None:
+    if gpu is None or gpu.sm // 10 != 10 or r.v("attention_backend") is not None:
+        return
+    page = r["page_size"]  # as the step read it, before any override
+    d = default_attention_backend(r)
+    plain = r.v("mamba_radix_cache_strategy") not in ("extra_buffer", "extra_buffer_lazy") and not r.v("disable_radix_cache") \
+        and r.user("speculative_algorithm") is None
+    backend = "trtllm_mha" if d == "trtllm_mha" and not plain else "triton"
+    r.put("attention_backend", backend, f"Qwen3-Next/3.5 on SM{gpu.sm}: {backend} (model_overrides/qwen3_5.py)", "model")
+    r.put("page_size", 64 if backend == "trtllm_mha" else 1, f"Qwen3-Next/3.5 on SM{gpu.sm} with {backend}, whatever --page-size says "
+          "(model_overrides/qwen3_5.py)", "model", page.loc)
+
+
+register("Qwen3_5MoeForCausalLM", "Qwen3_5ForCausalLM", "Qwen4ExpForConditionalGeneration", mirrors=MIRRORS,
+         extra_buffer=True, has_state=True)
+register("Qwen4Exp", mirrors="0.5.23 srt/configs/hybrid_arch.py", prefix=True, has_state=True)

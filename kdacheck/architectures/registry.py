@@ -1,0 +1,79 @@
+"""The architecture registry: entries, registration and lookup (the modules beside it register)."""
+
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from kdacheck.gpus import GPU
+    from kdacheck.models import Model
+    from kdacheck.resolve.core import Resolved
+
+# (r, model, gpu, unset): apply the model's overrides; ``unset``: no attention backend given
+Override = Callable[["Resolved", "Model", "GPU | None", bool], None]
+
+
+@dataclass(frozen=True)
+class Architecture:
+    """What SGLang attaches to one ``architectures[0]`` name."""
+
+    name: str
+    mirrors: str  # the SGLang place the entry follows, with its version
+    extra_buffer: bool = False  # in overrides.py ``_MAMBA_EXTRA_BUFFER_ARCHS`` (with the triton backend)
+    has_state: bool = False  # SGLang keeps mamba / linear-attention state for it (even where kdacheck reads no geometry)
+    dsa: bool = False  # ``is_deepseek_dsa``: a DSA model when its config has ``index_topk``
+    hisparse: str | None = None  # HiSparse support: "dsa", "v4" (DeepSeek-V4: no speculative swap), "m3" (MiniMax M3)
+    large_draft: bool = False  # speculative.py: the draft-size default SGLang gives large models
+    override: Override | None = field(default=None, compare=False)
+    prefix: bool = False  # ``name`` is a prefix of the names it covers
+
+
+EXACT: dict[str, Architecture] = {}
+PREFIXES: dict[str, Architecture] = {}
+
+
+def register(*names: str, mirrors: str, prefix: bool = False, override: Override | None = None, **traits: object) -> None:
+    """Register ``names`` (exact, or prefixes with ``prefix=True``) with their traits."""
+    table = PREFIXES if prefix else EXACT
+    for name in names:
+        if name in table:
+            raise ValueError(f"architecture {name} registered twice")
+        table[name] = Architecture(name, mirrors, override=override, prefix=prefix, **traits)  # type: ignore[arg-type]
+
+
+def architecture(*names: str, mirrors: str, prefix: bool = False, **traits: object) -> Callable[[Override], Override]:
+    """Register ``names`` with the decorated function as their resolution override."""
+
+    def wrap(fn: Override) -> Override:
+        register(*names, mirrors=mirrors, prefix=prefix, override=fn, **traits)
+        return fn
+
+    return wrap
+
+
+_UNKNOWN = Architecture("?", "none: not an architecture SGLang singles out")
+
+
+def lookup(name: str | None) -> Architecture:
+    """The merged traits of ``name`` (exact entry and every registered prefix of it); an
+    architecture nothing registers gets none (no traits, no override)."""
+    if not name:
+        return _UNKNOWN
+    found = [e for e in (EXACT.get(name), *(p for k, p in PREFIXES.items() if name.startswith(k))) if e is not None]
+    if not found:
+        return replace(_UNKNOWN, name=name)
+    overrides = [e.override for e in found if e.override is not None]
+    assert len(overrides) <= 1, f"{name}: more than one override registered"
+    merged = {k: any(getattr(e, k) for e in found) for k in ("extra_buffer", "has_state", "dsa", "large_draft")}
+    hisparse = next((e.hisparse for e in found if e.hisparse), None)
+    return Architecture(name, "; ".join(e.mirrors for e in found), hisparse=hisparse,
+                        override=overrides[0] if overrides else None, **merged)  # type: ignore[arg-type]
+
+
+def without_mamba_state(m: Model) -> bool:
+    """Known to have no mamba / linear-attention state: a dense or DSA model of a known
+    architecture that SGLang keeps no state for."""
+    return not m.family.has_state and m.architecture != "?" and not lookup(m.architecture).has_state
