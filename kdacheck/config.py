@@ -328,7 +328,7 @@ def options(s: Settings, cli: Overrides) -> Options:
     from kdacheck import flags as flagmod
     from kdacheck.findings import InputError
     from kdacheck.gpus import gpu as get_gpu
-    from kdacheck.models import load_model
+    from kdacheck.model_source import load_model
     from kdacheck.rules import select_rules
 
     def checked(key: str, from_cli: bool, fn: Any, value: Any) -> Any:

@@ -15,7 +15,8 @@ from kdacheck import config, discover
 from kdacheck import rules as rulemod
 from kdacheck.config import Options
 from kdacheck.findings import Finding, InputError, Severity
-from kdacheck.models import Model, draft_block_size, guess_family, load_model
+from kdacheck.model_source import draft_block_size, load_model
+from kdacheck.models import Model, guess_family
 from kdacheck.readers import LaunchCommand, read_text, relevance
 from kdacheck.readers.detect import decode, is_helm_template
 from kdacheck.resolve import Resolved, RuleOptions, resolve
@@ -151,7 +152,7 @@ def _sglang_argv(cmd: LaunchCommand, opts: Options, local: tuple[str | None, str
     launch names is made absolute where kdacheck finds it (beside the launch file, else at the
     repository root, and inside the repository: ``local``; ``--cmd``: the working directory);
     anything else stays as written and names nothing in the child's empty working directory."""
-    from kdacheck.models import launch_local_path
+    from kdacheck.model_source import launch_local_path
 
     argv = [t.text for t in cmd.tokens]
     for i, word in enumerate(argv):

@@ -30,20 +30,13 @@ import stat
 from pathlib import Path
 from typing import Any
 
-from kdacheck import architectures, versions
+from kdacheck import families, versions
+from kdacheck.families.fields import MAX_LAYERS, Fields
 from kdacheck.findings import InputError
-from kdacheck.models import Family, Model, preset
+from kdacheck.models import Model, preset
 
 MAX_CONFIG_BYTES = 1 << 20
-MAX_LAYERS = 100_000
-
-GDN_TYPES = ("qwen3_next", "qwen3_5", "qwen3_5_text", "qwen3_5_moe", "qwen3_5_moe_text", "interns2_preview",
-             "jet_nemotron", "jet_vlm")
-MAMBA2_TYPES = ("nemotron_h", "falcon_h1", "granitemoehybrid")
-# Families SGLang knows whose state kdacheck does not model yet (short conv, Mamba-1, Lightning).
-STATE_NOT_MODELLED = {"lfm2": Family.MAMBA2, "lfm2_moe": Family.MAMBA2, "lfm2_vl": Family.MAMBA2, "zaya": Family.MAMBA2,
-                      "mamba2": Family.MAMBA2, "mamba": Family.MAMBA2, "falcon_mamba": Family.MAMBA2,
-                      "minicpm_sala": Family.LIGHTNING}
+DSPARK_KEYS = ("dspark_block_size", "dspark_markov_rank", "dspark_noise_token_id", "dspark_target_layer_ids")
 
 def read_json(path: Path) -> dict[str, Any]:
     """A model config.json: a regular file, at most 1 MiB, a JSON object (bounded nesting)."""
@@ -99,7 +92,6 @@ def _bundles_dspark(data: dict[str, Any], path: Path) -> bool | None:
     """Whether the checkpoint carries its own DSpark draft, as SGLang 0.5.23 decides it
     (``speculative_hook.py:614-663``: a ``dspark_*`` key in the config, or a ``dspark/config.json``
     beside it). None for a Hugging Face cache snapshot: SGLang would fetch ``dspark/`` from the Hub."""
-    from kdacheck.models import DSPARK_KEYS
 
     if any(data.get(k) is not None for k in DSPARK_KEYS):
         return True
@@ -111,47 +103,14 @@ def _bundles_dspark(data: dict[str, Any], path: Path) -> bool | None:
     return None if "snapshots" in path.parts else False
 
 
-class _Fields:
-    """Typed access to one config mapping, with errors naming the file and the field."""
-
-    def __init__(self, data: dict[str, Any], path: Path, prefix: str = "") -> None:
-        self.data, self.path, self.prefix = data, path, prefix
-
-    def int(self, key: str, default: int | None = None, low: int = 0, high: int = 1 << 31) -> int:
-        value = self.data.get(key, default)
-        if value is None:
-            raise InputError(f"{self.path}: `{self.prefix}{key}` is missing (needed for the model's state shape)")
-        if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-            raise InputError(f"{self.path}: `{self.prefix}{key}` must be a whole number in [{low}, {high}]")
-        return value
-
-    def opt_str(self, key: str) -> str | None:
-        value = self.data.get(key)
-        return value if isinstance(value, str) and len(value) < 64 else None
-
-    def dict(self, key: str) -> dict[str, Any]:
-        value = self.data.get(key)
-        if not isinstance(value, dict):
-            raise InputError(f"{self.path}: `{self.prefix}{key}` must be an object")
-        return value
-
-    def str_list(self, key: str) -> list[str] | None:
-        value = self.data.get(key)
-        if value is None:
-            return None
-        if not isinstance(value, list) or len(value) > MAX_LAYERS or not all(isinstance(x, str) for x in value):
-            raise InputError(f"{self.path}: `{self.prefix}{key}` must be a list of strings")
-        return value
-
-
 def read(path: Path, name: str, version: str | None = None) -> Model:
     """The model a config.json describes (``name``: the launch's model path, for presets' params)."""
     data = read_json(path)
     archs = data.get("architectures")
     arch = str(archs[0])[:120] if isinstance(archs, list) and archs and isinstance(archs[0], str) else "?"
     text = data.get("text_config") if isinstance(data.get("text_config"), dict) else None
-    outer = _Fields(data, path)
-    inner = _Fields(text, path, "text_config.") if text is not None else outer
+    outer = Fields(data, path)
+    inner = Fields(text, path, "text_config.") if text is not None else outer
     model_type = (inner.opt_str("model_type") or outer.opt_str("model_type") or "").lower()
     source = f"config.json at {path}"
     base = preset(name)
@@ -164,69 +123,10 @@ def read(path: Path, name: str, version: str | None = None) -> Model:
     common: dict[str, Any] = {"params": params, "weight_bytes_per_param": wbytes, "source": source,
               "mla": "kv_lora_rank" in (text or data), "dspark_draft": _bundles_dspark(data, path)}
     layers = inner.int("num_hidden_layers", outer.data.get("num_hidden_layers"), 1, MAX_LAYERS)
-    kimi = model_type == "kimi_linear" or (isinstance(data.get("linear_attn_config"), dict) and "Kimi" in arch)
-    if kimi:
-        lin = _Fields(outer.dict("linear_attn_config"), path, "linear_attn_config.")
-        heads, dim = lin.int("num_heads", low=1), lin.int("head_dim", low=1)
-        kda_layers = lin.data.get("kda_layers")
-        if not isinstance(kda_layers, list) or len(kda_layers) > MAX_LAYERS:
-            raise InputError(f"{path}: `linear_attn_config.kda_layers` must be a list of layer numbers")
-        n_lin = sum(1 for x in kda_layers if isinstance(x, int) and 1 <= x <= layers)
-        return Model(name, arch, Family.KDA, layers, n_lin, heads, heads, dim, dim, lin.int("short_conv_kernel_size", 4, 1, 64),
-                     **common)
-    if model_type in GDN_TYPES or (model_type == "" and "linear_num_value_heads" in inner.data):
-        interval = inner.int("full_attention_interval", 4, 1, MAX_LAYERS)
-        n_lin = layers - layers // interval  # layer l is full attention iff (l + 1) % interval == 0
-        return Model(name, arch, Family.GDN, layers, n_lin, inner.int("linear_num_key_heads", low=1),
-                     inner.int("linear_num_value_heads", low=1), inner.int("linear_key_head_dim", low=1),
-                     inner.int("linear_value_head_dim", low=1), inner.int("linear_conv_kernel_dim", 4, 1, 64),
-                     ssm_dtype=_dtype(inner, outer), **common)
-    if model_type in MAMBA2_TYPES:
-        return _mamba2(model_type, inner, outer, name, arch, layers, common)
-    if model_type in STATE_NOT_MODELLED and (model_type not in ("mamba", "mamba2", "falcon_mamba")
-                                             or versions.at_least(version or versions.NEWEST, versions.MAMBA1_FAMILIES)):
-        return Model(name, arch, STATE_NOT_MODELLED[model_type], layers, **common)
-    if model_type == "bailing_hybrid" or arch.startswith("BailingMoeV"):
-        return Model(name, arch, Family.LIGHTNING, layers, **common)  # KDA or lightning: not modelled
-    if architectures.lookup(arch).dsa and data.get("index_topk") is not None:
-        topk = outer.int("index_topk", low=1)
-        kpool = outer.int("index_kpool", 1, 1, 64)
-        return Model(name, arch, Family.DSA, layers, index_topk=topk, index_kpool=kpool, **common)
-    return Model(name, arch, Family.OTHER, layers, **common)
-
-
-def _mamba2(model_type: str, f: _Fields, outer: _Fields, name: str, arch: str, layers: int, common: dict[str, Any]) -> Model:
-    if model_type == "nemotron_h":
-        pattern = f.data.get("hybrid_override_pattern")
-        if not isinstance(pattern, str) or not pattern or len(pattern) > MAX_LAYERS:
-            raise InputError(f"{f.path}: `{f.prefix}hybrid_override_pattern` must be a string of layer kinds")
-        heads, head_dim = f.int("mamba_num_heads", low=1), f.int("mamba_head_dim", low=1)
-        return Model(name, arch, Family.MAMBA2, len(pattern), pattern.count("M"), f.int("n_groups", 1, 1), heads,
-                     f.int("ssm_state_size", low=1), head_dim, f.int("conv_kernel", 4, 1, 64),
-                     ssm_dtype=_dtype(f, outer), intermediate=heads * head_dim, **common)
-    hidden = f.int("hidden_size", low=1)
-    expand = f.int("mamba_expand", 2, 1, 64)
-    heads = f.int("mamba_n_heads", low=1)
-    if model_type == "falcon_h1":
-        intermediate = f.int("mamba_d_ssm", expand * hidden, 1)
-        n_lin, dtype = layers, _dtype(f, outer)  # every Falcon-H1 layer is attention and mamba
-    else:  # granitemoehybrid
-        intermediate = expand * hidden
-        types = f.str_list("layer_types") or []
-        n_lin, dtype = sum(1 for t in types if t == "mamba"), None  # GraniteMoeHybridConfig passes no dtype
-    head_dim = f.int("mamba_d_head", intermediate // heads, 1)
-    return Model(name, arch, Family.MAMBA2, layers, n_lin, f.int("mamba_n_groups", 1, 1), heads, f.int("mamba_d_state", low=1),
-                 head_dim, f.int("mamba_d_conv", 4, 1, 64), ssm_dtype=dtype, intermediate=intermediate, **common)
-
-
-def _dtype(inner: _Fields, outer: _Fields) -> str | None:
-    """``mamba2_state_dtype``: ``text_config.mamba_ssm_dtype``, else ``mamba_ssm_dtype`` (mamba_utils.py L76-80)."""
-    for f in (inner, outer):
-        value = f.opt_str("mamba_ssm_dtype")
-        if value in ("float32", "bfloat16", "float16"):
-            return value
-    return None
-
+    view = families.ConfigView(path, name, arch, model_type, data, outer, inner, layers, version or versions.NEWEST, common)
+    model = families.read(view)  # the first family that claims it; full attention claims every config
+    assert model is not None
+    return model
 
 def _weights_from_index(folder: Path) -> int | None:
     """The checkpoint's weight bytes from ``model.safetensors.index.json`` ``metadata.total_size``."""

@@ -120,7 +120,7 @@ def _verify_geometry(model: Model) -> tuple[Model, str]:
 
 def plan_from_options(steps: int, topk: int, draft_tokens: int | None, batch: int | None, model_name: str | None, tp: int, buffer_steps: int | None, plan_capacity: int | None, on_cpu: bool, verify_backend: str = "flashinfer") -> Plan:
     check_limits(steps=steps, topk=topk, draft_tokens=draft_tokens, batch=batch, tp=tp, buffer_steps=buffer_steps, plan_capacity=plan_capacity)
-    from kdacheck.models import load_model
+    from kdacheck.model_source import load_model
 
     model, note = load_model(model_name or DEFAULT_MODEL, None)
     assert model is not None

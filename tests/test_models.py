@@ -17,7 +17,8 @@ from pathlib import Path
 import pytest
 
 from kdacheck.findings import InputError
-from kdacheck.models import Family, guess_family, load_model
+from kdacheck.model_source import load_model
+from kdacheck.models import Family, guess_family
 from tests.helpers import codes, finding, lint_ok, resolved
 
 MODELS = Path(__file__).resolve().parent / "data" / "models"
@@ -68,7 +69,9 @@ def test_nemotron_h_config_is_mamba2_with_its_shapes() -> None:
     assert cfg.v("intermediate_ssm_shape") == [23, 49, 4, H // tp, P, N]
     assert cfg.v("intermediate_conv_window_shape") == [23, 49, (H * P + 2 * G * N) // tp, 4 + K - 2]
     # tp 16: 8 groups do not divide 16 → extended to 16 (extra_groups_for_head_shards)
-    assert model.family.conv_dim(model, 16) == H * P + 2 * 16 * N
+    from kdacheck import families
+
+    assert families.formulas(model.family).conv_dim(model, 16) == H * P + 2 * 16 * N
     assert model.ssm_dtype is None  # the config's key is mamba_ssm_cache_dtype, which SGLang does not read
 
 

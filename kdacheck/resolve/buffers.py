@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 
+from kdacheck import families
 from kdacheck.models import DTYPE_BYTES, Family
 from kdacheck.resolve.core import Resolved, step
 
@@ -41,14 +42,15 @@ def scratch(r: Resolved) -> None:
     ssm_bytes = DTYPE_BYTES.get(ssm_dtype, 4)
     r.put("L", L, f"{m.linear_layers} linear-attention layers" + (f" / pp {pp}" if pp > 1 else ""), "model")
     r.put("HV", hv, f"{m.linear_v_heads} {'value' if m.family is not Family.MAMBA2 else 'mamba'} heads / attention TP {attn_tp}", "model")
-    shape, layout = m.family.ssm_scratch_shape(L, R + 1, dmax, hv, m)
+    fam = families.formulas(m.family)
+    shape, layout = fam.ssm_scratch_shape(L, R + 1, dmax, hv, m)
     nbytes = math.prod(shape) * ssm_bytes
     r.put("intermediate_ssm_shape", shape, f"{layout}, {ssm_dtype}")
     r.put("intermediate_ssm_bytes", nbytes, f"{nbytes / 2**30:.3f} GiB per rank")
-    conv_ch = m.family.conv_dim(m, attn_tp or 1) // (attn_tp or 1)  # mamba_utils: tp = attention TP
-    cshape, clayout = m.family.conv_scratch_shape(L, R + 1, dmax, conv_ch, r.v("topk") or 1, m)
+    conv_ch = fam.conv_dim(m, attn_tp or 1) // (attn_tp or 1)  # mamba_utils: tp = attention TP
+    cshape, clayout = fam.conv_scratch_shape(L, R + 1, dmax, conv_ch, r.v("topk") or 1, m)
     cbytes = math.prod(cshape) * 2
     r.put("intermediate_conv_window_shape", cshape, f"{clayout}, bfloat16")
     r.put("intermediate_conv_window_bytes", cbytes, f"{cbytes / 2**30:.3f} GiB per rank")
-    state = m.family.state_bytes(L, hv, conv_ch, ssm_bytes, m)
+    state = fam.state_bytes(L, hv, conv_ch, ssm_bytes, m)
     r.put("per_request_state_bytes", state, "one request's SSM + conv state, all layers, per rank")

@@ -77,7 +77,7 @@ def test_clean_3_1_4_reports_the_plan_and_no_error() -> None:
 def test_hsp003_plan_given_too_small_is_the_seed_error() -> None:
     from kdacheck import args as argmod
     from kdacheck import rules as rulemod
-    from kdacheck.models import load_model
+    from kdacheck.model_source import load_model
     from kdacheck.readers import read_text
     from kdacheck.resolve import resolve
 

@@ -1,0 +1,125 @@
+"""The family registry: one :class:`FamilySpec` per ``models.Family``, registered by its module.
+
+A family brings what SGLang's hybrid-state code knows of it: the config.json ``model_type``
+values its config classes claim (0.5.23 ``srt/configs/hybrid_arch.py``) and the reader of
+their geometry, the state and scratch formulas (``srt/configs/mamba_utils.py``,
+``srt/mem_cache/memory_pool.py`` ``MambaPool.SpeculativeState``), the kernel op ``kdacheck
+run`` confirms it with (or why there is none), and the example pair that shows it.
+The readers' order is ``kdacheck.families.ORDER``; ``tests/test_families.py`` walks every member of ``Family`` and fails when a piece is missing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from kdacheck.families.fields import Fields
+    from kdacheck.models import Family, Model
+
+
+@dataclass(frozen=True)
+class ConfigView:
+    """One config.json as a reader sees it: the outer mapping, the text config (the outer one
+    when there is none), the architecture, the ``model_type`` and what every model carries."""
+
+    path: Path
+    name: str  # the launch's model path
+    arch: str
+    model_type: str
+    data: dict[str, Any]
+    outer: Fields
+    inner: Fields
+    layers: int
+    version: str
+    common: dict[str, Any] = field(default_factory=dict)  # params, weights, source, mla, dspark_draft
+
+
+@dataclass(frozen=True)
+class Formulas:
+    """The state and scratch shapes SGLang allocates for a family (per attention-TP rank)."""
+
+    conv_dim: Callable[[Model, int], int]  # channels of the short convolution, all ranks, at attention TP ``tp``
+    ssm_scratch_shape: Callable[[int, int, int, int, Model], tuple[list[int], str]]  # (L, R + 1, D_max, H/tp, m)
+    conv_scratch_shape: Callable[[int, int, int, int, int, Model], tuple[list[int], str]]  # (L, R + 1, D_max, ch/tp, topk, m)
+    state_bytes: Callable[[int, int, int, int, Model], int]  # (L, H/tp, ch/tp, SSM bytes, m): one request's state
+
+
+@dataclass(frozen=True)
+class FamilySpec:
+    family: Family
+    mirrors: str  # the SGLang places the family follows
+    read: Callable[[ConfigView], Model | None]  # the geometry of a config it claims, else None
+    model_types: tuple[str, ...] = ()  # the config.json model_type values it claims (documentation and tests)
+    formulas: Formulas | None = None  # None: no state kdacheck models
+    op: str | None = None  # the kernel op (kdacheck.kernels) `kdacheck run` confirms it with
+    no_kernel: str = ""  # with op None: why `kdacheck run` has nothing to run (said by name, exit 2)
+    example: str = ""  # examples/clean/<stem>.* showing the family
+
+
+SPECS: dict[Family, FamilySpec] = {}
+
+
+def register(spec: FamilySpec) -> FamilySpec:
+    if spec.family in SPECS:
+        raise ValueError(f"family {spec.family.value} registered twice")
+    if spec.op is None and not spec.no_kernel:
+        raise ValueError(f"family {spec.family.value}: name its kernel op, or say why it has none (no_kernel)")
+    SPECS[spec.family] = spec
+    return spec
+
+
+def spec(family: Family) -> FamilySpec:
+    return SPECS[family]
+
+
+def formulas(family: Family) -> Formulas:
+    f = SPECS[family].formulas
+    if f is None:
+        raise ValueError(f"{family.label} has no state kdacheck models")
+    return f
+
+
+def ssm_dtype(inner: Fields, outer: Fields) -> str | None:
+    """``mamba2_state_dtype``: ``text_config.mamba_ssm_dtype``, else ``mamba_ssm_dtype``
+    (0.5.23 ``mamba_utils.py`` L76-80), where the family's config class reads it."""
+    for f in (inner, outer):
+        value = f.opt_str("mamba_ssm_dtype")
+        if value in ("float32", "bfloat16", "float16"):
+            return value
+    return None
+
+
+# --- the Mamba2StateShape formulas GDN and Mamba2 share (mamba_utils.py) ----------------------
+
+
+def groups(m: Model, tp: int) -> int:
+    """``n_groups`` after ``extra_groups_for_head_shards`` (mamba_utils.py L29-38, L218-221)."""
+    g = m.linear_k_heads
+    return g if tp <= 0 or g % tp == 0 else tp
+
+
+def mamba2_conv_dim(m: Model, tp: int) -> int:
+    """``I + 2·G·N`` channels (``Mamba2StateShape.create``)."""
+    return m.intermediate + 2 * groups(m, tp) * m.linear_k_dim
+
+
+def ssm_scratch(layers: int, rows: int, width: int, heads: int, m: Model) -> tuple[list[int], str]:
+    """``intermediate_ssm``: [L, R + 1, D_max, H/tp, P, N] (KDA: P = N = head dim)."""
+    return [layers, rows, width, heads, m.linear_v_dim, m.linear_k_dim], "[L, R + 1, D_max, H/tp, P, N]"
+
+
+def dedup_conv_scratch(layers: int, rows: int, width: int, channels: int, topk: int, m: Model) -> tuple[list[int], str]:
+    """``intermediate_conv_window`` of a family SGLang deduplicates for chains
+    (``conv_window_dedup_enabled``: each window stored once); dense per draft token for trees."""
+    if topk > 1:
+        return [layers, rows, width, channels, m.conv_kernel - 1], "[L, R + 1, D_max, conv_dim / tp, Kc − 1] (dense, tree)"
+    return [layers, rows, channels, width + m.conv_kernel - 2], "[L, R + 1, conv_dim / tp, D_max + Kc − 2] (deduplicated chain)"
+
+
+def state_bytes(layers: int, heads: int, channels: int, ssm_bytes: int, m: Model) -> int:
+    """One request's SSM + conv state, all linear layers of the rank (conv state bfloat16;
+    ``mamba_cache_per_req``, mamba_utils.py L115-125)."""
+    return layers * (heads * m.linear_v_dim * m.linear_k_dim * ssm_bytes + (m.conv_kernel - 1) * channels * 2)

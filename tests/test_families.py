@@ -1,0 +1,113 @@
+"""Every model family is one registry entry with every piece, and every architecture one entry.
+
+A new ``Family`` member that misses its reader, formulas, kernel op (or the reason it has
+none), example or rule scope fails here; so does an architecture string that leaks into
+``resolve/`` or ``rules/``. Expected families of the public config.json files come from
+SGLang's own classification (0.5.23 ``srt/configs/hybrid_arch.py``: the config class behind
+``model_type``; ``model_config.py`` ``is_deepseek_dsa``).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from kdacheck import architectures, families, model_config
+from kdacheck.models import Family
+from kdacheck.rules import REGISTRY
+from tests.helpers import lint_ok
+
+ROOT = Path(__file__).resolve().parent.parent
+MODELS = ROOT / "tests" / "data" / "models"
+
+
+@pytest.mark.parametrize("family", list(Family))
+def test_every_family_has_every_piece(family: Family) -> None:
+    spec = families.SPECS.get(family)
+    assert spec is not None, f"{family.value}: no module registers it in kdacheck/families/"
+    assert spec in families.ORDER, f"{family.value}: not in families.ORDER (its reader would never run)"
+    assert spec.mirrors.startswith("0.5."), "the SGLang place it follows, with its version"
+    assert (spec.formulas is not None) == family.hybrid, "hybrid families bring their state and scratch formulas, others none"
+    assert (spec.op is None) != (not spec.no_kernel), "a kernel op, or the reason there is none"
+    if family.hybrid:
+        assert spec.op is not None, "a hybrid family is confirmed by a kernel"
+        scoped = [r.code for r in REGISTRY.values() if family in r.families]
+        assert scoped, f"{family.value}: no rule declares it in @rule(families=...)"
+    if spec.example:
+        found = sorted((ROOT / "examples" / "clean").glob(spec.example + ".*"))
+        assert found, f"examples/clean/{spec.example}.* is missing"
+        text = found[0].read_text()
+        result = lint_ok(text, path=str(found[0]))
+        assert result.resolved and all(c.model is not None and c.model.family is family for c in result.resolved), \
+            f"{found[0].name} does not show {family.label}"
+    else:
+        assert not family.hybrid, "a hybrid family needs an example"
+
+
+def test_the_readers_order_covers_every_family_and_ends_with_full_attention() -> None:
+    assert {s.family for s in families.ORDER} == set(Family)
+    assert len(families.ORDER) == len(set(families.ORDER))
+    assert families.ORDER[-1].family is Family.OTHER
+
+
+def test_model_types_are_claimed_by_one_family_only() -> None:
+    seen: dict[str, Family] = {}
+    for s in families.ORDER:
+        for t in s.model_types:
+            assert t not in seen, f"model_type {t} claimed by {seen[t].value} and {s.family.value}"
+            seen[t] = s.family
+
+
+@pytest.mark.parametrize(("slug", "family"), [
+    ("kimi-linear-48b", Family.KDA),  # kimi_linear.py: KimiLinearConfig
+    ("qwen3-next-80b", Family.GDN),  # hybrid_gdn_config: Qwen3NextConfig
+    ("nemotron-3-nano", Family.MAMBA2),  # mamba2_config: NemotronHConfig
+    ("deepseek-v3.2", Family.DSA),  # is_deepseek_dsa: DeepseekV32ForCausalLM with index_topk
+    ("glm-5.1", Family.DSA),  # is_deepseek_dsa: GlmMoeDsaForCausalLM
+    ("llama-3-8b", Family.OTHER),  # none of hybrid_arch.py's classes
+])
+def test_public_configs_read_to_sglangs_family(slug: str, family: Family) -> None:
+    assert model_config.read(MODELS / slug / "config.json", slug).family is family
+
+
+def test_architecture_names_are_registered_once_and_looked_up_with_their_prefixes() -> None:
+    from kdacheck.architectures import registry
+
+    assert set(registry.EXACT).isdisjoint(registry.PREFIXES) or all(
+        registry.EXACT[n].override is None or registry.PREFIXES[n].override is None for n in set(registry.EXACT) & set(registry.PREFIXES))
+    nemo = architectures.lookup("NemotronHForCausalLM")
+    assert nemo.override is not None and nemo.extra_buffer and nemo.has_state  # the prefix entry and the exact one, merged
+    glm = architectures.lookup("Glm5NextForConditionalGeneration")
+    assert glm.dsa and glm.extra_buffer and glm.override is not None
+    assert architectures.lookup("LlamaForCausalLM").large_draft
+    none = architectures.lookup("SomethingNewForCausalLM")
+    assert none.override is None and not (none.extra_buffer or none.has_state or none.dsa)
+    assert all(e.mirrors.startswith("0.5.") for e in [*registry.EXACT.values(), *registry.PREFIXES.values()])
+
+
+_ARCH_STRING = re.compile(r"""["'][A-Z][A-Za-z0-9_]*(For(CausalLM|ConditionalGeneration)|V[0-9])|startswith\(["'][A-Z]""")
+
+
+def test_no_architecture_string_outside_the_registry() -> None:
+    bad = []
+    for folder in ("resolve", "rules"):
+        for p in (ROOT / "kdacheck" / folder).glob("*.py"):
+            for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1):
+                if _ARCH_STRING.search(line.split("#", 1)[0]):
+                    bad.append(f"{p.relative_to(ROOT)}:{n}: {line.strip()[:100]}")
+    assert not bad, bad
+
+
+def test_model001_lists_only_the_rules_a_guessed_family_can_have() -> None:
+    spec = " --speculative-algorithm EAGLE --speculative-num-steps 3 --speculative-eagle-topk 1 --speculative-num-draft-tokens 4"
+    mamba = lint_ok("python -m sglang.launch_server --model-path acme/nemotron-h-private-9b" + spec).resolved[0]
+    assert mamba.model_guess is Family.MAMBA2
+    kda_only = {r.code for r in REGISTRY.values() if r.families == (Family.KDA,)}
+    assert kda_only and not kda_only & set(mamba.not_checked)
+    assert "KDA001" in mamba.not_checked  # the verify scratch check covers every hybrid
+    dense = lint_ok("python -m sglang.launch_server --model-path acme/llama-private-8b" + spec).resolved[0]
+    assert dense.model_guess is Family.OTHER and not dense.not_checked
+    unknown = lint_ok("python -m sglang.launch_server --model-path acme/private-model" + spec).resolved[0]
+    assert unknown.model_guess is None and kda_only <= set(unknown.not_checked)  # no guess: every rule said out loud
