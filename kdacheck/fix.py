@@ -104,6 +104,9 @@ def gather(findings: Iterable[Finding], unsafe: bool, reads: dict[str, set[str]]
             continue  # not a file this run read (`<cmd>`, a name shown escaped): its edits are skipped
         try:
             data = writes.read(path, root)
+        except writes.Changed as e:
+            changed[path] = str(e)
+            continue
         except Refused as e:
             refused[path] = str(e)
             continue
@@ -220,9 +223,10 @@ def _lines(text: str) -> list[str]:
 
 def _shown(line: str) -> str:
     """One diff line for a terminal: its text through the sanitiser (ESC as ``\x1b``, a lone CR
-    as ``\x0d``), its own line end ("\n" or "\r\n") kept."""
+    as ``\x0d``), but for tabs (indentation a patch must keep; a tab moves the cursor only) and
+    its own line end ("\n" or "\r\n")."""
     body = line[:-2] if line.endswith("\r\n") else line[:-1] if line.endswith("\n") else line
-    return visible(body) + line[len(body):]
+    return "\t".join(visible(part) for part in body.split("\t")) + line[len(body):]
 
 
 def diff(outcome: Outcome) -> str:

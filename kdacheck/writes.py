@@ -127,22 +127,13 @@ def _read_at(fd: int, name: str) -> bytes:
         os.close(f)
 
 
-def check(path: str, root: str) -> None:
-    """Refused unless :func:`replace` would write ``path`` (an existing regular file, inside)."""
-    fd, name = _open_folder(path, root, False)
-    try:
-        if _target(fd, name, visible_name(path)) is None:
-            raise Refused(f"{visible_name(path)}: no such file: not written")
-    finally:
-        os.close(fd)
-
-
 def read(path: str, root: str) -> bytes:
-    """``path``'s bytes, read the way :func:`replace` will reach it (Refused as it would be)."""
+    """``path``'s bytes, read the way :func:`replace` will reach it (Refused as it would be;
+    Changed when it is gone)."""
     fd, name = _open_folder(path, root, False)
     try:
         if _target(fd, name, visible_name(path)) is None:
-            raise Refused(f"{visible_name(path)}: no such file: not written")
+            raise Changed(f"{visible_name(path)}: file changed since it was read (it is gone), not fixed")
         try:
             return _read_at(fd, name)
         except OSError as e:

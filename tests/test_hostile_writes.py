@@ -225,8 +225,9 @@ def test_a_yaml_config_key_after_an_odd_line_break_is_fixed_in_place(repo: Path,
 
 
 def test_diff_shows_terminal_escapes_escaped(repo: Path) -> None:
-    (repo / "run.sh").write_text(f"# \x1b]0;pwned\x07 \x1b[2J\r\u202e\n{ABBREVIATED}", newline="")
+    (repo / "run.sh").write_text(f"# \x1b]0;pwned\x07 \x1b[2J\r\u202e\n\t# indented\n{ABBREVIATED}", newline="")
     p = _kdacheck("lint", "run.sh", "--diff", cwd=repo)
     assert p.returncode == 1, p.stderr
     assert b" # \\x1b]0;pwned\\x07 \\x1b[2J\\x0d\\u202e\n" in p.stdout  # a context line: escaped too
     assert not any(c in p.stdout for c in (b"\x1b", b"\x07", b"\r", "\u202e".encode()))
+    assert b" \t# indented\n" in p.stdout  # a tab is indentation a patch keeps: shown as it is
