@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import enum
+import os
 import sys
 from collections.abc import Iterator
 from typing import IO, Annotated
@@ -63,17 +64,56 @@ def fail(message: str) -> typer.Exit:
 
 
 @contextlib.contextmanager
-def _output(path: str | None) -> Iterator[IO[str]]:
-    """Standard output, or ``--output-file`` (written whole; a failure to open it is exit 2)."""
+def _output(path: str | None, allow_outside: bool = False, stream: IO[str] | None = None) -> Iterator[IO[str]]:
+    """Standard output (or ``stream``), or ``--output-file``: written whole once the report is
+    done, by a temporary file renamed over it (``kdacheck.writes``), never onto or through a
+    link nor outside the working directory's repository (there only with ``--allow-outside``);
+    a refusal or a failure is exit 2 naming the file."""
     if path is None:
-        yield sys.stdout
+        yield stream or sys.stdout
         return
+    import io
+
+    from kdacheck import confine, writes
+
+    buf = io.StringIO()
+    yield buf
     try:
-        fh = open(path, "w", encoding="utf-8")  # noqa: SIM115  (closed below)
-    except OSError as e:
-        raise fail(f"cannot write --output-file {path}: {e.strerror}") from None
-    with fh:
-        yield fh
+        writes.replace(path, buf.getvalue().encode("utf-8"), confine.repository_root(os.getcwd()), allow_outside=allow_outside)
+    except confine.Refused as e:
+        raise fail(f"--output-file {e}") from None
+
+
+STDIN_CHUNK = 1 << 20
+
+
+def _stdin_bytes(max_bytes: int) -> bytes | None:
+    """``--fix -``: standard input whole, in 1 MiB chunks (as the lint reads it), put back as
+    ``sys.stdin`` for the lint; None when it is over ``max_bytes`` or unreadable (the lint then
+    reports that, and no fixed text is printed)."""
+    stream = getattr(sys.stdin, "buffer", None)
+    if stream is None:
+        return None
+    chunks: list[bytes] = []
+    got = 0
+    try:
+        while got <= max_bytes:
+            chunk = stream.read(min(STDIN_CHUNK, max_bytes + 1 - got))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            got += len(chunk)
+    except (OSError, ValueError):
+        return None
+    data = b"".join(chunks)
+    _feed_stdin(data)
+    return data if len(data) <= max_bytes else None
+
+
+def _feed_stdin(data: bytes) -> None:
+    import io
+
+    sys.stdin = io.TextIOWrapper(io.BytesIO(data), encoding="utf-8", errors="surrogateescape")
 
 
 def _per_file(value: str) -> tuple[str, tuple[str, ...]]:
@@ -108,11 +148,11 @@ def lint(
     env: Annotated[list[str] | None, typer.Option("--env", metavar="KEY=VALUE", help="KEY=VALUE: a shell variable the launch files use but do not set (repeatable).")] = None,
     env_file: Annotated[str | None, typer.Option("--env-file", metavar="FILE", help="A file of KEY=VALUE lines, as --env.")] = None,
     stdin_filename: Annotated[str | None, typer.Option("--stdin-filename", metavar="NAME", help="The name (and so the kind) of what - reads: deploy.yaml, run.sh, Dockerfile.")] = None,
-    allow_outside: Annotated[bool, typer.Option("--allow-outside", help="Read --config files outside the linted repository (refused by default).")] = False,
+    allow_outside: Annotated[bool, typer.Option("--allow-outside", help="Read --config files outside the linted repository, and write -o there (refused by default; --fix never writes outside).")] = False,
     only_launch_files: Annotated[bool, typer.Option("--only-launch-files", help="Skip named files that are not launch configurations (as the folder walk does): for pre-commit.")] = False,
     strict: Annotated[bool, typer.Option("--strict", help="Fail when a rule could not be checked (an unknown model, an unset variable).")] = False,
     sglang: Annotated[bool, typer.Option("--sglang", help="Also run SGLang's own argument resolution (SGLang must be importable; --gpu simulates the device).")] = False,
-    fix: Annotated[bool, typer.Option("--fix", help="Apply the safe fixes in place (full flag names, current spellings, values SGLang uses anyway), then report what is left.")] = False,
+    fix: Annotated[bool, typer.Option("--fix", help="Apply the safe fixes in place (full flag names, current spellings, values SGLang uses anyway), then report what is left; with -, print the fixed text.")] = False,
     unsafe_fixes: Annotated[bool, typer.Option("--unsafe-fixes", help="With --fix or --diff: also the fixes that change what SGLang does (a guessed flag name).")] = False,
     show_diff: Annotated[bool, typer.Option("--diff", help="Print the fixes as a unified diff; write nothing (exit 1 when there is one).")] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only the findings that fail the run (no facts, notes or info) and the summary.")] = False,
@@ -130,7 +170,7 @@ def lint(
     def failed(message: str) -> typer.Exit:
         from kdacheck.versions import NEWEST
 
-        with _output(output_file) as out:
+        with _output(output_file, allow_outside) as out:
             report.render_failure(output_format.value if output_format else None, message, out, sglang_version or NEWEST)
         return fail(message)
 
@@ -154,51 +194,110 @@ def lint(
         except (config.ConfigError, InputError) as e:
             raise failed(str(e)) from None
         raise typer.Exit(0)
-    try:
-        session = LintRun(paths or [], cmd, overrides, only_launch_files, stdin_filename)
-        results = session.lint()
-        fmt = session.output_format(output_format.value if output_format else None)
-        run_docs, run_failed = session.run_kernels(fmt) if run_after and not any(r.error for r in results) else (None, False)
-    except (config.ConfigError, InputError) as e:
-        raise failed(str(e)) from None
-    if fix or show_diff:
-        from kdacheck import fix as fixmod
+    if (fix or show_diff) and "-" in (paths or []) and (len(paths or []) > 1 or cmd is not None):
+        raise failed("--fix and --diff read standard input alone: give - without other paths or --cmd")
+    from kdacheck import confine
 
-        outcome = session.fixes(unsafe_fixes)
-        if show_diff:
-            with _output(output_file) as out:
-                out.write(fixmod.diff(outcome))
-            more = f"; {outcome.deferred} more once these are applied" if outcome.deferred else ""
-            typer.echo(f"kdacheck: would apply {fixmod.summary(outcome)}{more}", err=True)
-            raise typer.Exit(1 if outcome.files else 0)
-        for _pass in range(fixmod.MAX_PASSES):  # spellings, then values: each pass lints the fixed files again
-            try:
-                fixmod.write(outcome)
-            except OSError as e:
-                raise failed(f"cannot write a fixed file: {e}") from None
-            if not outcome.files:
-                if _pass == 0:
-                    typer.echo(f"kdacheck: applied {fixmod.summary(outcome)}", err=True)
-                break
-            typer.echo(f"kdacheck: applied {fixmod.summary(outcome)}", err=True)
+    # --fix/--diff: note what each file held when read; only those bytes are ever rewritten
+    reads = confine.record_reads() if fix or show_diff else None
+
+    def _lint_and_fix() -> None:
+        """Lint, fix, render and exit (raises typer.Exit)."""
+        # --fix -: standard input is read here, whole, and handed to the lint; its fixed text goes
+        # to standard output, the report to standard error (as ruff's), and no file is touched
+        source = None
+        try:
             session = LintRun(paths or [], cmd, overrides, only_launch_files, stdin_filename)
-            try:
-                results = session.lint()
-            except (config.ConfigError, InputError) as e:
-                raise failed(str(e)) from None
-            outcome = session.fixes(unsafe_fixes)
-    ctx = report.RenderContext(session.version, show_resolved, run_docs if fmt == "json" else None, session.threshold(threshold),
-                               color=color.value if color else "auto")
-    if quiet and fmt in ("full", "concise", "github"):
-        results = report.failing_only(results, ctx.threshold)
-    with _output(output_file) as out:
-        if statistics:
-            report.statistics(results, out, fmt)
-        else:
-            report.render(fmt, results, out, ctx)
-    for note in [] if quiet else session.notes:
-        typer.echo(f"kdacheck: {note}", err=True)
-    raise typer.Exit(session.exit_code(threshold, exit_zero, run_failed, strict))
+            if (fix or show_diff) and paths == ["-"]:
+                source = _stdin_bytes(config.options(session.for_file("-"), overrides).max_bytes)
+            results = session.lint()
+            fmt = session.output_format(output_format.value if output_format else None)
+            run_docs, run_failed = session.run_kernels(fmt) if run_after and not any(r.error for r in results) else (None, False)
+        except (config.ConfigError, InputError) as e:
+            raise failed(str(e)) from None
+        refused: dict[str, str] = {}
+        if fix or show_diff:
+            from kdacheck import fix as fixmod
+            from kdacheck.readers.detect import decode
+            from kdacheck.sanitize import visible_name
+
+            stdin_name = visible_name(stdin_filename) if stdin_filename else "<stdin>"
+
+            def planned(session: LintRun) -> fixmod.Outcome:
+                stdin = None
+                if source is not None:
+                    try:
+                        stdin = (stdin_name, decode(source, stdin_name))
+                    except InputError:  # binary or not UTF-8: the lint said so; nothing to edit
+                        stdin = (stdin_name, "")
+                outcome: fixmod.Outcome = session.fixes(unsafe_fixes, reads, stdin)
+                return outcome
+
+            outcome = planned(session)
+            if show_diff:
+                with _output(output_file, allow_outside) as out:
+                    out.write(fixmod.diff(outcome))
+                more = f"; {outcome.deferred} more once these are applied" if outcome.deferred else ""
+                for message in outcome.changed.values():
+                    typer.echo(f"kdacheck: {message}", err=True)
+                typer.echo(f"kdacheck: would apply {fixmod.summary(outcome)}{more}", err=True)
+                for message in outcome.refused.values():
+                    typer.echo(f"kdacheck: error: {message}", err=True)
+                raise typer.Exit(2 if outcome.refused else 1 if outcome.files else 0)
+            root = confine.repository_root(os.getcwd())  # --fix writes here only, never outside
+            for _pass in range(fixmod.MAX_PASSES):  # spellings, then values: each pass lints the fixed files again
+                changes = bool(outcome.files)
+                if source is not None:  # standard input: the fixed text is the next pass's input
+                    for _before, after in outcome.files.values():
+                        source = (fixmod.BOM if source.startswith(fixmod.BOM) else b"") + after.encode("utf-8", "surrogatepass")
+                else:
+                    fixmod.write(outcome, root)
+                for message in outcome.changed.values():  # left alone, counted; the next pass reads them again
+                    typer.echo(f"kdacheck: {message}", err=True)
+                refused.update(outcome.refused)
+                if not changes:
+                    if _pass == 0:
+                        typer.echo(f"kdacheck: applied {fixmod.summary(outcome)}", err=True)
+                    break
+                typer.echo(f"kdacheck: applied {fixmod.summary(outcome)}", err=True)
+                if reads is not None:
+                    reads.clear()
+                session = LintRun(paths or [], cmd, overrides, only_launch_files, stdin_filename)
+                if source is not None:
+                    _feed_stdin(source)
+                try:
+                    results = session.lint()
+                except (config.ConfigError, InputError) as e:
+                    raise failed(str(e)) from None
+                outcome = planned(session)
+            for message in refused.values():
+                typer.echo(f"kdacheck: error: {message}", err=True)
+            if source is not None:  # the fixed text, byte for byte (a BOM and CRLF kept)
+                sys.stdout.flush()
+                out_bytes = getattr(sys.stdout, "buffer", None)
+                if out_bytes is not None:
+                    out_bytes.write(source)
+                    out_bytes.flush()
+                else:
+                    sys.stdout.write(source.decode("utf-8", "replace"))
+        ctx = report.RenderContext(session.version, show_resolved, run_docs if fmt == "json" else None, session.threshold(threshold),
+                                   color=color.value if color else "auto")
+        if quiet and fmt in ("full", "concise", "github"):
+            results = report.failing_only(results, ctx.threshold)
+        with _output(output_file, allow_outside, sys.stderr if fix and source is not None else None) as out:
+            if statistics:
+                report.statistics(results, out, fmt)
+            else:
+                report.render(fmt, results, out, ctx)
+        for note in [] if quiet else session.notes:
+            typer.echo(f"kdacheck: {note}", err=True)
+        code = session.exit_code(threshold, exit_zero, run_failed, strict)
+        raise typer.Exit(2 if refused else code)
+
+    try:
+        _lint_and_fix()
+    finally:
+        confine.reads = None
 
 
 class Device(str, enum.Enum):

@@ -26,6 +26,27 @@ class Refused(InputError):
     """A file the tree names that kdacheck will not read or write (outside, a device, a link)."""
 
 
+# ``lint --fix``/``--diff``: the sha256 of each file's bytes as the lint read them, by absolute
+# path (a set: a file read twice, differently, changed during the run). None: not recorded.
+reads: dict[str, set[str]] | None = None
+
+
+def record_reads() -> dict[str, set[str]]:
+    """Start recording what every read returns (kdacheck.fix writes only what it saw)."""
+    global reads
+    reads = {}
+    return reads
+
+
+def recorded(path: str | os.PathLike[str], data: bytes) -> bytes:
+    """``data``, noted as what ``path`` held when :func:`record_reads` is on."""
+    if reads is not None:
+        import hashlib
+
+        reads.setdefault(os.path.abspath(path), set()).add(hashlib.sha256(data).hexdigest())
+    return data
+
+
 @functools.lru_cache(maxsize=4096)
 def _lexical_root(folder: str) -> str:
     d = folder
@@ -112,7 +133,7 @@ def read(path: str | os.PathLike[str], root: str | None, max_bytes: int, what: s
     data = b"".join(chunks)
     if len(data) > max_bytes:
         raise Refused(f"{shown}: over the {max_bytes:,}-byte limit: not read")
-    return data
+    return recorded(path, data)
 
 
 def read_text(path: str | os.PathLike[str], root: str | None, max_bytes: int, what: str, missing_ok: bool = False) -> str | None:

@@ -11,14 +11,30 @@ left out and counted. ``--diff`` prints a unified diff and writes nothing.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+import re
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 
-from kdacheck.findings import Edit, Finding, Location
+from kdacheck.confine import Refused
+from kdacheck.findings import Edit, Finding, InputError, Location
 from kdacheck.resolve.core import Resolved
+from kdacheck.sanitize import visible, visible_name
 
 QUOTES = ('"', "'")
 MAX_PASSES = 4  # --fix: spellings, values, and what they reveal; then it stops
+BOM = b"\xef\xbb\xbf"  # the readers drop one (utf-8-sig); a fixed file keeps it
+
+# Where a reader's line numbers come from: the shell lexer counts "\n" only, as git does;
+# PyYAML's marks also end a line at a lone "\r", NEL, U+2028 and U+2029; the Dockerfile reader
+# uses str.splitlines. An edit that replaces text is placed with the first of these that finds
+# its old text there (on a word boundary); an insertion only where they all agree.
+LINE_BREAKS = (re.compile(r"\n"), re.compile(r"\r\n|[\r\n\x85\u2028\u2029]"),
+               re.compile(r"\r\n|[\n\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029]"))
+_OTHER_BREAKS = re.compile(r"\r(?!\n)|[\x0b\x0c\x1c-\x1e\x85\u2028\u2029]")
+# What may follow a replaced token: the end of the text, a space or line break, `=` (`--tp=2`),
+# `:` (a YAML key), a quote, or shell and YAML punctuation; never a letter, digit, `-`, `_`, `.`.
+_ENDS_WORD = set(" \t\r\n\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029=:\"',;#)]}|&<>\\")
+_IN_WORD = re.compile(r"[\w\-.]")
 
 
 def set_flag(cfg: Resolved, name: str, value: str, safe: bool) -> tuple[Edit, ...]:
@@ -60,11 +76,58 @@ class Outcome:
     unsafe_left: int = 0
     deferred: int = 0  # value edits left for the next pass, after this pass's spellings
     files: dict[str, tuple[str, str]] = field(default_factory=dict)  # path -> (before, after)
+    counts: dict[str, int] = field(default_factory=dict)  # path -> edits applied to it
+    sources: dict[str, tuple[str, bool]] = field(default_factory=dict)  # path -> (sha256 of its bytes, had a BOM)
+    changed: dict[str, str] = field(default_factory=dict)  # path -> message: changed since it was read
+    refused: dict[str, str] = field(default_factory=dict)  # path -> why kdacheck will not write it
 
 
-def plan(findings: Iterable[Finding], unsafe: bool, read: dict[str, str]) -> Outcome:
+def gather(findings: Iterable[Finding], unsafe: bool, reads: dict[str, set[str]], root: str,
+           stdin: tuple[str, str] | None = None) -> Outcome:
+    """The findings' edits planned on the files they name, as they are now, when those still
+    hold the bytes the lint read (``reads``: absolute path -> sha256s, see
+    ``confine.record_reads``) and may be written (inside ``root``, no link on the way:
+    ``kdacheck.writes``). ``stdin``: (name, text) of standard input, the only text edited then."""
+    from kdacheck import writes
+    from kdacheck.readers.detect import decode
+
+    findings = list(findings)
+    texts: dict[str, str] = {}
+    sources: dict[str, tuple[str, bool]] = {}
+    changed: dict[str, str] = {}
+    refused: dict[str, str] = {}
+    if stdin is not None:
+        texts[stdin[0]] = stdin[1]
+    for path in [] if stdin is not None else sorted({e.location.path for f in findings for e in f.edits if e.safe or unsafe}):
+        seen = reads.get(os.path.abspath(path))
+        if not seen:
+            continue  # not a file this run read (`<cmd>`, a name shown escaped): its edits are skipped
+        try:
+            data = writes.read(path, root)
+        except writes.Changed as e:
+            changed[path] = str(e)
+            continue
+        except Refused as e:
+            refused[path] = str(e)
+            continue
+        digest = writes.sha256(data)
+        if seen != {digest}:
+            changed[path] = f"{visible_name(path)}: file changed since it was read, not fixed"
+            continue
+        try:
+            texts[path] = decode(data, path)
+        except InputError:
+            continue
+        sources[path] = (digest, data.startswith(BOM))
+    out = plan(findings, unsafe, texts, held={*refused, *changed})
+    out.sources, out.changed, out.refused = sources, changed, refused
+    return out
+
+
+def plan(findings: Iterable[Finding], unsafe: bool, read: dict[str, str], held: Collection[str] = ()) -> Outcome:
     """Apply every edit to the texts in ``read`` (path → text, the files as kdacheck read them
-    and may write); an edit of any other file is skipped."""
+    and may write); an edit of any other file is skipped (counted, unless its file is in
+    ``held``: read, but changed since or not writable, and reported as such)."""
     out = Outcome()
     by_path: dict[str, list[Edit]] = {}
     wanted: list[Edit] = []
@@ -73,7 +136,7 @@ def plan(findings: Iterable[Finding], unsafe: bool, read: dict[str, str]) -> Out
             if not e.safe and not unsafe:
                 out.unsafe_left += 1
             elif e.location.path not in read:
-                out.skipped += 1
+                out.skipped += e.location.path not in held
             else:
                 wanted.append(e)
     # Spellings first: a renamed flag changes what the rules see, so a value edit computed
@@ -86,10 +149,8 @@ def plan(findings: Iterable[Finding], unsafe: bool, read: dict[str, str]) -> Out
             by_path.setdefault(e.location.path, []).append(e)
     for path, edits in sorted(by_path.items()):
         before = read[path]
-        lines = before.splitlines(keepends=True)
-        starts = [0]
-        for ln in lines:
-            starts.append(starts[-1] + len(ln))
+        conventions = LINE_BREAKS if _OTHER_BREAKS.search(before) else LINE_BREAKS[:1]
+        starts = [_starts(before, brk) for brk in conventions]
         spans: list[tuple[int, int, str]] = []
         for e in sorted(set(edits), key=lambda e: (e.location.line, e.location.col)):
             span = _span(before, starts, e)
@@ -103,23 +164,46 @@ def plan(findings: Iterable[Finding], unsafe: bool, read: dict[str, str]) -> Out
         out.applied += len(spans)
         if after != before:
             out.files[path] = (before, after)
+            out.counts[path] = len(spans)
     return out
 
 
-def _span(text: str, starts: list[int], e: Edit) -> tuple[int, int, str] | None:
+def _starts(text: str, breaks: re.Pattern[str]) -> list[tuple[int, int]]:
+    """(start, end) of each line's text, its line break left out, for one convention."""
+    lines, at = [], 0
+    for m in breaks.finditer(text):
+        lines.append((at, m.start()))
+        at = m.end()
+    lines.append((at, len(text)))
+    return lines
+
+
+def _offset(lines: list[tuple[int, int]], line: int, col: int) -> int | None:
+    if not 1 <= line <= len(lines) or col < 1:
+        return None
+    start, end = lines[line - 1]
+    at = start + col - 1
+    return at if at <= end else None
+
+
+def _bounded(text: str, s: int, t: int) -> bool:
+    """Whether ``text[s:t]`` is a whole word: nothing that continues one on either side."""
+    return (t == len(text) or text[t] in _ENDS_WORD) and (s == 0 or not _IN_WORD.match(text[s - 1]))
+
+
+def _span(text: str, starts: list[list[tuple[int, int]]], e: Edit) -> tuple[int, int, str] | None:
     line, col = e.location.line, e.location.col
-    if not 1 <= line < len(starts) or col < 1:
-        return None
-    at = starts[line - 1] + col - 1
-    if at > starts[line]:
-        return None
-    if not e.old:
-        return at, at, e.new
-    if text.startswith(e.old, at):
-        return at, at + len(e.old), e.new
-    for q in QUOTES:  # a quoted value or key: the text inside the quotes
-        if text.startswith(q + e.old + q, at):
-            return at + 1, at + 1 + len(e.old), e.new
+    places = [_offset(lines, line, col) for lines in starts]
+    if not e.old:  # an insertion: where every reading of the lines agrees
+        return (places[0], places[0], e.new) if places[0] is not None and len(set(places)) == 1 else None
+    for at in places:
+        if at is None:
+            continue
+        if text.startswith(e.old, at) and _bounded(text, at, at + len(e.old)):
+            return at, at + len(e.old), e.new
+        for q in QUOTES:  # a quoted value or key: the text inside the quotes
+            if text.startswith(q + e.old + q, at) and _bounded(text, at, at + len(e.old) + 2):
+                return at + 1, at + 1 + len(e.old), e.new
     return None
 
 
@@ -127,7 +211,22 @@ def summary(outcome: Outcome) -> str:
     n, files = outcome.applied, len(outcome.files)
     return (f"{n} fix{'es' if n != 1 else ''} in {files} file{'s' if files != 1 else ''}"
             + (f"; {outcome.skipped} not applicable to the text as written" if outcome.skipped else "")
+            + (f"; {len(outcome.changed)} file{'s' if len(outcome.changed) != 1 else ''} changed since read, not fixed" if outcome.changed else "")
+            + (f"; {len(outcome.refused)} file{'s' if len(outcome.refused) != 1 else ''} not writable here" if outcome.refused else "")
             + (f"; {outcome.unsafe_left} more with --unsafe-fixes" if outcome.unsafe_left else ""))
+
+
+def _lines(text: str) -> list[str]:
+    """``text``'s lines as git splits them: at "\n" only, each keeping its end."""
+    return [ln for ln in re.split(r"(?<=\n)", text) if ln]
+
+
+def _shown(line: str) -> str:
+    """One diff line for a terminal: its text through the sanitiser (ESC as ``\x1b``, a lone CR
+    as ``\x0d``), but for tabs (indentation a patch must keep; a tab moves the cursor only) and
+    its own line end ("\n" or "\r\n")."""
+    body = line[:-2] if line.endswith("\r\n") else line[:-1] if line.endswith("\n") else line
+    return "\t".join(visible(part) for part in body.split("\t")) + line[len(body):]
 
 
 def diff(outcome: Outcome) -> str:
@@ -135,26 +234,27 @@ def diff(outcome: Outcome) -> str:
 
     parts: list[str] = []
     for path, (before, after) in sorted(outcome.files.items()):
-        parts.extend(difflib.unified_diff(before.splitlines(keepends=True), after.splitlines(keepends=True), f"a/{path}", f"b/{path}"))
+        name = visible_name(path)
+        for ln in difflib.unified_diff(_lines(before), _lines(after), f"a/{name}", f"b/{name}"):
+            parts.append(ln if ln.startswith(("---", "+++", "@@")) else ln[0] + _shown(ln[1:]))
     text = "".join(parts)
     return text if not text or text.endswith("\n") else text + "\n"
 
 
-def write(outcome: Outcome) -> None:
-    """Write each changed file in place, atomically (a temporary file beside it, renamed),
-    keeping its permissions."""
-    import tempfile
+def write(outcome: Outcome, root: str) -> None:
+    """Write each changed file in place (``kdacheck.writes.replace``: by rename, its owner,
+    mode and BOM kept, only while it holds what was read); a file that changed meanwhile moves
+    to ``outcome.changed``, one that may not be written to ``outcome.refused``."""
+    from kdacheck import writes
 
     for path, (_before, after) in sorted(outcome.files.items()):
-        mode = os.stat(path).st_mode & 0o7777
-        folder = os.path.dirname(os.path.abspath(path))
-        fd, tmp = tempfile.mkstemp(prefix=".kdacheck-fix-", dir=folder)
+        digest, bom = outcome.sources[path]
         try:
-            with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
-                fh.write(after)
-            os.chmod(tmp, mode)
-            os.replace(tmp, path)
-        except BaseException:
-            if os.path.exists(tmp):
-                os.unlink(tmp)
-            raise
+            writes.replace(path, (BOM if bom else b"") + after.encode("utf-8", "surrogatepass"), root, expect=digest)
+            continue
+        except writes.Changed as e:
+            outcome.changed[path] = str(e)
+        except Refused as e:
+            outcome.refused[path] = str(e)
+        outcome.applied -= outcome.counts.pop(path, 0)
+        del outcome.files[path]

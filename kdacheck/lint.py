@@ -7,7 +7,6 @@ import re
 import sys
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from kdacheck import args as argmod
@@ -512,24 +511,18 @@ class LintRun:
             self.empty = True
         return self.results
 
-    def fixes(self, unsafe: bool) -> Any:
+    def fixes(self, unsafe: bool, reads: dict[str, set[str]] | None = None, stdin: tuple[str, str] | None = None) -> Any:
         """``--fix``/``--diff``: every finding's edits applied to the texts of the files they
-        name (a linted file or a ``--config`` file it read), only inside the linted files'
-        repositories; returns a ``kdacheck.fix.Outcome`` (nothing is written here)."""
-        from kdacheck import fix
-        from kdacheck.readers.detect import decode, inside, read_bytes, repository_root
+        name (a linted file or a ``--config`` file it read) that still hold the bytes the lint
+        read (``reads``, from ``confine.record_reads``) and may be written: inside the working
+        directory's repository, no link on the way (``kdacheck.writes``). ``stdin``: (name,
+        text) of standard input, then the only text edited. Returns a ``kdacheck.fix.Outcome``
+        (nothing is written here)."""
+        from kdacheck import confine, fix
 
         findings = [f for r in self.results if not r.error for f in r.findings if f.edits]
-        roots = {repository_root(os.path.dirname(os.path.abspath(r.path))) for r in self.results if os.path.isfile(r.path)}
-        texts: dict[str, str] = {}
-        for path in sorted({e.location.path for f in findings for e in f.edits}):
-            if not os.path.isfile(path) or not any(inside(Path(path), root) for root in roots):
-                continue
-            try:
-                texts[path] = decode(read_bytes(path), path)
-            except InputError:
-                continue
-        return fix.plan(findings, unsafe, texts)
+        recorded = reads if reads is not None else confine.reads or {}
+        return fix.gather(findings, unsafe, recorded, confine.repository_root(os.getcwd()), stdin)
 
     def output_format(self, given: str | None) -> str:
         """The option, else the configuration's, else ``github`` inside GitHub Actions, else ``full``."""

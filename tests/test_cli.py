@@ -7,6 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from kdacheck.cli import app
@@ -174,8 +175,9 @@ def test_unknown_select_codes_are_an_error_with_a_suggestion() -> None:
         assert "did you mean" in r.output, r.output
 
 
-def test_conventions_people_type_without_reading_the_help(tmp_path: Path) -> None:
+def test_conventions_people_type_without_reading_the_help(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     assert invoke("-V").stdout.startswith("kdacheck ")
+    monkeypatch.chdir(tmp_path)  # -o writes inside the working directory's repository
     assert "Usage:" in invoke("lint", "-h").stdout
     out = tmp_path / "report.sarif"
     r = invoke("lint", "--cmd", "python -m sglang.launch_server --bogus", "--output-format", "sarif", "-o", str(out))
@@ -190,7 +192,7 @@ def test_fast_path_reads_short_options(tmp_path: Path) -> None:
     # `kdacheck lint -o FILE` starts through the fast parser, as Typer reads it.
     out = tmp_path / "r.txt"
     proc = subprocess.run([sys.executable, "-m", "kdacheck", "lint", "--cmd", "python -m sglang.launch_server --tp-size 2", "-o", str(out)],
-                          capture_output=True, text=True, timeout=60)
+                          capture_output=True, text=True, timeout=60, cwd=tmp_path)
     assert proc.returncode == 0 and proc.stdout == "" and out.read_text().startswith("<cmd>")
 
 

@@ -9,8 +9,14 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+if TYPE_CHECKING:
+    from kdacheck.findings import Finding
 
 ROOT = Path(__file__).resolve().parent.parent
 ERRORS = ROOT / "examples" / "errors"
@@ -94,3 +100,30 @@ def test_a_config_outside_the_tree_is_never_written(tmp_path: Path) -> None:
     (repo / "run.sh").write_text(f"python -m sglang.launch_server --model-path moonshotai/Kimi-Linear-48B-A3B-Instruct --config {outside}\n")
     _kdacheck("lint", "run.sh", "--fix", "--allow-outside", cwd=repo)
     assert outside.read_text() == "tp_size: 2\n"
+
+
+def _edit_at(line: int, col: int) -> Finding:
+    from kdacheck.findings import Edit, Finding, Location, Severity
+
+    loc = Location("f.sh", line, col)
+    return Finding("ARG003", Severity.INFO, "abbreviation", loc, edits=(Edit(loc, "--tp", "--tp-size"),))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(["--tp", "--tp-size", " ", "2", "#", "\n", "\r\n", "\r", "\f", "\v", "\x85", "\u2028", '"', "x"]),
+                max_size=30),
+       st.integers(1, 12), st.integers(1, 30))
+def test_an_edit_replaces_only_a_whole_old_word_and_never_twice(parts: list[str], line: int, col: int) -> None:
+    """Wherever an edit points, in text with any line breaks: the text is unchanged, or its old
+    word (not a prefix of a longer one) became the new one and nothing else moved; applied again
+    to its own result, it changes nothing (no `--tp-size-size`)."""
+    from kdacheck import fix
+
+    before = "".join(parts)
+    out = fix.plan([_edit_at(line, col)], False, {"f.sh": before})
+    after = out.files.get("f.sh", (before, before))[1]
+    if after != before:
+        at = [s for s in range(len(before)) if before.startswith("--tp", s) and after == before[:s] + "--tp-size" + before[s + 4:]]
+        assert any(s + 4 == len(before) or before[s + 4] not in "-_.abcdefghijklmnopqrstuvwxyz0123456789" for s in at), (before, after)
+        again = fix.plan([_edit_at(line, col)], False, {"f.sh": after})
+        assert "f.sh" not in again.files or "--tp-size-size" not in again.files["f.sh"][1]

@@ -53,7 +53,7 @@ def read_bytes(path: str, max_bytes: int = MAX_BYTES) -> bytes:
         raise InputError(f"{path}: cannot read: {e.strerror or e}") from None
     if len(data) > max_bytes:
         raise InputError(f"{path}: over the {max_bytes:,}-byte limit")
-    return data
+    return confine.recorded(path, data)
 
 
 def read_text(text: str, path: str, base_dir: str | None = None, max_bytes: int = MAX_BYTES,
