@@ -96,27 +96,39 @@ def test_output_file_replaces_a_regular_file_keeping_its_mode(repo: Path) -> Non
 # --- --fix through links ------------------------------------------------------------------------
 
 
+def _refused(p: subprocess.CompletedProcess[bytes], link: bytes, allow_outside: bool) -> None:
+    """Refused by name, exit 2: unread (kdacheck.confine) without --allow-outside; read but
+    never written (kdacheck.writes) with it."""
+    assert p.returncode == 2, p.stderr
+    if allow_outside:
+        assert link + b" is a symbolic link: not written" in p.stderr, p.stderr
+    else:
+        assert b"outside the repository" in p.stdout + p.stderr, p.stdout + p.stderr
+
+
+@pytest.mark.parametrize("allow_outside", [False, True], ids=["confined", "allow-outside"])
 @pytest.mark.parametrize("args", [["deploy/**/*.sh"], ["deploy"], ["deploy/linked/x.sh"]], ids=["glob", "walk", "named"])
-def test_fix_through_a_linked_folder_writes_nothing_outside(repo: Path, outside: Path, args: list[str]) -> None:
+def test_fix_through_a_linked_folder_writes_nothing_outside(repo: Path, outside: Path, args: list[str], allow_outside: bool) -> None:
     (repo / "deploy").mkdir()
     (repo / "deploy" / "a.sh").write_text(ABBREVIATED)
     (repo / "deploy" / "linked").symlink_to(outside)
     before = _tree(outside)
-    p = _kdacheck("lint", *args, "--fix", cwd=repo)
+    p = _kdacheck("lint", *args, "--fix", *(["--allow-outside"] if allow_outside else []), cwd=repo)
     assert _tree(outside) == before, p.stderr
     if b"linked/x.sh" in p.stdout + p.stderr:  # reached (a glob, a named file): refused by name, exit 2
-        assert p.returncode == 2 and b"deploy/linked is a symbolic link: not written" in p.stderr, p.stderr
+        _refused(p, b"deploy/linked", allow_outside)
     if args != ["deploy/linked/x.sh"]:
         assert (repo / "deploy" / "a.sh").read_text() == FIXED  # the tree's own file is fixed
 
 
-def test_fix_of_a_folder_the_pull_request_made_a_link(repo: Path, outside: Path) -> None:
+@pytest.mark.parametrize("allow_outside", [False, True], ids=["confined", "allow-outside"])
+def test_fix_of_a_folder_the_pull_request_made_a_link(repo: Path, outside: Path, allow_outside: bool) -> None:
     (repo / "deploy").symlink_to(outside)
     before = _tree(outside)
-    p = _kdacheck("lint", "deploy", "--fix", cwd=repo)
+    p = _kdacheck("lint", "deploy", "--fix", *(["--allow-outside"] if allow_outside else []), cwd=repo)
     assert _tree(outside) == before, p.stderr
     if b"deploy/x.sh" in p.stdout + p.stderr:
-        assert p.returncode == 2 and b"deploy is a symbolic link: not written" in p.stderr
+        _refused(p, b"deploy", allow_outside)
 
 
 def test_fix_of_a_file_outside_the_working_directorys_repository(repo: Path, outside: Path) -> None:
