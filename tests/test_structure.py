@@ -6,6 +6,8 @@ import ast
 import re
 from pathlib import Path
 
+import pytest
+
 import kdacheck.resolve as resolve
 from kdacheck import messages, versions
 from kdacheck.rules import all_rules
@@ -22,15 +24,21 @@ def _module(path: Path) -> str:
     return ".".join(parts)
 
 
-def _top_level_imports(path: Path) -> set[str]:
-    """kdacheck modules imported when ``path`` is imported (not inside functions or TYPE_CHECKING)."""
+def _top_level_imports(path: Path, lazy: bool = False) -> set[str]:
+    """kdacheck modules imported when ``path`` is imported (not inside functions or TYPE_CHECKING);
+    with ``lazy``, the imports inside functions too (those run when the function does)."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
     out: set[str] = set()
     pkg = _module(path) if path.name == "__init__.py" else _module(path).rpartition(".")[0]
-    for node in tree.body:
+    typing_only = {id(s) for n in ast.walk(tree) if isinstance(n, ast.If) and "TYPE_CHECKING" in ast.unparse(n.test)
+                   for s in ast.walk(n)}
+    nodes = [n for n in ast.walk(tree) if id(n) not in typing_only] if lazy else tree.body
+    for node in nodes:
         if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
             continue
         for sub in ast.walk(node) if isinstance(node, (ast.Import, ast.ImportFrom, ast.If, ast.Try)) else ():
+            if id(sub) in typing_only:
+                continue
             if isinstance(sub, ast.Import):
                 out.update(a.name for a in sub.names if a.name.startswith("kdacheck"))
             elif isinstance(sub, ast.ImportFrom):
@@ -45,9 +53,12 @@ def _top_level_imports(path: Path) -> set[str]:
     return out
 
 
-def test_no_import_circle() -> None:
+@pytest.mark.parametrize("lazy", [False, True], ids=["module-level", "function-level too"])
+def test_no_import_circle(lazy: bool) -> None:
+    """No circle among kdacheck's modules, counting the imports inside functions (a circle
+    hidden behind a function-level import is still a circle); TYPE_CHECKING ones do not count."""
     files = {_module(p): p for p in PKG.rglob("*.py")}
-    graph = {m: {i for i in _top_level_imports(p) if i in files and i != m} for m, p in files.items()}
+    graph = {m: {i for i in _top_level_imports(p, lazy) if i in files and i != m} for m, p in files.items()}
     state: dict[str, int] = {}
     stack: list[str] = []
 
