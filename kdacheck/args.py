@@ -99,7 +99,8 @@ class Parsed:
     opaque: list[Token] = field(default_factory=list)  # unknown words that may hold flags (`$EXTRA_ARGS`)
 
     def value(self, dest: str, default: Any = None) -> Any:
-        g = self.given.get(dest)
+        """The value given for ``dest`` (a guarded SGLang dest: ``flags.dest``), else ``default``."""
+        g = self.given.get(flagmod.dest(dest, self.version))
         return g.value if g is not None else default
 
 

@@ -15,6 +15,7 @@ import re
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 
+from kdacheck import flags as flagmod
 from kdacheck.confine import Refused
 from kdacheck.findings import Edit, Finding, InputError, Location
 from kdacheck.resolve.core import Resolved
@@ -47,6 +48,7 @@ def set_flag(cfg: Resolved, name: str, value: str, safe: bool) -> tuple[Edit, ..
         if not isinstance(flag.raw, str) or flag.value_loc == flag.loc:
             return ()  # a switch or `--flag=value` inline: not rewritten
         return (Edit(flag.value_loc, flag.raw, value, safe, stage=1),)
+    name = flagmod.spell(_dest(cfg, name), cfg.version)  # added as the target version spells it
     cmd = cfg.cmd
     if cmd.kind == "shell":
         last = next((t for t in reversed(cmd.tokens) if t.origin == "cli" and t.loc.path == cmd.path and not t.unknown), None)
@@ -63,8 +65,6 @@ def set_flag(cfg: Resolved, name: str, value: str, safe: bool) -> tuple[Edit, ..
 
 
 def _dest(cfg: Resolved, name: str) -> str:
-    from kdacheck import flags as flagmod
-
     flag = flagmod.table(cfg.version).by_option.get(name)
     return flag.dest if flag is not None else name.lstrip("-").replace("-", "_")
 

@@ -92,6 +92,40 @@ class FlagTable:
         return dest in self.by_dest
 
 
+class UnknownDest(KeyError):
+    """A rule or step read a dest that no supported SGLang version has: a typo, or a flag a
+    new version renamed (add the rename to kdacheck.versions.RENAMES and read it there)."""
+
+
+@functools.cache
+def all_dests() -> frozenset[str]:
+    """Every dest of every supported version's flag table."""
+    return frozenset(d for v in KNOWN_VERSIONS for d in table(v).by_dest)
+
+
+def dest(name: str, version: str) -> str:
+    """The dest ``version`` stores the flag ``name`` under: ``name`` itself, or its older name
+    for a version before a rename (``kdacheck.versions.RENAMES``). A name no supported
+    version's table has is UnknownDest: the one guard every raw flag read goes through, so a
+    renamed or misspelt flag never silently reads as None."""
+    for first, old in versions.RENAMES.get(name, ()):
+        if not versions.at_least(version, first):
+            name = old
+    if table(version).has_dest(name) or name in all_dests():
+        return name
+    raise UnknownDest(f"{name}: no SGLang flag table ({KNOWN_VERSIONS[0]}–{KNOWN_VERSIONS[-1]}) has this dest")
+
+
+def spell(name: str, version: str) -> str:
+    """The option that sets dest ``name`` in ``version`` as SGLang spells it there (its current
+    option, else a deprecated one it still accepts), for messages and fixes."""
+    d = dest(name, version)
+    t = table(version)
+    flags = t.by_dest.get(d, [])
+    option = t.current_option(d) or (flags[0].name if flags else None)
+    return option or "--" + d.replace("_", "-")
+
+
 def _flag(d: dict[str, object]) -> Flag:
     choices = d.get("choices")
     return Flag(

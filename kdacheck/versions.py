@@ -13,6 +13,14 @@ KNOWN: tuple[str, ...] = ("0.5.19", "0.5.20", "0.5.21", "0.5.22", "0.5.23")
 OLDEST = KNOWN[0]
 NEWEST = KNOWN[-1]
 
+# -- flag renames: a dest SGLang renamed, read everywhere by its newest name ---------------------
+# newest dest → ((first version with the new name, the dest before it), ...). Rules and steps read
+# the newest name; ``kdacheck.flags.dest`` reads the older one for an older target version, and
+# ``kdacheck.flags.spell`` writes the option as the target version spells it (messages, fixes).
+# SGLang 0.5.19–0.5.23 renamed no dest kdacheck reads (0.5.22 only deprecated
+# --enable-dp-attention, which keeps its dest); the next rename is one line here.
+RENAMES: dict[str, tuple[tuple[str, str], ...]] = {}
+
 # -- behaviour changes, by the first version that has them --------------------------------------
 # speculative_hook: the default adaptive candidate steps become {0, 1, 3, 5, 7} (before: {0, 1, 3, 7}).
 ADAPTIVE_FIVE_CANDIDATES = "0.5.20"

@@ -128,3 +128,39 @@ def test_version_from_installed_sglang_metadata(tmp_path, monkeypatch) -> None: 
     assert flags.pick_version(None) == ("0.5.23", "installed SGLang 0.5.24.post1, nearest known older version")
     monkeypatch.setattr("sys.path", [str(tmp_path / "empty")])
     assert flags.pick_version(None) == (flags.NEWEST, "newest known (no SGLang installed)")
+
+
+def test_every_raw_flag_read_is_guarded() -> None:
+    """A dest no supported version's table has (a typo, a renamed flag) raises, never reads as None."""
+    import pytest
+
+    from kdacheck import flags
+    from kdacheck.args import parse
+    from tests.helpers import resolved
+
+    cfg = resolved("python -m sglang.launch_server --tp-size 2")
+    with pytest.raises(flags.UnknownDest):
+        cfg.user("speculative_num_stepz")
+    with pytest.raises(flags.UnknownDest):
+        cfg.parsed.value("tp_sise")
+    assert cfg.user("speculative_num_steps") is None and cfg.user("tp_size") == 2
+    # a dest only newer versions have reads as not given on an older one (0.5.19 lacks it)
+    newer = sorted(flags.all_dests() - set(flags.table(flags.KNOWN_VERSIONS[0]).by_dest))[0]
+    old = parse(cfg.cmd, flags.KNOWN_VERSIONS[0])
+    assert old.value(newer) is None
+
+
+def test_a_rename_is_one_entry_in_versions_and_spelt_per_version(monkeypatch: object) -> None:
+    import pytest
+
+    from kdacheck import flags, versions
+
+    mp = pytest.MonkeyPatch()
+    try:  # pretend the newest version renamed tp_size to tensor_parallel_size
+        mp.setitem(versions.RENAMES, "tensor_parallel_size", ((versions.NEWEST, "tp_size"),))
+        for v in versions.KNOWN[:-1]:
+            assert flags.dest("tensor_parallel_size", v) == "tp_size"
+            assert flags.spell("tensor_parallel_size", v) == "--tp-size"
+    finally:
+        mp.undo()
+    assert flags.spell("enable_dp_attention", versions.NEWEST) == "--enable-dp-attention"  # deprecated, still accepted

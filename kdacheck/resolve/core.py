@@ -120,7 +120,7 @@ class Resolved:
         return self.model.family if self.model is not None else self.model_guess
 
     def given(self, dest: str) -> bool:
-        self._read(dest)
+        self._read(flagmod.dest(dest, self.version))
         return dest in self.parsed.given
 
     def user(self, dest: str) -> Any:
@@ -146,7 +146,7 @@ class Resolved:
     # -- writing (steps) ------------------------------------------------------------------
     def flag(self, name: str, dest: str | None = None) -> Val:
         """Set ``name`` to a flag's value: the user's, else SGLang's default for the version."""
-        dest = dest or name
+        dest = flagmod.dest(dest or name, self.version)
         g = self.parsed.given.get(dest)
         u = self.parsed.unknown.get(dest)
         if u is not None:
