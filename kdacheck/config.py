@@ -87,9 +87,13 @@ def _codes(value: Any, key: str, where: str) -> tuple[str, ...]:
 
 
 def _globs(value: Any, key: str, where: str) -> tuple[str, ...]:
+    from kdacheck.discover import MAX_PATTERNS
+
     items = [value] if isinstance(value, str) else value
     if not isinstance(items, list) or not all(isinstance(v, str) for v in items):
         raise ConfigError(f"{where}: `{key}` must be a list of glob patterns")
+    if len(items) > MAX_PATTERNS:
+        raise ConfigError(f"{where}: `{key}` has {len(items):,} globs (the limit is {MAX_PATTERNS:,})")
     return tuple(items)
 
 
@@ -303,6 +307,8 @@ class Options:
     allow_outside: bool = False  # --allow-outside: --config files outside the linted repository are read
     version_why: str = ""  # where the version came from ("--sglang-version": also a configuration's)
     file_ignores: tuple[tuple[Any, tuple[str, ...]], ...] = ()  # (compiled glob, codes) from per-file-ignores
+    file_ignore_sets: list[Any] = field(default_factory=list, repr=False, compare=False)  # the same globs, indexed (discover.PatternSet)
+    ignored_codes: dict[str, tuple[str, ...]] = field(default_factory=dict, repr=False, compare=False)  # path -> codes per-file-ignores drops there
 
 
 @dataclass(frozen=True)
@@ -359,18 +365,25 @@ def options(s: Settings, cli: Overrides) -> Options:
         opts.max_bytes = s.max_file_size
     if s.mem005_share is not None:
         opts.mem005_share = s.mem005_share
-    from kdacheck.discover import compile_pattern
+    from kdacheck.discover import compile_pattern, pattern_sets
 
     pairs = [(s.folder, g, c) for g, c in s.per_file_ignores] + [(os.getcwd(), g, c) for g, c in cli.per_file_ignores]
     opts.file_ignores = tuple((p, codes) for folder, glob, codes in pairs if (p := compile_pattern(glob, folder)) is not None)
+    opts.file_ignore_sets = pattern_sets(p for p, _codes in opts.file_ignores)
     return opts
 
 
 def ignored_here(opts: Options, path: str, code: str) -> bool:
-    """Whether ``per-file-ignores`` drops ``code`` for the linted file ``path``."""
-    from kdacheck.discover import ignored
+    """Whether ``per-file-ignores`` drops ``code`` for the linted file ``path``. The globs are
+    matched once per file (the codes they drop there kept), then each finding is a look-up."""
+    codes = opts.ignored_codes.get(path)
+    if codes is None:
+        from kdacheck.discover import matching
 
-    return any(any(code.startswith(c) for c in codes) and ignored(path, False, [p]) for p, codes in opts.file_ignores)
+        hit = {id(p) for p in matching(path, False, opts.file_ignore_sets)}
+        codes = tuple(sorted({c for p, cs in opts.file_ignores if id(p) in hit for c in cs}))
+        opts.ignored_codes[path] = codes
+    return any(code.startswith(c) for c in codes)
 
 
 def environment(pairs: list[str], env_file: str | None, allow_outside: bool = False) -> dict[str, str]:
@@ -408,14 +421,16 @@ def environment(pairs: list[str], env_file: str | None, allow_outside: bool = Fa
 
 def exclude_patterns(settings: list[Settings]) -> list[Pattern]:
     """The ``exclude`` globs of these configurations, each relative to its file's folder."""
-    from kdacheck.discover import compile_pattern
+    from kdacheck.discover import MAX_PATTERNS, compile_pattern
 
     out: list[Pattern] = []
-    for s in settings:
+    for s in dict.fromkeys(settings):  # the working directory's and a folder's may be one file
         for g in s.exclude:
             p = compile_pattern(g, s.folder, s.where("exclude"))
             if p is not None:
                 out.append(p)
+        if len(out) > MAX_PATTERNS:
+            raise ConfigError(f"{s.where('exclude')}: `exclude`: over {MAX_PATTERNS:,} globs in all the settings files of this run")
     return out
 
 
