@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Benchmarks of kdacheck's two Triton kernels against the copy floor and their peers.
+"""Benchmarks of kdacheck's Triton kernels against the copy floor and their peers.
 
 For every size this reports the bytes the kernel must move, its time, the achieved bandwidth,
 the share of the copy floor measured in the same run, and the speed ratio against a peer:
@@ -17,7 +17,16 @@ the share of the copy floor measured in the same run, and the speed ratio agains
   4 B each per selection; host_loc, miss_src, miss_dst per miss). Peer: the plain PyTorch
   version (``kernels/hisparse_gather_torch.py``: ``torch.unique`` per request +
   ``index_select``/``index_copy_``).
+- Mamba2 verify (``kernels/mamba2_verify.py``) at Nemotron-H shapes (NVIDIA-Nemotron-3-Nano:
+  64 heads of P = 64, 8 groups, state DS = 128; H = 64/tp, G = 8/tp for tp 1/2/4/8), N requests
+  x T draft tokens, fp32 and bf16 state (bf16 inputs). Bytes: ``N*H*P*DS*s*(1+T)`` plus the
+  inputs (x, dt, B, C) and the fp32 output. No peer (SGLang's ``selective_state_update`` is not
+  a dependency) and no targets: the floor share is reported.
 - Floor: a large device-to-device ``torch.Tensor.copy_`` (2 GiB on CUDA), bytes = 2 x size.
+
+Each op of ``kernels/ops.py`` has one entry in ``BENCHMARKS``: its sizes, the function that
+measures a size, its table; the case each size runs is the op's case type, and its bytes are
+the op's byte formula, the same ``kdacheck run`` reports.
 
 Timing: on CUDA ``triton.testing.do_bench`` (warm-up 10 ms, 50 ms of repetitions, median,
 L2 flushed between runs) of the wrappers with host index validation off (``validate=False``).
@@ -39,6 +48,7 @@ from __future__ import annotations
 
 import argparse
 import datetime as _dt
+import functools
 import gc
 import json
 import os
@@ -50,18 +60,24 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from kdacheck.kernels import ops  # the kernel registry (plain numbers: no torch, no triton)
+from kdacheck.kernels.cases import GatherCase, Mamba2Case, VerifyCase
+
 CPU_LABEL = "interpreter wall clock"
 CPU_NATIVE_LABEL = "CPU wall clock (native PyTorch, not interpreted)"
 GPU_LABEL = "triton.testing.do_bench median"
 PEER_NA_CPU = "peer not available on CPU"
+NO_PEER = "no peer: SGLang's selective_state_update is not a dependency"
 MIN_FLOOR_US = 20.0
 TARGETS: dict[str, dict[str, Any]] = {
     "kda_verify": {"floor_share": 0.80, "peer_speedup": 1.0,
                    "peer": "fla fused_recurrent_kda_fwd (ssm_state_indices [N, T])"},
     "hisparse_gather": {"floor_share": 0.70, "peer_speedup": 3.0,
                         "peer": "PyTorch (torch.unique per request + index_select/index_copy_)"},
+    "mamba2_verify": {"floor_share": None, "peer_speedup": None, "peer": None},  # no targets set
 }  # fmt: skip
 KIMI_HEADS, KIMI_DIM = 32, 128
+NEMOTRON_HEADS, NEMOTRON_GROUPS, NEMOTRON_P, NEMOTRON_DS = 64, 8, 64, 128
 ITEM_BYTES = 656
 
 
@@ -76,6 +92,32 @@ class VerifySize:
     def HV(self) -> int:
         return KIMI_HEADS // self.tp
 
+    def case(self, seed: int | None = None) -> VerifyCase:
+        """The verify case of this size: pool and scratch of exactly N rows, chain, KDA's gate."""
+        return VerifyCase(N=self.N, T=self.T, T_alloc=self.T, N_scratch=self.N, H=self.HV, HV=self.HV, Kd=KIMI_DIM,
+                          Vd=KIMI_DIM, pool_size=self.N, state_dtype=self.state, input_dtype="bfloat16", seed=seed)
+
+
+@dataclass(frozen=True)
+class Mamba2Size:
+    tp: int
+    N: int
+    T: int
+    state: str  # "float32" | "bfloat16"
+
+    @property
+    def H(self) -> int:
+        return NEMOTRON_HEADS // self.tp
+
+    @property
+    def G(self) -> int:
+        return max(1, NEMOTRON_GROUPS // self.tp)
+
+    def case(self, seed: int | None = None) -> Mamba2Case:
+        """The Mamba2 case of this size: pool and scratch of exactly N rows, chain."""
+        return Mamba2Case(N=self.N, T=self.T, T_alloc=self.T, N_scratch=self.N, H=self.H, G=self.G, P=NEMOTRON_P,
+                          DS=NEMOTRON_DS, pool_size=self.N, state_dtype=self.state, input_dtype="bfloat16", seed=seed)
+
 
 @dataclass(frozen=True)
 class GatherSize:
@@ -85,12 +127,28 @@ class GatherSize:
     hit: float
     max_seq: int
 
+    def case(self, seed: int | None = None) -> GatherCase:
+        return GatherCase(B=self.B, D=self.D, top_k=self.top_k, max_seq=self.max_seq, item_bytes=ITEM_BYTES,
+                          hit_rate=self.hit, dup_rate=0.3, pad_rate=0.02, seed=seed)
+
 
 def verify_sizes(quick: bool) -> list[VerifySize]:
     if quick:  # tiny: the interpreter runs every program serially
         return [VerifySize(8, 1, 2, "float32"), VerifySize(8, 2, 2, "bfloat16")]
     return [
         VerifySize(tp, N, T, st)
+        for tp in (1, 2, 4, 8)
+        for st in ("float32", "bfloat16")
+        for N in (1, 16, 64, 256)
+        for T in (2, 4, 8, 16)
+    ]
+
+
+def mamba2_sizes(quick: bool) -> list[Mamba2Size]:
+    if quick:  # tiny: the interpreter runs every program serially
+        return [Mamba2Size(8, 1, 2, "float32"), Mamba2Size(8, 2, 2, "bfloat16")]
+    return [
+        Mamba2Size(tp, N, T, st)
         for tp in (1, 2, 4, 8)
         for st in ("float32", "bfloat16")
         for N in (1, 16, 64, 256)
@@ -110,10 +168,14 @@ def gather_sizes(quick: bool) -> list[GatherSize]:
     ]
 
 
-def shape_of(size: VerifySize | GatherSize) -> dict[str, Any]:
+def shape_of(size: VerifySize | Mamba2Size | GatherSize) -> dict[str, Any]:
     if isinstance(size, VerifySize):
         return {"model": "Kimi-Linear-48B", "tp": size.tp, "H": size.HV, "HV": size.HV,
                 "Kd": KIMI_DIM, "Vd": KIMI_DIM, "N": size.N, "T": size.T,
+                "state_dtype": size.state, "input_dtype": "bfloat16"}  # fmt: skip
+    if isinstance(size, Mamba2Size):
+        return {"model": "Nemotron-3-Nano", "tp": size.tp, "H": size.H, "G": size.G,
+                "P": NEMOTRON_P, "DS": NEMOTRON_DS, "N": size.N, "T": size.T,
                 "state_dtype": size.state, "input_dtype": "bfloat16"}  # fmt: skip
     return {"B": size.B, "D": size.D, "top_k": size.top_k, "hit_rate": size.hit,
             "dup_rate": 0.3, "pad_rate": 0.02, "max_seq": size.max_seq, "item_bytes": ITEM_BYTES}  # fmt: skip
@@ -208,8 +270,8 @@ def judge(kernel: str, row: dict[str, Any], floor_gbs: float, cuda: bool) -> dic
     """Per-row target verdicts (None = not judged)."""
     tg = TARGETS[kernel]
     out: dict[str, Any] = {}
-    if not cuda:
-        reason = "not judged: interpreter numbers say nothing about GPU speed"
+    if not cuda or tg["floor_share"] is None:
+        reason = "not judged: interpreter numbers say nothing about GPU speed" if not cuda else "no target set for this kernel"
         out["floor_share"] = {"target": tg["floor_share"], "pass": None, "why": reason}
         out["peer_speedup"] = {"target": tg["peer_speedup"], "pass": None, "why": reason}
         return out
@@ -234,8 +296,9 @@ def judge(kernel: str, row: dict[str, Any], floor_gbs: float, cuda: bool) -> dic
 # ----------------------------------------------------------------------------- verify
 
 
+@functools.cache
 def fla_peer() -> tuple[Callable[..., Any] | None, bool, str]:
-    """(fused_recurrent_kda_fwd or None, whether it takes state_v_first, status)."""
+    """(fused_recurrent_kda_fwd or None, whether it takes state_v_first, status); imported once."""
     try:
         import inspect
 
@@ -249,36 +312,30 @@ def fla_peer() -> tuple[Callable[..., Any] | None, bool, str]:
     return fused_recurrent_kda_fwd, "state_v_first" in params, "ok"
 
 
-def bench_verify(size: VerifySize, device: Any, timer: Timer, floor_gbs: float | None,
-                 peer: tuple[Callable[..., Any] | None, bool, str], seed: int) -> dict[str, Any]:  # fmt: skip
+def bench_verify(op: ops.Op, size: VerifySize, device: Any, timer: Timer, floor_gbs: float | None,
+                 seed: int) -> dict[str, Any]:  # fmt: skip
     import torch
     from kdacheck.kernels import harness
-    from kdacheck.kernels import kda_verify as kv
+    from kdacheck.kernels import kda_verify as kv  # the jitted kernel, for the launch-only time
 
-    N, T, HV, Kd, Vd = size.N, size.T, size.HV, KIMI_DIM, KIMI_DIM
-    H = HV
+    case = size.case()
+    N, T, HV, Kd, Vd, H = case.N, case.T, case.HV, case.Kd, case.Vd, case.H
     st = {"float32": torch.float32, "bfloat16": torch.bfloat16}[size.state]
     inp = torch.bfloat16
-    s_st, s_in = st.itemsize, inp.itemsize
     NT = N * T
-    state_bytes = N * HV * Vd * Kd * s_st * (1 + T)
-    inputs = NT * (2 * H * Kd + HV * Vd + HV * Kd + HV) * s_in + NT * HV * Vd * 4
-    bytes_ = state_bytes + inputs + HV * (1 + Kd) * 4 + N * 8
+    bytes_ = op.bytes_moved(case, 0)
     row: dict[str, Any] = {
-        "kernel": "kda_verify",
+        "kernel": op.benchmark,
         "shape": shape_of(size),
         "bytes": int(bytes_),
-        "bytes_formula": "N*HV*Vd*Kd*s*(1+T) + inputs (q,k,v,a,b bf16; o fp32) + params",
+        "bytes_formula": op.bytes_formula,
         "label": timer.label,
-        "peer": TARGETS["kda_verify"]["peer"],
+        "peer": TARGETS[op.benchmark]["peer"],
         "notes": [],
     }  # fmt: skip
     if device.type == "cuda":
-        harness.check_memory(
-            harness.VerifyCase(N=N, T=T, T_alloc=T, N_scratch=N, H=H, HV=HV, Kd=Kd, Vd=Vd,
-                               pool_size=N, state_dtype=size.state, input_dtype="bfloat16"),
-            device,
-        )  # fmt: skip
+        harness.check_memory(case, device)
+    kda_verify = op.load("kernel")
     gen = torch.Generator(device=device).manual_seed(seed)
 
     def rnd(*shape: int, dtype: Any = inp, scale: float = 1.0) -> Any:
@@ -296,7 +353,7 @@ def bench_verify(size: VerifySize, device: Any, timer: Timer, floor_gbs: float |
     args = (q, k, v, a, b, A_log, dt_bias, pool, cache_indices, scratch, row_map)
 
     def ours() -> object:
-        return kv.kda_verify(*args, out=out, validate=False)
+        return kda_verify(*args, out=out, validate=False)
 
     ours()  # warm-up / compile; also the cross-check output
     o_ours = out.clone()
@@ -311,7 +368,7 @@ def bench_verify(size: VerifySize, device: Any, timer: Timer, floor_gbs: float |
             row["notes"].append("kernel_only_time_s: the jitted kernel launched directly "
                                 "(no wrapper checks; the wrapper copies row_map to the host)")  # fmt: skip
 
-    fn, v_first, status = peer
+    fn, v_first, status = fla_peer()
     if fn is None:
         row["peer_status"] = status if device.type == "cuda" else f"{PEER_NA_CPU}: {status}"
     else:
@@ -383,24 +440,22 @@ def _verify_launch_only(kv: Any, args: tuple[Any, ...], out: Any, timer: Timer,
 # ----------------------------------------------------------------------------- gather
 
 
-def bench_gather(size: GatherSize, device: Any, timer: Timer, floor_gbs: float | None,
+def bench_gather(op: ops.Op, size: GatherSize, device: Any, timer: Timer, floor_gbs: float | None,
                  seed: int) -> dict[str, Any]:  # fmt: skip
     import torch
     from kdacheck.kernels import harness
-    from kdacheck.kernels import hisparse_gather as hg
     from kdacheck.kernels.hisparse_gather_torch import hisparse_spec_gather_torch
 
     B, D, K, S = size.B, size.D, size.top_k, size.max_seq
     n_sel = D * K
-    case = harness.GatherCase(B=B, D=D, top_k=K, max_seq=S, item_bytes=ITEM_BYTES,
-                              hit_rate=size.hit, dup_rate=0.3, pad_rate=0.02, seed=seed)  # fmt: skip
+    case = size.case(seed)
+    gather = op.load("kernel")
     row: dict[str, Any] = {
-        "kernel": "hisparse_gather",
+        "kernel": op.benchmark,
         "shape": shape_of(size),
         "label": timer.label,
-        "peer": TARGETS["hisparse_gather"]["peer"],
-        "bytes_formula": "2*misses*item_bytes + B*D*top_k*12 (picks, slot lookups, out_locs) "
-                         "+ misses*24 (host_loc, miss_src, miss_dst) + B*8",
+        "peer": TARGETS[op.benchmark]["peer"],
+        "bytes_formula": op.bytes_formula,
         "notes": [],
     }  # fmt: skip
     if device.type == "cuda":
@@ -420,14 +475,12 @@ def bench_gather(size: GatherSize, device: Any, timer: Timer, floor_gbs: float |
             torch.empty((B, D, K), dtype=torch.int32, device=device))  # fmt: skip
 
     def ours() -> object:
-        return hg.hisparse_spec_gather(t_toks, t_seq, t_dslot, t_hloc, host, buf, t_free, *plan,
-                                       validate=False)  # fmt: skip
+        return gather(t_toks, t_seq, t_dslot, t_hloc, host, buf, t_free, *plan, validate=False)
 
     ours()
     misses = int(plan[2].sum())
     out_ours = plan[3].clone()
-    meta = B * n_sel * (4 + 4 + 4) + misses * (8 + 8 + 4 + 4) + B * 8
-    bytes_ = meta + 2 * misses * ITEM_BYTES
+    bytes_ = op.bytes_moved(case, misses)
     row["bytes"] = int(bytes_)
     row["misses"] = misses
     row["time_s"] = timer(ours)
@@ -435,8 +488,8 @@ def bench_gather(size: GatherSize, device: Any, timer: Timer, floor_gbs: float |
         row["bandwidth_gbs"] = bytes_ / row["time_s"] / 1e9
         row["floor_share"] = row["bandwidth_gbs"] / floor_gbs if floor_gbs else None
         # the plan and the copy apart: the plan is latency-bound, the copy bandwidth-bound
-        row["plan_time_s"] = timer(lambda: hg.hisparse_spec_gather(t_toks, t_seq, t_dslot, t_hloc, host, buf, t_free, *plan,
-                                                                   validate=False, copy_items=False))
+        row["plan_time_s"] = timer(lambda: gather(t_toks, t_seq, t_dslot, t_hloc, host, buf, t_free, *plan,
+                                                  validate=False, copy_items=False))
         row["copy_time_s"] = max(row["time_s"] - row["plan_time_s"], 0.0)
         if PCIE.get("bandwidth_gbs"):
             row["pcie_floor_time_s"] = misses * ITEM_BYTES / (PCIE["bandwidth_gbs"] * 1e9)
@@ -466,6 +519,90 @@ def bench_gather(size: GatherSize, device: Any, timer: Timer, floor_gbs: float |
     return row
 
 
+# ----------------------------------------------------------------------------- Mamba2 verify
+
+
+def bench_mamba2(op: ops.Op, size: Mamba2Size, device: Any, timer: Timer, floor_gbs: float | None,
+                 seed: int) -> dict[str, Any]:  # fmt: skip
+    import torch
+    from kdacheck.kernels import harness
+
+    case = size.case(seed)
+    N, T, H, P = case.N, case.T, case.H, case.P
+    bytes_ = op.bytes_moved(case, 0)
+    row: dict[str, Any] = {
+        "kernel": op.benchmark,
+        "shape": shape_of(size),
+        "bytes": int(bytes_),
+        "bytes_formula": op.bytes_formula,
+        "label": timer.label,
+        "peer": TARGETS[op.benchmark]["peer"],
+        "peer_status": f"{PEER_NA_CPU}: {NO_PEER}" if device.type == "cpu" else NO_PEER,
+        "notes": [],
+    }  # fmt: skip
+    if device.type == "cuda":
+        harness.check_memory(case, device)
+    b: dict[str, Any] = {}
+    harness.mamba2_inputs(case, device, seed, b)  # the harness's own inputs
+    st = {"float32": torch.float32, "bfloat16": torch.bfloat16}[size.state]
+    scratch = torch.empty((N, T, H, P, case.DS), dtype=st, device=device)
+    out = torch.empty((N * T, H, P), dtype=torch.float32, device=device)
+    args = (b["x"], b["dt"], b["A"], b["B"], b["C"], b["D"], b["dt_bias"], b["pool"], b["cache_indices"], scratch,
+            b["row_map"], b["parents"])  # fmt: skip
+    mamba2_verify = op.load("kernel")
+
+    def ours() -> object:
+        return mamba2_verify(*args, out=out, validate=False)
+
+    ours()  # warm-up / compile
+    row["time_s"] = timer(ours)
+    if device.type == "cuda":
+        row["bandwidth_gbs"] = bytes_ / row["time_s"] / 1e9
+        row["floor_share"] = row["bandwidth_gbs"] / floor_gbs if floor_gbs else None
+        row["notes"].append("the wrapper reads cache_indices and row_map on the host (validate=False too)")
+    return row
+
+
+# ----------------------------------------------------------------------------- registry
+
+
+@dataclass(frozen=True)
+class Bench:
+    """One op's benchmark: its sizes, the function measuring one (``measure(op, size, device,
+    timer, floor_gbs, seed)``), its table (columns, each row's key cells, the peer's short name)
+    and the share of ``--max-seconds`` by which its sizes must have started."""
+
+    op: ops.Op
+    title: str
+    sizes: Callable[[bool], list[Any]]
+    measure: Callable[..., dict[str, Any]]
+    columns: tuple[str, ...]
+    key: Callable[[dict[str, Any]], list[str]]
+    peer: str
+    until: float
+
+
+def _state(s: dict[str, Any]) -> str:
+    return "fp32" if s["state_dtype"] == "float32" else "bf16"
+
+
+BENCHMARKS: dict[str, Bench] = {b.op.benchmark: b for b in (
+    Bench(ops.KDA_VERIFY, "KDA verify (Kimi-Linear-48B, bf16 inputs)", verify_sizes, bench_verify,
+          ("tp", "HV", "N", "T", "state", "MB"),
+          lambda r: [str(r["shape"]["tp"]), str(r["shape"]["HV"]), str(r["shape"]["N"]), str(r["shape"]["T"]), _state(r["shape"])],
+          "fla", 0.6),
+    Bench(ops.HISPARSE_GATHER, f"HiSparse gather ({ITEM_BYTES} B items)", gather_sizes, bench_gather,
+          ("B", "D", "top_k", "hit", "misses", "MB"),
+          lambda r: [str(r["shape"]["B"]), str(r["shape"]["D"]), str(r["shape"]["top_k"]), f"{r['shape']['hit_rate']:.0%}",
+                     str(r.get("misses", "-"))],
+          "torch", 0.85),
+    Bench(ops.MAMBA2_VERIFY, "Mamba2 verify (Nemotron-3-Nano, bf16 inputs)", mamba2_sizes, bench_mamba2,
+          ("tp", "H", "N", "T", "state", "MB"),
+          lambda r: [str(r["shape"]["tp"]), str(r["shape"]["H"]), str(r["shape"]["N"]), str(r["shape"]["T"]), _state(r["shape"])],
+          "peer", 1.0),
+)}  # fmt: skip
+
+
 # ----------------------------------------------------------------------------- output
 
 
@@ -489,22 +626,8 @@ def table(rows: list[dict[str, Any]], kernel: str, markdown: bool, cpu: bool = F
     rs = [r for r in rows if r["kernel"] == kernel]
     if not rs:
         return []
-    if kernel == "kda_verify":
-        head = ["tp", "HV", "N", "T", "state", "MB"]
-
-        def key(r: dict[str, Any]) -> list[str]:
-            s = r["shape"]
-            return [str(s["tp"]), str(s["HV"]), str(s["N"]), str(s["T"]),
-                    "fp32" if s["state_dtype"] == "float32" else "bf16"]  # fmt: skip
-        peer = "fla"
-    else:
-        head = ["B", "D", "top_k", "hit", "misses", "MB"]
-
-        def key(r: dict[str, Any]) -> list[str]:
-            s = r["shape"]
-            return [str(s["B"]), str(s["D"]), str(s["top_k"]), f"{s['hit_rate']:.0%}",
-                    str(r.get("misses", "-"))]  # fmt: skip
-        peer = "torch"
+    bench = BENCHMARKS[kernel]
+    head, key, peer = list(bench.columns), bench.key, bench.peer
     t_head = "time (interpreter wall clock)" if cpu else "time"
     head += [t_head, "GB/s", "% floor", f"{peer} time", f"x {peer}", "floor tgt", "peer tgt"]
     launch_only = kernel == "kda_verify" and any(r.get("kernel_only_time_s") for r in rs)
@@ -538,7 +661,7 @@ def table(rows: list[dict[str, Any]], kernel: str, markdown: bool, cpu: bool = F
 
 def summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
     out: dict[str, Any] = {}
-    for kernel in TARGETS:
+    for kernel in BENCHMARKS:
         mine = [r for r in rows if r["kernel"] == kernel]
         rs = [r for r in mine if not r.get("error") and not r.get("skipped")]
         s: dict[str, Any] = {"rows": len(rs), "errors": sum(1 for r in mine if r.get("error")),
@@ -567,8 +690,8 @@ def render(doc: dict[str, Any], markdown: bool) -> str:
     else:
         lines.append(say(f"Copy floor: {fl['bandwidth_gbs']:.0f} GB/s ({fl['method']}). Times: "
                          f"{GPU_LABEL} of the wrappers with validate=False."))  # fmt: skip
-    for kernel, title in (("kda_verify", "KDA verify (Kimi-Linear-48B, bf16 inputs)"),
-                          ("hisparse_gather", f"HiSparse gather ({ITEM_BYTES} B items)")):  # fmt: skip
+    for kernel, bench in BENCHMARKS.items():
+        title = bench.title
         t = table(doc["rows"], kernel, markdown, cpu)
         if not t:
             continue
@@ -581,6 +704,8 @@ def render(doc: dict[str, Any], markdown: bool) -> str:
         lines.append("")
         if cpu:
             lines.append(say("Targets not judged on CPU (interpreter)."))
+        elif tg["floor_share"] is None:
+            lines.append(say("No targets set for this kernel (no peer): the floor share is reported."))
         else:
             fs, ps = s["floor_share"], s["peer_speedup"]
             lines.append(say(
@@ -616,14 +741,14 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--quick", action="store_true", help="a handful of small sizes (CI, CPU)")
     p.add_argument("--json", metavar="OUT", help="write machine-readable results to OUT")
     p.add_argument("--markdown", action="store_true", help="print markdown tables")
-    p.add_argument("--only", choices=("verify", "gather"), help="benchmark one kernel only")
+    p.add_argument("--only", choices=tuple(k.value for k in ops.Kind), help="benchmark one kernel only")
     p.add_argument("--allow-large-on-cpu", action="store_true",
                    help="run the full sizes in the interpreter (hours)")  # fmt: skip
     p.add_argument("--reps", type=int, default=None,
                    help="CPU: timed calls per size, median (default 3; 2 with --quick)")
     p.add_argument("--max-seconds", type=float, default=None,
                    help="time budget: sizes not started within it are recorded as skipped "
-                        "(verify gets 60 %% of it, gather the rest)")
+                        "(verify's sizes start within 60 %% of it, gather's within 85 %%, Mamba2's the rest)")
     p.add_argument("--seed", type=int, default=0)
     return p.parse_args(argv)
 
@@ -677,16 +802,11 @@ def main(argv: list[str] | None = None) -> int:
     PCIE.clear()
     PCIE.update(measure_pcie_floor(device, timer) or {})
     rows: list[dict[str, Any]] = []
-    jobs: list[tuple[str, Any]] = []
-    if args.only in (None, "verify"):
-        jobs += [("kda_verify", s) for s in verify_sizes(args.quick)]
-    if args.only in (None, "gather"):
-        jobs += [("hisparse_gather", s) for s in gather_sizes(args.quick)]
-    peer = fla_peer() if args.only in (None, "verify") else (None, False, "")
+    benches = [b for b in BENCHMARKS.values() if args.only in (None, b.op.kind.value)]
+    jobs = [(b.op.benchmark, s) for b in benches for s in b.sizes(args.quick)]
     t_start = time.perf_counter()
     budget = args.max_seconds
-    deadline = {"kda_verify": t_start + 0.6 * budget if budget else None,
-                "hisparse_gather": t_start + budget if budget else None}  # fmt: skip
+    deadline = {b.op.benchmark: t_start + b.until * budget if budget else None for b in benches}
     for i, (kernel, size) in enumerate(jobs):
         now = time.perf_counter()
         print(f"# [{i + 1}/{len(jobs)}] {kernel} {size} ({now - t_start:.0f} s)", file=sys.stderr)
@@ -697,10 +817,8 @@ def main(argv: list[str] | None = None) -> int:
                          "notes": [], "targets": _unjudged("skipped")})  # fmt: skip
             continue
         try:
-            if kernel == "kda_verify":
-                row = bench_verify(size, device, timer, floor_gbs, peer, args.seed + i)
-            else:
-                row = bench_gather(size, device, timer, floor_gbs, args.seed + i)
+            bench = BENCHMARKS[kernel]
+            row = bench.measure(bench.op, size, device, timer, floor_gbs, args.seed + i)
         except Exception as exc:  # memory refusal, OOM, compile error: record and go on
             row = {"kernel": kernel, "shape": shape_of(size), "bytes": 0, "label": timer.label,
                    "error": f"{type(exc).__name__}: {exc}", "notes": []}  # fmt: skip

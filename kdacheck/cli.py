@@ -369,7 +369,9 @@ def run(
             code = max(code, rc)
             done.append((plan, results))
         if output_format is RunFormat.junit:
-            sys.stdout.write(runner.report_junit(done, dev))
+            from kdacheck.report import junit
+
+            junit.render_run(done, dev, sys.stdout)
     except (InputError, ValueError, config.ConfigError) as e:
         raise fail(str(e)) from None
     raise typer.Exit(code)

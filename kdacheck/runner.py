@@ -3,13 +3,14 @@
 The plan (which kernel cases, at which shapes) is built from a resolved configuration or from
 ``--steps/--topk/...`` without importing torch; ``execute`` then imports the kernels (Triton's
 interpreter is chosen first on the CPU), checks memory, runs each case against its float64
-reference and canaries, and reports.
+reference and canaries, and reports through ``kdacheck/report/`` (``run_full``, ``run_json``,
+``junit``). Each case's op (``kdacheck.kernels.ops``) says which harness function runs it and
+what its memory and work are.
 """
 
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import sys
 from collections.abc import Iterator
@@ -17,7 +18,8 @@ from dataclasses import dataclass, field
 from typing import IO, Any
 
 from kdacheck.findings import InputError
-from kdacheck.kernels.cases import GatherCase, Mamba2Case, VerifyCase, bytes_needed, work
+from kdacheck.kernels import ops
+from kdacheck.kernels.cases import AnyCase, Gate, GatherCase, Mamba2Case, VerifyCase
 from kdacheck.models import PRESETS, Family, Model
 from kdacheck.resolve import Resolved
 
@@ -33,13 +35,14 @@ LIMITS = {"steps": (1, 64), "topk": (1, 64), "draft_tokens": (1, 1024), "batch":
 class Case:
     """One kernel launch to make (a typed case of ``kdacheck.kernels.cases``), and why."""
 
-    spec: VerifyCase | Mamba2Case | GatherCase
+    spec: AnyCase
     label: str
     notes: list[str] = field(default_factory=list)
 
     @property
-    def kernel(self) -> str:
-        return {VerifyCase: "verify", Mamba2Case: "mamba2"}.get(type(self.spec), "gather")
+    def op(self) -> ops.Op:
+        """The kernel op that runs this case."""
+        return ops.op_for(self.spec)
 
 
 @dataclass
@@ -79,7 +82,7 @@ def _verify_case(model: Model, tp: int, n: int, t: int, t_alloc: int, ssm_dtype:
         N=n, T=t, T_alloc=t_alloc, N_scratch=n_scratch, H=h, HV=hv, Kd=model.linear_k_dim, Vd=model.linear_v_dim,
         state_dtype=ssm_dtype if ssm_dtype in ("float32", "bfloat16") else "float32", input_dtype="bfloat16",
         tree=topk > 1, K=topk, row_map=row_map, flashinfer_compat=flashinfer, block_v=block_v,
-        gate="head" if model.family is Family.GDN else "channel", step_guard=step_guard,
+        gate=Gate.HEAD if model.family is Family.GDN else Gate.CHANNEL, step_guard=step_guard,
     )
 
 
@@ -211,9 +214,10 @@ def plan_from_resolved(cfg: Resolved, batch: int | None, buffer_steps: int | Non
 
 def check_work(plans: list[Plan], device: str, budget_s: float | None = None) -> None:
     """Refuse, before torch is imported, a run whose estimated work exceeds the budget
-    (``kernels/cases.work``: the kernels' state updates and selections, and the reference's)."""
+    (each op's work formula in ``kernels/cases.py``: the kernels' state updates and selections,
+    and the reference's)."""
     budget = WORK_BUDGET_S[device] if budget_s is None else budget_s
-    items = [(plan, case, w) for plan in plans for case in plan.cases for w in work(case.spec, device == "cpu")]
+    items = [(plan, case, w) for plan in plans for case in plan.cases for w in case.op.work(case.spec, device == "cpu")]
     total = sum(w.seconds for _p, _c, w in items)
     if total <= budget:
         return
@@ -314,7 +318,7 @@ def _host_memory() -> int | None:
 
 
 def _check_case_memory(case: Case, device: str, free_bytes: int | None, harness: Any) -> None:
-    needed = bytes_needed(case.spec)
+    needed = case.op.bytes_needed(case.spec)
     if device == "cuda" or free_bytes is not None:
         try:
             harness.check_memory(case.spec, device, free_bytes=free_bytes)
@@ -336,24 +340,16 @@ def run_cases(plan: Plan, device: str, free_bytes: int | None = None, progress: 
         raise InputError(f'kdacheck run needs torch and triton ({e}): pip install "kdacheck[run]"') from None
     for case in plan.cases:
         _check_case_memory(case, device, free_bytes, harness)
-    runs = {"verify": harness.run_verify, "mamba2": harness.run_mamba2}
     for i, case in enumerate(plan.cases, 1):
-        run = runs.get(case.kernel, harness.run_gather)
-        with _spinner(progress, f"[{i}/{len(plan.cases)}] {case.label}"):
+        run = case.op.load("run")  # the harness function, looked up now (a test may replace it)
+        if progress is None:
             result = run(case.spec, device)
+        else:
+            from kdacheck.report import run_full
+
+            with run_full.spinner(progress, f"[{i}/{len(plan.cases)}] {case.label}"):
+                result = run(case.spec, device)
         yield case, result
-
-
-@contextlib.contextmanager
-def _spinner(progress: IO[str] | None, what: str) -> Iterator[None]:
-    if progress is None:
-        yield
-        return
-    from rich.console import Console
-    from rich.markup import escape
-
-    with Console(file=progress, highlight=False).status(f"running {escape(what)} …"):
-        yield
 
 
 def run_plan(plan: Plan, device: str, free_bytes: int | None = None) -> list[tuple[Case, Any]]:
@@ -361,134 +357,26 @@ def run_plan(plan: Plan, device: str, free_bytes: int | None = None) -> list[tup
     return list(run_cases(plan, device, free_bytes))
 
 
-def report_json(plan: Plan, device: str, results: list[tuple[Case, Any]]) -> dict[str, Any]:
-    return {
-        "schema_version": 1,
-        "source": plan.source,
-        "device": device,
-        "notes": plan.notes,
-        "passed": all(r.passed for _c, r in results),
-        "cases": [{"label": c.label, **r.to_dict()} for c, r in results],
-    }
-
-
-def report_junit(plans: list[tuple[Plan, list[tuple[Case, Any]]]], device: str) -> str:
-    """A JUnit document: one test suite per plan, one test case per kernel check."""
-    from xml.sax.saxutils import quoteattr
-
-    from kdacheck.sanitize import visible_name as visible
-
-    out = ['<?xml version="1.0" encoding="UTF-8"?>']
-    total = sum(len(r) for _p, r in plans)
-    failed = sum(1 for _p, r in plans for _c, res in r if not res.passed)
-    out.append(f'<testsuites name="kdacheck run" tests="{total}" failures="{failed}">')
-    for plan, results in plans:
-        bad = sum(1 for _c, res in results if not res.passed)
-        out.append(f"  <testsuite name={quoteattr(visible(plan.source))} tests={quoteattr(str(len(results)))} failures={quoteattr(str(bad))}>")
-        for case, res in results:
-            t = "" if res.time_s is None else f" time={quoteattr(f'{res.time_s:.6f}')}"
-            out.append(f"    <testcase classname={quoteattr('kdacheck-run-' + case.kernel)} name={quoteattr(visible(case.label))}{t}>")
-            shapes = ", ".join(f"{k}={v}" for k, v in res.shapes.items() if k in SHOWN_SHAPES)
-            if not res.passed:
-                msg = visible(res.error or ("canaries overwritten" if not res.canaries_intact else f"relative error {res.rel_err}"))
-                out.append(f"      <failure message={quoteattr(msg[:500])} type={quoteattr(case.kernel)}>{_xml_text(msg)}</failure>")
-            out.append(f"      <system-out>{_xml_text(visible(f'{device}; {shapes}'))}</system-out>")
-            out.append("    </testcase>")
-        out.append("  </testsuite>")
-    out.append("</testsuites>")
-    return "\n".join(out) + "\n"
-
-
-def _xml_text(text: str) -> str:
-    from xml.sax.saxutils import escape
-
-    return escape(text)
-
-
 def execute(plan: Plan, device: str, out: IO[str], output_format: str = "full", free_bytes: int | None = None,
             progress: IO[str] | None = None) -> tuple[int, list[tuple[Case, Any]]]:
-    """Run the plan's cases; the full report streams each case as it finishes. Returns (0 when
-    all pass, 1 when a check fails; the results)."""
+    """Run the plan's cases; the full report streams each case as it finishes, the JSON document
+    follows the last, and JUnit (one document for every plan) is the caller's, once all are done
+    (``report.junit.render_run``). Returns (0 when all pass, 1 when a check fails; the results)."""
+    from kdacheck.report import run_full, run_json
+
     results: list[tuple[Case, Any]] = []
     if output_format == "full":
-        _render_header(plan, device, out)
+        run_full.header(plan, device, out)
     for case, r in run_cases(plan, device, free_bytes, progress):
         results.append((case, r))
         if output_format == "full":
-            _render_case(case, r, out)
+            run_full.case(case, r, out)
             out.flush()
     if output_format == "json":
-        json.dump(report_json(plan, device, results), out, indent=2)
-        out.write("\n")
+        run_json.render(plan, device, results, out)
     elif output_format == "full":
-        _render_footer(results, out)
+        run_full.footer(results, out)
     return (0 if all(r.passed for _c, r in results) else 1), results
-
-
-SHOWN_SHAPES = ("N", "T", "T_alloc", "N_scratch", "HV", "Kd", "Vd", "H", "G", "P", "DS", "state_dtype", "tree", "B", "D", "top_k", "plan_capacity", "item_bytes")
-
-
-def _console(out: IO[str]) -> Any:
-    from rich.console import Console
-
-    return Console(file=out, highlight=False, soft_wrap=True)
-
-
-def _render_header(plan: Plan, device: str, out: IO[str]) -> None:
-    from rich.markup import escape
-
-    from kdacheck.sanitize import visible_name
-
-    console = _console(out)
-    where = "GPU (CUDA)" if device == "cuda" else "CPU, Triton interpreter (shapes scaled by --batch; wall-clock times)"
-    console.print(f"[bold]kdacheck run[/bold] {escape(visible_name(plan.source))} on {where}")
-    for note in plan.notes:
-        console.print(f"  [dim]{escape(visible_name(note))}[/dim]")
-
-
-def _render_case(case: Case, r: Any, out: IO[str]) -> None:
-    from rich.markup import escape
-    from rich.table import Table
-
-    from kdacheck.sanitize import visible_name
-
-    table = Table(title=escape(visible_name(case.label)), title_justify="left", show_header=False, box=None, padding=(0, 2))
-    table.add_column("field", style="dim", no_wrap=True)
-    table.add_column("value", overflow="fold")
-    table.add_row("shapes", ", ".join(f"{k}={v}" for k, v in r.shapes.items() if k in SHOWN_SHAPES))
-    table.add_row("bytes moved", f"{r.bytes_moved:,}" if r.time_s is not None else "— (not launched)")
-    table.add_row("time", "—" if r.time_s is None else f"{r.time_s * 1e3:.3f} ms ({r.timing_method})")
-    if r.bandwidth_gbs is not None:
-        table.add_row("bandwidth", f"{r.bandwidth_gbs:,.0f} GB/s")
-    if r.rel_err is not None:
-        table.add_row("max error", f"{r.max_abs_err:.2e} abs, {r.rel_err:.2e} relative")
-    table.add_row("canaries", "intact" if r.canaries_intact else "[red]OVERWRITTEN[/red]")
-    table.add_row("verdict", "[green]pass[/green]" if r.passed else "[bold red]FAIL[/bold red]")
-    if r.error:
-        table.add_row("error", f"[bold red]{escape(visible_name(r.error))}[/bold red]")
-    for note in r.notes:
-        table.add_row("note", escape(visible_name(note)))
-    _console(out).print(table)
-
-
-def _render_footer(results: list[tuple[Case, Any]], out: IO[str]) -> None:
-    from rich.markup import escape
-
-    from kdacheck.sanitize import visible_name
-
-    console = _console(out)
-    for case, r in results:
-        if r.error:
-            console.print(f"[bold red]{escape(visible_name(case.label))} failed:[/bold red] {escape(visible_name(r.error))}")
-    passed = sum(1 for _c, r in results if r.passed)
-    console.print(f"{passed} of {len(results)} kernel checks passed.")
-
-
-def _render(plan: Plan, device: str, results: list[tuple[Case, Any]], out: IO[str]) -> None:
-    _render_header(plan, device, out)
-    for case, r in results:
-        _render_case(case, r, out)
-    _render_footer(results, out)
 
 
 def run_resolved(cfg: Resolved, lint_format: str = "full", device: str = "auto", batch: int | None = None) -> tuple[dict[str, Any], int]:
@@ -505,6 +393,8 @@ def run_resolved(cfg: Resolved, lint_format: str = "full", device: str = "auto",
     plan = plan_from_resolved(cfg, batch, None, None, dev == "cpu")
     check_work([plan], dev)
     results = run_plan(plan, dev)
+    from kdacheck.report import run_full, run_json
+
     if lint_format != "json":
-        _render(plan, dev, results, sys.stdout if lint_format in ("full", "concise") else sys.stderr)
-    return report_json(plan, dev, results), 0 if all(r.passed for _c, r in results) else 1
+        run_full.render(plan, dev, results, sys.stdout if lint_format in ("full", "concise") else sys.stderr)
+    return run_json.document(plan, dev, results), 0 if all(r.passed for _c, r in results) else 1

@@ -2,11 +2,15 @@
 
 Shared by the runner (which plans cases and checks their memory before torch is imported),
 the harness (which runs them) and the benchmarks. Dtypes are named (``"float32"``,
-``"bfloat16"``); :func:`bytes_needed` is every allocation a run makes.
+``"bfloat16"``). Each case type has three formulas, which its op in ``ops.py`` names: the bytes
+one launch moves (``*_bytes_moved``: the bandwidth the harness and the benchmarks report), every
+allocation a run makes (``*_bytes_needed``: the memory check) and its work (``*_work``: the
+work budget).
 """
 
 from __future__ import annotations
 
+import enum
 from dataclasses import dataclass
 
 DTYPE_SIZES = {"float32": 4, "bfloat16": 2, "float16": 2, "int32": 4, "int64": 8}
@@ -15,11 +19,17 @@ CANARY_MARGIN = 256  # elements each side of a guarded buffer (kernels/canary.py
 
 class _Rows:
     """The scratch rows and pool slots a verify case allocates, defaults from its batch: N + 1
-    rows (row N absorbs padding, as SGLang's R + 1) and N + 2 slots."""
+    rows (row N absorbs padding, as SGLang's R + 1) and N + 2 slots; its live requests."""
 
     N: int
     N_scratch: int | None
     pool_size: int | None
+    n_padding: int
+
+    @property
+    def live(self) -> int:
+        """Requests that are not padding (the last ``n_padding`` are)."""
+        return self.N - min(max(self.n_padding, 0), self.N)
 
     @property
     def n_scratch(self) -> int:
@@ -30,14 +40,22 @@ class _Rows:
         return self.pool_size if self.pool_size is not None else self.N + 2
 
 
+class Gate(str, enum.Enum):
+    """The verify kernel's gate: KDA's per key channel or GDN's per head (``HEAD_GATE``)."""
+
+    CHANNEL = "channel"  # KDA: a[T, HV, K], dt_bias[HV·K]
+    HEAD = "head"  # GDN: a[T, HV], dt_bias[HV]
+
+
 @dataclass
 class VerifyCase(_Rows):
     """One KDA verify launch. ``K`` > 1 with ``tree`` builds random valid parents (each node
     has at most ``K`` children). ``n_padding``: the last requests are padding rows
     (``cache_indices == -1``). ``row_map``: explicit scratch rows (default ``arange(N)``).
-    ``gate``: ``"channel"`` for KDA (a gate logit per key channel, ``a[T, HV, K]``, ``dt_bias[HV·K]``)
-    or ``"head"`` for GDN (one per head, ``a[T, HV]``, ``dt_bias[HV]``, as SGLang 0.5.23's
-    ``fused_sigmoid_gating_delta_rule_update`` with ``is_kda=False``): the kernel's ``HEAD_GATE`` mode.
+    ``gate``: ``Gate.CHANNEL`` for KDA (a gate logit per key channel, ``a[T, HV, K]``, ``dt_bias[HV·K]``)
+    or ``Gate.HEAD`` for GDN (one per head, ``a[T, HV]``, ``dt_bias[HV]``, as SGLang 0.5.23's
+    ``fused_sigmoid_gating_delta_rule_update`` with ``is_kda=False``): the kernel's ``HEAD_GATE`` mode
+    (its value, ``"channel"`` or ``"head"``, is accepted too and stored as the member).
     ``gate_scale`` scales the gate logits (a large scale exercises softplus's linear branch)."""
 
     N: int = 4
@@ -59,9 +77,13 @@ class VerifyCase(_Rows):
     seed: int | None = None
     max_ref_requests: int = 8
     block_v: int | None = None
-    gate: str = "channel"
+    gate: Gate = Gate.CHANNEL
     gate_scale: float = 1.0
     step_guard: bool = True  # False: SGLang's Triton/nv_cutedsl verify, no step-count check
+
+    def __post_init__(self) -> None:
+        self.gate = Gate(self.gate)  # "head" given as its value: the member
+
 
     @property
     def overflow(self) -> int:
@@ -124,17 +146,52 @@ class Mamba2Case(_Rows):
     dt_scale: float = 1.0
 
     @property
-    def live(self) -> int:
-        return self.N - min(max(self.n_padding, 0), self.N)
-
-    @property
     def overflow(self) -> int:
         """Elements SGLang's addressing (``row·T + t`` blocks, cache_steps = T) stores past
         the ``N_scratch·T_alloc`` blocks of the buffer (rows ``arange(N)``)."""
         return max(0, self.live * self.T - self.n_scratch * self.T_alloc) * self.H * self.P * self.DS
 
 
-def _mamba2_bytes(case: Mamba2Case) -> int:
+# ----------------------------------------------------------------------------- bytes moved
+# What one launch must read and write, the numerator of the bandwidth ``kdacheck run`` and the
+# benchmarks report. ``misses``: the gather's unique misses, known once its plan has run (the
+# verify formulas take it for one signature and ignore it).
+
+
+def verify_bytes_moved(case: VerifyCase, misses: int = 0) -> int:
+    """Each live request's committed state read once and its T states written (a tree re-reads
+    T − 1 parent states from scratch), its tokens' inputs (q, k, v, gate, beta) and float32
+    output, the per-head parameters and the two index vectors."""
+    s_st, s_in = DTYPE_SIZES[case.state_dtype], DTYPE_SIZES[case.input_dtype]
+    HV, Kd, Vd, T = case.HV, case.Kd, case.Vd, case.T
+    state_rw = case.live * HV * Vd * Kd * s_st * (1 + T + (T - 1 if case.tree else 0))
+    gate = HV if case.gate is Gate.HEAD else HV * Kd
+    inputs = case.live * T * ((2 * case.H * Kd + HV * Vd + gate + HV) * s_in + HV * Vd * 4)
+    return int(state_rw + inputs + HV * (1 + Kd) * 4 + case.N * 8)
+
+
+def mamba2_bytes_moved(case: Mamba2Case, misses: int = 0) -> int:
+    """Each live request's state read once and its T states written (a tree re-reads T − 1),
+    every token's inputs (x, dt, B, C) and its float32 output."""
+    s_st, s_in = DTYPE_SIZES[case.state_dtype], DTYPE_SIZES[case.input_dtype]
+    T, H, P, DS, G = case.T, case.H, case.P, case.DS, case.G
+    NT = case.N * T
+    block = H * P * DS
+    return int(case.live * block * s_st * (1 + T + (T - 1 if case.tree else 0)) + NT * (H * P + H + 2 * G * DS) * s_in + NT * H * P * 4)
+
+
+def gather_bytes_moved(case: GatherCase, misses: int = 0) -> int:
+    """Each unique miss's item read and written, the plan and metadata: the picks, slot lookups
+    and out_locs (4 B each per selection), host_loc, miss_src and miss_dst per miss, and B·8."""
+    n_sel = case.D * case.top_k
+    meta = case.B * n_sel * (4 + 4 + 4) + misses * (8 + 8 + 4 + 4) + case.B * 8
+    return int(meta + 2 * misses * case.item_bytes)
+
+
+# ----------------------------------------------------------------------------- bytes needed
+
+
+def mamba2_bytes_needed(case: Mamba2Case) -> int:
     s_in, s_st = DTYPE_SIZES[case.input_dtype], DTYPE_SIZES[case.state_dtype]
     NT, H, P, DS, G = case.N * case.T, case.H, case.P, case.DS, case.G
     m = 2 * CANARY_MARGIN
@@ -146,7 +203,7 @@ def _mamba2_bytes(case: Mamba2Case) -> int:
     return inputs + case.N * 4 * (2 + (case.T if case.tree else 0)) + pool + scratch + out + ref
 
 
-def _verify_bytes(case: VerifyCase) -> int:
+def verify_bytes_needed(case: VerifyCase) -> int:
     s_in = DTYPE_SIZES[case.input_dtype]
     s_st = DTYPE_SIZES[case.state_dtype]
     NT, HV, Kd, Vd = case.N * case.T, case.HV, case.Kd, case.Vd
@@ -163,7 +220,7 @@ def _verify_bytes(case: VerifyCase) -> int:
     return inputs + index + pool + scratch + out + ref
 
 
-def _gather_bytes(case: GatherCase) -> int:
+def gather_bytes_needed(case: GatherCase) -> int:
     B, n_sel, cap = case.B, case.D * case.top_k, case.capacity
     m = 2 * CANARY_MARGIN
     n_dev = 2 * B * n_sel
@@ -178,13 +235,7 @@ def _gather_bytes(case: GatherCase) -> int:
 AnyCase = VerifyCase | Mamba2Case | GatherCase
 
 
-def bytes_needed(case: AnyCase) -> int:
-    """Every allocation of the run, device buffers and reference copies (an upper bound)."""
-    if isinstance(case, VerifyCase):
-        return _verify_bytes(case)
-    if isinstance(case, Mamba2Case):
-        return _mamba2_bytes(case)
-    return _gather_bytes(case)
+# ----------------------------------------------------------------------------- work
 
 
 # Cost model of one run, calibrated on the interpreter (2-core x86-64, Python 3.11, Triton 3.9;
@@ -206,17 +257,29 @@ class Work:
     seconds: float
 
 
-def work(case: AnyCase, on_cpu: bool) -> list[Work]:
-    """The case's work: the kernel and its reference, counted before anything is allocated."""
-    if isinstance(case, VerifyCase | Mamba2Case):
-        per_request = case.T * case.HV * case.Kd * case.Vd if isinstance(case, VerifyCase) else case.T * case.H * case.P * case.DS
-        kernel = case.N * per_request
-        ref = min(case.N - case.n_padding, case.max_ref_requests) * per_request
-        rate = INTERPRETER_S_PER_STATE_UPDATE if on_cpu else GPU_S_PER_STATE_UPDATE
-        return [
-            Work("verify kernel", kernel, "state-element updates", kernel * rate),
-            Work("float64 reference", ref, "state-element updates", ref * REFERENCE_S_PER_STATE_UPDATE),
-        ]
+def _state_work(case: VerifyCase | Mamba2Case, per_request: int, on_cpu: bool) -> list[Work]:
+    """A verify kernel's state-element updates and its reference's, on its subsample."""
+    kernel = case.N * per_request
+    ref = min(case.N - case.n_padding, case.max_ref_requests) * per_request
+    rate = INTERPRETER_S_PER_STATE_UPDATE if on_cpu else GPU_S_PER_STATE_UPDATE
+    return [
+        Work("verify kernel", kernel, "state-element updates", kernel * rate),
+        Work("float64 reference", ref, "state-element updates", ref * REFERENCE_S_PER_STATE_UPDATE),
+    ]
+
+
+def verify_work(case: VerifyCase, on_cpu: bool) -> list[Work]:
+    """The KDA/GDN verify kernel and its reference, counted before anything is allocated."""
+    return _state_work(case, case.T * case.HV * case.Kd * case.Vd, on_cpu)
+
+
+def mamba2_work(case: Mamba2Case, on_cpu: bool) -> list[Work]:
+    """The Mamba2 verify kernel and its reference, counted before anything is allocated."""
+    return _state_work(case, case.T * case.H * case.P * case.DS, on_cpu)
+
+
+def gather_work(case: GatherCase, on_cpu: bool) -> list[Work]:
+    """The gather with its reference: interpreter plan and copy kernels, the reference's loop."""
     selections = case.B * case.D * case.top_k
     rate = GATHER_S_PER_SELECTION_CPU if on_cpu else GATHER_S_PER_SELECTION_GPU
     return [Work("gather and its reference", selections, "selections", selections * rate)]

@@ -31,7 +31,9 @@ from typing import Any
 import torch
 
 from . import canary as cn
-from .cases import DTYPE_SIZES, AnyCase, GatherCase, Mamba2Case, VerifyCase, bytes_needed
+from . import ops
+from .cases import DTYPE_SIZES, AnyCase, Gate, GatherCase, Mamba2Case, VerifyCase
+from .ops import bytes_needed
 
 WALL_CLOCK = "wall clock (interpreter)"
 DO_BENCH = "triton.testing.do_bench (median)"
@@ -108,8 +110,7 @@ def check_memory(
 def _prepare_backend(device: torch.device) -> None:
     """CPU runs need Triton's interpreter, which must be chosen before the kernels load."""
     if device.type == "cpu":
-        loaded = any(m in sys.modules for m in (f"{__package__}.kda_verify",
-                                                 f"{__package__}.hisparse_gather"))  # fmt: skip
+        loaded = any(f"{__package__}.{op.modules[0]}" in sys.modules for op in ops.OPS)  # a kernel (and triton) loaded
         if not loaded:
             os.environ.setdefault("TRITON_INTERPRET", "1")
         if os.environ.get("TRITON_INTERPRET") != "1":
@@ -166,13 +167,13 @@ def random_parents(N: int, T: int, K: int, gen: torch.Generator) -> torch.Tensor
 # ----------------------------------------------------------------------------- verify
 
 
-def _run_case(kernel: str, case: AnyCase, device: torch.device | str, shapes: dict[str, Any],
+def _run_case(case: AnyCase, device: torch.device | str, shapes: dict[str, Any],
               body: Callable[[torch.device, int, CaseResult, dict[str, Any]], None]) -> CaseResult:
     """What every case shares: the seed, the memory check on a GPU, the interpreter on a CPU,
     contract failures reported with their exact message, every buffer freed on every exit."""
     dev = torch.device(device)
     seed = _seed(case.seed)
-    res = CaseResult(kernel=kernel, shapes={**shapes, "seed": seed, "device": str(dev)})
+    res = CaseResult(kernel=ops.op_for(case).name, shapes={**shapes, "seed": seed, "device": str(dev)})
     bufs: dict[str, Any] = {}
     try:
         if dev.type == "cuda":
@@ -194,16 +195,14 @@ def run_verify(case: VerifyCase, device: torch.device | str) -> CaseResult:
         "H": case.H, "HV": case.HV, "Kd": case.Kd, "Vd": case.Vd, "pool_size": case.pool,
         "state_dtype": case.state_dtype, "input_dtype": case.input_dtype, "tree": case.tree,
         "K": case.K, "flashinfer_compat": case.flashinfer_compat, "n_padding": case.n_padding,
-        "gate": case.gate, "gate_scale": case.gate_scale,
+        "gate": case.gate.value, "gate_scale": case.gate_scale,
     }  # fmt: skip
 
     def body(dev: torch.device, seed: int, res: CaseResult, bufs: dict[str, Any]) -> None:
-        from .kda_verify import kda_verify
-        from .kda_verify_ref import kda_verify_reference
+        op = ops.KDA_VERIFY
+        _run_verify(case, dev, seed, res, bufs, op.load("kernel"), op.load("reference"))
 
-        _run_verify(case, dev, seed, res, bufs, kda_verify, kda_verify_reference)
-
-    return _run_case("kda_verify", case, device, shapes, body)
+    return _run_case(case, device, shapes, body)
 
 
 def _run_verify(
@@ -227,19 +226,19 @@ def _run_verify(
     b_ = bufs
     b_["q"], b_["k"] = rnd(NT, H, Kd, dtype=in_dt), rnd(NT, H, Kd, dtype=in_dt)
     b_["v"] = rnd(NT, HV, Vd, dtype=in_dt)
-    if case.gate == "head":  # GDN: one gate logit per head (SGLang's a[T, HV], dt_bias[HV])
+    if case.gate is Gate.HEAD:  # GDN: one gate logit per head (SGLang's a[T, HV], dt_bias[HV])
         b_["a"] = rnd(NT, HV, dtype=in_dt, scale=case.gate_scale)
     else:
         b_["a"] = rnd(NT, HV, Kd, dtype=in_dt, scale=case.gate_scale)
     b_["b"] = rnd(NT, HV, dtype=in_dt)
     # A_log = log(U(1, 16)) as in KDA's initialisation; small dt_bias
     b_["A_log"] = torch.log(1 + 15 * torch.rand(HV, generator=gen, device=dev))
-    if case.gate == "head":
+    if case.gate is Gate.HEAD:
         b_["dt_bias"] = rnd(HV, scale=0.5)
     else:
         b_["dt_bias"] = rnd(HV * Kd, scale=0.5)
     b_["pool"] = rnd(P, HV, Vd, Kd, dtype=st_dt, scale=0.5)
-    live = N - min(max(case.n_padding, 0), N)
+    live = case.live
     slots = (
         torch.randperm(P, generator=cpu_gen)[:N]
         if P >= N
@@ -259,11 +258,7 @@ def _run_verify(
     b_["g_scratch"], b_["g_out"] = g_scratch, g_out
     b_["pool_snapshot"] = b_["pool"].to("cpu", copy=True)
 
-    s_st, s_in = DTYPE_SIZES[case.state_dtype], DTYPE_SIZES[case.input_dtype]
-    state_rw = live * HV * Vd * Kd * s_st * (1 + T + (T - 1 if case.tree else 0))
-    gate = HV if case.gate == "head" else HV * Kd
-    inputs = live * T * ((2 * H * Kd + HV * Vd + gate + HV) * s_in + HV * Vd * 4)
-    res.bytes_moved = int(state_rw + inputs + HV * (1 + Kd) * 4 + N * 8)
+    res.bytes_moved = ops.KDA_VERIFY.bytes_moved(case, 0)
     if case.tree:
         res.notes.append("tree mode: bytes include re-reading each parent state from scratch")
 
@@ -414,15 +409,16 @@ def run_mamba2(case: Mamba2Case, device: torch.device | str) -> CaseResult:
         "input_dtype": case.input_dtype, "tree": case.tree, "K": case.K, "n_padding": case.n_padding,
         "dt_scale": case.dt_scale,
     }  # fmt: skip
-    return _run_case("mamba2_verify", case, device, shapes, lambda dev, seed, res, bufs: _run_mamba2(case, dev, seed, res, bufs))
+    return _run_case(case, device, shapes, lambda dev, seed, res, bufs: _run_mamba2(case, dev, seed, res, bufs))
 
 
-def _run_mamba2(case: Mamba2Case, dev: torch.device, seed: int, res: CaseResult, b_: dict[str, Any]) -> None:
-    from .mamba2_verify import mamba2_verify
-    from .mamba2_verify_ref import mamba2_verify_reference
-
+def mamba2_inputs(case: Mamba2Case, dev: torch.device, seed: int, b_: dict[str, Any]) -> torch.Generator:
+    """The Mamba2 verify's inputs into ``b_``, shared by the harness and the benchmarks: x, dt,
+    B, C, A, D, dt_bias, the committed pool, cache_indices (the last ``n_padding`` are -1),
+    row_map (``arange(N)``, as SGLang) and the tree's parents (None for a chain); returns the
+    CPU generator, to draw the rest of the case from."""
     N, T, H, G, P, DS = case.N, case.T, case.H, case.G, case.P, case.DS
-    NT, R, Ta = N * T, case.n_scratch, case.T_alloc
+    NT = N * T
     in_dt, st_dt = _DTYPES[case.input_dtype], _DTYPES[case.state_dtype]
     gen = torch.Generator(device=dev).manual_seed(seed)
     cpu_gen = torch.Generator().manual_seed(seed)
@@ -440,6 +436,15 @@ def _run_mamba2(case: Mamba2Case, dev: torch.device, seed: int, res: CaseResult,
     b_["cache_indices"] = slots.to(torch.int32).to(dev)
     b_["row_map"] = torch.arange(N, dtype=torch.int32, device=dev)  # SGLang: arange(N) (mamba.py L664-666)
     b_["parents"] = random_parents(N, T, case.K, cpu_gen).to(dev) if case.tree else None
+    return cpu_gen
+
+
+def _run_mamba2(case: Mamba2Case, dev: torch.device, seed: int, res: CaseResult, b_: dict[str, Any]) -> None:
+    mamba2_verify, mamba2_verify_reference = ops.MAMBA2_VERIFY.load("kernel"), ops.MAMBA2_VERIFY.load("reference")
+    N, T, H, P, DS = case.N, case.T, case.H, case.P, case.DS
+    NT, R, Ta = N * T, case.n_scratch, case.T_alloc
+    st_dt = _DTYPES[case.state_dtype]
+    cpu_gen = mamba2_inputs(case, dev, seed, b_)
     block = H * P * DS
     blocks = R * Ta
     g = cn.guarded_empty((blocks, H, P, DS), st_dt, dev, margin=cn.DEFAULT_MARGIN + case.overflow)
@@ -449,8 +454,8 @@ def _run_mamba2(case: Mamba2Case, dev: torch.device, seed: int, res: CaseResult,
     # the kernel's view: the buffer's blocks and, after them, the room SGLang's overflow takes
     extra = case.overflow // block
     flat = g.base[g.margin : g.margin + (blocks + extra) * block].view(blocks + extra, H, P, DS)
-    s_st, s_in = DTYPE_SIZES[case.state_dtype], DTYPE_SIZES[case.input_dtype]
-    res.bytes_moved = int(case.live * block * s_st * (1 + T + (T - 1 if case.tree else 0)) + NT * (H * P + H + 2 * G * DS) * s_in + NT * H * P * 4)
+    s_st = DTYPE_SIZES[case.state_dtype]
+    res.bytes_moved = ops.MAMBA2_VERIFY.bytes_moved(case, 0)
     args = (b_["x"], b_["dt"], b_["A"], b_["B"], b_["C"], b_["D"], b_["dt_bias"], b_["pool"], b_["cache_indices"], flat, b_["row_map"], b_["parents"])
     t0 = time.perf_counter()
     mamba2_verify(*args, alloc=(R, Ta), out=g_out.tensor)
@@ -521,12 +526,11 @@ def run_gather(case: GatherCase, device: torch.device | str) -> CaseResult:
     }  # fmt: skip
 
     def body(dev: torch.device, seed: int, res: CaseResult, bufs: dict[str, Any]) -> None:
-        from . import hisparse_gather as hg
-        from .hisparse_gather_ref import hisparse_spec_gather_reference
+        from . import hisparse_gather as hg  # the wrapper and its contract checks
 
-        _run_gather(case, dev, seed, res, bufs, hg, hisparse_spec_gather_reference)
+        _run_gather(case, dev, seed, res, bufs, hg, ops.HISPARSE_GATHER.load("reference"))
 
-    return _run_case("hisparse_spec_gather", case, device, shapes, body)
+    return _run_case(case, device, shapes, body)
 
 
 def _make_selection(case: GatherCase, seq_lens: list[int], gen: torch.Generator) -> torch.Tensor:
@@ -665,8 +669,7 @@ def _run_gather(
     ]
     res.canaries = [r.to_dict() for r in reports]
     res.canaries_intact = cn.all_intact(reports)
-    meta = B * n_sel * (4 + 4 + 4) + misses * (8 + 8 + 4 + 4) + B * 8
-    res.bytes_moved = int(meta + 2 * misses * case.item_bytes)
+    res.bytes_moved = ops.HISPARSE_GATHER.bytes_moved(case, misses)
     res.notes.append(f"{misses} unique misses copied ({case.item_bytes} B items)")
     if dev.type == "cuda":
         res.time_s, res.timing_method = _time(lambda: call(validate=False), dev)

@@ -9,6 +9,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from kdacheck.kernels import ops
+from kdacheck.kernels.cases import Mamba2Case
 
 pytest.importorskip("torch")
 pytest.importorskip("triton")
@@ -32,7 +34,7 @@ def test_quick_cpu_benchmark_writes_labelled_json(tmp_path: Path) -> None:
     assert doc["meta"]["device"] == "cpu" and doc["meta"]["quick"] is True
     assert doc["floor"]["bandwidth_gbs"] > 0
     rows = doc["rows"]
-    assert {r["kernel"] for r in rows} == {"kda_verify", "hisparse_gather"}
+    assert {r["kernel"] for r in rows} == {"kda_verify", "hisparse_gather", "mamba2_verify"}
     for r in rows:
         assert not r.get("error") and not r.get("skipped"), r
         assert r["label"] == LABEL
@@ -51,6 +53,10 @@ def test_quick_cpu_benchmark_writes_labelled_json(tmp_path: Path) -> None:
             assert r["peer_time_s"] is not None, "the PyTorch peer always runs on CPU"
             assert r["peer_agrees"] is True
             assert r["misses"] >= 0
+        elif r["kernel"] == "mamba2_verify":  # no peer, no targets; the op's byte formula
+            assert r.get("peer_time_s") is None
+            assert r["bytes_formula"] == ops.MAMBA2_VERIFY.bytes_formula
+            assert r["bytes"] == ops.MAMBA2_VERIFY.bytes_moved(Mamba2Case(**{k: r["shape"][k] for k in ("N", "T", "H", "G", "P", "DS", "state_dtype")}, T_alloc=r["shape"]["T"]), 0)
         elif r.get("peer_rel_diff") is not None:  # fla ran in the interpreter: same math
             assert r["peer_rel_diff"] < 2e-2
     # the human-readable table says what the numbers are

@@ -201,7 +201,7 @@ def test_lint_run_refuses_many_heavy_commands_before_any_kernel(tree: tuple[Path
     p = kdacheck(["lint", "run.sh", "--run", "--output-format", "concise"], repo)
     assert p.returncode == 2 and "estimated work" in p.stderr and "kernel checks passed" not in p.stdout
     (repo / "one.sh").write_text(one)
-    from kdacheck.kernels.cases import work
+    from kdacheck.kernels.ops import work
 
     from kdacheck.config import EMPTY, Overrides, options
     from kdacheck.lint import lint_path

@@ -103,12 +103,12 @@ def test_fast_parser_reads_what_typer_reads() -> None:
 
 
 def test_kernel_cases_and_run_plans_need_no_torch() -> None:
-    """kdacheck.kernels.cases (the case records and their memory) and the run planner are
-    plain Python: the runner sizes a run before torch is imported."""
+    """kdacheck.kernels.cases and .ops (the case records, the op registry, their memory) and
+    the run planner are plain Python: the runner sizes a run before torch is imported."""
     code = (
         "import sys\n"
         "from kdacheck import runner\n"
-        "from kdacheck.kernels.cases import bytes_needed\n"
+        "from kdacheck.kernels.ops import bytes_needed\n"
         "plan = runner.plan_from_options(4, 8, None, None, None, 1, None, None, True)\n"
         "print(sum(bytes_needed(c.spec) for c in plan.cases) > 0, [m for m in ('torch', 'triton') if m in sys.modules])\n"
     )

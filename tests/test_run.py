@@ -200,7 +200,8 @@ def test_work_budget_refuses_before_importing_torch(args: list[str]) -> None:
 
 
 def test_work_estimate_counts_the_case() -> None:
-    from kdacheck.kernels.cases import VerifyCase, work
+    from kdacheck.kernels.cases import VerifyCase
+    from kdacheck.kernels.ops import work
 
     case = VerifyCase(N=16, T=33, HV=4, Kd=128, Vd=128)
     kernel, ref = work(case, on_cpu=True)

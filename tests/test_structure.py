@@ -150,3 +150,22 @@ def test_rules_have_readable_unique_names() -> None:
     names = [r.name for r in all_rules()]
     assert len(set(names)) == len(names)
     assert all(re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)+|[a-z0-9]+", n) and n != r.code.lower() for n, r in zip(names, all_rules(), strict=True))
+
+
+def test_run_reports_only_in_the_report_layer() -> None:
+    """``kdacheck run`` renders through ``kdacheck/report/`` (run_full, run_json, junit): the
+    runner plans, runs and hands over its results, and writes no format of its own."""
+    src = (PKG / "runner.py").read_text(encoding="utf-8")
+    for mark in ("rich", "xml", "json.dump", "quoteattr", "Table("):
+        assert mark not in src, mark
+    for name in ("run_full", "run_json", "junit"):
+        assert (PKG / "report" / f"{name}.py").is_file()
+
+
+def test_kernels_are_dispatched_by_their_op() -> None:
+    """The runner and the harness reach a kernel through its op (``kernels/ops.py``), never by
+    a kernel's or a gate's name in a string."""
+    kinds = re.compile(r'''["'](verify|mamba2|gather|head|channel)["']''')
+    for path in (PKG / "runner.py", ROOT / "kernels" / "harness.py"):
+        bad = [n for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1) if kinds.search(line)]
+        assert not bad, f"{path.name}: {bad}"

@@ -2,6 +2,8 @@
 
 ``FORMATS`` is the one list of output formats (the CLI's choices, the configuration's
 ``output-format``, the tests); each names the module whose ``render(results, out, ctx)`` writes it.
+``kdacheck run``'s reports live here too: ``run_full`` (streamed), ``run_json`` and, in
+``junit``, the one JUnit writer both commands share.
 """
 
 from __future__ import annotations

@@ -7,19 +7,29 @@ package and class; ``file`` = the path; ``name`` = the code). A rule's findings 
 ``message`` = the finding, or a count when there are several; the text lists each finding with
 its place and fix). Findings below the threshold, and info findings (facts, not faults), go to
 the test case's ``system-out`` and leave it passing, so that the XML and the exit code agree. An
-unreadable file is one test case with an ``error``. Built with ``xml.etree`` so that any
-message is escaped correctly.
+unreadable file is one test case with an ``error``.
+
+``kdacheck run --output-format junit`` is written here too (:func:`render_run`): one
+``testsuite`` per plan, one ``testcase`` per kernel check (``classname`` =
+``kdacheck-run-<kind>``, the op's ``Kind``), a failed check's ``failure`` carrying its error.
+Both documents are built with ``xml.etree`` and written by :func:`write`, so that any message is
+escaped the same way.
 """
 
 from __future__ import annotations
 
 import re
 import xml.etree.ElementTree as ET
-from typing import IO
+from typing import IO, TYPE_CHECKING
 
 from kdacheck.findings import Finding, Severity
 from kdacheck.lint import FileResult
 from kdacheck.report import RenderContext
+from kdacheck.sanitize import visible_name
+
+if TYPE_CHECKING:
+    from kdacheck.kernels.harness import CaseResult
+    from kdacheck.runner import Case, Plan
 
 _INVALID_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
 
@@ -86,9 +96,42 @@ def tree(results: list[FileResult], threshold: Severity = Severity.WARNING) -> E
     return root
 
 
-def render(results: list[FileResult], out: IO[str], ctx: RenderContext) -> None:
-    root = tree(results, ctx.threshold)
+def write(root: ET.Element, out: IO[str]) -> None:
+    """One JUnit document: the declaration, the tree indented by two spaces, a final newline."""
     ET.indent(root)
     out.write('<?xml version="1.0" encoding="UTF-8"?>\n')
     out.write(ET.tostring(root, encoding="unicode"))
     out.write("\n")
+
+
+def render(results: list[FileResult], out: IO[str], ctx: RenderContext) -> None:
+    write(tree(results, ctx.threshold), out)
+
+
+# ----------------------------------------------------------------------------- kdacheck run
+
+
+def run_tree(plans: list[tuple[Plan, list[tuple[Case, CaseResult]]]], device: str) -> ET.Element:
+    """``kdacheck run``'s document: one test suite per plan, one test case per kernel check."""
+    from kdacheck.report.run_full import shapes_line
+
+    total = sum(len(r) for _p, r in plans)
+    failed = sum(1 for _p, r in plans for _c, res in r if not res.passed)
+    root = ET.Element("testsuites", name="kdacheck run", tests=str(total), failures=str(failed))
+    for plan, results in plans:
+        bad = sum(1 for _c, res in results if not res.passed)
+        suite = ET.SubElement(root, "testsuite", name=_x(visible_name(plan.source)), tests=str(len(results)), failures=str(bad))
+        for case, res in results:
+            kind = case.op.kind.value
+            test = ET.SubElement(suite, "testcase", classname=f"kdacheck-run-{kind}", name=_x(visible_name(case.label)))
+            if res.time_s is not None:
+                test.set("time", f"{res.time_s:.6f}")
+            if not res.passed:
+                msg = _x(visible_name(res.error or ("canaries overwritten" if not res.canaries_intact else f"relative error {res.rel_err}")))
+                ET.SubElement(test, "failure", message=msg[:500], type=kind).text = msg
+            ET.SubElement(test, "system-out").text = _x(visible_name(f"{device}; {shapes_line(res.shapes)}"))
+    return root
+
+
+def render_run(plans: list[tuple[Plan, list[tuple[Case, CaseResult]]]], device: str, out: IO[str]) -> None:
+    write(run_tree(plans, device), out)

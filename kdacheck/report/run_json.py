@@ -1,0 +1,29 @@
+"""``kdacheck run --output-format json``: one document per plan (``lint --run`` puts them in
+lint's document, under ``run``)."""
+
+from __future__ import annotations
+
+import json
+from typing import IO, TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from kdacheck.kernels.harness import CaseResult
+    from kdacheck.runner import Case, Plan
+
+SCHEMA_VERSION = 1
+
+
+def document(plan: Plan, device: str, results: list[tuple[Case, CaseResult]]) -> dict[str, Any]:
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "source": plan.source,
+        "device": device,
+        "notes": plan.notes,
+        "passed": all(r.passed for _c, r in results),
+        "cases": [{"label": c.label, **r.to_dict()} for c, r in results],
+    }
+
+
+def render(plan: Plan, device: str, results: list[tuple[Case, CaseResult]], out: IO[str]) -> None:
+    json.dump(document(plan, device, results), out, indent=2)
+    out.write("\n")
