@@ -109,12 +109,21 @@ def _gather_case(b: int, d: int, top_k: int, capacity: int | None, emulate: bool
 
 
 def _verify_geometry(model: Model) -> tuple[Model, str]:
-    """The geometry the verify case runs at and its label; refuses a family with no kernel."""
-    if model.family is Family.MAMBA2:
+    """The geometry the verify case runs at and its label, by the kernel op the model's family
+    names (``kdacheck.families``); a family with no kernel is refused by name (exit 2)."""
+    from kdacheck import families
+    from kdacheck.kernels import ops
+
+    spec = families.spec(model.family)
+    if spec.op is None:
+        raise InputError(f"{model.name} is {model.family.label}: {spec.no_kernel}")
+    kind = ops.by_name(spec.op).kind
+    if model.family.hybrid and not model.hybrid:
+        raise InputError(f"{model.name} is {model.family.label} whose state kdacheck does not model (no linear layers read): "
+                         "nothing to run")
+    if kind is ops.Kind.MAMBA2:
         return model, MAMBA2_LABEL
-    if model.family is Family.LIGHTNING:
-        raise InputError(f"{model.name} is a Lightning hybrid: kdacheck run has no kernel for it")
-    if model.family is Family.GDN and model.hybrid:
+    if model.family is Family.GDN:
         return model, "GDN verify (a scalar gate per head: SGLang's fused_sigmoid_gating_delta_rule_update with is_kda=False, a[T, HV] and dt_bias[HV])"
     if model.hybrid:
         return model, "KDA verify"

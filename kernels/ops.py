@@ -98,6 +98,14 @@ def by_kind(kind: Kind) -> Op:
     return _BY_KIND[kind]
 
 
+_BY_NAME = {op.name: op for op in OPS}
+
+
+def by_name(name: str) -> Op:
+    """The op a model family names (``kdacheck.families``: ``FamilySpec.op``)."""
+    return _BY_NAME[name]
+
+
 def bytes_needed(case: AnyCase) -> int:
     """Every allocation of the case's run, device buffers and reference copies (an upper bound)."""
     return op_for(case).bytes_needed(case)

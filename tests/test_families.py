@@ -111,3 +111,15 @@ def test_model001_lists_only_the_rules_a_guessed_family_can_have() -> None:
     assert dense.model_guess is Family.OTHER and not dense.not_checked
     unknown = lint_ok("python -m sglang.launch_server --model-path acme/private-model" + spec).resolved[0]
     assert unknown.model_guess is None and kda_only <= set(unknown.not_checked)  # no guess: every rule said out loud
+
+
+def test_each_family_names_a_registered_kernel_op_or_is_refused_by_name() -> None:
+    from kdacheck.findings import InputError
+    from kdacheck.kernels import ops
+    from kdacheck.runner import plan_from_options
+
+    names = {op.name for op in ops.OPS}
+    for s in families.ORDER:
+        assert s.op is None or s.op in names, f"{s.family.value}: op {s.op} is not in kernels/ops.py"
+    with pytest.raises(InputError, match="nothing to run"):
+        plan_from_options(3, 1, None, None, "llama-3-8b", 1, None, None, True)  # full attention: no verify scratch

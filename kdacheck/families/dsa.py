@@ -22,5 +22,5 @@ def read(v: ConfigView) -> Model | None:
 
 SPEC = register(FamilySpec(
     Family.DSA, mirrors="0.5.23 srt/configs/model_config.py is_deepseek_dsa; model_overrides/deepseek_v2.py", read=read,
-    op="hisparse_gather", example="dsa-kv-dtype",
+    op="hisparse_spec_gather", example="dsa-kv-dtype",
 ))
