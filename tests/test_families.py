@@ -114,8 +114,9 @@ def test_model001_lists_only_the_rules_a_guessed_family_can_have() -> None:
 
 
 def test_each_family_names_a_registered_kernel_op_or_is_refused_by_name() -> None:
-    from kdacheck.findings import InputError
     from kdacheck.kernels import ops
+
+    from kdacheck.findings import InputError
     from kdacheck.runner import plan_from_options
 
     names = {op.name for op in ops.OPS}
