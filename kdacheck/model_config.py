@@ -11,8 +11,8 @@ geometry from the keys that family's config class uses:
   ``linear_num_value_heads``, ``linear_key_head_dim``, ``linear_value_head_dim``,
   ``linear_conv_kernel_dim``; layer ``l`` is full attention iff ``(l + 1) % full_attention_interval
   == 0`` (``layer_types`` is ignored); ``mamba_ssm_dtype`` (also under ``text_config``).
-- Mamba2: ``nemotron_h`` (``nemotron_h.py`` L409-439: ``M`` layers of ``hybrid_override_pattern``,
-  ``mamba_num_heads``, ``mamba_head_dim``, ``n_groups``, ``ssm_state_size``, ``conv_kernel``),
+- Mamba2: ``nemotron_h`` (``nemotron_h.py``: the ``mamba`` layers of ``layers_block_type``, else of
+  ``hybrid_override_pattern``, the layer count its length; ``mamba_num_heads``, ``mamba_head_dim``, ``n_groups``, ``ssm_state_size``, ``conv_kernel``),
   ``falcon_h1`` (``falcon_h1.py`` L211-315: every layer; ``mamba_d_ssm`` or ``mamba_expand ·
   hidden_size``, ``mamba_n_heads``, ``mamba_d_head``, ``mamba_d_state``, ``mamba_n_groups``,
   ``mamba_d_conv``), ``granitemoehybrid`` (``granitemoehybrid.py`` L239-310: layers whose
@@ -20,7 +20,9 @@ geometry from the keys that family's config class uses:
 - DSA (``model_config.py`` L191-212 ``is_deepseek_dsa``): a DeepSeek-family architecture with
   ``index_topk``.
 
-A field of the wrong type or range is an error naming the file and the field.
+The text is read as transformers reads it (:func:`loads_config`: NaN and infinities, bare or as
+transformers 5's ``{"__float__": ...}`` objects). A field a reader uses, of the wrong type or
+range, is an error naming the file and the field; a field no reader uses is never checked.
 """
 
 from __future__ import annotations
