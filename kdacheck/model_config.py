@@ -11,8 +11,8 @@ geometry from the keys that family's config class uses:
   ``linear_num_value_heads``, ``linear_key_head_dim``, ``linear_value_head_dim``,
   ``linear_conv_kernel_dim``; layer ``l`` is full attention iff ``(l + 1) % full_attention_interval
   == 0`` (``layer_types`` is ignored); ``mamba_ssm_dtype`` (also under ``text_config``).
-- Mamba2: ``nemotron_h`` (``nemotron_h.py`` L409-439: ``M`` layers of ``hybrid_override_pattern``,
-  ``mamba_num_heads``, ``mamba_head_dim``, ``n_groups``, ``ssm_state_size``, ``conv_kernel``),
+- Mamba2: ``nemotron_h`` (``nemotron_h.py``: the ``mamba`` layers of ``layers_block_type``, else of
+  ``hybrid_override_pattern``, the layer count its length; ``mamba_num_heads``, ``mamba_head_dim``, ``n_groups``, ``ssm_state_size``, ``conv_kernel``),
   ``falcon_h1`` (``falcon_h1.py`` L211-315: every layer; ``mamba_d_ssm`` or ``mamba_expand ·
   hidden_size``, ``mamba_n_heads``, ``mamba_d_head``, ``mamba_d_state``, ``mamba_n_groups``,
   ``mamba_d_conv``), ``granitemoehybrid`` (``granitemoehybrid.py`` L239-310: layers whose
@@ -20,18 +20,21 @@ geometry from the keys that family's config class uses:
 - DSA (``model_config.py`` L191-212 ``is_deepseek_dsa``): a DeepSeek-family architecture with
   ``index_topk``.
 
-A field of the wrong type or range is an error naming the file and the field.
+The text is read as transformers reads it (:func:`loads_config`: NaN and infinities, bare or as
+transformers 5's ``{"__float__": ...}`` objects). A field a reader uses, of the wrong type or
+range, is an error naming the file and the field; a field no reader uses is never checked.
 """
 
 from __future__ import annotations
 
+import json
 import math
 import stat
 from pathlib import Path
 from typing import Any
 
 from kdacheck import families, versions
-from kdacheck.families.fields import MAX_LAYERS, Fields
+from kdacheck.families.fields import Fields
 from kdacheck.findings import InputError
 from kdacheck.models import Model, preset
 
@@ -39,9 +42,8 @@ MAX_CONFIG_BYTES = 1 << 20
 DSPARK_KEYS = ("dspark_block_size", "dspark_markov_rank", "dspark_noise_token_id", "dspark_target_layer_ids")
 
 def read_json(path: Path) -> dict[str, Any]:
-    """A model config.json: a regular file, at most 1 MiB, a JSON object (bounded nesting)."""
-    from kdacheck.args import loads_json
-
+    """A model config.json: a regular file, at most 1 MiB, a JSON object (bounded nesting),
+    read as transformers reads it (:func:`loads_config`)."""
     try:
         st = path.stat()
         if not stat.S_ISREG(st.st_mode):
@@ -53,39 +55,47 @@ def read_json(path: Path) -> dict[str, Any]:
     except OSError as e:
         raise InputError(f"{path}: cannot read model config: {e.strerror or e}") from None
     try:
-        data = loads_json(raw.decode("utf-8"))
+        data = loads_config(raw.decode("utf-8"))
     except (UnicodeDecodeError, ValueError) as e:
-        field = _bad_number_field(raw)
-        where = f"`{field}` " if field else ""
-        raise InputError(f"{path}: model config is not valid JSON: {where}({str(e)[:120]})") from None
+        raise InputError(f"{path}: model config is not valid JSON: ({str(e)[:120]})") from None
     if not isinstance(data, dict):
         raise InputError(f"{path}: a model config.json must be a JSON object")
     return data
 
 
-def _bad_number_field(raw: bytes) -> str | None:
-    """The dotted name of the first field holding NaN, an infinity or a number beyond 64 bits
-    (Python's json reads them; SGLang's config classes then compute nonsense), if any."""
-    import json
+# transformers 5 writes a float JSON cannot hold as an object of its own (configuration_utils.py
+# ``_encode_special_floats``: ``{"__float__": "Infinity"}``, ``"-Infinity"``, ``"NaN"``)
+_FLOAT_TAG = "__float__"
+_FLOAT_TAGS = {"Infinity": math.inf, "-Infinity": -math.inf, "NaN": math.nan}
 
-    bad = object()
+
+def loads_config(text: str) -> Any:
+    """``config.json`` text as transformers reads it (5.19-5.24 ``configuration_utils.py``
+    ``_dict_from_json_file``): Python's ``json.loads``, so the bare ``NaN``, ``Infinity`` and
+    ``-Infinity`` older writers leave are numbers, then ``_decode_special_floats``: an object
+    whose only key is ``__float__`` holding one of those names becomes that float (any other
+    ``__float__`` object stays as it is). Nesting is bounded (json recurses); no value is
+    judged here: a field is checked only where a family reader uses it (``Fields``)."""
+    from kdacheck.args import JSON_MAX_DEPTH
+
     try:
-        doc = json.loads(raw.decode("utf-8"), parse_constant=lambda _c: bad,
-                         parse_int=lambda t: bad if len(t) > 19 else int(t))
-    except (ValueError, RecursionError, UnicodeDecodeError):
-        return None
-    todo: list[tuple[str, Any]] = [("", doc)]
-    for _ in range(100_000):  # bounded walk
-        if not todo:
-            return None
-        name, node = todo.pop(0)
-        if node is bad:
-            return name
+        doc = json.loads(text)
+    except RecursionError:
+        raise ValueError("JSON nested too deeply") from None
+
+    def decode(node: Any, depth: int) -> Any:
+        if depth > JSON_MAX_DEPTH:
+            raise ValueError(f"JSON nested deeper than {JSON_MAX_DEPTH} levels")
         if isinstance(node, dict):
-            todo += [(f"{name}.{k}" if name else str(k), v) for k, v in node.items()]
-        elif isinstance(node, list):
-            todo += [(f"{name}[{i}]", v) for i, v in enumerate(node)]
-    return None
+            tag = node.get(_FLOAT_TAG)
+            if len(node) == 1 and isinstance(tag, str) and tag in _FLOAT_TAGS:
+                return _FLOAT_TAGS[tag]
+            return {k: decode(v, depth + 1) for k, v in node.items()}
+        if isinstance(node, list):
+            return [decode(v, depth + 1) for v in node]
+        return node
+
+    return decode(doc, 0)
 
 
 def _bundles_dspark(data: dict[str, Any], path: Path) -> bool | None:
@@ -122,8 +132,7 @@ def read(path: Path, name: str, version: str | None = None) -> Model:
         source += f"; weights {weights / 2**30:.1f} GiB from model.safetensors.index.json"
     common: dict[str, Any] = {"params": params, "weight_bytes_per_param": wbytes, "source": source,
               "mla": "kv_lora_rank" in (text or data), "dspark_draft": _bundles_dspark(data, path)}
-    layers = inner.int("num_hidden_layers", outer.data.get("num_hidden_layers"), 1, MAX_LAYERS)
-    view = families.ConfigView(path, name, arch, model_type, data, outer, inner, layers, version or versions.NEWEST, common)
+    view = families.ConfigView(path, name, arch, model_type, data, outer, inner, version or versions.NEWEST, common)
     model = families.read(view)  # the first family that claims it; full attention claims every config
     assert model is not None
     return model

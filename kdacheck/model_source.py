@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -46,6 +47,32 @@ def find_local_config(model_path: str) -> Path | None:
                     return snaps[0]
     except OSError:
         return None
+    return None
+
+
+# A Hub repo id as huggingface_hub checks it before any download (``utils/_validators.py``
+# ``validate_repo_id``, huggingface_hub 0.x-2.x): "name" or "namespace/name" (at most one "/"),
+# each part 1-96 ASCII letters, digits, "_", "-" or ".", starting and ending with a letter,
+# digit or "_" (the regex's word boundaries); neither "--" nor ".." anywhere; not ending in ".git".
+_HUB_PART = re.compile(r"[A-Za-z0-9_](?:[A-Za-z0-9_.-]{0,94}[A-Za-z0-9_])?")
+
+
+def hub_id_problem(path: str) -> str | None:
+    """Why huggingface_hub refuses ``path`` as a repo id (None: a valid id), for a model path
+    that is no local path. A path that names a file system place (``/``, ``./``, ``../``,
+    ``~``), a URI (``s3://``, SGLang fetches object stores itself) or a value with ``$`` (not
+    known until the shell runs) is not judged: kdacheck cannot see the server's disks."""
+    if not path or path.startswith(("/", ".", "~")) or "://" in path or "$" in path or "\\" in path:
+        return None
+    if path.count("/") > 1:
+        return "a repo id is `name` or `namespace/name` (at most one `/`)"
+    if not all(_HUB_PART.fullmatch(part) for part in path.split("/")):
+        return ("a repo id uses letters, digits, `-`, `_` or `.`, 1-96 of them per part, "
+                "neither starting nor ending with `-` or `.`")
+    if "--" in path or ".." in path:
+        return "a repo id cannot hold `--` or `..`"
+    if path.endswith(".git"):
+        return "a repo id cannot end in `.git`"
     return None
 
 
@@ -91,6 +118,8 @@ def load_model(spec: str | None, model_path: str | None, version: str | None = N
         if cfg_path is not None:
             name = model_path or candidate
             return model_config.read(cfg_path, name, version), f"{how}: {cfg_path}"
+        if how == "--model-path" and hub_id_problem(candidate):
+            continue  # SGLang cannot load its config (MODEL002): never a preset's geometry
         found = preset(candidate)
         if found is not None:
             return found, f"{found.source}, matched by {how} {candidate}"

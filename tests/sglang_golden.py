@@ -41,6 +41,7 @@ POST_RESOLUTION = {
     "HSP004": "srt/managers/hisparse_coordinator.py (coordinator init)",
     "HSP005": "srt/managers/hisparse_coordinator.py (coordinator init)",
     "SPEC003": "the draft tree builder (first draft)",
+    "SPEC015": "srt/model_executor/model_runner_components/attention_backend_setup.py L55/L65 (model-runner init, after the weights load)",
     "RSSM001": "srt/layers/attention/linear (ReplaySSM init)",
     "SPEC010": "the draft worker and the state pool (zero or negative counts pass the argument pipeline)",
     "SPEC013": "srt/mem_cache/kv_cache_configurator.py L3300 (state-cache sizing asserts D is set)",

@@ -126,3 +126,96 @@ def test_a_bad_config_field_is_an_error_naming_it(tmp_path: Path, field: str, va
     (tmp_path / "config.json").write_text(json.dumps(data))
     with pytest.raises(InputError, match=field):
         load_model(str(tmp_path), None)
+
+
+# --- config.json as transformers reads it ----------------------------------------------------
+# transformers 5.19-5.24 ``configuration_utils.py`` ``_dict_from_json_file``: json.loads, then
+# ``_decode_special_floats`` ({"__float__": "Infinity"}); SGLang 0.5.23 ``srt/configs/nemotron_h.py``
+# ``_resolve_layers_block_type`` / ``_validate_layers_block_type`` / ``num_hidden_layers`` property.
+TF5 = MODELS / "nemotron-3-nano-tf5" / "config.json"
+SPEC_CHAIN = " --speculative-algorithm EAGLE --speculative-num-steps 3 --speculative-eagle-topk 1 --speculative-num-draft-tokens 4"
+SGLANG_KINDS = {"linear_attention": "mamba", "full_attention": "attention"}  # 0.5.23 nano_nemotron_vl.py L35 (its own aliases)
+
+
+def _sglang_spelled(tmp_path: Path, raw_infinity: bool) -> Path:
+    """The transformers 5 fixture with the layer kinds SGLang's NemotronHConfig accepts (the names
+    its own class stores and saves); Infinity tagged as transformers writes it, or bare."""
+    doc = json.loads(TF5.read_text())
+    doc["layers_block_type"] = [SGLANG_KINDS.get(k, k) for k in doc["layers_block_type"]]
+    folder = tmp_path / "nemotron"
+    folder.mkdir()
+    text = json.dumps(doc, indent=2)
+    if raw_infinity:
+        text = text.replace('{\n      "__float__": "Infinity"\n    }', "Infinity")
+        assert "__float__" not in text and "Infinity" in text
+    (folder / "config.json").write_text(text)
+    return folder
+
+
+def test_the_transformers5_fixture_has_the_transformers5_form() -> None:
+    doc = json.loads(TF5.read_text())
+    assert doc["transformers_version"].startswith("5.")
+    assert "hybrid_override_pattern" not in doc and "num_hidden_layers" not in doc
+    assert doc["time_step_limit"] == [0.0, {"__float__": "Infinity"}]
+    assert len(doc["layers_block_type"]) == 52
+
+
+def test_nemotron_h_as_transformers5_saves_it_is_refused_as_sglang_refuses_it() -> None:
+    # transformers 5 writes linear_attention / full_attention; SGLang 0.5.23's NemotronHConfig accepts
+    # only mamba, attention, mlp, moe and raises ValueError at config load
+    with pytest.raises(InputError, match=r"`layers_block_type` contains invalid types: full_attention, linear_attention"):
+        load_model(str(TF5.parent), None)
+
+
+@pytest.mark.parametrize("raw_infinity", [False, True], ids=["tagged", "bare"])
+def test_nemotron_h_in_transformers5_form_is_read_and_speculation_sized(tmp_path: Path, raw_infinity: bool) -> None:
+    folder = _sglang_spelled(tmp_path, raw_infinity)
+    model, _ = load_model(str(folder), None)
+    assert model is not None and model.family is Family.MAMBA2
+    pattern = json.loads((MODELS / "nemotron-3-nano" / "config.json").read_text())["hybrid_override_pattern"]
+    assert (model.num_layers, model.linear_layers) == (len(pattern), pattern.count("M")) == (52, 23)
+    r = lint_ok(f"{LAUNCH} --model-path {folder} --tp-size 2" + SPEC_CHAIN)
+    assert "MEM001" in codes(r)
+
+
+def test_special_floats_decode_as_transformers_decodes_them() -> None:
+    from kdacheck.model_config import loads_config
+
+    text = '{"a": [0.0, {"__float__": "Infinity"}], "b": {"__float__": "-Infinity"}, "c": {"__float__": "x"}, "d": NaN}'
+    got = loads_config(text)
+    assert got["a"] == [0.0, float("inf")] and got["b"] == float("-inf") and got["c"] == {"__float__": "x"}
+    assert got["d"] != got["d"]  # NaN
+    transformers = pytest.importorskip("transformers")
+    want = transformers.PretrainedConfig._decode_special_floats(json.loads(text))
+    assert repr(got) == repr(want)
+
+
+def _write(tmp_path: Path, doc: dict[str, object]) -> Path:
+    folder = tmp_path / "m"
+    folder.mkdir(exist_ok=True)
+    (folder / "config.json").write_text(json.dumps(doc))
+    return folder
+
+
+def test_nan_in_a_used_count_names_it_and_in_an_unused_field_is_ignored(tmp_path: Path) -> None:
+    doc = json.loads((MODELS / "kimi-linear-48b" / "config.json").read_text())
+    doc["rope_scaling_factor_unused"] = float("nan")
+    doc["initializer_range"] = float("inf")
+    model, _ = load_model(str(_write(tmp_path, doc)), None)
+    assert model is not None and model.num_layers == 27
+    doc["num_hidden_layers"] = float("nan")
+    with pytest.raises(InputError, match="`num_hidden_layers`"):
+        load_model(str(_write(tmp_path, doc)), None)
+
+
+def test_nemotron_h_pattern_spellings(tmp_path: Path) -> None:
+    base = json.loads((MODELS / "nemotron-3-nano" / "config.json").read_text())
+    pattern = base["hybrid_override_pattern"]
+    doc = {**base, "hybrid_override_pattern": list(pattern), "num_hidden_layers": float("nan")}  # deprecated, ignored
+    model, _ = load_model(str(_write(tmp_path, doc)), None)
+    assert model is not None and (model.num_layers, model.linear_layers) == (52, 23)
+    doc = {k: v for k, v in base.items() if k not in ("hybrid_override_pattern", "num_hidden_layers")}
+    model, _ = load_model(str(_write(tmp_path, doc)), None)  # neither: DEFAULT_LAYERS_BLOCK_TYPE
+    assert model is not None and (model.num_layers, model.linear_layers) == (4, 1)
+    with pytest.raises(InputError, match="Pattern must only contain"):
+        load_model(str(_write(tmp_path, {**base, "hybrid_override_pattern": "MX"})), None)

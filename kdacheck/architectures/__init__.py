@@ -20,9 +20,10 @@ from kdacheck.architectures import deepseek, hybrids, kimi_linear, llama, nemotr
 from kdacheck.architectures.registry import (
     Architecture,
     architecture,
+    capture_hooks,
     lookup,
     register,
     without_mamba_state,
 )
 
-__all__ = ["Architecture", "architecture", "lookup", "register", "without_mamba_state"]
+__all__ = ["Architecture", "architecture", "capture_hooks", "lookup", "register", "without_mamba_state"]

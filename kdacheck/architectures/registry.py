@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
@@ -77,3 +78,28 @@ def without_mamba_state(m: Model) -> bool:
     """Known to have no mamba / linear-attention state: a dense or DSA model of a known
     architecture that SGLang keeps no state for."""
     return not m.family.has_state and m.architecture != "?" and not lookup(m.architecture).has_state
+
+
+def capture_hooks(name: str | None, version: str) -> dict[str, object] | None:
+    """The speculative layer-capture hooks SGLang's model class for ``name`` has, from the table
+    ``benchmarks/sglang_diff/speculative_hooks.py`` extracts from the wheel's ``srt/models/``
+    (``kdacheck/data/speculative_hooks-<version>.json``): ``eagle3``, ``dflash``, ``dspark``,
+    ``complete`` (every base class followed) and ``class`` (file:line). None: no table for the
+    version, or not an architecture SGLang registers."""
+    table = _hook_table(version)
+    entry = table.get(name or "") if table else None
+    return entry if isinstance(entry, dict) else None
+
+
+@functools.cache
+def _hook_table(version: str) -> dict[str, object] | None:
+    import json
+
+    from kdacheck.flags import _data
+
+    try:
+        doc = json.loads(_data(f"speculative_hooks-{version}.json"))
+    except (OSError, FileNotFoundError):
+        return None
+    archs = doc.get("architectures") if isinstance(doc, dict) else None
+    return archs if isinstance(archs, dict) else None

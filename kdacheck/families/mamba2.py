@@ -2,9 +2,9 @@
 SGLang keeps Mamba-style state for whose geometry kdacheck does not read yet (LFM2's short
 convolution, Zaya, Mamba-1 and plain Mamba2).
 
-Readers: 0.5.23 ``srt/configs/nemotron_h.py`` L409-439 (``M`` layers of
-``hybrid_override_pattern``, ``mamba_num_heads``, ``mamba_head_dim``, ``n_groups``,
-``ssm_state_size``, ``conv_kernel``), ``falcon_h1.py`` L211-315 (every layer; ``mamba_d_ssm``
+Readers: 0.5.23 ``srt/configs/nemotron_h.py`` (the ``mamba`` layers of its layer list,
+:func:`nemotron_layer_types`; ``mamba_num_heads``, ``mamba_head_dim``, ``n_groups``,
+``ssm_state_size``, ``conv_kernel`` else ``mamba_d_conv``), ``falcon_h1.py`` L211-315 (every layer; ``mamba_d_ssm``
 or ``mamba_expand · hidden_size``, ``mamba_n_heads``, ``mamba_d_head``, ``mamba_d_state``,
 ``mamba_n_groups``, ``mamba_d_conv``), ``granitemoehybrid.py`` L239-310 (layers whose
 ``layer_types`` is ``mamba``; the SSM dtype is not read). State: ``Mamba2StateShape.create``.
@@ -36,7 +36,45 @@ NOT_MODELLED = ("lfm2", "lfm2_moe", "lfm2_vl", "zaya", "mamba2", "mamba", "falco
 MAMBA1 = ("mamba", "mamba2", "falcon_mamba")  # registered with SGLang from versions.MAMBA1_FAMILIES
 
 
+# 0.5.23 ``configs/nemotron_h.py``: the pattern's letters (``_pattern_to_list``), the layer kinds
+# ``_validate_layers_block_type`` accepts, and the list a config with neither field gets.
+NEMOTRON_LETTERS = {"M": "mamba", "E": "moe", "*": "attention", "-": "mlp"}
+NEMOTRON_KINDS = ("mamba", "attention", "mlp", "moe")
+NEMOTRON_DEFAULT = ["mamba", "moe", "attention", "moe"]  # DEFAULT_LAYERS_BLOCK_TYPE
+
+
+def nemotron_layer_types(f: Fields) -> list[str]:
+    """Nemotron-H's layers as 0.5.23 ``NemotronHConfig`` derives them
+    (``_resolve_layers_block_type``, ``_validate_layers_block_type``): ``layers_block_type``
+    (the list transformers 5 writes) when given, else ``hybrid_override_pattern`` (a string,
+    or a list, of the letters ``M * - E``), else ``["mamba", "moe", "attention", "moe"]``.
+    The layer count is the list's length: ``num_hidden_layers`` is deprecated and ignored."""
+    kinds = f.data.get("layers_block_type")
+    if kinds is None:
+        pattern = f.data.get("hybrid_override_pattern")
+        if pattern is None:
+            return list(NEMOTRON_DEFAULT)
+        if not isinstance(pattern, (str, list)) or len(pattern) > MAX_LAYERS or \
+                not all(isinstance(c, str) and c in NEMOTRON_LETTERS for c in pattern):
+            raise InputError(f"{f.path}: `{f.prefix}hybrid_override_pattern`: Pattern must only contain characters "
+                             "'M', '*', '-' or 'E' (0.5.23 NemotronHConfig._pattern_to_list)")
+        kinds = [NEMOTRON_LETTERS[c] for c in pattern]
+    if not isinstance(kinds, list) or len(kinds) > MAX_LAYERS:
+        raise InputError(f"{f.path}: `{f.prefix}layers_block_type` must be a list of strings")
+    bad = sorted({str(k)[:40] for k in kinds if not (isinstance(k, str) and k in NEMOTRON_KINDS)})
+    if bad:
+        # transformers 5 saves its own names (linear_attention, full_attention): SGLang's class refuses them
+        raise InputError(f"{f.path}: `{f.prefix}layers_block_type` contains invalid types: {', '.join(bad)}. Must be one of: "
+                         f"{', '.join(NEMOTRON_KINDS)} (SGLang 0.5.23 NemotronHConfig._validate_layers_block_type refuses it "
+                         "with a ValueError at config load)")
+    if not kinds:
+        raise InputError(f"{f.path}: `{f.prefix}layers_block_type` names no layer")
+    return kinds
+
+
 def read(v: ConfigView) -> Model | None:
+    if v.model_type == "nemotron_h":
+        return _nemotron_h(v.inner, v.outer, v.name, v.arch, v.common)
     if v.model_type in TYPES:
         return _geometry(v.model_type, v.inner, v.outer, v.name, v.arch, v.layers, v.common)
     if v.model_type in NOT_MODELLED and (v.model_type not in MAMBA1 or versions.at_least(v.version, versions.MAMBA1_FAMILIES)):
@@ -44,15 +82,18 @@ def read(v: ConfigView) -> Model | None:
     return None
 
 
+def _nemotron_h(f: Fields, outer: Fields, name: str, arch: str, common: dict[str, Any]) -> Model:
+    kinds = nemotron_layer_types(f)
+    heads, head_dim = f.int("mamba_num_heads", low=1), f.int("mamba_head_dim", low=1)
+    # conv_kernel: the config's own key, else mamba_d_conv (NemotronHConfig sets it from mamba_d_conv,
+    # default 4, and the config's conv_kernel, passed on to PretrainedConfig, overwrites it)
+    conv = f.int("conv_kernel", f.data.get("mamba_d_conv", 4), 1, 64)
+    return Model(name, arch, Family.MAMBA2, len(kinds), kinds.count("mamba"), f.int("n_groups", 1, 1), heads,
+                 f.int("ssm_state_size", low=1), head_dim, conv, ssm_dtype=ssm_dtype(f, outer), intermediate=heads * head_dim,
+                 **common)
+
+
 def _geometry(model_type: str, f: Fields, outer: Fields, name: str, arch: str, layers: int, common: dict[str, Any]) -> Model:
-    if model_type == "nemotron_h":
-        pattern = f.data.get("hybrid_override_pattern")
-        if not isinstance(pattern, str) or not pattern or len(pattern) > MAX_LAYERS:
-            raise InputError(f"{f.path}: `{f.prefix}hybrid_override_pattern` must be a string of layer kinds")
-        heads, head_dim = f.int("mamba_num_heads", low=1), f.int("mamba_head_dim", low=1)
-        return Model(name, arch, Family.MAMBA2, len(pattern), pattern.count("M"), f.int("n_groups", 1, 1), heads,
-                     f.int("ssm_state_size", low=1), head_dim, f.int("conv_kernel", 4, 1, 64),
-                     ssm_dtype=ssm_dtype(f, outer), intermediate=heads * head_dim, **common)
     hidden = f.int("hidden_size", low=1)
     expand = f.int("mamba_expand", 2, 1, 64)
     heads = f.int("mamba_n_heads", low=1)

@@ -32,9 +32,17 @@ class ConfigView:
     data: dict[str, Any]
     outer: Fields
     inner: Fields
-    layers: int
     version: str
     common: dict[str, Any] = field(default_factory=dict)  # params, weights, source, mla, dspark_draft
+
+    @property
+    def layers(self) -> int:
+        """``num_hidden_layers`` (the text config's, else the outer one's), checked where a
+        reader asks for it: Nemotron-H derives its layer count from its layer list instead
+        (0.5.23 ``configs/nemotron_h.py``: ``num_hidden_layers`` is deprecated and ignored)."""
+        from kdacheck.families.fields import MAX_LAYERS
+
+        return self.inner.int("num_hidden_layers", self.outer.data.get("num_hidden_layers"), 1, MAX_LAYERS)
 
 
 @dataclass(frozen=True)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from kdacheck.findings import Severity
+from kdacheck.model_source import hub_id_problem
 from kdacheck.resolve import Resolved
 from kdacheck.rules.base import Hit, Rule, rule
 
@@ -46,6 +47,8 @@ def model001(cfg: Resolved) -> Iterator[Hit]:
     name = cfg.user("model_path")
     if cfg.model is not None or not cfg.not_checked or not name:  # no --model-path: nothing to know
         return
+    if cfg.model is None and isinstance(name, str) and hub_id_problem(name):
+        return  # MODEL002 says why: SGLang cannot load it at all
     guess = f"; its name suggests {cfg.model_guess.label}" if cfg.model_guess is not None else ""
     n = len(cfg.not_checked)
     yield Hit(
@@ -54,3 +57,46 @@ def model001(cfg: Resolved) -> Iterator[Hit]:
         "pass `--model <preset | model folder | config.json>`",
         values=("model_path",),
     )
+
+
+@rule(
+    "MODEL002", Severity.ERROR,
+    name="model-path-is-a-repo-id",
+    summary="a --model-path that is no local path is a valid Hugging Face repo id",
+    what="""
+        A `--model-path` that is not a local folder is a Hugging Face Hub repo id, and
+        huggingface_hub checks it before any download (`validate_repo_id`): `name` or
+        `namespace/name`, at most one `/`; each part 1-96 ASCII letters, digits, `-`, `_` or
+        `.`, neither starting nor ending with `-` or `.`; no `--` or `..`; not ending in
+        `.git`. A doubled organisation (`moonshotai/moonshotai/Kimi-Linear-48B-A3B-Instruct`)
+        fails it. Paths that name a place on disk (`/`, `./`, `../`, `~`), URIs (`s3://`) and
+        values holding `$` are not judged (kdacheck cannot see the server's disks). Such a
+        path is never matched to a preset: no geometry is assumed for a model that cannot load.
+    """,
+    why="""
+        SGLang refuses to start: it reads the model's config from the Hub while it resolves
+        its arguments (the model-specific adjustments build its ModelConfig), and
+        transformers raises the OSError huggingface_hub's validation gives.
+    """,
+    sglang_message="OSError: Repo id must be in the form 'repo_name' or 'namespace/repo_name': '{model_path}'. Use `repo_type` argument if needed.",
+    fix="Give the repo id as `namespace/name` (e.g. `moonshotai/Kimi-Linear-48B-A3B-Instruct`), or a local folder path.",
+    example="python -m sglang.launch_server --model-path moonshotai/moonshotai/Kimi-Linear-48B-A3B-Instruct --tp-size 4",
+    sources=(
+        "0.5.23 `srt/arg_groups/pipeline.py:225` `handle_model_specific_adjustments` → `model_override_base.py:192` `model_config_of` (ModelConfig)",
+        "0.5.23 `srt/utils/hf_transformers/config.py:161-163` `_try_load_longcat_config` (`PretrainedConfig.get_config_dict`, the first Hub read), `:228` `AutoConfig.from_pretrained`",
+        "huggingface_hub `utils/_validators.py` `validate_repo_id` (the rules above; transformers re-raises its HFValidationError as OSError)",
+    ),
+)
+def model002(cfg: Resolved) -> Iterator[Hit]:
+    name = cfg.user("model_path")
+    if cfg.model is not None or not isinstance(name, str) or cfg.tainted.get("model_path") is not None:
+        return  # a config was read for it (a local folder or the --model option): not a Hub id
+    why = hub_id_problem(name)
+    if why:
+        yield Hit(
+            f"`--model-path {name[:200]}` is no local path and not a valid Hugging Face repo id ({why}): "
+            "SGLang stops reading its config with huggingface_hub's HFValidationError",
+            "give `namespace/name`, or a local folder",
+            values=("model_path",),
+            at=given.loc if (given := cfg.parsed.given.get("model_path")) is not None else None,
+        )

@@ -136,8 +136,10 @@ def radix002(cfg: Resolved) -> Iterator[Hit]:
     summary="--enable-linear-replayssm-spec: topk ≤ 1, triton/flashinfer decode, no PD prefill, not with --enable-linear-replayssm; ring a power of two ≥ 2·D_max",
     what="""
         ReplaySSM-spec replaces the scratch with a ring of `--linear-replayssm-cache-len` steps
-        (default 16). It needs a linear draft chain (the raw `--speculative-eagle-topk` in
-        {unset, 1}), the triton or flashinfer decode backend, a non-prefill server, and not the
+        (default 16). It needs a linear draft chain: SGLang checks the given
+        `--speculative-eagle-topk` (in {unset, 1}) before the speculative hook resolves topk, so a
+        topk resolved later (NGRAM: its BFS breadth, default 10) passes the check and, on a GDN
+        model, is verified as a chain by a kernel that takes no tree. It also needs the triton or flashinfer decode backend, a non-prefill server, and not the
         decode ReplaySSM. For KDA the ring must be a power of two and at least 2·D_max.
     """,
     why="ValueError at start (flags) or when the KDA state pool is allocated (ring).",
@@ -154,6 +156,10 @@ def radix002(cfg: Resolved) -> Iterator[Hit]:
     sources=(
         "0.5.19 `srt/arg_groups/attention_hook.py:383/386/428/435` `handle_linear_attn_backend`; 0.5.23 lines 450/453/495/502",
         "0.5.19 `srt/mem_cache/memory_pool.py:686-697` MambaPool (ring checks, KDA); 0.5.23 lines 822-833",
+        "0.5.23 `srt/arg_groups/pipeline.py:253` (handle_linear_attn_backend) before `:305` (handle_speculative_decoding); "
+        "`speculative_hook.py:1309-1313` `_handle_ngram` (topk := BFS breadth)",
+        "0.5.23 `srt/layers/attention/linear/gdn_backend.py:1122-1135` (`_replayssm_target_verify`, no `retrieve_parent_token`; "
+        "the KDA fold path at 1108 takes it)",
     ),
     changes=("0.5.19 also spells the flag `--enable-gdn-replayssm-spec` (alias).",),
 )
@@ -165,6 +171,17 @@ def rssm001(cfg: Resolved) -> Iterator[Hit]:
         yield Hit(
             f"--enable-linear-replayssm-spec requires a linear draft chain (--speculative-eagle-topk in {{None, 1}}); got --speculative-eagle-topk={K!r}",
             "use `--speculative-eagle-topk 1`", values=("enable_linear_replayssm_spec", "topk"),
+        )
+    elif isinstance(cfg.v("topk"), int) and cfg.v("topk") > 1 and cfg.model is not None and cfg.model.family is Family.GDN:
+        # SGLang checks the given topk (handle_linear_attn_backend, pipeline.py L253) before the
+        # speculative hook resolves it (L305: NGRAM's topk is its BFS breadth): the launch starts,
+        # and GDN's ReplaySSM verify takes no tree (gdn_backend.py _replayssm_target_verify has no
+        # retrieve_parent_token), so a tree draft is verified as a chain
+        yield Hit(
+            f"--enable-linear-replayssm-spec needs a linear draft chain, but {cfg.v('speculative_algorithm')} resolves topk "
+            f"{cfg.v('topk')} after SGLang's check ran: GDN's ReplaySSM verify takes no tree input and verifies the draft tree as a chain",
+            "add `--speculative-ngram-max-bfs-breadth 1` (a chain), or drop `--enable-linear-replayssm-spec`",
+            values=("enable_linear_replayssm_spec", "topk"),
         )
     dec = cfg.v("decode_backend")
     if dec not in ("triton", "flashinfer"):

@@ -403,7 +403,8 @@ def spec009(cfg: Resolved) -> Iterator[Hit]:
     what="""
         Steps, topk and draft tokens are counts: an EAGLE-family draft needs at least one
         step, one candidate per step and two verified tokens (one draft + the bonus token).
-        NGRAM divides the draft tokens by the breadth.
+        NGRAM divides the draft tokens by the breadth. A draft-token count below 2 with
+        `--speculative-eagle-topk 1` is left to SPEC002: SGLang replaces it by steps + 1.
     """,
     why="""
         SGLang has no generic check for EAGLE: zero or negative values pass argument
@@ -415,6 +416,7 @@ def spec009(cfg: Resolved) -> Iterator[Hit]:
     sources=(
         "0.5.23 `srt/arg_groups/speculative_hook.py:1072` `_handle_eagle_family` (no positivity check)",
         "0.5.23 `srt/arg_groups/speculative_hook.py:1285` `_handle_ngram` (`num_draft_tokens // topk`)",
+        "0.5.23 `srt/arg_groups/speculative_hook.py:1255-1266` (topk 1: draft tokens := steps + 1, whatever was given)",
     ),
     inferred="The failure mode for non-positive EAGLE counts is inferred (SGLang does not check them).",
 )
@@ -425,6 +427,8 @@ def spec010(cfg: Resolved) -> Iterator[Hit]:
     if algo in _EAGLE and not cfg.v("adaptive"):
         for dest, name, low in (("speculative_num_steps", "steps", 1), ("speculative_eagle_topk", "topk", 1), ("speculative_num_draft_tokens", "draft_tokens", 2)):
             val = cfg.parsed.value(dest)
+            if name == "draft_tokens" and cfg.parsed.value("speculative_eagle_topk") == 1:
+                continue  # topk 1: SGLang rewrites D to steps + 1 and starts (SPEC002 says so)
             if isinstance(val, int) and val < low:
                 yield Hit(f"`--{dest.replace('_', '-')} {val}` must be ≥ {low}", f"set `--{dest.replace('_', '-')} {max(low, {'steps': 3, 'topk': 1, 'draft_tokens': 4}[name])}`", values=(name,), at=_loc_of(cfg, dest))
     elif algo == "NGRAM":
@@ -556,3 +560,69 @@ def spec014(cfg: Resolved) -> Iterator[Hit]:
             yield Hit(_UNO_DRAFT, "drop `--speculative-draft-model-path`", values=("speculative_draft_model_path",))
         elif cfg.user("uno_lora_path") is None:
             yield Hit(_UNO_LORA, "add `--uno-lora-path`", values=("speculative_algorithm",))
+
+
+# the hook each algorithm's target needs (attention_backend_setup.py configure_aux_hidden_state_capture)
+_CAPTURE = {"EAGLE3": ("eagle3",), "DFLASH": ("dflash",), "DSPARK": ("dspark", "dflash")}
+
+
+@rule(
+    "SPEC015", Severity.ERROR,
+    name="target-has-capture-hook",
+    speculative=True, since=versions.CAPTURE_HOOKS_READ,
+    summary="EAGLE3 / DFLASH / DSPARK ⇒ the target model class has the layer-capture hook",
+    what="""
+        EAGLE3 and the DFLASH family draft from the target's hidden states at chosen layers:
+        at model-runner init SGLang asks the loaded target model for
+        `set_eagle3_layers_to_capture` (EAGLE3), `set_dflash_layers_to_capture` (DFLASH) or
+        either that or `set_dspark_layers_to_capture` (DSPARK). Which of SGLang's model
+        classes have them is read from the wheel's `srt/models/` (their own methods and their
+        base classes'): Nemotron-H has the DFLASH hook but not EAGLE3's, Kimi-Linear only
+        DSPARK's; Llama, Qwen3-Next and Qwen3.5 have both. A class whose bases the table could
+        not follow is not judged. An EAGLE3 draft whose config sets
+        `eagle_config.use_aux_hidden_state: false` needs no hook; kdacheck does not read the
+        draft's config for it.
+    """,
+    why="""
+        SGLang refuses to start after its argument resolution passed and the target's weights
+        are loaded: a ValueError at model-runner init, when the model is built.
+    """,
+    sglang_message="""
+        Model {class} does not implement set_eagle3_layers_to_capture, which EAGLE3 aux hidden-state capture requires.
+        Model {class} implements neither set_dspark_layers_to_capture nor set_dflash_layers_to_capture, one of which is required for DFLASH/DSPARK.
+    """,
+    fix="Use a speculative algorithm the model class supports (EAGLE/NEXTN-style MTP, or DFLASH where it has that hook), or a target that has the hook.",
+    example="python -m sglang.launch_server --model-path nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16 --tp-size 2 --speculative-algorithm EAGLE3 --speculative-draft-model-path my-org/nemotron-eagle3 --speculative-num-steps 3 --speculative-eagle-topk 1 --speculative-num-draft-tokens 4",
+    sources=(
+        "0.5.23 `srt/model_executor/model_runner_components/attention_backend_setup.py:40-71` `configure_aux_hidden_state_capture`, "
+        "called from `srt/model_executor/model_runner.py:1109` `init_attention_backends`",
+        "0.5.23 `srt/model_executor/model_runner_components/spec_aux_hidden_state.py:180-195` (EAGLE3 turns the capture on), `:240-320` (DFLASH/DSPARK)",
+        "0.5.23 `srt/models/*.py` (the hooks per class: `kdacheck/data/speculative_hooks-0.5.23.json`, from `benchmarks/sglang_diff/speculative_hooks.py`)",
+    ),
+)
+def spec015(cfg: Resolved) -> Iterator[Hit]:
+    from kdacheck import architectures
+
+    algo = cfg.v("speculative_algorithm")
+    if not cfg.v("spec_on") or algo not in _CAPTURE:
+        return
+    if cfg.model is None:  # only these algorithms need the architecture: said here, not by MODEL001
+        yield unchecked(f"{algo} needs the target model class's capture hook; the model's architecture is not known")
+        return
+    hooks = architectures.capture_hooks(cfg.model.architecture, cfg.version)
+    if hooks is None or not hooks.get("complete") or any(hooks.get(h) for h in _CAPTURE[algo]):
+        return  # not a class SGLang registers, not fully read, or it has the hook
+    cls = cfg.model.architecture
+    if algo == "EAGLE3":
+        msg = f"Model {cls} does not implement set_eagle3_layers_to_capture, which EAGLE3 aux hidden-state capture requires."
+    else:
+        msg = (f"Model {cls} implements neither set_dspark_layers_to_capture nor set_dflash_layers_to_capture, "
+               "one of which is required for DFLASH/DSPARK.") if algo == "DSPARK" else \
+              f"Model {cls} does not implement set_dflash_layers_to_capture, which DFLASH requires."
+    has = [a for a, h in (("EAGLE3", "eagle3"), ("DFLASH", "dflash"), ("DSPARK", "dspark")) if hooks.get(h)]
+    yield Hit(
+        f"{msg} SGLang raises it at model-runner init, after loading the weights ({hooks.get('class')})",
+        f"use {' or '.join(has)} (the hooks {cls} has), or EAGLE / NEXTN" if has else "use EAGLE or NEXTN, or a target model with the hook",
+        values=("speculative_algorithm",),
+        at=_loc_of(cfg, "speculative_algorithm"),
+    )
