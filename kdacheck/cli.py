@@ -6,11 +6,9 @@ and ``rules``. Nothing here imports torch or triton: ``run`` loads them when it 
 
 from __future__ import annotations
 
-import contextlib
 import enum
 import sys
-from collections.abc import Iterator
-from typing import IO, Annotated
+from typing import Annotated
 
 import typer
 
@@ -62,33 +60,6 @@ def fail(message: str) -> typer.Exit:
     return typer.Exit(2)
 
 
-@contextlib.contextmanager
-def _output(path: str | None) -> Iterator[IO[str]]:
-    """Standard output, or ``--output-file`` (written whole; a failure to open it is exit 2)."""
-    if path is None:
-        yield sys.stdout
-        return
-    try:
-        fh = open(path, "w", encoding="utf-8")  # noqa: SIM115  (closed below)
-    except OSError as e:
-        raise fail(f"cannot write --output-file {path}: {e.strerror}") from None
-    with fh:
-        yield fh
-
-
-def _per_file(value: str) -> tuple[str, tuple[str, ...]]:
-    glob, sep, codes = value.rpartition(":")
-    if not sep or not glob or not codes.strip():
-        raise ValueError(f"--per-file-ignores {value!r}: write GLOB:CODES, e.g. 'legacy/*.sh:ARG003'")
-    return glob, tuple(_split([codes]) or ())
-
-
-def _split(values: list[str] | None) -> list[str] | None:
-    if not values:
-        return None
-    return [p.strip().upper() for v in values for p in v.split(",") if p.strip()]
-
-
 @app.command()
 def lint(
     paths: Annotated[list[str] | None, typer.Argument(metavar="PATH", help="Launch configurations: YAML, shell, Kubernetes, Compose, folders; - for standard input.")] = None,
@@ -123,82 +94,10 @@ def lint(
     per_file_ignores: Annotated[list[str] | None, typer.Option("--per-file-ignores", metavar="GLOB:CODES", help="Skip codes in the files a glob matches, e.g. 'legacy/*.sh:ARG003,SPEC002' (repeatable).")] = None,
 ) -> None:
     """Lint SGLang launch configurations and report every finding at once."""
-    from kdacheck import config, report
-    from kdacheck.findings import InputError
-    from kdacheck.lint import LintRun
+    options = dict(locals())  # the parameters, by name: run_lint takes the same ones
+    from kdacheck.lint_command import run_lint
 
-    def failed(message: str) -> typer.Exit:
-        from kdacheck.versions import NEWEST
-
-        with _output(output_file) as out:
-            report.render_failure(output_format.value if output_format else None, message, out, sglang_version or NEWEST)
-        return fail(message)
-
-    if not paths and cmd is None:
-        raise failed("nothing to lint: give paths, - for standard input, or --cmd")
-    try:
-        variables = config.environment(env or [], env_file, allow_outside)
-        file_ignores = tuple(_per_file(v) for v in per_file_ignores or ())
-    except (config.ConfigError, ValueError) as e:
-        raise failed(str(e)) from None
-    overrides = config.Overrides(
-        select=tuple(_split(select) or ()) or None, ignore=tuple(_split(ignore) or ()),
-        extend_select=tuple(_split(extend_select) or ()), gpu=gpu, sglang_version=sglang_version, model=model,
-        sglang=sglang, env=tuple(variables.items()), allow_outside=allow_outside, isolated=isolated,
-        per_file_ignores=file_ignores,
-    )
-    threshold = failure_threshold.value if failure_threshold else None
-    if show_settings:
-        try:
-            typer.echo(config.describe(paths or [], overrides, threshold, output_format.value if output_format else None))
-        except (config.ConfigError, InputError) as e:
-            raise failed(str(e)) from None
-        raise typer.Exit(0)
-    try:
-        session = LintRun(paths or [], cmd, overrides, only_launch_files, stdin_filename)
-        results = session.lint()
-        fmt = session.output_format(output_format.value if output_format else None)
-        run_docs, run_failed = session.run_kernels(fmt) if run_after and not any(r.error for r in results) else (None, False)
-    except (config.ConfigError, InputError) as e:
-        raise failed(str(e)) from None
-    if fix or show_diff:
-        from kdacheck import fix as fixmod
-
-        outcome = session.fixes(unsafe_fixes)
-        if show_diff:
-            with _output(output_file) as out:
-                out.write(fixmod.diff(outcome))
-            more = f"; {outcome.deferred} more once these are applied" if outcome.deferred else ""
-            typer.echo(f"kdacheck: would apply {fixmod.summary(outcome)}{more}", err=True)
-            raise typer.Exit(1 if outcome.files else 0)
-        for _pass in range(fixmod.MAX_PASSES):  # spellings, then values: each pass lints the fixed files again
-            try:
-                fixmod.write(outcome)
-            except OSError as e:
-                raise failed(f"cannot write a fixed file: {e}") from None
-            if not outcome.files:
-                if _pass == 0:
-                    typer.echo(f"kdacheck: applied {fixmod.summary(outcome)}", err=True)
-                break
-            typer.echo(f"kdacheck: applied {fixmod.summary(outcome)}", err=True)
-            session = LintRun(paths or [], cmd, overrides, only_launch_files, stdin_filename)
-            try:
-                results = session.lint()
-            except (config.ConfigError, InputError) as e:
-                raise failed(str(e)) from None
-            outcome = session.fixes(unsafe_fixes)
-    ctx = report.RenderContext(session.version, show_resolved, run_docs if fmt == "json" else None, session.threshold(threshold),
-                               color=color.value if color else "auto")
-    if quiet and fmt in ("full", "concise", "github"):
-        results = report.failing_only(results, ctx.threshold)
-    with _output(output_file) as out:
-        if statistics:
-            report.statistics(results, out, fmt)
-        else:
-            report.render(fmt, results, out, ctx)
-    for note in [] if quiet else session.notes:
-        typer.echo(f"kdacheck: {note}", err=True)
-    raise typer.Exit(session.exit_code(threshold, exit_zero, run_failed, strict))
+    raise typer.Exit(run_lint(**{k: v.value if isinstance(v, enum.Enum) else v for k, v in options.items()}))
 
 
 class Device(str, enum.Enum):
