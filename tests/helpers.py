@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from kdacheck.findings import Finding, Severity
 from kdacheck.flags import NEWEST
 from kdacheck.gpus import gpu as get_gpu
@@ -48,3 +50,23 @@ def resolved(text: str, **kw: object) -> Resolved:
 
 LAUNCH = "python -m sglang.launch_server"
 KIMI = f"{LAUNCH} --model-path moonshotai/Kimi-Linear-48B-A3B-Instruct"
+
+
+def count_calls(fn: Callable[[], object]) -> int:
+    """How many Python and C function calls ``fn()`` makes: an operation count, for tests that
+    check that work does not grow with the input (a wall-clock limit fails on a loaded machine)."""
+    import sys
+
+    calls = 0
+
+    def profile(_frame: object, event: str, _arg: object) -> None:
+        nonlocal calls
+        if event in ("call", "c_call"):
+            calls += 1
+
+    sys.setprofile(profile)
+    try:
+        fn()
+    finally:
+        sys.setprofile(None)
+    return calls

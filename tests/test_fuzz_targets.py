@@ -3,11 +3,12 @@ git itself, and the model ``config.json`` reader, fed hostile field values.
 
 - Globs: random ``.gitignore`` lines over a random tree; the files ``discover.walk`` lints must
   be exactly the ones ``git ls-files --others --exclude-standard`` lists (git's wildmatch is
-  the oracle), each example within the deadline (the matcher is linear: no backtracking).
+  the oracle). The matcher is linear (no backtracking): tests/test_hostile_budgets.py counts
+  its steps, where a per-example deadline would fail on a loaded machine.
 - Model configs: every field of a real config.json (Kimi-Linear's, Qwen3-Next's,
   Nemotron-H's) replaced by hostile JSON (strings, NaN, infinities, lists, null, huge and
   negative numbers, deep nesting, missing keys); reading gives a Model or an ``InputError``
-  naming the file, never another exception, within the deadline.
+  naming the file, never another exception.
 """
 
 from __future__ import annotations
@@ -39,17 +40,17 @@ _PATTERN = st.text(alphabet="abc*?[]!-/^\\ #", min_size=1, max_size=10)
 
 
 def _git_unignored(repo: Path) -> set[str]:
-    out = subprocess.run([GIT or "git", "ls-files", "--others", "--exclude-standard", "-z"], cwd=repo, capture_output=True, check=True, timeout=30)
+    out = subprocess.run([GIT or "git", "ls-files", "--others", "--exclude-standard", "-z"], cwd=repo, capture_output=True, check=True, timeout=60)
     return {p for p in out.stdout.decode().split("\0") if p.endswith(".sh")}
 
 
 @pytest.mark.skipif(GIT is None, reason="git is not installed")
-@settings(max_examples=150, deadline=2000, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(folders=_PATHS, names=st.lists(_PART, min_size=1, max_size=3), lines=st.lists(_PATTERN, min_size=1, max_size=3))
 def test_gitignore_globs_match_what_git_ignores(folders: list[str], names: list[str], lines: list[str]) -> None:
     with tempfile.TemporaryDirectory() as d:
         repo = Path(d)
-        subprocess.run([GIT or "git", "init", "-q", str(repo)], check=True, timeout=30)
+        subprocess.run([GIT or "git", "init", "-q", str(repo)], check=True, timeout=60)
         (repo / ".gitignore").write_text("\n".join(lines) + "\n")
         for folder in folders:
             for name in names:
@@ -124,7 +125,7 @@ def _hostile_config(draw: st.DrawFn) -> tuple[str, dict[str, Any]]:
     return name, doc
 
 
-@settings(max_examples=300, deadline=2000, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(case=_hostile_config())
 def test_hostile_model_config_is_a_model_or_an_input_error(case: tuple[str, dict[str, Any]], tmp_path: Path) -> None:
     name, doc = case
