@@ -17,6 +17,7 @@ ROOT = Path(__file__).resolve().parents[1]
 LABEL = "interpreter wall clock"
 
 
+@pytest.mark.slow
 def test_quick_cpu_benchmark_writes_labelled_json(tmp_path: Path) -> None:
     out = tmp_path / "kernels.json"
     env = {k: v for k, v in os.environ.items() if k not in ("TRITON_INTERPRET", "CUDA_VISIBLE_DEVICES")}
@@ -57,6 +58,7 @@ def test_quick_cpu_benchmark_writes_labelled_json(tmp_path: Path) -> None:
     assert LABEL in proc.stdout
 
 
+@pytest.mark.slow
 def test_full_sizes_refused_on_cpu() -> None:
     proc = subprocess.run(
         [sys.executable, str(ROOT / "benchmarks" / "kernels.py"), "--device", "cpu"],

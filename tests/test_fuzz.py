@@ -21,6 +21,7 @@ import shlex
 import xml.etree.ElementTree as ET
 from typing import Any
 
+import pytest
 import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -33,6 +34,8 @@ from kdacheck.gpus import GPUS
 from kdacheck.lint import FileResult, Options, lint_text
 from kdacheck.models import PRESETS
 from kdacheck.report import RenderContext
+
+pytestmark = pytest.mark.slow  # Hypothesis: thousands of examples (python -m pytest -q -m 'not slow' skips them)
 
 VERSION = "0.5.23"
 TABLE = flagmod.table(VERSION)

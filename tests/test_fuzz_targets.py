@@ -28,6 +28,8 @@ from hypothesis import strategies as st
 from kdacheck import discover, model_config
 from kdacheck.findings import InputError
 
+pytestmark = pytest.mark.slow  # Hypothesis, with git as the oracle (python -m pytest -q -m 'not slow' skips them)
+
 ROOT = Path(__file__).resolve().parent.parent
 MODELS = ROOT / "tests" / "data" / "models"
 GIT = shutil.which("git")

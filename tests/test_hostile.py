@@ -179,6 +179,7 @@ def test_two_hundred_thousand_flags_in_a_script(tmp_path: Path) -> None:
     assert "more than 50,000 shell words" in r.output
 
 
+@pytest.mark.slow
 def test_twenty_thousand_repeated_flags_are_linted(tmp_path: Path) -> None:
     p = tmp_path / "repeat.sh"
     p.write_text("python -m sglang.launch_server " + " ".join(["--enable-metrics"] * 20_000) + "\n")

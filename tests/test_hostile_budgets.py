@@ -18,6 +18,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
 import hostile
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", hostile.CASES, ids=lambda c: c.name)
 def test_hostile_class_within_budget(case: hostile.Case, tmp_path: Path) -> None:
     m = hostile.measure(case, tmp_path)

@@ -71,6 +71,7 @@ def test_adaptive_config_is_read_beside_the_launch_file(tmp_path: Path) -> None:
     assert values["kdacheck.adaptive_candidates"]["value"] == [2, 5, 9], values["kdacheck.adaptive_candidates"]
 
 
+@pytest.mark.slow
 def test_names_with_newlines_and_escapes_are_shown_escaped(tmp_path: Path) -> None:
     (tmp_path / "x\n::error file=a.sh::pwned\x1b]0;t\x07.sh").write_text(KIMI + "\n")
     (tmp_path / "dep.yaml").write_text(

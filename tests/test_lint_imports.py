@@ -27,6 +27,7 @@ def _python(code: str, *args: str, env: dict[str, str] | None = None) -> subproc
     )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fmt", list(FORMATS))
 def test_lint_never_imports_torch_triton_or_numpy(fmt: str) -> None:
     code = (
@@ -67,6 +68,7 @@ def _both(*argv: str, stdin: str | None = None) -> tuple[subprocess.CompletedPro
     return runs[0], runs[1]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "argv",
     [
@@ -118,7 +120,7 @@ def test_run_lint_takes_cli_lints_parameters() -> None:
         assert p.kind is inspect.Parameter.KEYWORD_ONLY and p.default == typer_side[name].default, name
 
 
-FAST = ["concise", "full", *(f for f in FORMATS if f not in ("concise", "full"))]
+FAST = ["concise", *(pytest.param(f, marks=pytest.mark.slow) for f in FORMATS if f != "concise")]
 
 
 @pytest.mark.parametrize("fmt", FAST)

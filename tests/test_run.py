@@ -51,6 +51,7 @@ def run_json(*args: str) -> tuple[int, dict]:  # type: ignore[type-arg]
     return r.exit_code, json.loads(r.stdout)
 
 
+@pytest.mark.slow
 def test_chain_steps3_topk1_passes_both_kernels() -> None:
     code, doc = run_json("--steps", "3", "--topk", "1")
     assert code == 0, doc
@@ -63,6 +64,7 @@ def test_chain_steps3_topk1_passes_both_kernels() -> None:
     assert verify["timing_method"] == "wall clock (interpreter)"
 
 
+@pytest.mark.slow
 def test_tree_steps4_topk8_passes() -> None:
     code, doc = run_json("--steps", "4", "--topk", "8")
     assert code == 0, doc
@@ -70,12 +72,14 @@ def test_tree_steps4_topk8_passes() -> None:
     assert verify["shapes"]["tree"] is True and verify["shapes"]["T"] == 33
 
 
+@pytest.mark.slow
 def test_buffer_steps_reproduces_kda001() -> None:
     r = run("--steps", "4", "--topk", "1", "--buffer-steps", "3")
     assert r.exit_code == 1
     assert "KDA verify needs 5 scratch steps, but intermediate_ssm only has 3." in r.stdout
 
 
+@pytest.mark.slow
 def test_args_flashinfer_row_map_is_refused(tmp_path: Path) -> None:
     f = tmp_path / "kda002.yaml"
     f.write_text(KDA002_ARGS)
@@ -87,6 +91,7 @@ def test_args_flashinfer_row_map_is_refused(tmp_path: Path) -> None:
     )
 
 
+@pytest.mark.slow
 def test_args_fused_accept_passes(tmp_path: Path) -> None:
     f = tmp_path / "fused.yaml"
     f.write_text(KDA002_ARGS + "disable-radix-cache: true\n")
@@ -94,6 +99,7 @@ def test_args_fused_accept_passes(tmp_path: Path) -> None:
     assert code == 0, doc
 
 
+@pytest.mark.slow
 def test_args_hisparse_plan_capacity(tmp_path: Path) -> None:
     f = tmp_path / "hisparse.yaml"
     f.write_text(HISPARSE_ARGS)
@@ -130,6 +136,7 @@ def test_row_map_like_sglang() -> None:
     assert runner.sglang_row_map(48, 48, 48) == list(range(48))
 
 
+@pytest.mark.slow
 def test_gdn_flashinfer_under_dp_attention_is_not_refused(tmp_path: Path) -> None:
     # SGLang 0.5.23's GDN FlashInfer verify copies non-identity rows through a scratch
     # (layers/attention/linear/kernels/gdn_flashinfer.py, copy_verify_intermediate_rows): the
@@ -143,6 +150,7 @@ def test_gdn_flashinfer_under_dp_attention_is_not_refused(tmp_path: Path) -> Non
     assert not verify["shapes"]["flashinfer_compat"] and verify["error"] is None
 
 
+@pytest.mark.slow
 def test_buffer_steps_on_the_triton_path_is_silent_corruption() -> None:
     r = run("--steps", "4", "--topk", "1", "--buffer-steps", "3", "--verify-backend", "triton")
     assert r.exit_code == 1, r.stdout
@@ -243,6 +251,7 @@ speculative-num-draft-tokens: 4
 """
 
 
+@pytest.mark.slow
 def test_nemotron_h_runs_a_mamba2_verify_case(tmp_path: Path) -> None:
     f = tmp_path / "nemotron.yaml"
     f.write_text(NEMOTRON_ARGS)
@@ -253,12 +262,14 @@ def test_nemotron_h_runs_a_mamba2_verify_case(tmp_path: Path) -> None:
     assert doc["cases"][0]["shapes"]["T"] == 4 and doc["cases"][0]["passed"]
 
 
+@pytest.mark.slow
 def test_mamba2_short_scratch_is_silent_corruption() -> None:
     r = run("--model", "nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16", "--steps", "4", "--buffer-steps", "3")
     assert r.exit_code == 1, r.output
     assert "silent corruption" in r.output and "selective_state_update" in r.output
 
 
+@pytest.mark.slow
 def test_junit_output_has_one_case_per_kernel_check() -> None:
     import xml.etree.ElementTree as ET
 
@@ -272,6 +283,7 @@ def test_junit_output_has_one_case_per_kernel_check() -> None:
     assert all("." not in (c.get("classname") or "") for c in cases)
 
 
+@pytest.mark.slow
 def test_full_report_streams_each_case_as_it_finishes(monkeypatch: pytest.MonkeyPatch) -> None:
     """The first case's table is written (and flushed) before the second case starts."""
     from kdacheck.kernels import harness

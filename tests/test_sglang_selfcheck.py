@@ -69,6 +69,7 @@ def test_sglang_refusal_is_reported_with_its_place(tmp_path: Path) -> None:
     assert "PAR001" in p.stdout  # kdacheck's own rule names the same cause
 
 
+@pytest.mark.slow
 def test_sglang_agreement_and_a_difference(tmp_path: Path) -> None:
     site = _fake_site(tmp_path)
     clean = _lint(site, "--model", str(KIMI), "--cmd", f"python -m sglang.launch_server --model-path {KIMI} --tp-size 4")

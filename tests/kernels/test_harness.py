@@ -22,6 +22,8 @@ from kdacheck.kernels.harness import (
     run_verify,
 )
 
+pytestmark = pytest.mark.slow  # the kernels in Triton's interpreter (python -m pytest -q -m 'not slow' skips them)
+
 RESULT_KEYS = {
     "kernel", "shapes", "bytes_moved", "time_s", "timing_method", "bandwidth_gbs",
     "max_abs_err", "rel_err", "canaries_intact", "passed", "error", "notes",
