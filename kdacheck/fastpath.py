@@ -1,26 +1,35 @@
-"""A fast start for ``kdacheck lint``: parse its options without Typer's coercion layer.
+"""A fast start for ``kdacheck lint``: parse its options without Typer.
 
 Typer (0.29) coerces every parameter through a Pydantic ``TypeAdapter``: importing Pydantic
-and building the adapters costs about 200 ms per run, twice the cost of everything else a
-one-file lint does. ``kdacheck lint`` runs in pre-commit hooks and CI steps over and over, so
-``main()`` first tries this path: an ``argparse`` parser built *from the signature of*
-``cli.lint`` (its ``typer.Option``/``typer.Argument`` declarations, so the two cannot drift
-apart), then a direct call of ``cli.lint``. Anything this parser does not understand exactly
-(``--help``, an unknown option, a bad choice, shell completion, a missing value) goes to
-Typer instead, which gives the usual messages: the fast path only ever handles command lines
-Typer would accept, and does the same with them (tests/test_lint_imports.py compares both).
+and building the adapters costs about 200 ms per run, and importing Typer itself (with its
+Click and Rich help machinery) another 25-45 ms, most of what a one-file lint costs.
+``kdacheck lint`` runs in pre-commit hooks and CI steps over and over, so ``main()`` first
+tries this path: an ``argparse`` parser built from ``kdacheck.lint_options`` (the options of
+``cli.lint`` as a plain table, generated from its ``typer.Option``/``typer.Argument``
+declarations by :func:`declared_options`; tests/test_lint_imports.py holds the two equal),
+then a call of ``kdacheck.lint_command.run_lint``, the body ``cli.lint`` calls too. Neither
+module imports Typer or Rich.
+
+Anything this parser does not understand exactly (``--help``, an unknown option, a bad
+choice, shell completion, a missing value) goes to Typer instead, which gives the usual
+messages: the fast path only ever handles command lines Typer would accept, and does the same
+with them (tests/test_lint_imports.py compares both).
+
+Regenerate the table after changing ``cli.lint``'s options::
+
+    python -m kdacheck.fastpath > kdacheck/lint_options.py
 """
 
 from __future__ import annotations
 
 import argparse
-import enum
 import os
 import sys
-import types
 import typing
 from collections.abc import Callable, Sequence
 from typing import Any
+
+from kdacheck.lint_options import OPTIONS, Option
 
 
 class _Unsure(Exception):
@@ -32,59 +41,27 @@ class _Parser(argparse.ArgumentParser):
         raise _Unsure(message)
 
 
-def _base(annotation: Any) -> tuple[Any, bool]:
-    """The element type of ``X``, ``X | None`` or ``list[X] | None``, and whether it is a list."""
-    args = [a for a in typing.get_args(annotation) if a is not type(None)]
-    if typing.get_origin(annotation) in (typing.Union, types.UnionType) and len(args) == 1:
-        annotation = args[0]
-    if typing.get_origin(annotation) is list:
-        return typing.get_args(annotation)[0], True
-    return annotation, False
-
-
-def build_parser(func: Callable[..., Any]) -> tuple[argparse.ArgumentParser, dict[str, Any]]:
-    """An argparse parser equivalent to the Typer declarations of ``func``."""
-    import typer.models as tm
-
-    hints = typing.get_type_hints(func, include_extras=True)
+def build_parser(options: Sequence[Option] = OPTIONS) -> argparse.ArgumentParser:
+    """An argparse parser equivalent to the table (and so to the Typer declarations of ``cli.lint``)."""
     parser = _Parser(add_help=False, allow_abbrev=False, prog="kdacheck lint")
-    converters: dict[str, Any] = {}
-    envvars: dict[str, str] = {}
-    for name, hint in hints.items():
-        if name == "return":
-            continue
-        meta = [m for m in getattr(hint, "__metadata__", ()) if isinstance(m, (tm.OptionInfo, tm.ArgumentInfo))]
-        if len(meta) != 1:
-            raise _Unsure(f"parameter {name} has no Typer declaration")
-        info = meta[0]
-        base, is_list = _base(typing.get_args(hint)[0])
-        if isinstance(getattr(info, "envvar", None), str):
-            envvars[name] = info.envvar  # type: ignore[assignment]
-        if isinstance(info, tm.ArgumentInfo):
-            parser.add_argument(name, nargs="*" if is_list else None, default=None)
-            continue
-        # Under Annotated, Typer reads a string first argument of Option() as a declaration.
-        given = ([info.default] if isinstance(info.default, str) else []) + list(info.param_decls or ())
-        if any("/" in d or not d.startswith("-") for d in given):
-            raise _Unsure(f"option {name}: declarations this parser does not copy")
-        decls = given or [f"--{name.replace('_', '-')}"]
-        if base is bool:
-            if not given:
-                decls = [*decls, f"--no-{name.replace('_', '-')}"]  # Typer's --x/--no-x pair
-                parser.add_argument(decls[0], dest=name, action="store_true", default=None)
-                parser.add_argument(decls[1], dest=name, action="store_false", default=None)
-            else:
-                parser.add_argument(*decls, dest=name, action="store_true", default=None)
-            continue
-        if isinstance(base, type) and issubclass(base, enum.Enum):
-            converters[name] = base
-            parser.add_argument(*decls, dest=name, choices=[m.value for m in base], default=None, action="append" if is_list else "store")
-            continue
-        if base not in (str, int):
-            raise _Unsure(f"option {name}: type {base!r}")
-        parser.add_argument(*decls, dest=name, type=base, default=None, action="append" if is_list else "store")
-    converters["__envvars__"] = envvars
-    return parser, converters
+    for name, decls, kind, choices, _envvar, _default in options:
+        if kind == "arguments":
+            parser.add_argument(name, nargs="*", default=None)
+        elif kind == "argument":
+            parser.add_argument(name, default=None)
+        elif kind == "flag":
+            parser.add_argument(*decls, dest=name, action="store_true", default=None)
+        elif kind == "flag-pair":  # Typer's --x/--no-x pair
+            parser.add_argument(decls[0], dest=name, action="store_true", default=None)
+            parser.add_argument(decls[1], dest=name, action="store_false", default=None)
+        elif kind in ("choice", "choices"):
+            parser.add_argument(*decls, dest=name, choices=list(choices), default=None, action="append" if kind == "choices" else "store")
+        elif kind in ("str", "strs", "int", "ints"):
+            parser.add_argument(*decls, dest=name, type=int if kind.startswith("int") else str, default=None,
+                                action="append" if kind.endswith("s") else "store")
+        else:
+            raise _Unsure(f"option {name}: kind {kind!r}")
+    return parser
 
 
 def _check_words(argv: Sequence[str], parser: argparse.ArgumentParser) -> None:
@@ -106,32 +83,23 @@ def _check_words(argv: Sequence[str], parser: argparse.ArgumentParser) -> None:
             expect_value = action.nargs != 0 and not eq
 
 
-def parse(argv: Sequence[str], func: Callable[..., Any]) -> dict[str, Any]:
-    """The keyword arguments Typer would pass to ``func`` for ``argv`` (raises _Unsure)."""
+def parse(argv: Sequence[str], options: Sequence[Option] = OPTIONS) -> dict[str, Any]:
+    """The keyword arguments for ``run_lint`` that Typer would read from ``argv`` (choices as
+    their string values; raises _Unsure)."""
     if any(a in ("-h", "--help") for a in argv):
         raise _Unsure("help")
-    parser, converters = build_parser(func)
+    parser = build_parser(options)
     _check_words(argv, parser)
-    ns = parser.parse_intermixed_args(list(argv))
-    kwargs = vars(ns)
-    import inspect
-
-    envvars = converters.pop("__envvars__")
-    for name, p in inspect.signature(func).parameters.items():
+    kwargs = vars(parser.parse_intermixed_args(list(argv)))
+    for name, _decls, kind, choices, envvar, default in options:
         value = kwargs.get(name)
-        if (value is None or value == []) and os.environ.get(envvars.get(name, "")):
-            value = os.environ[envvars[name]]  # KDACHECK_*: between the command line and the settings file, as Typer reads it
-            if name in converters:
-                choices = {m.value for m in converters[name]}
-                if value not in choices:
-                    raise _Unsure(f"{envvars[name]}={value!r}")
-            kwargs[name] = converters[name](value) if name in converters else value
-            continue
-        if value is None or value == []:
-            kwargs[name] = p.default if p.default is not inspect.Parameter.empty else None
-        elif name in converters:
-            conv = converters[name]
-            kwargs[name] = [conv(v) for v in value] if isinstance(value, list) else conv(value)
+        if (value is None or value == []) and envvar and os.environ.get(envvar):
+            value = os.environ[envvar]  # KDACHECK_*: between the command line and the settings file, as Typer reads it
+            if choices and value not in choices:
+                raise _Unsure(f"{envvar}={value!r}")
+            kwargs[name] = int(value) if kind == "int" else value  # a bad int: ValueError, Typer's message
+        elif value is None or value == []:
+            kwargs[name] = list(default) if isinstance(default, tuple) else default
     return kwargs
 
 
@@ -140,19 +108,114 @@ def try_lint(argv: Sequence[str]) -> int | None:
     or None when Typer should handle this command line."""
     if os.environ.get("_KDACHECK_COMPLETE") or os.environ.get("KDACHECK_NO_FASTPATH"):
         return None
-    import typer
-
-    from kdacheck import cli
-
     try:
-        kwargs = parse(argv, cli.lint)
+        kwargs = parse(argv)
     except (_Unsure, argparse.ArgumentError, ValueError):
         return None
+    from kdacheck.lint_command import run_lint
+
     try:
-        cli.lint(**kwargs)
-    except typer.Exit as e:
-        return int(e.exit_code)
+        return run_lint(**kwargs)
     except BrokenPipeError:
         sys.stderr.close()
         return 1
-    return 0
+
+
+# --- the table, from cli.lint's Typer declarations --------------------------------------------
+
+
+def _base(annotation: Any) -> tuple[Any, bool]:
+    """The element type of ``X``, ``X | None`` or ``list[X] | None``, and whether it is a list."""
+    import types
+
+    args = [a for a in typing.get_args(annotation) if a is not type(None)]
+    if typing.get_origin(annotation) in (typing.Union, types.UnionType) and len(args) == 1:
+        annotation = args[0]
+    if typing.get_origin(annotation) is list:
+        return typing.get_args(annotation)[0], True
+    return annotation, False
+
+
+def declared_options(func: Callable[..., Any]) -> tuple[Option, ...]:
+    """The table of ``func``'s Typer declarations (imports Typer: for the test and for
+    regenerating ``kdacheck/lint_options.py``, never on the fast path). Raises ValueError on a
+    declaration the fast parser does not copy."""
+    import enum
+    import inspect
+
+    import typer.models as tm
+
+    hints = typing.get_type_hints(func, include_extras=True)
+    params = inspect.signature(func).parameters
+    rows: list[Option] = []
+    for name, hint in hints.items():
+        if name == "return":
+            continue
+        meta = [m for m in getattr(hint, "__metadata__", ()) if isinstance(m, (tm.OptionInfo, tm.ArgumentInfo))]
+        if len(meta) != 1:
+            raise ValueError(f"parameter {name} has no Typer declaration")
+        info = meta[0]
+        base, is_list = _base(typing.get_args(hint)[0])
+        envvar = getattr(info, "envvar", None)
+        if envvar is not None and (not isinstance(envvar, str) or is_list):
+            raise ValueError(f"option {name}: an environment variable this parser does not copy")
+        default = params[name].default
+        default = None if default is inspect.Parameter.empty else default
+        if isinstance(default, list):
+            default = tuple(default)
+        if isinstance(default, enum.Enum):
+            default = default.value
+        if isinstance(info, tm.ArgumentInfo):
+            if base is not str:
+                raise ValueError(f"argument {name}: type {base!r}")
+            rows.append((name, (), "arguments" if is_list else "argument", (), envvar, default))
+            continue
+        # Under Annotated, Typer reads a string first argument of Option() as a declaration.
+        given = ([info.default] if isinstance(info.default, str) else []) + list(info.param_decls or ())
+        if any("/" in d or not d.startswith("-") for d in given):
+            raise ValueError(f"option {name}: declarations this parser does not copy")
+        decls = tuple(given) or (f"--{name.replace('_', '-')}",)
+        choices: tuple[str, ...] = ()
+        if base is bool:
+            kind = "flag" if given else "flag-pair"
+            if not given:
+                decls = (*decls, f"--no-{name.replace('_', '-')}")
+        elif isinstance(base, type) and issubclass(base, enum.Enum):
+            kind, choices = ("choices" if is_list else "choice"), tuple(str(m.value) for m in base)
+        elif base in (str, int):
+            kind = ("str" if base is str else "int") + ("s" if is_list else "")
+        else:
+            raise ValueError(f"option {name}: type {base!r}")
+        rows.append((name, decls, kind, choices, envvar, default))
+    return tuple(rows)
+
+
+def render_table(rows: Sequence[Option]) -> str:
+    """``kdacheck/lint_options.py`` holding ``rows``."""
+    lines = [
+        '"""The options of ``kdacheck lint`` as plain data, for its fast start (``kdacheck.fastpath``).',
+        "",
+        "Generated from ``cli.lint``'s Typer declarations: ``python -m kdacheck.fastpath > kdacheck/lint_options.py``.",
+        "tests/test_lint_imports.py fails when the two differ. Importing this module imports nothing.",
+        "",
+        "Each row: (parameter name, option strings, kind, choices, environment variable, default).",
+        'Kinds: "arguments" (positional, any number), "argument", "str", "int", "strs"/"ints"',
+        '(repeatable), "choice"/"choices" (one of the choices; repeatable), "flag" (store true),',
+        '"flag-pair" (--x/--no-x).',
+        '"""',
+        "",
+        "from __future__ import annotations",
+        "",
+        "Option = tuple[str, tuple[str, ...], str, tuple[str, ...], str | None, object]",
+        "",
+        "OPTIONS: tuple[Option, ...] = (",
+        *(f"    {row!r}," for row in rows),
+        ")",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+if __name__ == "__main__":
+    from kdacheck import cli
+
+    sys.stdout.write(render_table(declared_options(cli.lint)))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from kdacheck.findings import Finding, Severity
@@ -83,3 +84,23 @@ def console_script(python: Path, folder: Path) -> Path:
     script.write_text(f"#!{python}\nimport sys\nfrom kdacheck.main import main\nif __name__ == '__main__':\n    sys.exit(main())\n")
     script.chmod(0o755)
     return script
+
+
+def count_calls(fn: Callable[[], object]) -> int:
+    """How many Python and C function calls ``fn()`` makes: an operation count, for tests that
+    check that work does not grow with the input (a wall-clock limit fails on a loaded machine)."""
+    import sys
+
+    calls = 0
+
+    def profile(_frame: object, event: str, _arg: object) -> None:
+        nonlocal calls
+        if event in ("call", "c_call"):
+            calls += 1
+
+    sys.setprofile(profile)
+    try:
+        fn()
+    finally:
+        sys.setprofile(None)
+    return calls

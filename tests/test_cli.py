@@ -133,6 +133,7 @@ def test_console_script_runs() -> None:
     assert json.loads(out.stdout)["summary"]["errors"] >= 1
 
 
+@pytest.mark.slow
 def test_lint_run_json_is_one_document() -> None:
     """``lint --run --output-format json``: the kernels' reports inside lint's one document."""
     p = subprocess.run(

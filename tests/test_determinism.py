@@ -20,6 +20,8 @@ from typer.testing import CliRunner
 from kdacheck import report
 from kdacheck.cli import app
 
+pytestmark = pytest.mark.slow  # a process per format and hash seed (python -m pytest -q -m 'not slow' skips them)
+
 ROOT = Path(__file__).resolve().parent.parent
 INPUTS = [str(ROOT / "examples"), str(ROOT / "tests" / "data" / "hostile")]
 ENV = {"NO_COLOR": "1", "GITHUB_ACTIONS": "", "COLUMNS": "120"}

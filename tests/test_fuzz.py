@@ -5,7 +5,8 @@ the real flags of SGLang 0.5.23 with values of the right types (often wrong on p
 negative, zero, huge, NaN), then mutated (bytes inserted, truncated, quotes unbalanced,
 unicode, random flags). Properties: no exception escapes, no "internal error" (the per-file
 catch-all in lint.py would hide a crash otherwise), every output format is well-formed, the
-exit code is 0, 1 or 2, and each example finishes within a deadline.
+exit code is 0, 1 or 2. No per-example deadline (a wall-clock limit fails on a loaded
+machine): the bounded-work claims are counted in tests/test_hostile*.py.
 
 CI-sized (about 2,000 examples, well under two minutes on 2 cores); ``benchmarks/fuzz.py``
 runs the same strategies for 10,000+ inputs.
@@ -20,6 +21,7 @@ import shlex
 import xml.etree.ElementTree as ET
 from typing import Any
 
+import pytest
 import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -32,6 +34,8 @@ from kdacheck.gpus import GPUS
 from kdacheck.lint import FileResult, Options, lint_text
 from kdacheck.models import PRESETS
 from kdacheck.report import RenderContext
+
+pytestmark = pytest.mark.slow  # Hypothesis: thousands of examples (python -m pytest -q -m 'not slow' skips them)
 
 VERSION = "0.5.23"
 TABLE = flagmod.table(VERSION)
@@ -220,7 +224,7 @@ def check(name: str, text: str, gpu: str | None = None) -> int:
     return code
 
 
-FUZZ = settings(max_examples=350, deadline=2000, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large], database=None)
+FUZZ = settings(max_examples=350, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large], database=None)
 gpus = st.sampled_from([None, *sorted(GPUS)])
 
 
@@ -255,7 +259,7 @@ def test_arbitrary_bytes_through_the_decoder(name: str, data: bytes) -> None:
     check(name, text)
 
 
-@settings(max_examples=60, deadline=5000, suppress_health_check=[HealthCheck.too_slow], database=None)
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow], database=None)
 @given(st.one_of(documents, mutated()), st.sampled_from(sorted(FORMATS)))
 def test_through_the_cli(doc: tuple[str, str], fmt: str) -> None:
     _name, text = doc
@@ -267,7 +271,7 @@ def test_through_the_cli(doc: tuple[str, str], fmt: str) -> None:
         json.loads(r.stdout)
 
 
-@settings(max_examples=200, deadline=2000, suppress_health_check=[HealthCheck.too_slow], database=None)
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow], database=None)
 @given(st.one_of(documents, mutated()), st.text(max_size=40))
 def test_plain_full_report_is_what_rich_prints(doc: tuple[str, str], noise: str) -> None:
     """The full report's Rich-free path (used when the output is not a terminal) prints the

@@ -1,7 +1,9 @@
 """Hostile inputs: kdacheck reads files from repositories it does not control.
 
-Each one is handled quickly (well under 2 s in-process), with the right exit code and a clear
-message, never a traceback, never executing anything. The corpus is in tests/data/hostile/;
+Each one is handled with the right exit code and a clear message, never a traceback, never
+executing anything; the big ones in work that grows linearly with the input (an operation count
+or a ratio of two sizes, never a wall-clock limit: ``benchmarks/hostile.py --corpus`` times
+them, docs/robustness.md has the numbers). The corpus is in tests/data/hostile/;
 the big ones (50 MB, 200k flags) and the file-system oddities (symlink loops, FIFOs,
 unreadable files) are made in tmp_path.
 """
@@ -11,6 +13,7 @@ from __future__ import annotations
 import os
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -21,21 +24,36 @@ from kdacheck.flags import NEWEST
 from kdacheck.lint import Options, lint_path, lint_text
 
 HOSTILE = Path(__file__).resolve().parent / "data" / "hostile"
-LIMIT_S = 2.0
 MARKER = "kdacheck-pwned"  # what the !!python payloads would create in the working directory
 
 runner = CliRunner()
 
 
 def invoke(*args: str, input: str | None = None):  # type: ignore[no-untyped-def]
-    t0 = time.monotonic()
     r = runner.invoke(app, ["lint", "--output-format", "concise", *args], input=input, env={"NO_COLOR": "1", "GITHUB_ACTIONS": ""})
-    elapsed = time.monotonic() - t0
     assert r.exception is None or isinstance(r.exception, SystemExit), repr(r.exception)
     assert "Traceback" not in r.output
     assert "internal error" not in r.output
-    assert elapsed < LIMIT_S, f"{args}: {elapsed:.2f} s"
     return r
+
+
+def _best_of(n: int, fn: Callable[[], object]) -> float:
+    best = float("inf")
+    for _ in range(n):
+        t0 = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - t0)
+    return best
+
+
+def assert_linear(make: Callable[[int], str], small: int, name: str = "x.sh") -> None:
+    """Linting ``make(10 * small)`` costs at most 3x the linear share of linting ``make(small)``
+    (a ratio of two timings in one process, the best of two each: quadratic work is 10x over)."""
+    texts = {n: make(n) for n in (small, 10 * small)}
+    opts = Options(version=NEWEST)
+    lint_text(texts[small], name, opts)  # caches warm
+    t_small, t_big = (_best_of(2, lambda n=n: lint_text(texts[n], name, opts)) for n in (small, 10 * small))
+    assert t_big < 30 * t_small, f"{t_big:.3f} s for 10x the input of {t_small:.3f} s"
 
 
 # (file, exit code, text the output must contain)
@@ -161,12 +179,17 @@ def test_two_hundred_thousand_flags_in_a_script(tmp_path: Path) -> None:
     assert "more than 50,000 shell words" in r.output
 
 
+@pytest.mark.slow
 def test_twenty_thousand_repeated_flags_are_linted(tmp_path: Path) -> None:
     p = tmp_path / "repeat.sh"
     p.write_text("python -m sglang.launch_server " + " ".join(["--enable-metrics"] * 20_000) + "\n")
     r = invoke(str(p))
     assert r.exit_code == 1  # ARG008, once per repetition
     assert "ARG008" in r.output
+
+
+def test_repeated_flags_cost_linear_work() -> None:
+    assert_linear(lambda n: "python -m sglang.launch_server " + " ".join(["--enable-metrics"] * n) + "\n", 1_000)
 
 
 def test_two_hundred_thousand_yaml_keys(tmp_path: Path) -> None:
@@ -177,12 +200,25 @@ def test_two_hundred_thousand_yaml_keys(tmp_path: Path) -> None:
     assert "YAML too large" in r.output
 
 
-def test_thousands_of_unknown_flags_stay_fast(tmp_path: Path) -> None:
+def test_thousands_of_unknown_flags_stay_fast(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """At most MAX_SUGGESTIONS difflib look-ups per command (~3 ms each), however many unknown
+    flags: counted, and the rest of the work linear in the flags."""
+    import difflib
+
+    from kdacheck import args
+
+    looked_up: list[str] = []
+    real = difflib.get_close_matches
+    monkeypatch.setattr(difflib, "get_close_matches", lambda word, *a, **k: looked_up.append(word) or real(word, *a, **k))
+    args._close_matches.cache_clear()
     p = tmp_path / "unknown.sh"
     p.write_text("python -m sglang.launch_server " + " ".join(f"--no-such-flag-{i} 1" for i in range(5_000)) + "\n")
     r = invoke(str(p))
     assert r.exit_code == 1
     assert "did you mean" in r.output or "unrecognized argument" in r.output
+    assert 0 < len(looked_up) <= args.MAX_SUGGESTIONS, len(looked_up)
+    monkeypatch.undo()
+    assert_linear(lambda n: "python -m sglang.launch_server " + " ".join(f"--no-such-flag-{i} 1" for i in range(n)) + "\n", 500)
 
 
 def test_many_launch_commands_in_one_file(tmp_path: Path) -> None:
@@ -309,7 +345,6 @@ def test_pure_python_yaml_loader_is_protected_too(monkeypatch: pytest.MonkeyPatc
 
     monkeypatch.setattr(yamlfiles, "_LOADER", yaml.SafeLoader)
     monkeypatch.setattr(yamlfiles, "_last", None)
-    t0 = time.monotonic()
     for text, message in (
         ("[" * 100_000 + "]" * 100_000, "nested deeper than 64 levels"),
         ((HOSTILE / "billion-laughs.yaml").read_text(), "alias-expanding"),
@@ -317,7 +352,6 @@ def test_pure_python_yaml_loader_is_protected_too(monkeypatch: pytest.MonkeyPatc
     ):
         result = lint_text(text, "x.yaml", Options(version=NEWEST))
         assert message in (result.error or ""), result.error
-    assert time.monotonic() - t0 < 3 * LIMIT_S
 
 
 def test_degenerate_geometry_with_a_gpu_does_not_divide_by_zero() -> None:

@@ -7,7 +7,6 @@ import json
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -72,6 +71,7 @@ def test_adaptive_config_is_read_beside_the_launch_file(tmp_path: Path) -> None:
     assert values["kdacheck.adaptive_candidates"]["value"] == [2, 5, 9], values["kdacheck.adaptive_candidates"]
 
 
+@pytest.mark.slow
 def test_names_with_newlines_and_escapes_are_shown_escaped(tmp_path: Path) -> None:
     (tmp_path / "x\n::error file=a.sh::pwned\x1b]0;t\x07.sh").write_text(KIMI + "\n")
     (tmp_path / "dep.yaml").write_text(
@@ -94,19 +94,15 @@ def test_names_with_newlines_and_escapes_are_shown_escaped(tmp_path: Path) -> No
 
 
 def test_stdin_stops_at_the_budget(tmp_path: Path) -> None:
-    t = time.time()
     p = _kdacheck("lint", "-", cwd=tmp_path, stdin=b"\0" * (11 << 20))
     assert p.returncode == 2 and b"over the" in p.stderr + p.stdout
-    assert time.time() - t < 20
 
 
 def test_backtracking_gitignore_line_is_linear(tmp_path: Path) -> None:
     (tmp_path / ".git").mkdir()
     (tmp_path / ".gitignore").write_text("****************x\n[z-a]\n[!]\n")
     (tmp_path / ("a" * 35 + ".sh")).write_text(KIMI + "\n")
-    t = time.time()
-    p = _kdacheck("lint", ".", cwd=tmp_path)
-    assert time.time() - t < 10
+    p = _kdacheck("lint", ".", cwd=tmp_path)  # the matcher's steps: tests/test_hostile_budgets.py counts them
     assert p.returncode == 1, p.stderr  # the file is linted (no line above ignores it), no internal error
     assert b"internal error" not in p.stderr + p.stdout
 
@@ -115,9 +111,7 @@ def test_huge_model_counts_end_fast_with_an_error_naming_the_field(tmp_path: Pat
     data = json.loads((ROOT / "tests/data/models/kimi-linear-48b/config.json").read_text())
     data["linear_attn_config"]["num_heads"] = 10**15 + 1
     (tmp_path / "config.json").write_text(json.dumps(data))
-    t = time.time()
-    p = _kdacheck("lint", "--model", str(tmp_path), "--cmd", KIMI, cwd=tmp_path)
-    assert time.time() - t < 10
+    p = _kdacheck("lint", "--model", str(tmp_path), "--cmd", KIMI, cwd=tmp_path)  # the timeout: a hang guard
     assert p.returncode == 2 and b"num_heads" in p.stderr + p.stdout
 
 
@@ -125,9 +119,7 @@ def test_run_takes_the_files_counts_under_its_limits(tmp_path: Path) -> None:
     (tmp_path / "run.sh").write_text("python -m sglang.launch_server --model-path moonshotai/Kimi-Linear-48B-A3B-Instruct "
                                      "--speculative-algorithm EAGLE --speculative-num-steps 19999 --speculative-eagle-topk 1 "
                                      "--speculative-num-draft-tokens 20000\n")
-    t = time.time()
-    p = _kdacheck("run", "--args", "run.sh", "--device", "cpu", cwd=tmp_path)
-    assert time.time() - t < 30
+    p = _kdacheck("run", "--args", "run.sh", "--device", "cpu", cwd=tmp_path)  # refused before any kernel runs
     assert p.returncode == 2 and b"must be between" in p.stderr
 
 

@@ -1,8 +1,10 @@
-"""The lint path stays light: no torch, triton or numpy; and its fast start (kdacheck.fastpath)
-does exactly what Typer does with the same command line."""
+"""The lint path stays light: no torch, triton or numpy; its fast start (kdacheck.fastpath)
+imports neither Typer nor Rich and does exactly what Typer does with the same command line;
+its plain option table (kdacheck.lint_options) is cli.lint's Typer declarations."""
 
 from __future__ import annotations
 
+import inspect
 import os
 import subprocess
 import sys
@@ -10,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from kdacheck import cli, fastpath
+from kdacheck import cli, fastpath, lint_command, lint_options
 from kdacheck.report import FORMATS
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -25,6 +27,7 @@ def _python(code: str, *args: str, env: dict[str, str] | None = None) -> subproc
     )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fmt", list(FORMATS))
 def test_lint_never_imports_torch_triton_or_numpy(fmt: str) -> None:
     code = (
@@ -65,6 +68,7 @@ def _both(*argv: str, stdin: str | None = None) -> tuple[subprocess.CompletedPro
     return runs[0], runs[1]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "argv",
     [
@@ -90,16 +94,48 @@ def test_fast_path_matches_typer(argv: tuple[str, ...]) -> None:
 def test_fast_parser_declines_what_it_does_not_copy() -> None:
     for argv in (["--help"], ["-h"], ["--sel", "A"], ["--output-format", "xml"], ["--cmd"], ["-1"], ["--run-after"]):
         with pytest.raises(fastpath._Unsure):
-            fastpath.parse(argv, cli.lint)
+            fastpath.parse(argv)
 
 
 def test_fast_parser_reads_what_typer_reads() -> None:
-    kw = fastpath.parse(["a.sh", "--select", "A,B", "--select=C", "--run", "b.yaml", "--output-format", "json", "--", "-x.sh"], cli.lint)
+    kw = fastpath.parse(["a.sh", "--select", "A,B", "--select=C", "--run", "b.yaml", "--output-format", "json", "--", "-x.sh"])
     assert kw["paths"] == ["a.sh", "b.yaml", "-x.sh"]
     assert kw["select"] == ["A,B", "C"]
     assert kw["run_after"] is True and kw["show_resolved"] is False
-    assert kw["output_format"] is cli.OutputFormat.json
+    assert kw["output_format"] == "json"
     assert kw["failure_threshold"] is None
+
+
+def test_option_table_is_cli_lints_typer_declarations() -> None:
+    """kdacheck/lint_options.py is generated from cli.lint; regenerate it when this fails:
+    python -m kdacheck.fastpath > kdacheck/lint_options.py"""
+    assert fastpath.declared_options(cli.lint) == lint_options.OPTIONS, fastpath.render_table(fastpath.declared_options(cli.lint))
+
+
+def test_run_lint_takes_cli_lints_parameters() -> None:
+    typer_side = inspect.signature(cli.lint).parameters
+    plain_side = inspect.signature(lint_command.run_lint).parameters
+    assert list(plain_side) == list(typer_side) == [row[0] for row in lint_options.OPTIONS]
+    for name, p in plain_side.items():
+        assert p.kind is inspect.Parameter.KEYWORD_ONLY and p.default == typer_side[name].default, name
+
+
+FAST = ["concise", *(pytest.param(f, marks=pytest.mark.slow) for f in FORMATS if f != "concise")]
+
+
+@pytest.mark.parametrize("fmt", FAST)
+def test_the_fast_path_imports_neither_typer_nor_rich(fmt: str) -> None:
+    """`kdacheck lint FILE` (not a terminal) loads no Typer, Click, Rich or Pydantic module:
+    read from ``-X importtime``, which names every module imported."""
+    p = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "kdacheck", "lint", EXAMPLE, "--output-format", fmt],
+        capture_output=True, text=True, cwd=ROOT, timeout=120, env={**os.environ, "NO_COLOR": "1", "GITHUB_ACTIONS": ""},
+    )
+    assert p.returncode in (0, 1), p.stderr[-2000:]
+    imported = {line.rsplit("|", 1)[-1].strip() for line in p.stderr.splitlines() if line.startswith("import time:")}
+    assert "kdacheck.lint_command" in imported  # the fast path ran
+    heavy = sorted(m for m in imported if m.split(".")[0] in ("typer", "rich", "click", "pydantic", "kdacheck.cli") or m == "kdacheck.cli")
+    assert heavy == [], heavy
 
 
 def test_kernel_cases_and_run_plans_need_no_torch() -> None:

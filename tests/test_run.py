@@ -12,6 +12,7 @@ from typer.testing import CliRunner
 from kdacheck import runner
 from kdacheck.cli import app
 from kdacheck.findings import InputError
+from tests.helpers import count_calls
 
 cli = CliRunner()
 
@@ -50,6 +51,7 @@ def run_json(*args: str) -> tuple[int, dict]:  # type: ignore[type-arg]
     return r.exit_code, json.loads(r.stdout)
 
 
+@pytest.mark.slow
 def test_chain_steps3_topk1_passes_both_kernels() -> None:
     code, doc = run_json("--steps", "3", "--topk", "1")
     assert code == 0, doc
@@ -62,6 +64,7 @@ def test_chain_steps3_topk1_passes_both_kernels() -> None:
     assert verify["timing_method"] == "wall clock (interpreter)"
 
 
+@pytest.mark.slow
 def test_tree_steps4_topk8_passes() -> None:
     code, doc = run_json("--steps", "4", "--topk", "8")
     assert code == 0, doc
@@ -69,12 +72,14 @@ def test_tree_steps4_topk8_passes() -> None:
     assert verify["shapes"]["tree"] is True and verify["shapes"]["T"] == 33
 
 
+@pytest.mark.slow
 def test_buffer_steps_reproduces_kda001() -> None:
     r = run("--steps", "4", "--topk", "1", "--buffer-steps", "3")
     assert r.exit_code == 1
     assert "KDA verify needs 5 scratch steps, but intermediate_ssm only has 3." in r.stdout
 
 
+@pytest.mark.slow
 def test_args_flashinfer_row_map_is_refused(tmp_path: Path) -> None:
     f = tmp_path / "kda002.yaml"
     f.write_text(KDA002_ARGS)
@@ -86,6 +91,7 @@ def test_args_flashinfer_row_map_is_refused(tmp_path: Path) -> None:
     )
 
 
+@pytest.mark.slow
 def test_args_fused_accept_passes(tmp_path: Path) -> None:
     f = tmp_path / "fused.yaml"
     f.write_text(KDA002_ARGS + "disable-radix-cache: true\n")
@@ -93,6 +99,7 @@ def test_args_fused_accept_passes(tmp_path: Path) -> None:
     assert code == 0, doc
 
 
+@pytest.mark.slow
 def test_args_hisparse_plan_capacity(tmp_path: Path) -> None:
     f = tmp_path / "hisparse.yaml"
     f.write_text(HISPARSE_ARGS)
@@ -129,6 +136,7 @@ def test_row_map_like_sglang() -> None:
     assert runner.sglang_row_map(48, 48, 48) == list(range(48))
 
 
+@pytest.mark.slow
 def test_gdn_flashinfer_under_dp_attention_is_not_refused(tmp_path: Path) -> None:
     # SGLang 0.5.23's GDN FlashInfer verify copies non-identity rows through a scratch
     # (layers/attention/linear/kernels/gdn_flashinfer.py, copy_verify_intermediate_rows): the
@@ -142,6 +150,7 @@ def test_gdn_flashinfer_under_dp_attention_is_not_refused(tmp_path: Path) -> Non
     assert not verify["shapes"]["flashinfer_compat"] and verify["error"] is None
 
 
+@pytest.mark.slow
 def test_buffer_steps_on_the_triton_path_is_silent_corruption() -> None:
     r = run("--steps", "4", "--topk", "1", "--buffer-steps", "3", "--verify-backend", "triton")
     assert r.exit_code == 1, r.stdout
@@ -171,12 +180,11 @@ def test_host_memory_honours_cgroup_and_ulimit(monkeypatch: pytest.MonkeyPatch) 
 
 
 WORK_PROBE = """
-import sys, time
+import sys
 from typer.testing import CliRunner
 from kdacheck.cli import app
-t = time.perf_counter()
 r = CliRunner().invoke(app, ["run", "--device", "{device}", *sys.argv[1:]])
-print(r.exit_code, "torch" in sys.modules, round(time.perf_counter() - t, 3))
+print(r.exit_code, "torch" in sys.modules)
 print(r.output)
 """
 
@@ -193,10 +201,25 @@ def test_work_budget_refuses_before_importing_torch(args: list[str]) -> None:
     import sys
 
     p = subprocess.run([sys.executable, "-c", WORK_PROBE.format(device="cpu"), *args], capture_output=True, text=True, timeout=60)
-    code, torch_loaded, seconds = p.stdout.split("\n", 1)[0].split()
+    code, torch_loaded = p.stdout.split("\n", 1)[0].split()
     assert (code, torch_loaded) == ("2", "False"), p.stdout + p.stderr
-    assert float(seconds) < 1.0
     assert "estimated work is" in p.stdout and "over the budget of" in p.stdout and "--work-budget" in p.stdout
+
+
+def test_the_work_estimate_does_not_grow_with_the_work() -> None:
+    """Pricing hours of work costs what pricing seconds does: the plan and the estimate are
+    closed-form in the batch (an operation count; the 0.2 s it takes is in docs/robustness.md,
+    measured by benchmarks/hostile.py's run-at-every-limit)."""
+    from kdacheck import runner
+
+    def price(batch: int) -> None:
+        plans = [runner.plan_from_options(64, 16, None, batch, None, 1, None, None, True)]
+        with pytest.raises(InputError, match="over the budget"):
+            runner.check_work(plans, "cpu")
+
+    price(4096)  # the model table and flag caches, once
+    small, big = count_calls(lambda: price(2048)), count_calls(lambda: price(4096))
+    assert big < 1.5 * small, (small, big)
 
 
 def test_work_estimate_counts_the_case() -> None:
@@ -229,6 +252,7 @@ speculative-num-draft-tokens: 4
 """
 
 
+@pytest.mark.slow
 def test_nemotron_h_runs_a_mamba2_verify_case(tmp_path: Path) -> None:
     f = tmp_path / "nemotron.yaml"
     f.write_text(NEMOTRON_ARGS)
@@ -239,12 +263,14 @@ def test_nemotron_h_runs_a_mamba2_verify_case(tmp_path: Path) -> None:
     assert doc["cases"][0]["shapes"]["T"] == 4 and doc["cases"][0]["passed"]
 
 
+@pytest.mark.slow
 def test_mamba2_short_scratch_is_silent_corruption() -> None:
     r = run("--model", "nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16", "--steps", "4", "--buffer-steps", "3")
     assert r.exit_code == 1, r.output
     assert "silent corruption" in r.output and "selective_state_update" in r.output
 
 
+@pytest.mark.slow
 def test_junit_output_has_one_case_per_kernel_check() -> None:
     import xml.etree.ElementTree as ET
 
@@ -258,6 +284,7 @@ def test_junit_output_has_one_case_per_kernel_check() -> None:
     assert all("." not in (c.get("classname") or "") for c in cases)
 
 
+@pytest.mark.slow
 def test_full_report_streams_each_case_as_it_finishes(monkeypatch: pytest.MonkeyPatch) -> None:
     """The first case's table is written (and flushed) before the second case starts."""
     from kdacheck.kernels import harness

@@ -86,6 +86,7 @@ def test_sglang_refusal_is_reported_with_its_place(tmp_path: Path) -> None:
     assert "PAR001" in p.stdout  # kdacheck's own rule names the same cause
 
 
+@pytest.mark.slow
 def test_sglang_agreement_and_a_difference(tmp_path: Path) -> None:
     site, kimi = _fake_site(tmp_path), _plain_model(tmp_path)
     clean = _lint(site, "--model", str(kimi), "--cmd", f"python -m sglang.launch_server --model-path {kimi} --tp-size 4")

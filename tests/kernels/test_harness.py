@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import time
 
 import pytest
 import torch
@@ -22,6 +21,8 @@ from kdacheck.kernels.harness import (
     run_gather,
     run_verify,
 )
+
+pytestmark = pytest.mark.slow  # the kernels in Triton's interpreter (python -m pytest -q -m 'not slow' skips them)
 
 RESULT_KEYS = {
     "kernel", "shapes", "bytes_moved", "time_s", "timing_method", "bandwidth_gbs",
@@ -89,12 +90,16 @@ def test_gather_case_passes_on_cpu(seed: int) -> None:
     assert set(res.to_dict()) >= RESULT_KEYS
 
 
-def test_gather_hsp003_capacity_is_cheap() -> None:
-    """--plan-capacity 2048 with D=4, top_k=2048: refused before the caches are allocated."""
+def test_gather_hsp003_capacity_is_cheap(monkeypatch: pytest.MonkeyPatch) -> None:
+    """--plan-capacity 2048 with D=4, top_k=2048: refused before the caches are allocated
+    (the inputs and the host tier, B * max_seq items, are never built)."""
+    from kdacheck.kernels import harness
+
+    built: list[object] = []
+    monkeypatch.setattr(harness, "gather_inputs", lambda *a: built.append(a))
     case = GatherCase(B=48, D=4, top_k=2048, max_seq=200_000, plan_capacity=2048)
-    t0 = time.perf_counter()
     res = run_gather(case, "cpu")
-    assert time.perf_counter() - t0 < 5
+    assert built == []
     assert res.error == (
         "speculative miss_src/miss_dst must have shape [batch, >= steps * top_k] (capacity 8192)."
     )

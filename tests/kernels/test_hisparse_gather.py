@@ -15,6 +15,8 @@ from kdacheck.kernels import canary as cn
 from kdacheck.kernels import hisparse_gather as hg
 from kdacheck.kernels.hisparse_gather_ref import hisparse_spec_gather_reference
 
+pytestmark = pytest.mark.slow  # the kernels in Triton's interpreter (python -m pytest -q -m 'not slow' skips them)
+
 
 @dataclass
 class Setup:

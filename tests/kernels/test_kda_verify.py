@@ -22,6 +22,8 @@ from kdacheck.kernels.kda_verify import (
 )
 from kdacheck.kernels.kda_verify_ref import kda_verify_reference
 
+pytestmark = pytest.mark.slow  # the kernels in Triton's interpreter (python -m pytest -q -m 'not slow' skips them)
+
 F32, BF16 = torch.float32, torch.bfloat16
 
 

@@ -11,6 +11,8 @@ from typing import Any
 import pytest
 from kdacheck.kernels.harness import GatherCase, VerifyCase, run_gather, run_verify
 
+pytestmark = pytest.mark.slow  # the kernels in Triton's interpreter (python -m pytest -q -m 'not slow' skips them)
+
 KIMI: dict[str, Any] = {"Kd": 128, "Vd": 128}
 
 # fmt: off

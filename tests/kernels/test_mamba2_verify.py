@@ -8,6 +8,8 @@ from kdacheck.kernels.cases import Mamba2Case
 from kdacheck.kernels.harness import TOLERANCE, run_mamba2
 from kdacheck.kernels.mamba2_verify import mamba2_verify
 
+pytestmark = pytest.mark.slow  # the kernels in Triton's interpreter (python -m pytest -q -m 'not slow' skips them)
+
 
 @pytest.mark.parametrize(
     "case",

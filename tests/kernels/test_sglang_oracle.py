@@ -27,6 +27,8 @@ import torch
 from kdacheck.kernels.kda_verify import kda_verify
 from kdacheck.kernels.mamba2_verify import mamba2_verify
 
+pytestmark = pytest.mark.slow  # the kernels in Triton's interpreter (python -m pytest -q -m 'not slow' skips them)
+
 GOLDEN = Path(__file__).resolve().parent.parent / "golden" / "kernels"
 AGREE = 1e-6  # ||ours - SGLang|| / ||SGLang|| per tensor; both accumulate in fp32 (measured ≤ 3e-7)
 
