@@ -422,6 +422,8 @@ def _expand_one(exp: str, env: Env, quoted: bool) -> tuple[str | None, str]:
     if exp.startswith(("$(", "`")):
         return None, f"`{exp[:40]}` is a command substitution (never run)"
     body = exp[1:]
+    if _ARRAY_REF.match(body):
+        return _array_ref(exp, env)
     m = _PARAM.match(body) if body.startswith("{") else None
     name, op, arg = (m.group(1), m.group(2), m.group(3) or "") if m else (body, None, "")
     if not _NAME.fullmatch(name):
@@ -443,8 +445,6 @@ def _expand_one(exp: str, env: Env, quoted: bool) -> tuple[str | None, str]:
         return (_expand_text(arg, env) if is_set else ("", ""))
     if op in ("?", ":?"):
         return (value, "") if is_set else (None, f"`${name}` is unset in this file")
-    if m is None and body.startswith("{") and "[" in body:
-        return _array_ref(exp, env)
     if m is None and body.startswith("{"):
         return None, f"`{exp[:40]}` is not known statically"
     if value is None:
@@ -653,6 +653,8 @@ def _launches(items: list[Item], env: Env, path: str, kind: str, name: str, dept
             cmd = LaunchCommand(path, tokens[k:], kind, tokens[0].loc, name)
             unknown = sorted({t.unknown for t in tokens[k:] if t.unknown})
             cmd.notes += [f"{path}:{cmd.loc.line}: {why}: its value is unknown here (give it with --env NAME=VALUE)" for why in unknown]
+            cmd.unread = unread_arguments(cmd)
+            cmd.notes += [f"{u}: not read, so not checked" for u in cmd.unread]
             found.append(cmd)
             continue
         # `bash -c "..."`: the string is a script of its own, read with this file's variables
@@ -664,6 +666,23 @@ def _launches(items: list[Item], env: Env, path: str, kind: str, name: str, dept
                     found += _launches(lex(inner.text, path, inner.loc.line, inner.loc.col + 1), local.copy(), path, kind, name, depth + 1)
                     break
     return found
+
+
+def unread_arguments(cmd: LaunchCommand) -> list[str]:
+    """What could hide flags in a launch: no arguments at all after the program, or an unknown
+    expansion standing where a flag would be (not a value after a flag), as ``$ARGS`` or
+    ``"${EXTRA[@]}"`` of an array this file does not set. Each as ``place: what``."""
+    if not cmd.tokens:
+        return [f"{cmd.loc}: no arguments after the SGLang program"]
+    out = []
+    for j, t in enumerate(cmd.tokens):
+        if not t.unknown or not t.text.startswith(("$", "`")):
+            continue
+        prev = cmd.tokens[j - 1].text if j else ""
+        if prev.startswith("-") and "=" not in prev:
+            continue  # the value of a flag: the flag itself is read
+        out.append(f"{t.loc}: `{t.text[:60]}` ({t.unknown})")
+    return out
 
 
 def tokenize(text: str, path: str, line0: int = 1, col0: int = 1, env: dict[str, str] | None = None) -> list[Token]:
