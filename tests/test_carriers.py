@@ -134,3 +134,13 @@ def test_folder_walk_skips_non_launch_yaml(tmp_path: Path) -> None:
 def test_a_config_with_one_flag_is_still_a_config() -> None:
     r = lint("tp-size: 4\nmodel-path: Qwen/Qwen3-Next-80B-A3B-Instruct\nfoo: 1\n", path="c.yaml")
     assert r.error is None and "ARG001" in {f.code for f in r.findings}
+
+
+def test_folder_walk_counts_non_launch_yaml_once() -> None:
+    import subprocess
+    import sys
+
+    p = subprocess.run([sys.executable, "-m", "kdacheck", "lint", "--output-format", "concise", str(DATA)],
+                       capture_output=True, text=True, timeout=120)
+    assert "1 non-launch YAML file skipped" in p.stdout  # helm-values.yaml names SGLang; arbitrary.yaml does not
+    assert "ARG001" not in p.stdout and p.returncode == 1
