@@ -37,3 +37,4 @@ class LaunchCommand:
     notes: list[str] = field(default_factory=list)
     version_hint: tuple[str, Location] | None = None  # the SGLang version an image tag names
     side_files: dict[str, str | None] = field(default_factory=dict)  # a named file's text, read inside the tree (None: absent)
+    unread: list[str] = field(default_factory=list)  # "place: what" for arguments the reader could not read (the verdict is "not checked")

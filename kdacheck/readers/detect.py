@@ -10,7 +10,7 @@ from pathlib import Path
 
 from kdacheck import confine
 from kdacheck.findings import InputError, Location
-from kdacheck.readers import yamlfiles
+from kdacheck.readers import carriers, yamlfiles
 from kdacheck.readers.base import LaunchCommand, Token
 from kdacheck.readers.shell import looks_like_shell_launch, read_shell, tokenize
 
@@ -142,8 +142,18 @@ def _read(text: str, path: str, env: dict[str, str] | None = None, allow_outside
             return out
         if yamlfiles.is_compose(docs[0]):
             return yamlfiles.read_compose(docs[0], path, text.splitlines(), env, allow_outside)
+        carried = carriers.read(docs[0], path, text.splitlines(), env) if len(docs) == 1 else None
+        if carried is not None:
+            if not carried:
+                what = f"{carriers.NAMES[carriers.kind_of(docs[0]) or '']} that starts no SGLang server"
+                raise InputError(carriers.not_a_launch_configuration(path, what))
+            return carried
         if len(docs) > 1:
             raise InputError(f"{path}: several YAML documents, but no Kubernetes manifest among them")
+        if not carriers.config_like(docs[0]):
+            yamlfiles.to_python(docs[0], yamlfiles._Budget(path))  # too deep or too big is said first, as for a --config
+            raise InputError(carriers.not_a_launch_configuration(
+                path, "a YAML document that is neither an SGLang --config (no key is an SGLang flag) nor a file known to carry a launch"))
         return [yamlfiles.read_config(docs[0], path)]
     cmds = read_shell(text, path, env)
     if not cmds and text.lstrip().startswith("--"):

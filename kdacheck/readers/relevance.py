@@ -7,39 +7,13 @@ linted into a pile of ARG001s.
 
 from __future__ import annotations
 
-import functools
 import re
 
 import yaml
 
 from kdacheck.findings import InputError
+from kdacheck.readers.carriers import kind_of, plausible_config_keys
 from kdacheck.readers.detect import YAML_SUFFIXES
-
-
-@functools.cache
-def _flag_names() -> tuple[frozenset[str], frozenset[str]]:
-    """SGLang flag names without dashes, in dash and underscore spelling: (multi-word, one-word)."""
-    from kdacheck import flags
-
-    names: set[str] = set()
-    for v in flags.KNOWN_VERSIONS:
-        for opt in flags.table(v).by_option:
-            if opt.startswith("--"):
-                names.add(opt[2:])
-                names.add(opt[2:].replace("-", "_"))
-    multi = frozenset(n for n in names if "-" in n or "_" in n)
-    return multi, frozenset(names - multi)
-
-
-def plausible_config_keys(keys: list[str]) -> bool:
-    """A mapping is plausibly an SGLang ``--config`` when a key is a multi-word SGLang flag
-    (``model-path``, ``tp_size``), or when more than half its keys (two or more) are one-word flags
-    (``model``, ``port``, ``host`` alone are too common elsewhere)."""
-    multi, single = _flag_names()
-    if any(k in multi for k in keys):
-        return True
-    return len(keys) >= 2 and 2 * sum(k in single for k in keys) > len(keys)
-
 
 _TOP_KEY = re.compile(r"^([A-Za-z0-9_-]+)\s*:", re.M)
 
@@ -63,6 +37,8 @@ def relevant(path: str, text: str) -> bool:
         return False
     if any(yamlfiles.is_kubernetes(d) or yamlfiles.is_compose(d) for d in docs):
         return "sglang" in text
+    if len(docs) == 1 and kind_of(docs[0]) is not None:
+        return "sglang" in text  # a recipe, a Truss config, a SkyPilot task, a workflow that starts SGLang
     if len(docs) == 1 and isinstance(docs[0], yaml.MappingNode):
         keys = [k.value for k, _v in docs[0].value if isinstance(k, yaml.ScalarNode)]
         return plausible_config_keys(keys)

@@ -13,6 +13,11 @@ Shell as a shell reads it, statically, never executing anything:
    from the variables set earlier in the file and ``--env``; an unquoted expansion is split
    into words. A value that stays unknown (an unset variable, a command substitution, ``$@``)
    becomes a token marked unknown, with the reason: no type error, no wrong default.
+4. **Arrays**: ``NAME=(...)`` (over lines, with comments), ``NAME+=(...)``, ``declare -a
+   NAME=(...)``; ``"${NAME[@]}"`` becomes its elements, each token placed where the element is
+   written inside the assignment; ``${NAME[*]}``, ``${NAME[i]}``, ``$NAME`` (element 0) and
+   ``${#NAME[@]}`` as bash reads them. An array used as the command (``"${CMD[@]}"`` alone) is a
+   launch like any other. Arrays are bounded (``MAX_ARRAY`` elements each).
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ _SEPARATORS = {";", "&&", "||", "|", "&", "\n"}
 MAX_TOKENS = 50_000  # a real launch line has a few hundred words
 MAX_VALUE = 100_000  # characters of one expanded word
 MAX_EXPANSIONS = 10_000
+MAX_ARRAY = 50_000  # elements of one array (appends and self-references included)
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _ASSIGN = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)=")
@@ -33,6 +39,7 @@ _SIMPLE = re.compile(r"[^ \t\r\n'\"\\;&|<>#()$`][^ \t\r\n'\"\\;&|<>$`]*(?=[ \t\r
 _PLAIN = re.compile(r"[^ \t\r\n'\"\\;&|<>$`]+")
 _DQ_PLAIN = re.compile(r'[^"\\$`]+')
 _REDIR = re.compile(r"(\d*)(>>|>&|>\||<<<|<<-|<<|<&|<>|>|<)(&?-|&\d+)?")
+_ARRAY_OPEN = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)(\+?=)\(")
 _ASSIGNING = frozenset({"export", "declare", "typeset", "readonly", "local"})
 
 
@@ -71,12 +78,25 @@ class Op:
         self.loc, self.redirect, self.needs_target = loc, redirect, needs_target
 
 
+class ArrayAssign:
+    """``NAME=(w1 w2 ...)`` or ``NAME+=(...)``: the words between the parentheses, unexpanded."""
+
+    __slots__ = ("append", "loc", "name", "words")
+
+    def __init__(self, name: str, append: bool, words: list[Word], loc: Location) -> None:
+        self.name, self.append, self.words, self.loc = name, append, words, loc
+
+
+Item = Word | Op | ArrayAssign
+
+
 class _Lexer:
     def __init__(self, text: str, path: str, line: int = 1, ls: int = 0, c0: int = 1) -> None:
         self.text, self.path = text, path
         self.line, self.ls, self.c0 = line, ls, c0  # ls: index where the current line starts; c0: its column
-        self.out: list[Word | Op] = []
+        self.out: list[Item] = []
         self.heredocs: list[tuple[str, bool]] = []  # (delimiter, strip tabs)
+        self.array: tuple[str, bool, Location, int] | None = None  # an open NAME=( : name, +=, where, index in out
 
     def loc(self, i: int) -> Location:
         return Location(self.path, self.line, self.c0 + i - self.ls)
@@ -88,7 +108,7 @@ class _Lexer:
             self.ls = at + seg.rfind("\n") + 1
             self.c0 = 1
 
-    def push(self, item: Word | Op) -> None:
+    def push(self, item: Item) -> None:
         prev = self.out[-1] if self.out else None
         if isinstance(item, Word) and isinstance(prev, Op) and prev.text.lstrip("0123456789") in ("<<", "<<-"):
             self.heredocs.append((item.raw, prev.text.endswith("-")))
@@ -152,7 +172,24 @@ class _Lexer:
                     break
         return i
 
-    def run(self) -> list[Word | Op]:
+    def open_array(self, m: re.Match[str], i: int) -> int:
+        """``NAME=(`` at ``i``: the words up to the matching ``)`` become one ArrayAssign."""
+        if self.array is not None:
+            raise InputError(f"{self.loc(i)}: `(` inside the array assignment `{self.array[0]}=(` opened at "
+                             f"{self.array[2]} (bash refuses it too)")
+        self.array = (m.group(1), m.group(2) == "+=", self.loc(i), len(self.out))
+        return m.end()
+
+    def close_array(self) -> None:
+        """The ``)`` of an open array: its words (newlines and separators inside are blanks)."""
+        assert self.array is not None
+        name, append, loc, k = self.array
+        words = [w for w in self.out[k:] if isinstance(w, Word)]
+        del self.out[k:]
+        self.array = None
+        self.push(ArrayAssign(name, append, words, loc))
+
+    def run(self) -> list[Item]:
         text, n, i = self.text, len(self.text), 0
         parts: list[Part] = []
         start: Location | None = None
@@ -165,7 +202,15 @@ class _Lexer:
 
         while i < n:
             if start is None:
-                m = _SIMPLE.match(text, i)
+                a = _ARRAY_OPEN.match(text, i)
+                if a is not None:
+                    i = self.open_array(a, i)
+                    continue
+                if self.array is not None and text[i] == ")":
+                    self.close_array()
+                    i += 1
+                    continue
+                m = _SIMPLE.match(text, i) if self.array is None else None
                 if m is not None:
                     self.push(Word([Part(m.group())], self.loc(i)))
                     i = m.end()
@@ -250,11 +295,20 @@ class _Lexer:
                 i += 1
                 continue
             start = start or self.loc(i)
+            if ch == ")" and self.array is not None:  # `x)`: the word ends, then the array
+                end_word()
+                self.close_array()
+                i += 1
+                continue
             m = _PLAIN.match(text, i)
             seg = m.group() if m else ch
+            if self.array is not None and ")" in seg:
+                seg = seg[: seg.index(")")] or ch
             parts.append(Part(seg))
             i += len(seg)
         end_word()
+        if self.array is not None:
+            raise InputError(f"{self.array[2]}: unterminated `(` of the array `{self.array[0]}`")
         return self.out
 
     def double_quoted(self, i: int, parts: list[Part]) -> int:
@@ -284,7 +338,7 @@ class _Lexer:
         raise InputError(f"{self.path}:{self.line}: unterminated \" quote")
 
 
-def lex(text: str, path: str, line0: int = 1, col0: int = 1) -> list[Word | Op]:
+def lex(text: str, path: str, line0: int = 1, col0: int = 1) -> list[Item]:
     return _Lexer(text, path, line0, 0, col0).run()
 
 
@@ -297,16 +351,64 @@ class Env:
     def __init__(self, initial: dict[str, str] | None = None) -> None:
         self.values: dict[str, str] = dict(initial or {})
         self.where: dict[str, Location | None] = dict.fromkeys(self.values)
+        self.arrays: dict[str, list[Token]] = {}  # bash arrays: each element a token placed where it is written
         self.count = 0
 
     def copy(self) -> Env:
         e = Env(self.values)
         e.where = dict(self.where)
+        e.arrays = dict(self.arrays)  # lists are replaced on assignment, never changed in place
         return e
 
     def set(self, name: str, value: str, loc: Location | None) -> None:
         self.values[name] = value[:MAX_VALUE]
         self.where[name] = loc
+        self.arrays.pop(name, None)  # a plain assignment makes it a plain variable again
+
+    def set_array(self, name: str, elements: list[Token], append: bool, loc: Location) -> None:
+        """``NAME=(...)`` or ``NAME+=(...)`` (a plain variable appended to becomes element 0)."""
+        old: list[Token] = []
+        if append:
+            old = self.arrays.get(name) or ([Token(self.values[name], loc)] if name in self.values else [])
+        new = old + elements
+        if len(new) > MAX_ARRAY:
+            raise InputError(f"{loc}: the array `{name}` grows past {MAX_ARRAY:,} elements; refusing")
+        self.arrays[name] = new
+        self.where[name] = loc
+        if new and new[0].unknown is None:
+            self.values[name] = new[0].text  # `$NAME` is element 0
+        else:
+            self.values.pop(name, None)
+
+
+_ARRAY_REF = re.compile(r"\{(#?)([A-Za-z_][A-Za-z0-9_]*)\[([^\]]*)\]\}\Z")
+
+
+def _array_ref(exp: str, env: Env) -> tuple[str | None, str]:
+    """(value or None when unknown, why) for ``${NAME[...]}`` and ``${#NAME[@]}``."""
+    m = _ARRAY_REF.match(exp[1:])
+    if m is None:
+        return None, f"`{exp[:40]}` is not known statically"
+    count, name, index = m.groups()
+    elements = env.arrays.get(name)
+    if elements is None:
+        if name in env.values and index in ("0", "@", "*") and not count:
+            return env.values[name], ""  # a plain variable is an array of one
+        return None, f"`{exp[:40]}` is unset in this file"
+    if count:
+        return (str(len(elements)), "") if index in ("@", "*") else (None, f"`{exp[:40]}` is not known statically")
+    if index in ("@", "*"):
+        chosen = elements
+    elif re.fullmatch(r"-?[0-9]+", index) and -len(elements) <= int(index) < len(elements):
+        chosen = [elements[int(index)]]
+    elif re.fullmatch(r"-?[0-9]+", index):
+        return "", ""  # past the end: empty, as in bash
+    else:
+        return None, f"`{exp[:40]}`: an index kdacheck does not compute"
+    unknown = next((t.unknown for t in chosen if t.unknown), None)
+    if unknown:
+        return None, unknown
+    return " ".join(t.text for t in chosen), ""
 
 
 _PARAM = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?[-=+?])(.*))?\}\Z", re.S)
@@ -320,6 +422,8 @@ def _expand_one(exp: str, env: Env, quoted: bool) -> tuple[str | None, str]:
     if exp.startswith(("$(", "`")):
         return None, f"`{exp[:40]}` is a command substitution (never run)"
     body = exp[1:]
+    if _ARRAY_REF.match(body):
+        return _array_ref(exp, env)
     m = _PARAM.match(body) if body.startswith("{") else None
     name, op, arg = (m.group(1), m.group(2), m.group(3) or "") if m else (body, None, "")
     if not _NAME.fullmatch(name):
@@ -370,6 +474,9 @@ def expand(word: Word, env: Env) -> list[Token]:
     """The tokens one word becomes: unquoted expansions split into words, unknowns marked."""
     if word.literal is not None:
         return [Token(word.literal, word.loc)]
+    elements = _whole_array(word, env)
+    if elements is not None:
+        return elements
     fields: list[str] = [""]
     unknown = ""
     for p in word.parts:
@@ -399,12 +506,37 @@ def expand(word: Word, env: Env) -> list[Token]:
     return [Token(f, word.loc, unknown=unknown or None) for f in fields]
 
 
+def _whole_array(word: Word, env: Env) -> list[Token] | None:
+    """A word that is one ``${NAME[@]}`` (or unquoted ``${NAME[*]}``) of a known array: its
+    elements as tokens, each where it is written (unquoted: split further); else None."""
+    if len(word.parts) != 1 or not word.parts[0].expansion:
+        return None
+    p = word.parts[0]
+    m = _ARRAY_REF.match(p.text[1:]) if p.text.startswith("${") else None
+    if m is None or m.group(1) or m.group(3) not in ("@", "*") or m.group(2) not in env.arrays:
+        return None
+    if p.quote and m.group(3) == "*":
+        return None  # one word, the elements joined
+    env.count += 1
+    if env.count > MAX_EXPANSIONS:
+        raise InputError("more than 10,000 shell expansions")
+    out: list[Token] = []
+    for t in env.arrays[m.group(2)]:
+        if p.quote or t.unknown:
+            out.append(t)
+        else:
+            out += [Token(piece, t.loc) for piece in t.text.split()]
+    if len(out) > MAX_TOKENS:
+        raise InputError(f"{word.loc}: an array expanding to more than {MAX_TOKENS:,} words")
+    return out
+
+
 # --- commands -----------------------------------------------------------------------------------
 
 
-def _simple_commands(items: list[Word | Op]) -> list[list[Word]]:
+def _simple_commands(items: list[Item]) -> list[list[Word | ArrayAssign]]:
     """Split at separators; drop redirections and their targets."""
-    out: list[list[Word]] = [[]]
+    out: list[list[Word | ArrayAssign]] = [[]]
     skip_target = False
     for it in items:
         if isinstance(it, Op):
@@ -429,6 +561,11 @@ def _assignment(w: Word) -> tuple[str, Word] | None:
         return None
     rest = [Part(first.text[m.end():]), *w.parts[1:]]
     return m.group(1), Word(rest, w.loc)
+
+
+def _assign_array(a: ArrayAssign, env: Env) -> None:
+    """Set an array from its words, expanded now (as bash does at the assignment)."""
+    env.set_array(a.name, [t for w in a.words for t in expand(w, env)], a.append, a.loc)
 
 
 def _value(w: Word, env: Env) -> str | None:
@@ -471,26 +608,37 @@ def read_shell(text: str, path: str, env: dict[str, str] | None = None, line0: i
     return _launches(lex(text, path, line0, col0), Env(env), path, kind, name, 0)
 
 
-def _launches(items: list[Word | Op], env: Env, path: str, kind: str, name: str, depth: int) -> list[LaunchCommand]:
+def _launches(items: list[Item], env: Env, path: str, kind: str, name: str, depth: int) -> list[LaunchCommand]:
     found: list[LaunchCommand] = []
     for words in _simple_commands(items):
         local = env
         i = 0
-        while i < len(words) and (a := _assignment(words[i])) is not None:  # VAR=x [VAR=y] [cmd]
+        while i < len(words):  # VAR=x [VAR=y] [cmd]; NAME=(...)
+            w = words[i]
+            if isinstance(w, ArrayAssign):
+                _assign_array(w, env)
+                i += 1
+                continue
+            a = _assignment(w)
+            if a is None:
+                break
             if local is env and len(words) > i + 1:
                 local = env.copy()  # prefixes apply to that command alone
             value = _value(a[1], local)
             if value is not None:
-                local.set(a[0], value, words[i].loc)
+                local.set(a[0], value, w.loc)
             else:
                 local.values.pop(a[0], None)
             i += 1
         rest = words[i:]
         if not rest:
             continue
-        head = rest[0].literal
+        head = rest[0].literal if isinstance(rest[0], Word) else None
         if head in _ASSIGNING or head == ":":
             for w in rest[1:]:
+                if isinstance(w, ArrayAssign):
+                    _assign_array(w, env)  # declare -a NAME=(...), local NAME=(...)
+                    continue
                 a = _assignment(w)
                 if a is not None:
                     value = _value(a[1], env)
@@ -499,12 +647,14 @@ def _launches(items: list[Word | Op], env: Env, path: str, kind: str, name: str,
                 else:
                     expand(w, env)  # `: "${X:=d}"` assigns through the expansion
             continue
-        tokens = [t for w in rest for t in expand(w, env)]  # prefixes are not seen by the expansion
+        tokens = [t for w in rest if isinstance(w, Word) for t in expand(w, env)]  # prefixes are not seen by the expansion
         k = find_launch(tokens)
         if k is not None:
             cmd = LaunchCommand(path, tokens[k:], kind, tokens[0].loc, name)
             unknown = sorted({t.unknown for t in tokens[k:] if t.unknown})
             cmd.notes += [f"{path}:{cmd.loc.line}: {why}: its value is unknown here (give it with --env NAME=VALUE)" for why in unknown]
+            cmd.unread = unread_arguments(cmd)
+            cmd.notes += [f"{u}: not read, so not checked" for u in cmd.unread]
             found.append(cmd)
             continue
         # `bash -c "..."`: the string is a script of its own, read with this file's variables
@@ -518,12 +668,32 @@ def _launches(items: list[Word | Op], env: Env, path: str, kind: str, name: str,
     return found
 
 
+def unread_arguments(cmd: LaunchCommand) -> list[str]:
+    """What could hide flags in a launch: no arguments at all after the program, or an unknown
+    expansion standing where a flag would be (not a value after a flag), as ``$ARGS`` or
+    ``"${EXTRA[@]}"`` of an array this file does not set. Each as ``place: what``."""
+    if not cmd.tokens:
+        return [f"{cmd.loc}: no arguments after the SGLang program"]
+    out = []
+    for j, t in enumerate(cmd.tokens):
+        if not t.unknown or not t.text.startswith(("$", "`")):
+            continue
+        prev = cmd.tokens[j - 1].text if j else ""
+        if prev.startswith("-") and "=" not in prev:
+            continue  # the value of a flag: the flag itself is read
+        out.append(f"{t.loc}: `{t.text[:60]}` ({t.unknown})")
+    return out
+
+
 def tokenize(text: str, path: str, line0: int = 1, col0: int = 1, env: dict[str, str] | None = None) -> list[Token]:
     """Shell text as tokens (variables from ``env``; separators come back as tokens too)."""
     e = Env(env)
     out: list[Token] = []
     skip_target = False
     for it in lex(text, path, line0, col0):
+        if isinstance(it, ArrayAssign):
+            _assign_array(it, e)
+            continue
         if isinstance(it, Op):
             if it.redirect:
                 skip_target = it.needs_target

@@ -110,6 +110,10 @@ def verdict(r: FileResult) -> Line:
         what = rule.consequence if rule else "fails"
         also = f" (and {errors - 1} more error{'s' * (errors != 2)})" if errors > 1 else ""
         return [("  ✗ ", STYLE[Severity.ERROR]), (f"{what} ({first.code}){also}", "bold"), (more, "")]
+    unread = [u for cfg in r.resolved for u in cfg.cmd.unread]
+    if unread:  # never "✓ starts" on arguments that were not read
+        also = f" (and {len(unread) - 1} more)" if len(unread) > 1 else ""
+        return [("  ? ", "yellow"), ("not checked", "bold"), (f": not read: {unread[0]}{also}", ""), (more, "")]
     scratch = [
         cfg.v("intermediate_ssm_bytes") + cfg.v("intermediate_conv_window_bytes")
         for cfg in r.resolved
