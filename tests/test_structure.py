@@ -169,3 +169,16 @@ def test_kernels_are_dispatched_by_their_op() -> None:
     for path in (PKG / "runner.py", ROOT / "kernels" / "harness.py"):
         bad = [n for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1) if kinds.search(line)]
         assert not bad, f"{path.name}: {bad}"
+
+
+def test_every_package_is_installed() -> None:
+    """A non-editable install (pre-commit, the container image, pip from a commit) ships only the
+    packages pyproject.toml lists: a new package missing there is an ImportError there alone."""
+    try:
+        import tomllib
+    except ImportError:  # Python 3.10
+        import tomli as tomllib
+
+    listed = set(tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
+    found = {_module(p) for p in PKG.rglob("__init__.py")}
+    assert found <= listed, sorted(found - listed)
