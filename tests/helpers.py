@@ -104,3 +104,17 @@ def count_calls(fn: Callable[[], object]) -> int:
     finally:
         sys.setprofile(None)
     return calls
+
+
+def tree_state(folder: Path) -> dict[str, tuple[str, int, int, int]]:
+    """Every entry below ``folder``: its bytes' sha256 (a link: its target), mode, owner, group;
+    equal before and after a hostile run when nothing there was written, replaced or re-owned."""
+    import hashlib
+    import os
+
+    out = {}
+    for p in sorted(folder.rglob("*")):
+        st = p.lstat()
+        body = os.readlink(p).encode() if p.is_symlink() else b"" if p.is_dir() else p.read_bytes()
+        out[str(p.relative_to(folder))] = (hashlib.sha256(body).hexdigest(), st.st_mode, st.st_uid, st.st_gid)
+    return out

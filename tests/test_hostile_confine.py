@@ -8,13 +8,14 @@ canary in kdacheck's own environment that must never reach any output.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+
+from tests.helpers import tree_state
 
 CANARY = "kdacheck-canary-5b1e9f"
 LAUNCH = "python -m sglang.launch_server"
@@ -31,15 +32,6 @@ def kdacheck(args: list[str], cwd: Path, stdin: bytes | None = None) -> subproce
     assert CANARY not in both, "kdacheck's own environment reached its output"
     assert "Traceback" not in both and "internal error" not in both, both
     return out
-
-
-def digest(folder: Path) -> str:
-    h = hashlib.sha256()
-    for p in sorted(folder.rglob("*")):
-        h.update(str(p.relative_to(folder)).encode())
-        if p.is_file() and not p.is_symlink():
-            h.update(p.read_bytes())
-    return h.hexdigest()
 
 
 @pytest.fixture
@@ -67,12 +59,12 @@ def test_a_compose_env_file_that_links_out_is_refused_by_name(tree: tuple[Path, 
     deploy.mkdir()
     (deploy / "compose.yaml").write_text(COMPOSE)
     (deploy / ".env").symlink_to(target)
-    before = digest(outside)
+    before = tree_state(outside)
     p = kdacheck(["lint", "deploy/compose.yaml", "--output-format", fmt, "--show-resolved"], repo)
     assert p.returncode == 2
     assert ".env" in p.stdout + p.stderr and "outside the repository" in p.stdout + p.stderr
     assert "password" not in (p.stdout + p.stderr).lower()
-    assert digest(outside) == before
+    assert tree_state(outside) == before
 
 
 def test_a_compose_env_file_that_is_a_device_is_refused(tree: tuple[Path, Path]) -> None:
@@ -97,10 +89,10 @@ def test_a_launch_file_that_links_out_is_refused_not_read(tree: tuple[Path, Path
     repo, outside = tree
     (repo / "deploy").mkdir()
     (repo / "deploy" / "run.sh").symlink_to(outside / "run.sh")
-    before = digest(outside)
+    before = tree_state(outside)
     p = kdacheck(["lint", "deploy/run.sh" if how == "named" else "deploy"], repo)
     assert p.returncode == 2 and "run.sh" in p.stdout + p.stderr and "outside the repository" in p.stdout + p.stderr
-    assert digest(outside) == before
+    assert tree_state(outside) == before
     assert "outside/model" not in p.stdout + p.stderr  # not read
     assert "outside/model" in kdacheck(["lint", "deploy/run.sh", "--allow-outside"], repo).stdout
 

@@ -11,13 +11,14 @@ folders, and a command-line glob over a symlinked folder.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+
+from tests.helpers import tree_state
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
 import hostile
@@ -35,15 +36,6 @@ def _outside(tmp: Path) -> Path:
     (out / "secret.sh").write_text(f"{KIMI} --tp-size 3 # outside-secret\n")
     (out / "list").write_text("*\n")
     return out
-
-
-def _digest(folder: Path) -> str:
-    h = hashlib.sha256()
-    for p in sorted(folder.rglob("*")):
-        h.update(str(p.relative_to(folder)).encode())
-        if p.is_file() and not p.is_symlink():
-            h.update(p.read_bytes())
-    return h.hexdigest()
 
 
 def _launch(tmp: Path, rel: str = "deploy/run.sh") -> None:
@@ -151,7 +143,7 @@ def test_hostile_match_class(case: hostile.Case, tmp_path: Path) -> None:
     repo = tmp_path / "repo"
     repo.mkdir()
     outside = tmp_path / "repo-outside"
-    before = _digest(outside) if outside.exists() else None
+    before = tree_state(outside) if outside.exists() else None
     m = hostile.measure(case, repo)
     _remove_deep(repo)
     assert m.code in case.codes, (m.code, m.output[-2000:])
@@ -160,7 +152,7 @@ def test_hostile_match_class(case: hostile.Case, tmp_path: Path) -> None:
     assert "outside-secret" not in m.output and "secret.sh" not in m.output
     assert m.peak_mb < hostile.MEMORY_LIMIT_MB, m.peak_mb
     if outside.exists():
-        assert before is None or _digest(outside) == before
+        assert before is None or tree_state(outside) == before
     if case.name in ("gitignore-dev-zero", "gitignore-link-out"):
         assert "sub/.gitignore" in m.output  # the file is named
 

@@ -7,7 +7,6 @@ before and after: the pull request may point links at it, it must not change.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import subprocess
 import sys
@@ -16,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from kdacheck import confine, fix, writes
+from tests.helpers import tree_state
 
 ROOT = Path(__file__).resolve().parent.parent
 LAUNCH = "python -m sglang.launch_server --model-path moonshotai/Kimi-Linear-48B-A3B-Instruct"
@@ -29,16 +29,6 @@ def _kdacheck(*args: str, cwd: Path, stdin: bytes | None = None) -> subprocess.C
     env.pop("GITHUB_ACTIONS", None)
     return subprocess.run([sys.executable, "-m", "kdacheck", *args], cwd=cwd, input=stdin, capture_output=True,
                           timeout=300, env=env)
-
-
-def _tree(folder: Path) -> dict[str, tuple[str, int, int, int]]:
-    """Every entry below ``folder``: its bytes' sha256 (a link: its target), mode, owner, group."""
-    out = {}
-    for p in sorted(folder.rglob("*")):
-        st = p.lstat()
-        body = os.readlink(p).encode() if p.is_symlink() else b"" if p.is_dir() else p.read_bytes()
-        out[str(p.relative_to(folder))] = (hashlib.sha256(body).hexdigest(), st.st_mode, st.st_uid, st.st_gid)
-    return out
 
 
 @pytest.fixture
@@ -64,24 +54,24 @@ def outside(tmp_path: Path) -> Path:
 @pytest.mark.parametrize("target", ["gl-code-quality.json", "missing.json"])  # a live link, a dangling one
 def test_output_file_onto_a_committed_link_is_refused(repo: Path, outside: Path, target: str) -> None:
     (repo / "report.json").symlink_to(Path("..") / "outside" / target)
-    before = _tree(outside)
+    before = tree_state(outside)
     p = _kdacheck("lint", "run.sh", "--output-format", "gitlab", "-o", "report.json", cwd=repo)
     assert p.returncode == 2, p.stderr
     assert b"report.json: a symbolic link: not written" in p.stderr
-    assert _tree(outside) == before and (repo / "report.json").is_symlink()
+    assert tree_state(outside) == before and (repo / "report.json").is_symlink()
 
 
 def test_output_file_through_a_linked_folder_or_outside_is_refused(repo: Path, outside: Path) -> None:
     (repo / "reports").symlink_to(outside)
-    before = _tree(outside)
+    before = tree_state(outside)
     p = _kdacheck("lint", "run.sh", "-o", "reports/r.txt", cwd=repo)
     assert p.returncode == 2 and b"reports is a symbolic link" in p.stderr
     p = _kdacheck("lint", "run.sh", "-o", str(outside / "r.txt"), cwd=repo)
     assert p.returncode == 2 and b"outside the repository" in p.stderr
-    assert _tree(outside) == before
+    assert tree_state(outside) == before
     # named by the user, outside, with --allow-outside: written (a new file, nothing else)
     assert _kdacheck("lint", "run.sh", "-o", str(outside / "r.txt"), "--allow-outside", cwd=repo).returncode == 0
-    assert set(_tree(outside)) - set(before) == {"r.txt"} and (outside / "r.txt").read_text().startswith("run.sh")
+    assert set(tree_state(outside)) - set(before) == {"r.txt"} and (outside / "r.txt").read_text().startswith("run.sh")
 
 
 def test_output_file_replaces_a_regular_file_keeping_its_mode(repo: Path) -> None:
@@ -112,9 +102,9 @@ def test_fix_through_a_linked_folder_writes_nothing_outside(repo: Path, outside:
     (repo / "deploy").mkdir()
     (repo / "deploy" / "a.sh").write_text(ABBREVIATED)
     (repo / "deploy" / "linked").symlink_to(outside)
-    before = _tree(outside)
+    before = tree_state(outside)
     p = _kdacheck("lint", *args, "--fix", *(["--allow-outside"] if allow_outside else []), cwd=repo)
-    assert _tree(outside) == before, p.stderr
+    assert tree_state(outside) == before, p.stderr
     if b"linked/x.sh" in p.stdout + p.stderr:  # reached (a glob, a named file): refused by name, exit 2
         _refused(p, b"deploy/linked", allow_outside)
     if args != ["deploy/linked/x.sh"]:
@@ -124,18 +114,18 @@ def test_fix_through_a_linked_folder_writes_nothing_outside(repo: Path, outside:
 @pytest.mark.parametrize("allow_outside", [False, True], ids=["confined", "allow-outside"])
 def test_fix_of_a_folder_the_pull_request_made_a_link(repo: Path, outside: Path, allow_outside: bool) -> None:
     (repo / "deploy").symlink_to(outside)
-    before = _tree(outside)
+    before = tree_state(outside)
     p = _kdacheck("lint", "deploy", "--fix", *(["--allow-outside"] if allow_outside else []), cwd=repo)
-    assert _tree(outside) == before, p.stderr
+    assert tree_state(outside) == before, p.stderr
     if b"deploy/x.sh" in p.stdout + p.stderr:
         _refused(p, b"deploy", allow_outside)
 
 
 def test_fix_of_a_file_outside_the_working_directorys_repository(repo: Path, outside: Path) -> None:
-    before = _tree(outside)
+    before = tree_state(outside)
     p = _kdacheck("lint", str(outside / "x.sh"), "--fix", "--allow-outside", cwd=repo)
     assert p.returncode == 2 and b"outside the repository" in p.stderr
-    assert _tree(outside) == before
+    assert tree_state(outside) == before
 
 
 # --- standard input -----------------------------------------------------------------------------
@@ -143,13 +133,13 @@ def test_fix_of_a_file_outside_the_working_directorys_repository(repo: Path, out
 
 @pytest.mark.parametrize("name", [None, "run.sh"])
 def test_fix_of_standard_input_prints_the_fixed_text_and_touches_no_file(repo: Path, outside: Path, name: str | None) -> None:
-    before, before_repo = _tree(outside), _tree(repo)
+    before, before_repo = tree_state(outside), tree_state(repo)
     source = BOM + ABBREVIATED.replace("\n", "\r\n").encode()
     p = _kdacheck("lint", "-", *(["--stdin-filename", name] if name else []), "--fix", cwd=repo, stdin=source)
     assert p.returncode == 0, p.stderr
     assert p.stdout == BOM + FIXED.replace("\n", "\r\n").encode()  # the fixed text only, its BOM and CRLF kept
     assert b"applied 1 fix" in p.stderr and b"Checked 1 file" in p.stderr  # the report goes to stderr
-    assert _tree(repo) == before_repo and _tree(outside) == before
+    assert tree_state(repo) == before_repo and tree_state(outside) == before
 
 
 def test_fix_of_standard_input_with_other_paths_is_refused(repo: Path) -> None:

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from kdacheck.architectures.defaults import default_attention_backend
 from kdacheck.architectures.registry import architecture, register
-from kdacheck.resolve.defaults import default_attention_backend
 
 if TYPE_CHECKING:
     from kdacheck.gpus import GPU

@@ -5,8 +5,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
     from kdacheck.gpus import GPU
@@ -17,9 +16,9 @@ if TYPE_CHECKING:
 Override = Callable[["Resolved", "Model", "GPU | None", bool], None]
 
 
-@dataclass(frozen=True)
-class Architecture:
-    """What SGLang attaches to one ``architectures[0]`` name."""
+class Architecture(NamedTuple):
+    """What SGLang attaches to one ``architectures[0]`` name (a NamedTuple: built at import on
+    lint's start-up path)."""
 
     name: str
     mirrors: str  # the SGLang place the entry follows, with its version
@@ -28,7 +27,7 @@ class Architecture:
     dsa: bool = False  # ``is_deepseek_dsa``: a DSA model when its config has ``index_topk``
     hisparse: str | None = None  # HiSparse support: "dsa", "v4" (DeepSeek-V4: no speculative swap), "m3" (MiniMax M3)
     large_draft: bool = False  # speculative.py: the draft-size default SGLang gives large models
-    override: Override | None = field(default=None, compare=False)
+    override: Override | None = None
     prefix: bool = False  # ``name`` is a prefix of the names it covers
 
 
@@ -65,7 +64,7 @@ def lookup(name: str | None) -> Architecture:
         return _UNKNOWN
     found = [e for e in (EXACT.get(name), *(p for k, p in PREFIXES.items() if name.startswith(k))) if e is not None]
     if not found:
-        return replace(_UNKNOWN, name=name)
+        return _UNKNOWN._replace(name=name)
     overrides = [e.override for e in found if e.override is not None]
     assert len(overrides) <= 1, f"{name}: more than one override registered"
     merged = {k: any(getattr(e, k) for e in found) for k in ("extra_buffer", "has_state", "dsa", "large_draft")}

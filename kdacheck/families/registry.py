@@ -11,17 +11,20 @@ The readers' order is ``kdacheck.families.ORDER``; ``tests/test_families.py`` wa
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+from kdacheck.families.fields import MAX_LAYERS
 
 if TYPE_CHECKING:
     from kdacheck.families.fields import Fields
     from kdacheck.models import Family, Model
 
+# Plain NamedTuples, not dataclasses: they are built at import on lint's start-up path, where
+# each dataclass costs a generated __init__/__eq__/__repr__.
 
-@dataclass(frozen=True)
-class ConfigView:
+
+class ConfigView(NamedTuple):
     """One config.json as a reader sees it: the outer mapping, the text config (the outer one
     when there is none), the architecture, the ``model_type`` and what every model carries."""
 
@@ -33,20 +36,17 @@ class ConfigView:
     outer: Fields
     inner: Fields
     version: str
-    common: dict[str, Any] = field(default_factory=dict)  # params, weights, source, mla, dspark_draft
+    common: dict[str, Any]  # params, weights, source, mla, dspark_draft
 
     @property
     def layers(self) -> int:
         """``num_hidden_layers`` (the text config's, else the outer one's), checked where a
         reader asks for it: Nemotron-H derives its layer count from its layer list instead
         (0.5.23 ``configs/nemotron_h.py``: ``num_hidden_layers`` is deprecated and ignored)."""
-        from kdacheck.families.fields import MAX_LAYERS
-
         return self.inner.int("num_hidden_layers", self.outer.data.get("num_hidden_layers"), 1, MAX_LAYERS)
 
 
-@dataclass(frozen=True)
-class Formulas:
+class Formulas(NamedTuple):
     """The state and scratch shapes SGLang allocates for a family (per attention-TP rank)."""
 
     conv_dim: Callable[[Model, int], int]  # channels of the short convolution, all ranks, at attention TP ``tp``
@@ -55,8 +55,7 @@ class Formulas:
     state_bytes: Callable[[int, int, int, int, Model], int]  # (L, H/tp, ch/tp, SSM bytes, m): one request's state
 
 
-@dataclass(frozen=True)
-class FamilySpec:
+class FamilySpec(NamedTuple):
     family: Family
     mirrors: str  # the SGLang places the family follows
     read: Callable[[ConfigView], Model | None]  # the geometry of a config it claims, else None

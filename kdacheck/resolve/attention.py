@@ -12,9 +12,9 @@ Reads: the flags, the model's family and SSM dtype, the GPU's SM, ``disable_radi
 from __future__ import annotations
 
 from kdacheck import architectures
+from kdacheck.architectures.defaults import default_attention_backend
 from kdacheck.models import Family
 from kdacheck.resolve.core import Event, Resolved, step
-from kdacheck.resolve.defaults import default_attention_backend
 
 # Page sizes each backend accepts (0.5.23 overrides.py L1144 ``_mla_backend_page_constraints``):
 # an unlisted page, or none, becomes 64 (a warning, never an error; an explicit --page-size too).

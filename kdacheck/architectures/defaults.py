@@ -1,10 +1,14 @@
-"""SGLang's default attention backend for a model and a GPU, shared by the attention step and
-the architecture overrides (kdacheck.architectures) that consult it."""
+"""SGLang's default attention backend for a model and a GPU (0.5.23 ``model_override_base.py``),
+shared by the attention step and the architecture overrides that consult it."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from kdacheck import versions
-from kdacheck.resolve.core import Resolved
+
+if TYPE_CHECKING:
+    from kdacheck.resolve.core import Resolved
 
 
 def default_attention_backend(r: Resolved) -> str | None:
