@@ -217,3 +217,73 @@ def explain(code: Annotated[str, typer.Argument(help="A rule code, e.g. KDA002."
         hint = f" (did you mean {', '.join(close)}?)" if close else ""
         raise fail(f"unknown rule {visible_name(code[:40])!r}{hint}: see `kdacheck rules`")
     typer.echo(rule_markdown(rule))
+
+
+class PlanFormat(str, enum.Enum):
+    table = "table"
+    json = "json"
+
+
+class PlanEmit(str, enum.Enum):
+    shell = "shell"
+    yaml = "yaml"
+
+
+@app.command()
+def plan(
+    model: Annotated[str, typer.Option(metavar="MODEL", help="A preset name, a model folder or a config.json.")],
+    gpu: Annotated[str, typer.Option(metavar="GPU", help="GPU profile: h100, h200, b200, l40s, ...")],
+    tp: Annotated[int | None, typer.Option(help="Tensor-parallel size (fixed).")] = None,
+    gpus: Annotated[int | None, typer.Option(help="GPUs to lay out as TP, DP replicas or attention DP (instead of --tp).")] = None,
+    sglang_version: Annotated[str | None, typer.Option("--sglang-version", metavar="VERSION", help="Target SGLang version (default: installed, else newest known).")] = None,
+    args: Annotated[str | None, typer.Option("--args", metavar="FILE", help="A launch file whose other flags stay fixed.")] = None,
+    min_context: Annotated[int, typer.Option("--min-context", metavar="TOKENS", help="KV tokens each request must have at the planned R.")] = 4096,
+    acceptance: Annotated[float | None, typer.Option(metavar="RATE", help="Per-token acceptance rate (default: per algorithm, docs/plan.md).")] = None,
+    budget_s: Annotated[float, typer.Option("--budget-s", metavar="SECONDS", help="Time budget of the search.")] = 8.0,
+    draft: Annotated[list[str] | None, typer.Option(metavar="ALGORITHM=PATH", help="A draft model for EAGLE, EAGLE3 or DFLASH (repeatable).")] = None,
+    emit: Annotated[PlanEmit | None, typer.Option(help="Write the chosen launch as a shell script or a --config YAML (to -o, else standard output).")] = None,
+    output_file: Annotated[str | None, typer.Option("--output-file", "-o", metavar="FILE", help="Where --emit writes (- for standard output).")] = None,
+    output_format: Annotated[PlanFormat, typer.Option("--output-format", help="table or json.")] = PlanFormat.table,
+    top: Annotated[int, typer.Option(min=1, max=1000, help="Candidates shown (and confirmed by --run / --sglang: at most 3).")] = 10,
+    run_kernels: Annotated[bool, typer.Option("--run", help="Run the verify and gather kernels of the top 3 candidates.")] = False,
+    sglang: Annotated[bool, typer.Option("--sglang", help="Pass the top 3 lines through SGLang's own resolution (SGLang must be importable).")] = False,
+    allow_outside: Annotated[bool, typer.Option("--allow-outside", help="Write -o outside the working directory's repository.")] = False,
+) -> None:
+    """Search the launch space for a model on a GPU: every kept launch lints clean and fits memory."""
+    from kdacheck.findings import InputError
+    from kdacheck.plan import PlanError, Request
+    from kdacheck.plan import emit as plan_emit
+    from kdacheck.plan import run as plan_run
+    from kdacheck.plan.confirm import run_kernels as confirm_kernels
+    from kdacheck.plan.confirm import sglang_check
+    from kdacheck.sanitize import visible_line
+
+    if tp is not None and gpus is not None:
+        raise fail("--tp and --gpus: give one of them")
+    drafts: dict[str, str] = {}
+    for d in draft or []:
+        algo, eq, path = d.partition("=")
+        if not eq or algo.strip().upper() not in ("EAGLE", "EAGLE3", "DFLASH") or not path or len(path) > 4096:
+            raise fail(f"--draft {visible_line(d[:200])!r}: write ALGORITHM=PATH with EAGLE, EAGLE3 or DFLASH")
+        drafts[algo.strip().upper()] = path
+    try:
+        res = plan_run(Request(model=model, gpu=gpu, tp=tp, gpus=gpus, sglang_version=sglang_version, args_file=args,
+                               min_context=min_context, acceptance=acceptance, budget_s=budget_s, drafts=drafts))
+        confirmed = res.candidates[: min(3, top)]
+        if run_kernels:
+            res.notes += confirm_kernels(confirmed)
+        if sglang:
+            res.notes += sglang_check(confirmed, res.request.gpu)
+        if output_format is PlanFormat.json and emit is None:
+            plan_emit.render_json(res, sys.stdout, top)
+        elif emit is None or (output_file not in (None, "-")):
+            plan_emit.render_table(res, sys.stdout, top) if output_format is PlanFormat.table else plan_emit.render_json(res, sys.stdout, top)
+        if emit is not None:
+            best = res.candidates[0]
+            text = plan_emit.shell_text(best, res) if emit is PlanEmit.shell else plan_emit.yaml_text(best, res)
+            plan_emit.write(output_file or "-", text, allow_outside)
+    except (PlanError, InputError, ValueError) as e:
+        raise fail(visible_line(str(e))) from None
+    failed = (run_kernels and any(c.run and not c.run["passed"] for c in confirmed)) or \
+        (sglang and any(c.sglang and c.sglang.get("verdict") != "starts" for c in confirmed))
+    raise typer.Exit(1 if failed else 0)

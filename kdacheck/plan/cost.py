@@ -1,0 +1,138 @@
+"""The ranking model of ``kdacheck plan`` (docs/plan.md): an estimate, not a measurement.
+
+Per verify step of one rank, with R requests each verifying D draft tokens:
+
+    bytes  = weights per rank                           (read once per step: every expert is
+                                                          touched at these batch sizes; an upper
+                                                          bound for a mixture of experts)
+           + linear layers × verify_bytes_moved(R, D)   (the verify kernel's case at its real
+                                                          shapes: ``kdacheck.runner.plan_from_resolved``
+                                                          and the op's byte formula, kernels/cases.py)
+           + layers × gather_bytes_moved(R, D)          (HiSparse only: the swap-in gather)
+    t_step = bytes / HBM bandwidth
+    τ      = expected tokens per verify step: Σ_{i=0..S} a^i with a = 1 − (1 − α)^K
+             (chain depth S = draft depth, K = topk; α the per-token acceptance rate)
+    throughput proxy = R · τ / t_step   (tokens per second per rank)
+    latency proxy    = t_step / τ       (seconds per token of one request)
+
+What it does not know: prefill and chunked-prefill interference, attention over the KV cache
+(the full-attention layers' reads grow with context), the draft model's own passes, network and
+all-reduce time, the scheduler's batching and CUDA-graph padding.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+# Per-token acceptance rate α per algorithm: (value, source). A value without a published
+# figure says so; --acceptance overrides every one.
+ACCEPTANCE: dict[str, tuple[float, str]] = {
+    "NEXTN": (0.85, "DeepSeek-V3 Technical Report, §5.4.3: the second-token (MTP) acceptance rate is 85-90% "
+                    "(https://arxiv.org/abs/2412.19437); the lower bound"),
+    "EAGLE": (0.75, "EAGLE (Li et al., ICML 2024, https://arxiv.org/abs/2401.15077): chain-draft acceptance rate "
+                    "about 0.75 on MT-bench"),
+    "EAGLE3": (0.72, "public EAGLE-3 drafts measured at 7 draft tokens: average acceptance length 2.77-3.49 on "
+                     "MT-bench/HumanEval/GSM8K (https://huggingface.co/nebius/EAGLE3-Llama-3.3-70B-Instruct, comparison "
+                     "table), τ = 3.34 ⇒ α ≈ 0.72; EAGLE-3's paper reports up to τ = 6.5 with its own trees "
+                     "(https://arxiv.org/abs/2503.01840)"),
+    "DFLASH": (0.70, "no published per-token figure found: kdacheck's assumption (pass --acceptance)"),
+    "NGRAM": (0.30, "no published figure for SGLang's NGRAM found; n-gram acceptance depends on how much the output "
+                    "repeats the prompt: kdacheck's assumption (pass --acceptance)"),
+}
+
+# HBM bandwidth per GPU profile (kdacheck.gpus), bytes per second: vendor datasheets.
+BANDWIDTH: dict[str, tuple[float, str]] = {
+    "a100": (2.039e12, "A100 80 GB SXM datasheet: 2,039 GB/s"),
+    "a100-40gb": (1.555e12, "A100 40 GB datasheet: 1,555 GB/s"),
+    "l40s": (0.864e12, "L40S datasheet: 864 GB/s"),
+    "h100": (3.35e12, "H100 SXM datasheet: 3.35 TB/s"),
+    "h20": (4.0e12, "H20 datasheet: 4.0 TB/s"),
+    "h200": (4.8e12, "H200 datasheet: 4.8 TB/s"),
+    "b200": (8.0e12, "B200 datasheet: 8 TB/s"),
+    "gb200": (8.0e12, "GB200 datasheet: 8 TB/s per GPU"),
+    "b300": (8.0e12, "B300 datasheet: 8 TB/s"),
+}
+
+
+def acceptance(algorithm: str, given: float | None) -> tuple[float, str]:
+    if given is not None:
+        return given, "--acceptance"
+    return ACCEPTANCE.get(algorithm, (0.5, "no figure for this algorithm: kdacheck's assumption (pass --acceptance)"))
+
+
+def tokens_per_step(alpha: float, depth: int, topk: int, draft_tokens: int) -> float:
+    """τ: the expected tokens one verify step commits (the bonus token included), bounded by D."""
+    a = 1.0 - (1.0 - alpha) ** max(1, topk)
+    tau = sum(a ** i for i in range(max(0, depth) + 1))
+    return min(tau, float(max(1, draft_tokens)))
+
+
+@dataclass(frozen=True)
+class Score:
+    alpha: float
+    alpha_source: str
+    tau: float
+    step_bytes: int
+    kernel_bytes: int
+    step_s: float
+    throughput: float  # tokens / s / rank
+    latency_s: float  # s / token / request
+    how: str
+
+
+def step_bytes(cfg: Any) -> tuple[int, int, str]:
+    """(all bytes per step, the kernels' part, how) for one resolved launch, from the kernel
+    cases ``kdacheck run`` would launch at R (the op byte formulas; torch is never imported)."""
+    from kdacheck import runner
+
+    model = cfg.model
+    R = int(cfg.v("R") or cfg.v("R_after_solve") or 1)
+    plan = runner.plan_from_resolved(cfg, max(1, R), None, None, False)
+    weights = int(cfg.v("weight_bytes_per_rank") or (model.weight_bytes / max(1, int(cfg.v("tp_size") or 1))))
+    kernels = 0
+    parts = [f"weights per rank {weights / 2**30:.1f} GiB"]
+    for case in plan.cases:
+        spec = case.spec
+        if type(spec).__name__ == "GatherCase":
+            if not cfg.v("enable_hisparse"):
+                continue
+            layers = model.num_layers
+            misses = int(spec.B * spec.D * spec.top_k * (1 - spec.pad_rate) * (1 - spec.dup_rate) * (1 - spec.hit_rate))
+            b = case.op.bytes_moved(spec, misses) * layers
+            parts.append(f"{layers} × HiSparse gather {b // layers:,} B")
+        else:
+            if not model.hybrid:
+                continue
+            layers = model.linear_layers
+            b = case.op.bytes_moved(spec, 0) * layers
+            parts.append(f"{layers} × verify {b // layers:,} B")
+        kernels += b
+    return weights + kernels, kernels, " + ".join(parts)
+
+
+def score(cfg: Any, gpu_name: str, given_alpha: float | None) -> Score:
+    algo = str(cfg.user("speculative_algorithm") or "")  # as written: NEXTN, which SGLang renames EAGLE
+    alpha, source = acceptance(algo.upper(), given_alpha)
+    S = int(cfg.v("steps") or 1)
+    K = int(cfg.v("topk") or 1)
+    D = int(cfg.v("draft_tokens") or S + 1)
+    depth = D - 1 if algo.upper() in ("NGRAM", "DFLASH") and K == 1 else S
+    tau = tokens_per_step(alpha, depth, K, D)
+    total, kernels, how = step_bytes(cfg)
+    bw, _src = BANDWIDTH.get(gpu_name, (1e12, "unknown bandwidth: 1 TB/s assumed"))
+    t = total / bw
+    R = int(cfg.v("R") or 1)
+    return Score(alpha, source, tau, total, kernels, t, R * tau / t, t / tau, how)
+
+
+def pareto(points: list[tuple[float, float, int]]) -> list[bool]:
+    """Which points are on the front: higher throughput, lower latency, higher R."""
+    out = []
+    for i, (th, lat, r) in enumerate(points):
+        dominated = any(
+            (t2 >= th and l2 <= lat and r2 >= r) and (t2 > th or l2 < lat or r2 > r)
+            for j, (t2, l2, r2) in enumerate(points) if j != i
+        )
+        out.append(not dominated)
+    return out

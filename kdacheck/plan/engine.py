@@ -1,0 +1,422 @@
+"""The search: screen each dimension, cross the survivors, lint every candidate, keep the
+clean ones that fit, rank them. Bounded by a candidate cap and a time budget."""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from kdacheck.findings import InputError
+from kdacheck.models import Model
+from kdacheck.plan import cost, kv, space
+from kdacheck.plan.judge import Verdict, judge
+from kdacheck.plan.space import Counts, Flags
+
+DEFAULT_BUDGET_S = 8.0
+DEFAULT_MIN_CONTEXT = 4096
+R_KEPT_PER_GROUP = 3  # the largest R that fits, and the two below it
+
+
+class PlanError(Exception):
+    """No plan: bad input (unknown model or GPU) or no valid launch; exit 2."""
+
+
+@dataclass
+class Request:
+    model: str
+    gpu: str
+    tp: int | None = None
+    gpus: int | None = None
+    sglang_version: str | None = None
+    args_file: str | None = None
+    min_context: int = DEFAULT_MIN_CONTEXT
+    acceptance: float | None = None
+    budget_s: float = DEFAULT_BUDGET_S
+    drafts: dict[str, str] = field(default_factory=dict)
+    max_candidates: int = space.MAX_CANDIDATES
+
+
+@dataclass
+class Candidate:
+    verdict: Verdict
+    label: str
+    memory: dict[str, Any]
+    score: cost.Score
+    kv_tokens_per_request: int | None
+    pareto: bool = False
+    sglang: dict[str, Any] | None = None  # --sglang: SGLang's verdict
+    run: dict[str, Any] | None = None  # --run: the kernels' results
+
+    @property
+    def text(self) -> str:
+        return self.verdict.text
+
+
+@dataclass
+class Result:
+    request: Request
+    version: str
+    model: Model
+    model_note: str
+    counts: Counts
+    candidates: list[Candidate]
+    notes: list[str]
+    budget_spent: bool
+    kv_how: str
+    lint_options: list[str]
+
+
+def _memory(v: Verdict, gpu_bytes: int) -> dict[str, Any]:
+    """The memory picture per rank, as lint resolved it (GiB); a figure only the plan
+    estimates (a model without a hybrid state pool) says so in ``source``."""
+    cfg = v.cfg
+    mfs = float(cfg.v("mem_fraction_static") or 0)
+    tp = int(cfg.v("tp_size") or 1)
+    pp = max(1, int(cfg.v("pp_size") or 1))
+    if "mem_kv_rest_gib" in cfg and cfg.v("mem_kv_rest_gib") is not None:
+        per_req = int(cfg.v("per_request_state_bytes") or 0)
+        K = int(cfg.v("max_mamba_cache_size") or 0)
+        return {
+            "source": "lint (kdacheck.resolve.mempool)",
+            "mem_fraction_static": mfs,
+            "weights_gib": round(int(cfg.v("weight_bytes_per_rank") or 0) / 2**30, 2),
+            "rest_gib": cfg.v("mem_rest_gib"),
+            "state_pool_gib": round((K + 1) * per_req / 2**30, 2),
+            "max_mamba_cache_size": K,
+            "spec_reserve_gib": round(int(cfg.v("spec_reserve_bytes") or 0) / 2**30, 2),
+            "kv_rest_gib": cfg.v("mem_kv_rest_gib"),
+            "R": cfg.v("R_after_solve") if "R_after_solve" in cfg else cfg.v("R"),
+        }
+    m = cfg.model
+    weights = m.params * m.weight_bytes_per_param / (tp * pp) if m is not None else 0
+    rest = (gpu_bytes * mfs - weights) / 2**30
+    return {
+        "source": "plan's estimate: GPU × mem_fraction_static − weights per rank (lint has no memory account "
+                  "for a model without a hybrid state pool)",
+        "mem_fraction_static": mfs, "weights_gib": round(weights / 2**30, 2), "rest_gib": round(rest, 2),
+        "state_pool_gib": 0.0, "max_mamba_cache_size": None, "spec_reserve_gib": 0.0, "kv_rest_gib": round(rest, 2),
+        "R": cfg.v("R"),
+    }
+
+
+def _model_path(spec: str, model: Model) -> str:
+    p = Path(spec)
+    if p.name.endswith(".json") and p.is_file():
+        return str(p.parent)
+    if p.is_dir():
+        return spec
+    return model.name
+
+
+def _mtp(config_path: Path | None) -> bool | None:
+    if config_path is None:
+        return None
+    from kdacheck import model_config
+
+    try:
+        raw = model_config.read_json(config_path)
+    except InputError:
+        return None
+    text = raw.get("text_config")
+    cfg = text if isinstance(text, dict) else raw
+    for key in ("num_nextn_predict_layers", "mtp_num_hidden_layers"):
+        for c in (cfg, raw):
+            v = c.get(key)
+            if isinstance(v, int) and not isinstance(v, bool):
+                return v > 0
+    return None  # the config does not say
+
+
+def _fixed_flags(path: str, opts: Any) -> tuple[Flags, str | None]:
+    """The flags of the launch in ``--args FILE`` (read as lint reads it), less the ones the plan searches."""
+    from kdacheck import flags as flagmod
+    from kdacheck.lint import lint_path
+
+    result = lint_path(path, opts)
+    if result.error:
+        raise PlanError(f"--args {result.path}: {result.error}")
+    if not result.resolved:
+        raise PlanError(f"--args {result.path}: no SGLang launch command found")
+    cfg = result.resolved[0]
+    table = flagmod.table(cfg.version)
+    words = [t.text for t in cfg.cmd.tokens]
+    out: list[tuple[str, str | None]] = []
+    model_path = None
+    i = 0
+    while i < len(words) and len(out) < 512:
+        word = words[i]
+        i += 1
+        if not word.startswith("--"):
+            continue
+        opt, eq, val = word.partition("=")
+        known = table.by_option.get(opt)
+        dests = [known] if known is not None else []
+        takes = known.takes_value if known is not None else bool(eq) or (i < len(words) and not words[i].startswith("--"))
+        value: str | None = None
+        if takes:
+            if eq:
+                value = val
+            elif i < len(words):
+                value = words[i]
+                i += 1
+        if dests and dests[0].dest in SEARCHED:
+            if dests[0].dest == "model_path":
+                model_path = value
+            continue
+        out.append((dests[0].options[0] if dests else opt, value))
+    return tuple(out), model_path
+
+
+SEARCHED = frozenset({
+    "model_path", "tp_size", "dp_size", "attn_dp_size", "enable_dp_attention", "speculative_algorithm",
+    "speculative_draft_model_path", "speculative_num_steps", "speculative_eagle_topk", "speculative_num_draft_tokens",
+    "speculative_ngram_max_bfs_breadth", "linear_attn_verify_backend", "linear_attn_decode_backend", "mamba_ssm_dtype",
+    "mamba_radix_cache_strategy", "mamba_track_interval", "disable_overlap_schedule", "page_size", "max_running_requests",
+    "mem_fraction_static", "chunked_prefill_size",
+})
+
+
+def run(req: Request) -> Result:
+    from kdacheck import config, gpus
+    from kdacheck import flags as flagmod
+    from kdacheck.model_source import find_local_config, load_model
+
+    t0 = time.monotonic()
+    try:
+        gpu = gpus.gpu(req.gpu)
+    except ValueError as e:
+        raise PlanError(f"--gpu: {e}") from None
+    try:
+        version, _why = flagmod.pick_version(req.sglang_version)
+    except ValueError as e:
+        raise PlanError(f"--sglang-version: {e}") from None
+    try:
+        model, note = load_model(req.model, None, version)
+    except InputError as e:
+        raise PlanError(str(e)) from None
+    if model is None:
+        raise PlanError(f"--model {req.model}: no model geometry")
+    for name, n in (("--tp", req.tp), ("--gpus", req.gpus)):
+        if n is not None and not 1 <= n <= 64:
+            raise PlanError(f"{name} {n}: must be 1 to 64")
+    if req.acceptance is not None and not 0.0 < req.acceptance < 1.0:
+        raise PlanError(f"--acceptance {req.acceptance}: a per-token acceptance rate, above 0 and below 1")
+    if not 0 <= req.min_context <= 1 << 24:
+        raise PlanError(f"--min-context {req.min_context}: must be 0 to {1 << 24}")
+    if not 0 < req.budget_s <= 600:
+        raise PlanError(f"--budget-s {req.budget_s}: must be above 0 and at most 600")
+    config.reset()
+    opts = config.options(config.EMPTY, config.Overrides(gpu=gpu.name, sglang_version=version, model=req.model))
+    notes: list[str] = []
+    fixed: Flags = ()
+    if req.args_file is not None:
+        fixed, _mp = _fixed_flags(req.args_file, opts)
+    cfg_path = find_local_config(req.model)
+    mp = _model_path(req.model, model)
+    base: Flags = (("--model-path", mp),)
+    if cfg_path is not None and '"auto_map"' in cfg_path.read_text(errors="replace")[: 1 << 20]:
+        base += (("--trust-remote-code", None),)
+    base = base + tuple(f for f in fixed if f[0] != "--trust-remote-code")
+    counts = Counts()
+    deadline = t0 + req.budget_s
+
+    def out_of_budget() -> bool:
+        return time.monotonic() > deadline or counts.linted >= req.max_candidates
+
+    def lint(flags: Flags) -> Verdict:
+        counts.linted += 1
+        return judge(flags, opts)
+
+    specs = space.speculative(model, req.drafts, _mtp(cfg_path), notes)
+    layouts = space.layouts(req.tp, req.gpus, model)
+    table = flagmod.table(version)
+    flag = next(iter(table.by_dest.get("linear_attn_verify_backend", ())), None)
+    backends = tuple(b for b in (flag.choices or ()) if b in space.MODELLED_BACKENDS) if flag is not None else ()
+    if flag is not None and flag.choices:
+        notes.append("linear-attention backends not searched (no kdacheck rule or kernel models them, so a clean lint would "
+                     "say nothing about them): " + ", ".join(b for b in flag.choices if b not in space.MODELLED_BACKENDS))
+    dims = space.dimensions(model, backends)
+
+    # 1. screen the layouts and speculative settings against SGLang's defaults for the rest
+    counts.considered += len(layouts) * len(specs)
+    ok_layouts: list[tuple[Flags, str]] = []
+    for lay, lay_label in layouts:
+        v = lint(base + lay + specs[0].flags) if specs else lint(base + lay)
+        if v.clean or v.memory_blocked:
+            ok_layouts.append((lay, lay_label))
+        else:
+            counts.prune(f"layout: {v.first_problem()[:120]}", len(specs))
+    ok_specs: list[space.Spec] = []
+    lay0 = ok_layouts[0][0] if ok_layouts else (layouts[0][0] if layouts else ())
+    first_miss: list[Verdict] = []
+    for s in specs:
+        v = lint(base + lay0 + s.flags)
+        if v.clean or v.memory_blocked:
+            ok_specs.append(s)
+        else:
+            first_miss.append(v)
+            counts.prune(f"{s.algorithm}: {v.first_problem()[:120]}")
+    # 2. screen each dimension's values alone (the first clean setting as the base)
+    ref = base + lay0 + (ok_specs[0].flags if ok_specs else ())
+    ref_v = lint(ref)
+    ref_sig = _signature(ref_v) if ref_v.cfg is not None else None
+    ok_dims: list[tuple[str, list[Flags]]] = []
+    for name, values in dims:
+        kept_values: list[Flags] = [()]
+        for val in values[1:]:
+            counts.considered += 1
+            v = lint(ref + val)
+            if not (v.clean or v.memory_blocked):
+                counts.prune(f"{name}: {v.first_problem()[:120]}")
+                continue
+            if v.cfg is not None and _signature(v) == ref_sig:
+                counts.prune(f"{name}: the value SGLang chooses anyway")
+                continue
+            kept_values.append(val)
+        ok_dims.append((name, kept_values))
+    # backends and chunked prefill change neither memory nor the cost model's figures: they are
+    # searched as variants of the best candidates (step 4), the rest crossed here
+    variant_dims = [d for d in ok_dims if d[0] in space.VARIANT_DIMENSIONS]
+    crossed = [d for d in ok_dims if d not in variant_dims]
+    kv_cache: dict[int, tuple[kv.KVShape | None, str]] = {}
+    kept: list[Candidate] = []
+    signatures: set[tuple[Any, ...]] = set()
+
+    def keep(v: Verdict, label: str, mem: dict[str, Any], tokens: int | None) -> None:
+        """Keep a clean candidate unless SGLang resolves it exactly as one already kept (an
+        explicit value equal to SGLang's own choice): the shorter line stays."""
+        sig = _signature(v)
+        if sig in signatures:
+            counts.prune("resolves as a shorter line already kept")
+            return
+        signatures.add(sig)
+        kept.append(Candidate(v, label, mem, cost.score(v.cfg, gpu.name, req.acceptance), tokens))
+    misses: list[tuple[Verdict, str]] = []
+    budget_spent = False
+
+    def judge_fit(v: Verdict) -> tuple[bool, str, dict[str, Any] | None, int | None]:
+        if not v.clean:
+            return False, v.first_problem(), None, None
+        cfg = v.cfg
+        mem = _memory(v, gpu.memory_bytes)
+        R = mem["R"] or cfg.v("R")
+        tp = int(cfg.v("tp_size") or 1)
+        if tp not in kv_cache:
+            kv_cache[tp] = kv.shape(cfg_path, model, tp)
+        shape, _why = kv_cache[tp]
+        tokens = None
+        if mem["kv_rest_gib"] is None or mem["kv_rest_gib"] <= 0:
+            return False, f"memory: nothing left for the KV cache ({mem['kv_rest_gib']} GiB)", mem, None
+        if shape is not None and R:
+            bpt = shape.bytes_per_token(kv.dtype_bytes(cfg.v("dsa_kv_cache_dtype") if "dsa_kv_cache_dtype" in cfg else cfg.v("kv_cache_dtype")))
+            tokens = int(mem["kv_rest_gib"] * 2**30 // max(1, bpt) // int(R))
+            if tokens < req.min_context:
+                return False, f"--min-context: {tokens:,} KV tokens per request at R = {R} (< {req.min_context:,})", mem, tokens
+        return True, "", mem, tokens
+
+    # 3. cross the memory dimensions, R by binary search on its monotone fit
+    groups = [(lay, lay_label, s, combo) for lay, lay_label in ok_layouts for s in ok_specs for combo in space.cross(crossed)]
+    # interleave the algorithms so that a spent budget still leaves each of them tried
+    by_algo: dict[str, list[Any]] = {}
+    for g in groups:
+        by_algo.setdefault(g[2].algorithm, []).append(g)
+    order: list[Any] = []
+    while any(by_algo.values()):
+        for k in list(by_algo):
+            if by_algo[k]:
+                order.append(by_algo[k].pop(0))
+    counts.considered += len(order) * len(space.REQUESTS)
+    for lay, lay_label, s, combo in order:
+        if out_of_budget():
+            budget_spent = True
+            break
+        lo, hi = 0, len(space.REQUESTS) - 1
+        fits: dict[int, tuple[Verdict, dict[str, Any], int | None]] = {}
+        tried = 0
+        while lo <= hi and not out_of_budget():
+            mid = (lo + hi) // 2
+            flags = base + lay + s.flags + combo + (("--max-running-requests", str(space.REQUESTS[mid])),)
+            v = lint(flags)
+            tried += 1
+            ok, why, mem, tokens = judge_fit(v)
+            if ok and mem is not None:
+                fits[mid] = (v, mem, tokens)
+                lo = mid + 1
+            else:
+                misses.append((v, why))
+                if not (v.memory_blocked or why.startswith(("--min-context", "memory"))):
+                    break  # not a memory refusal: R does not cure it
+                hi = mid - 1
+        best = max(fits) if fits else None
+        if best is None:
+            counts.prune("memory or rules at every R", len(space.REQUESTS) - tried)
+            continue
+        for idx in range(best - 1, max(-1, best - R_KEPT_PER_GROUP), -1):
+            if idx not in fits and not out_of_budget():
+                flags = base + lay + s.flags + combo + (("--max-running-requests", str(space.REQUESTS[idx])),)
+                v = lint(flags)
+                tried += 1
+                ok, why, mem, tokens = judge_fit(v)
+                if ok and mem is not None:
+                    fits[idx] = (v, mem, tokens)
+        counts.prune("memory monotone in R", max(0, len(space.REQUESTS) - tried))
+        for idx in sorted(fits, reverse=True)[:R_KEPT_PER_GROUP]:
+            v, mem, tokens = fits[idx]
+            label = f"{s.label}, {lay_label}" + "".join(f", {o.lstrip('-')} {val}" if val else f", {o.lstrip('-')}" for o, val in combo)
+            keep(v, label, mem, tokens)
+    # 4. variants of the best candidates over the dimensions that do not change their figures
+    kept.sort(key=lambda c: -c.score.throughput)
+    for c in list(kept[:3]):
+        for _name, values in variant_dims:
+            for val in values[1:]:
+                if out_of_budget():
+                    budget_spent = True
+                    break
+                counts.considered += 1
+                flags = c.verdict.flags[:-1] + val + c.verdict.flags[-1:]
+                v = lint(flags)
+                ok, why, mem, tokens = judge_fit(v)
+                if ok and mem is not None:
+                    keep(v, f"{c.label}, {' '.join(o.lstrip('-') + (' ' + x if x else '') for o, x in val)}", mem, tokens)
+                else:
+                    misses.append((v, why))
+    counts.kept = len(kept)
+    if not kept:
+        raise PlanError(_no_plan(misses + [(v, v.first_problem()) for v in first_miss], counts, model, gpu.name, req))
+    marks = cost.pareto([(c.score.throughput, c.score.latency_s, int(c.memory["R"] or 0)) for c in kept])
+    for c, m in zip(kept, marks, strict=True):
+        c.pareto = m
+    kept.sort(key=lambda c: (not c.pareto, -c.score.throughput, c.score.latency_s, -(c.kv_tokens_per_request or 0)))
+    shape, kv_how = kv_cache.get(next(iter(kv_cache), 0), (None, "")) if kv_cache else (None, "")
+    if shape is None:
+        notes.append(f"--min-context could not be checked: {kv_how or 'no KV shape'}")
+    opts_line = [f"--model {req.model}", f"--gpu {gpu.name}", f"--sglang-version {version}"]
+    return Result(req, version, model, note, counts, kept, notes, budget_spent, shape.how if shape else kv_how, opts_line)
+
+
+def _signature(v: Verdict) -> tuple[Any, ...]:
+    """What SGLang resolves the line to (its ServerArgs fields as kdacheck resolves them)."""
+    from kdacheck.report.values import SGLANG_FIELDS
+
+    cfg = v.cfg
+    return tuple(repr(cfg.v(name)) if name in cfg else None for name in SGLANG_FIELDS.values())
+
+
+def _no_plan(misses: list[tuple[Verdict, str]], counts: Counts, model: Model, gpu: str, req: Request) -> str:
+    if not misses:
+        return f"no launch of {model.name} on {gpu} could be tried within the budget ({counts.linted} linted)"
+    kinds = Counter(why.split(":")[0].split(" ")[0] for _v, why in misses)
+    binding, n = kinds.most_common(1)[0]
+    # the closest miss: the fewest blocking findings, then the most KV left
+    def key(item: tuple[Verdict, str]) -> tuple[int, float]:
+        v, _ = item
+        rest = v.cfg.v("mem_kv_rest_gib") if v.cfg is not None and "mem_kv_rest_gib" in v.cfg else None
+        return (len(v.blocking) + (1 if v.error else 0), -(rest if isinstance(rest, (int, float)) else -1e9))
+    v, why = min(misses, key=key)
+    return (f"no launch of {model.name} on {req.tp or req.gpus or 1} × {gpu} passes every rule and fits: the binding "
+            f"constraint is {binding} ({n} of {len(misses)} candidates tried); closest miss: {v.text} ({why[:300]}); "
+            f"{counts.linted} linted")
+

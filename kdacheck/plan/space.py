@@ -1,0 +1,139 @@
+"""The launch space ``kdacheck plan`` searches, and the closed forms that prune it.
+
+A candidate is the user's fixed flags (``--args FILE``) plus one value per searched dimension.
+The dimensions and their values come from the target version's flag table (choices) and from
+the model's structure; each is first screened alone against a base launch by kdacheck's lint
+(a value that draws an error or a warning there is dropped: ``pruned``), then the survivors
+are crossed. Closed forms prune before any lint:
+
+- attention DP must divide TP (SGLang 0.5.23 ``parallel_hook.py``: ``tp_size % attn_dp_size``);
+- topk 1 verifies D = S + 1 tokens (``speculative_hook.py`` rewrites any other D); a tree needs
+  S < D ≤ S·K + 1 (a draft tree of depth S and K children per node has no more nodes);
+- memory is monotone in R: once R requests do not fit (or leave less than ``--min-context``
+  tokens each), no larger R with the same other flags is tried.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from kdacheck.models import Family, Model
+
+Flags = tuple[tuple[str, str | None], ...]  # (option, value; None for a switch), in order
+
+REQUESTS = (8, 16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 512)
+CHAIN_STEPS = (1, 2, 3, 4, 5)
+TREE = ((2, 2), (3, 2), (3, 4), (4, 4))  # (S, K)
+NGRAM_DRAFT_TOKENS = (4, 8, 12)
+SSM_DTYPES = ("bfloat16", "float32")
+MAX_CANDIDATES = 4000
+# The linear-attention backends kdacheck's rules and kernels model (KDA00x, the verify kernels);
+# the other choices of the flag table are not searched.
+MODELLED_BACKENDS = ("triton", "flashinfer", "cutedsl", "nv_cutedsl")
+
+
+@dataclass(frozen=True)
+class Spec:
+    """One speculative setting: the algorithm and its counts as flags."""
+
+    algorithm: str
+    flags: Flags
+    label: str
+
+
+@dataclass
+class Counts:
+    considered: int = 0
+    pruned: int = 0  # by a closed form or a screened value
+    linted: int = 0
+    kept: int = 0
+    why_pruned: dict[str, int] = field(default_factory=dict)
+
+    def prune(self, why: str, n: int = 1) -> None:
+        self.pruned += n
+        self.why_pruned[why] = self.why_pruned.get(why, 0) + n
+
+
+def speculative(model: Model, drafts: dict[str, str], mtp: bool | None, notes: list[str]) -> list[Spec]:
+    """The speculative settings for this model: NEXTN when the checkpoint has MTP layers (or
+    cannot tell), the draft algorithms the user gave a draft for, NGRAM always."""
+    out: list[Spec] = []
+    eagle_like: list[tuple[str, Flags]] = []
+    if mtp is None:
+        notes.append("NEXTN searched: whether the checkpoint has MTP layers could not be checked (no config.json read); "
+                     "SGLang's argument resolution does not check it either")
+    if mtp is not False:
+        eagle_like.append(("NEXTN", ()))
+    elif "NEXTN" not in drafts:
+        notes.append("NEXTN not searched: the config.json has no MTP layers (num_nextn_predict_layers / mtp_num_hidden_layers)")
+    for algo in ("EAGLE", "EAGLE3"):
+        if algo in drafts:
+            eagle_like.append((algo, (("--speculative-draft-model-path", drafts[algo]),)))
+    if not any(a in drafts for a in ("EAGLE", "EAGLE3", "DFLASH")):
+        notes.append("EAGLE, EAGLE3 and DFLASH not searched: they need a draft model (--draft ALGORITHM=PATH)")
+    for algo, base in eagle_like:
+        for s in CHAIN_STEPS:
+            out.append(Spec(algo, (("--speculative-algorithm", algo), *base, ("--speculative-num-steps", str(s)),
+                                   ("--speculative-eagle-topk", "1"), ("--speculative-num-draft-tokens", str(s + 1))),
+                            f"{algo} {s}/1/{s + 1}"))
+        for s, k in TREE:
+            for d in sorted({s + 1 + (s * k - s) // 2, s * k + 1}):
+                if not s < d <= s * k + 1:
+                    continue
+                out.append(Spec(algo, (("--speculative-algorithm", algo), *base, ("--speculative-num-steps", str(s)),
+                                       ("--speculative-eagle-topk", str(k)), ("--speculative-num-draft-tokens", str(d))),
+                                f"{algo} {s}/{k}/{d}"))
+    if "DFLASH" in drafts:
+        out.append(Spec("DFLASH", (("--speculative-algorithm", "DFLASH"), ("--speculative-draft-model-path", drafts["DFLASH"])), "DFLASH"))
+    for d in NGRAM_DRAFT_TOKENS:
+        out.append(Spec("NGRAM", (("--speculative-algorithm", "NGRAM"), ("--speculative-ngram-max-bfs-breadth", "1"),
+                                  ("--speculative-num-draft-tokens", str(d))), f"NGRAM chain D={d}"))
+    return out
+
+
+def layouts(tp: int | None, gpus: int | None, model: Model) -> list[tuple[Flags, str]]:
+    """TP / DP replicas / attention DP for the GPU count (attention DP divides TP)."""
+    if tp is not None:
+        return [((("--tp-size", str(tp)),), f"tp {tp}")]
+    n = gpus or 1
+    out: list[tuple[Flags, str]] = []
+    for t in (d for d in range(n, 0, -1) if n % d == 0):
+        dp = n // t
+        flags: Flags = (("--tp-size", str(t)),) + ((("--dp-size", str(dp)),) if dp > 1 else ())
+        out.append((flags, f"tp {t}" + (f" × dp {dp}" if dp > 1 else "")))
+    if model.mla and n > 1:
+        for a in (d for d in range(2, n + 1) if n % d == 0):
+            out.append(((("--tp-size", str(n)), ("--attn-dp-size", str(a))), f"tp {n}, attention DP {a}"))
+    return out
+
+
+def dimensions(model: Model, backends: tuple[str, ...]) -> list[tuple[str, list[Flags]]]:
+    """The screened dimensions after the speculative setting: backends, SSM dtype, radix
+    strategy (+ track interval), page size, memory fraction, chunked prefill. Each value list
+    starts with the empty setting (SGLang's own choice)."""
+    dims: list[tuple[str, list[Flags]]] = []
+    if model.family.hybrid:
+        dims.append(("verify backend", [()] + [(("--linear-attn-verify-backend", b),) for b in backends]))
+        dims.append(("decode backend", [()] + [(("--linear-attn-decode-backend", b),) for b in backends]))
+        dims.append(("SSM dtype", [()] + [(("--mamba-ssm-dtype", d),) for d in SSM_DTYPES]))
+        dims.append(("radix strategy", [(), (("--mamba-radix-cache-strategy", "extra_buffer"),),
+                                        (("--mamba-radix-cache-strategy", "no_buffer"), ("--disable-overlap-schedule", None))]))
+        dims.append(("track interval", [(), (("--mamba-track-interval", "512"),)]))
+    if model.family is not Family.DSA:
+        dims.append(("page size", [(), (("--page-size", "64"),)]))
+    dims.append(("memory fraction", [(), (("--mem-fraction-static", "0.9"),)]))
+    dims.append(("chunked prefill", [(), (("--chunked-prefill-size", "4096"),)]))
+    return dims
+
+
+# Dimensions that change neither the memory solve nor the cost model's figures: tried as
+# variants of the best candidates instead of crossed with everything.
+VARIANT_DIMENSIONS = ("verify backend", "decode backend", "chunked prefill", "page size", "track interval")
+
+
+def cross(dims: list[tuple[str, list[Flags]]]) -> Iterator[Flags]:
+    """Every combination of the screened values, SGLang's own choices first."""
+    for combo in itertools.product(*(values for _name, values in dims)):
+        yield tuple(f for part in combo for f in part)
