@@ -76,7 +76,7 @@ class Score:
     step_bytes: int
     kernel_bytes: int
     step_s: float
-    throughput: float  # tokens / s / rank
+    throughput: float  # tokens / s / GPU
     latency_s: float  # s / token / request
     how: str
 
@@ -123,7 +123,18 @@ def score(cfg: Any, gpu_name: str, given_alpha: float | None) -> Score:
     bw, _src = BANDWIDTH.get(gpu_name, (1e12, "unknown bandwidth: 1 TB/s assumed"))
     t = total / bw
     R = int(cfg.v("R") or 1)
-    return Score(alpha, source, tau, total, kernels, t, R * tau / t, t / tau, how)
+    workers, gpus = layout(cfg)
+    return Score(alpha, source, tau, total, kernels, t, R * workers * tau / t / gpus, t / tau, how)
+
+
+def layout(cfg: Any) -> tuple[int, int]:
+    """(schedulers serving R requests each, GPUs): DP replicas × attention-DP workers, and
+    tp × pp × DP replicas."""
+    dp = max(1, int(cfg.v("dp_size") or 1))
+    adp = max(1, int(cfg.v("attn_dp_size") or 1)) if cfg.v("dp_attention") else 1
+    tp = max(1, int(cfg.v("tp_size") or 1))
+    pp = max(1, int(cfg.v("pp_size") or 1))
+    return dp * adp, tp * pp * dp
 
 
 def pareto(points: list[tuple[float, float, int]]) -> list[bool]:

@@ -24,12 +24,12 @@ def candidate_doc(c: Candidate, rank: int) -> dict[str, Any]:
     s = c.score
     return {
         "rank": rank, "label": c.label, "launch": c.text, "argv": argv(c.verdict.flags), "pareto": c.pareto,
-        "memory_gib": c.memory, "kv_tokens_per_request": c.kv_tokens_per_request,
+        "served_requests": c.served, "memory_gib": c.memory, "kv_tokens_per_request": c.kv_tokens_per_request,
         "findings": [{"code": f.code, "severity": f.severity.label} for f in c.verdict.findings],
         "not_checked": c.verdict.not_checked,
         "estimate": {"acceptance": s.alpha, "acceptance_source": s.alpha_source, "tokens_per_step": round(s.tau, 3),
                      "bytes_per_step": s.step_bytes, "kernel_bytes_per_step": s.kernel_bytes, "step_s": s.step_s,
-                     "throughput_tokens_per_s_per_rank": round(s.throughput, 1), "latency_s_per_token": s.latency_s,
+                     "throughput_tokens_per_s_per_gpu": round(s.throughput, 1), "latency_s_per_token": s.latency_s,
                      "bytes": s.how},
         **({"sglang": c.sglang} if c.sglang is not None else {}),
         **({"run": c.run} if c.run is not None else {}),
@@ -67,17 +67,17 @@ def render_table(res: Result, out: IO[str], top: int = 10) -> None:
     console.print(f"candidates: {c.considered} considered, {c.pruned} pruned, {c.linted} linted, {c.kept} kept"
                   + (" (time budget or candidate cap reached)" if res.budget_spent else ""))
     table = Table(show_lines=False)
-    for col in ("#", "front", "launch", "R", "KV tok/req", "weights", "state pool", "spec reserve", "KV cache",
-                "tok/step", "thr proxy tok/s/rank", "lat proxy ms/tok"):
+    for col in ("#", "front", "launch", "R", "served", "KV tok/req", "weights", "state pool", "spec reserve", "KV cache",
+                "tok/step", "thr proxy tok/s/GPU", "lat proxy ms/tok"):
         table.add_column(col, overflow="fold")
     for i, cand in enumerate(res.candidates[:top], 1):
         m, s = cand.memory, cand.score
-        table.add_row(str(i), "*" if cand.pareto else "", visible_line(cand.label), str(m["R"]),
+        table.add_row(str(i), "*" if cand.pareto else "", visible_line(cand.label), str(m["R"]), str(cand.served),
                       "?" if cand.kv_tokens_per_request is None else f"{cand.kv_tokens_per_request:,}",
                       f"{m['weights_gib']:.1f}", f"{m['state_pool_gib']:.1f}", f"{m['spec_reserve_gib']:.1f}",
                       f"{m['kv_rest_gib']:.1f}", f"{s.tau:.2f}", f"{s.throughput:,.0f}", f"{s.latency_s * 1e3:.2f}")
     console.print(table)
-    console.print("memory per rank in GiB" + ("" if res.candidates[0].memory["source"].startswith("lint")
+    console.print("R: requests per scheduler (lint's R); served: R × DP replicas × attention-DP workers; memory per rank in GiB" + ("" if res.candidates[0].memory["source"].startswith("lint")
                                               else f" ({res.candidates[0].memory['source']})"))
     for n in res.notes:
         console.print(f"note: {visible_line(n)}")

@@ -54,6 +54,11 @@ class Candidate:
     def text(self) -> str:
         return self.verdict.text
 
+    @property
+    def served(self) -> int:
+        """Requests served at once: R per scheduler × DP replicas × attention-DP workers."""
+        return int(self.memory["R"] or 0) * cost.layout(self.verdict.cfg)[0]
+
 
 @dataclass
 class Result:
@@ -235,7 +240,7 @@ def run(req: Request) -> Result:
     table = flagmod.table(version)
     flag = next(iter(table.by_dest.get("linear_attn_verify_backend", ())), None)
     backends = tuple(b for b in (flag.choices or ()) if b in space.MODELLED_BACKENDS) if flag is not None else ()
-    if flag is not None and flag.choices:
+    if flag is not None and flag.choices and model.family.hybrid:
         notes.append("linear-attention backends not searched (no kdacheck rule or kernel models them, so a clean lint would "
                      "say nothing about them): " + ", ".join(b for b in flag.choices if b not in space.MODELLED_BACKENDS))
     dims = space.dimensions(model, backends)
@@ -319,10 +324,10 @@ def run(req: Request) -> Result:
 
     # 3. cross the memory dimensions, R by binary search on its monotone fit
     groups = [(lay, lay_label, s, combo) for lay, lay_label in ok_layouts for s in ok_specs for combo in space.cross(crossed)]
-    # interleave the algorithms so that a spent budget still leaves each of them tried
-    by_algo: dict[str, list[Any]] = {}
+    # interleave the layouts and algorithms so that a spent budget still leaves each of them tried
+    by_algo: dict[tuple[str, str], list[Any]] = {}
     for g in groups:
-        by_algo.setdefault(g[2].algorithm, []).append(g)
+        by_algo.setdefault((g[1], g[2].algorithm), []).append(g)
     order: list[Any] = []
     while any(by_algo.values()):
         for k in list(by_algo):
@@ -386,7 +391,7 @@ def run(req: Request) -> Result:
     counts.kept = len(kept)
     if not kept:
         raise PlanError(_no_plan(misses + [(v, v.first_problem()) for v in first_miss], counts, model, gpu.name, req))
-    marks = cost.pareto([(c.score.throughput, c.score.latency_s, int(c.memory["R"] or 0)) for c in kept])
+    marks = cost.pareto([(c.score.throughput, c.score.latency_s, c.served) for c in kept])
     for c, m in zip(kept, marks, strict=True):
         c.pareto = m
     kept.sort(key=lambda c: (not c.pareto, -c.score.throughput, c.score.latency_s, -(c.kv_tokens_per_request or 0)))
