@@ -255,7 +255,7 @@ def plan(
     from kdacheck.plan import emit as plan_emit
     from kdacheck.plan import run as plan_run
     from kdacheck.plan.confirm import run_kernels as confirm_kernels
-    from kdacheck.plan.confirm import sglang_check
+    from kdacheck.plan.confirm import require_sglang, sglang_check
     from kdacheck.sanitize import visible_line
 
     if tp is not None and gpus is not None:
@@ -267,6 +267,8 @@ def plan(
             raise fail(f"--draft {visible_line(d[:200])!r}: write ALGORITHM=PATH with EAGLE, EAGLE3 or DFLASH")
         drafts[algo.strip().upper()] = path
     try:
+        if sglang:
+            require_sglang()
         res = plan_run(Request(model=model, gpu=gpu, tp=tp, gpus=gpus, sglang_version=sglang_version, args_file=args,
                                min_context=min_context, acceptance=acceptance, budget_s=budget_s, drafts=drafts))
         confirmed = res.candidates[: min(3, top)]

@@ -27,7 +27,12 @@ CASES = {
     "qwen3-next-80b-tp4-h200": (str(MODELS / "qwen3-next-80b"), "h200", 4),
     "qwen3.5-397b-tp8-h200": ("Qwen/Qwen3.5-397B-A17B", "h200", 8),
     "nemotron-3-nano-fp8-tp1-l40s": ("nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-FP8", "l40s", 1),
-    "deepseek-v3.2-tp8-h200": (str(MODELS / "deepseek-v3.2"), "h200", 8),
+    "deepseek-v3.2-hisparse-tp8-h200": (str(MODELS / "deepseek-v3.2"), "h200", 8),
+}
+# Launch files the plans start from (--args): their other flags stay fixed.
+ARGS = {
+    "deepseek-v3.2-hisparse-tp8-h200": "python3 -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3.2 "
+                                       "--enable-hisparse --disable-radix-cache\n",
 }
 CHECKED = 3  # the top candidates of each plan linted again through the CLI
 
@@ -43,9 +48,19 @@ def _lint_json(line: str, model: str, gpu: str) -> tuple[int, dict[str, Any]]:
     return r.exit_code, json.loads(r.stdout)
 
 
+def plan_case(name: str, folder: Path) -> Any:
+    """The plan of one of CASES (its --args file written in ``folder``, a repository)."""
+    args = None
+    if name in ARGS:
+        (folder / ".git").mkdir(parents=True, exist_ok=True)
+        args = str(folder / f"{name}.sh")
+        Path(args).write_text(ARGS[name])
+    return _plan(*CASES[name], args_file=args)
+
+
 @pytest.fixture(scope="module", params=list(CASES))
-def planned(request: pytest.FixtureRequest) -> tuple[str, Any]:
-    return request.param, _plan(*CASES[request.param])
+def planned(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> tuple[str, Any]:
+    return request.param, plan_case(request.param, tmp_path_factory.mktemp("args"))
 
 
 def test_plan_lists_three_candidates_each_lint_clean_with_lints_memory(planned: tuple[str, Any]) -> None:
@@ -71,6 +86,8 @@ def test_plan_lists_three_candidates_each_lint_clean_with_lints_memory(planned: 
         else:  # DSA: no hybrid state pool in lint's account; the plan says its rest is its own estimate
             assert "kdacheck.mem_kv_rest_gib" not in values
             assert "plan's estimate" in mem["source"]
+        if name in ARGS:  # the launch file's flags are kept
+            assert all(w in cand.text.split() for w in ARGS[name].split() if w.startswith("--enable"))
 
 
 def test_plan_keeps_the_min_context(planned: tuple[str, Any]) -> None:
@@ -243,3 +260,29 @@ def test_lints_fast_path_never_imports_the_planner() -> None:
             "print('PLAN', [m for m in sys.modules if m.startswith('kdacheck.plan')])\n")
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert "PLAN []" in p.stdout, p.stdout + p.stderr
+
+
+@pytest.mark.slow
+def test_run_checks_the_top_candidate_in_the_interpreter() -> None:
+    pytest.importorskip("torch")
+    pytest.importorskip("triton")
+    r = runner.invoke(app, ["plan", "--model", str(MODELS / "kimi-linear-48b"), "--gpu", "h200", "--tp", "4",
+                            "--sglang-version", VERSION, "--run", "--top", "1", "--output-format", "json", "--budget-s", "120"],
+                      env={"CUDA_VISIBLE_DEVICES": ""})
+    assert r.exit_code == 0, r.output
+    doc = json.loads(r.stdout)
+    run_ = doc["candidates"][0]["run"]
+    assert run_["passed"] and run_["cases"]
+    if run_["device"] == "cpu":
+        assert all(c["time_s"] is None for c in run_["cases"])
+        assert any("no time was measured" in n for n in doc["notes"])
+
+
+def test_sglang_without_sglang_exits_2_saying_so(monkeypatch: pytest.MonkeyPatch) -> None:
+    from kdacheck import sglang
+
+    monkeypatch.setattr(sglang, "importable", lambda _python: None)
+    r = runner.invoke(app, ["plan", "--model", str(MODELS / "deepseek-v3.2"), "--gpu", "h200", "--tp", "8",
+                            "--sglang-version", VERSION, "--sglang", "--budget-s", "120"])
+    assert r.exit_code == 2, r.output
+    assert "SGLang is not importable" in r.stderr

@@ -37,8 +37,8 @@ def run_kernels(cands: list[Candidate]) -> list[str]:
     return notes
 
 
-def sglang_check(cands: list[Candidate], gpu: str) -> list[str]:
-    """Each emitted line through SGLang's own resolution (SGLang must be importable here)."""
+def require_sglang() -> str:
+    """The installed SGLang's version, or InputError (before any search is spent)."""
     import sys
 
     from kdacheck import sglang
@@ -47,6 +47,14 @@ def sglang_check(cands: list[Candidate], gpu: str) -> list[str]:
     if installed is None:
         raise InputError("--sglang runs SGLang's own argument resolution, but SGLang is not importable here: "
                          "run kdacheck where SGLang is installed")
+    return installed
+
+
+def sglang_check(cands: list[Candidate], gpu: str) -> list[str]:
+    """Each emitted line through SGLang's own resolution (SGLang must be importable here)."""
+    from kdacheck import sglang
+
+    installed = require_sglang()
     for c in cands:
         verdict: dict[str, Any] = sglang.run(argv(c.verdict.flags), gpu)
         c.sglang = {"verdict": verdict.get("verdict"), "error": verdict.get("error")}

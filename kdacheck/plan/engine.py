@@ -221,10 +221,11 @@ def run(req: Request) -> Result:
         fixed, _mp = _fixed_flags(req.args_file, opts)
     cfg_path = find_local_config(req.model)
     mp = _model_path(req.model, model)
-    base: Flags = (("--model-path", mp),)
-    if cfg_path is not None and '"auto_map"' in cfg_path.read_text(errors="replace")[: 1 << 20]:
-        base += (("--trust-remote-code", None),)
-    base = base + tuple(f for f in fixed if f[0] != "--trust-remote-code")
+    base: Flags = (("--model-path", mp), *fixed)
+    if not any(f[0] == "--trust-remote-code" for f in fixed):
+        notes.append("--trust-remote-code is never added (it runs the checkpoint's own code; SGLang 0.5.23 reads the "
+                     "hybrid and DSA configs through its own registry, srt/utils/hf_transformers/common.py "
+                     "_CONFIG_REGISTRY): give it in --args if your checkpoint needs it")
     counts = Counts()
     deadline = t0 + req.budget_s
 
@@ -243,7 +244,7 @@ def run(req: Request) -> Result:
     if flag is not None and flag.choices and model.family.hybrid:
         notes.append("linear-attention backends not searched (no kdacheck rule or kernel models them, so a clean lint would "
                      "say nothing about them): " + ", ".join(b for b in flag.choices if b not in space.MODELLED_BACKENDS))
-    dims = space.dimensions(model, backends)
+    dims = space.dimensions(model, backends, any(f[0] == "--enable-hisparse" for f in fixed))
 
     # 1. screen the layouts and speculative settings against SGLang's defaults for the rest
     counts.considered += len(layouts) * len(specs)

@@ -109,7 +109,7 @@ def layouts(tp: int | None, gpus: int | None, model: Model) -> list[tuple[Flags,
     return out
 
 
-def dimensions(model: Model, backends: tuple[str, ...]) -> list[tuple[str, list[Flags]]]:
+def dimensions(model: Model, backends: tuple[str, ...], hisparse_fixed: bool = False) -> list[tuple[str, list[Flags]]]:
     """The screened dimensions after the speculative setting: backends, SSM dtype, radix
     strategy (+ track interval), page size, memory fraction, chunked prefill. Each value list
     starts with the empty setting (SGLang's own choice)."""
@@ -121,6 +121,9 @@ def dimensions(model: Model, backends: tuple[str, ...]) -> list[tuple[str, list[
         dims.append(("radix strategy", [(), (("--mamba-radix-cache-strategy", "extra_buffer"),),
                                         (("--mamba-radix-cache-strategy", "no_buffer"), ("--disable-overlap-schedule", None))]))
         dims.append(("track interval", [(), (("--mamba-track-interval", "512"),)]))
+    if model.family is Family.DSA and not hisparse_fixed:
+        # HiSparse needs the radix cache off (SGLang 0.5.23 hisparse checks; examples/clean/hisparse-*.yaml)
+        dims.append(("HiSparse", [(), (("--enable-hisparse", None), ("--disable-radix-cache", None))]))
     if model.family is not Family.DSA:
         dims.append(("page size", [(), (("--page-size", "64"),)]))
     dims.append(("memory fraction", [(), (("--mem-fraction-static", "0.9"),)]))
