@@ -254,8 +254,8 @@ def plan(
     from kdacheck.plan import PlanError, Request
     from kdacheck.plan import emit as plan_emit
     from kdacheck.plan import run as plan_run
-    from kdacheck.plan.confirm import run_kernels as confirm_kernels
     from kdacheck.plan.confirm import require_sglang, sglang_check
+    from kdacheck.plan.confirm import run_kernels as confirm_kernels
     from kdacheck.sanitize import visible_line
 
     if tp is not None and gpus is not None:
