@@ -390,6 +390,9 @@ def run(req: Request) -> Result:
                 else:
                     misses.append((v, why))
     counts.kept = len(kept)
+    if any(int(c.memory["R"] or 0) >= space.REQUESTS[-1] for c in kept):
+        notes.append(f"R reached the search's largest value ({space.REQUESTS[-1]}): more requests may fit; "
+                     "the plan does not try them")
     if not kept:
         raise PlanError(_no_plan(misses + [(v, v.first_problem()) for v in first_miss], counts, model, gpu.name, req))
     marks = cost.pareto([(c.score.throughput, c.score.latency_s, c.served) for c in kept])
