@@ -286,3 +286,16 @@ def test_sglang_without_sglang_exits_2_saying_so(monkeypatch: pytest.MonkeyPatch
                             "--sglang-version", VERSION, "--sglang", "--budget-s", "120"])
     assert r.exit_code == 2, r.output
     assert "SGLang is not importable" in r.stderr
+
+
+@pytest.mark.parametrize("version", ["0.5.21", "0.5.23"])
+def test_attention_dp_is_spelled_as_the_version_spells_it(version: str) -> None:
+    # 0.5.23 has --attn-dp-size (parallel_hook.py handle_deprecated_dp_attention rewrites the old
+    # spelling); 0.5.21 has only `--dp-size N --enable-dp-attention`, which is attention DP N there
+    res = run(Request(model=str(MODELS / "deepseek-v3.2"), gpu="h200", gpus=8, sglang_version=version, budget_s=120.0))
+    adp = [c for c in res.candidates if "attention DP" in c.label]
+    assert adp, [c.label for c in res.candidates[:5]]
+    for c in adp:
+        flags = dict(c.verdict.flags)
+        assert ("--attn-dp-size" in flags) == (version == "0.5.23")
+        assert cost.layout(c.verdict.cfg)[1] == 8  # eight GPUs, never 8 replicas of 8

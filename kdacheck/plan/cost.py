@@ -132,6 +132,8 @@ def layout(cfg: Any) -> tuple[int, int]:
     tp × pp × DP replicas."""
     dp = max(1, int(cfg.v("dp_size") or 1))
     adp = max(1, int(cfg.v("attn_dp_size") or 1)) if cfg.v("dp_attention") else 1
+    if adp > 1:  # before 0.5.23 `--dp-size N --enable-dp-attention` is attention DP N, not N replicas
+        dp = max(1, dp // adp)
     tp = max(1, int(cfg.v("tp_size") or 1))
     pp = max(1, int(cfg.v("pp_size") or 1))
     return dp * adp, tp * pp * dp

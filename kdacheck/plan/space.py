@@ -93,8 +93,10 @@ def speculative(model: Model, drafts: dict[str, str], mtp: bool | None, notes: l
     return out
 
 
-def layouts(tp: int | None, gpus: int | None, model: Model) -> list[tuple[Flags, str]]:
-    """TP / DP replicas / attention DP for the GPU count (attention DP divides TP)."""
+def layouts(tp: int | None, gpus: int | None, model: Model, attn_dp_flag: bool = True) -> list[tuple[Flags, str]]:
+    """TP / DP replicas / attention DP for the GPU count (attention DP divides TP). Attention DP
+    is ``--attn-dp-size`` where the version has it (``attn_dp_flag``), else
+    ``--dp-size N --enable-dp-attention``, as older SGLang spells it."""
     if tp is not None:
         return [((("--tp-size", str(tp)),), f"tp {tp}")]
     n = gpus or 1
@@ -105,7 +107,8 @@ def layouts(tp: int | None, gpus: int | None, model: Model) -> list[tuple[Flags,
         out.append((flags, f"tp {t}" + (f" × dp {dp}" if dp > 1 else "")))
     if model.mla and n > 1:
         for a in (d for d in range(2, n + 1) if n % d == 0):
-            out.append(((("--tp-size", str(n)), ("--attn-dp-size", str(a))), f"tp {n}, attention DP {a}"))
+            adp: Flags = (("--attn-dp-size", str(a)),) if attn_dp_flag else (("--dp-size", str(a)), ("--enable-dp-attention", None))
+            out.append(((("--tp-size", str(n)), *adp), f"tp {n}, attention DP {a}"))
     return out
 
 
