@@ -299,3 +299,26 @@ def test_attention_dp_is_spelled_as_the_version_spells_it(version: str) -> None:
         flags = dict(c.verdict.flags)
         assert ("--attn-dp-size" in flags) == (version == "0.5.23")
         assert cost.layout(c.verdict.cfg)[1] == 8  # eight GPUs, never 8 replicas of 8
+
+
+def test_args_file_abbreviations_and_several_values(tmp_path: Path) -> None:
+    # argparse (allow_abbrev, SGLang 0.5.23 server_args.py) takes `--context-len` for
+    # --context-length; --gc-threshold takes several values (nargs "+" in the flag table)
+    (tmp_path / ".git").mkdir()
+    f = tmp_path / "run.sh"
+    f.write_text("python3 -m sglang.launch_server --model-path Qwen/Qwen3-Next-80B-A3B-Instruct "
+                 "--context-len 32768 --gc-threshold 50000 10 10 --tp 2\n")
+    res = _plan(str(MODELS / "qwen3-next-80b"), "h200", 4, args_file=str(f))
+    words = res.candidates[0].text.split()
+    assert "--context-length" in words and "--context-len" not in words
+    i = words.index("--gc-threshold")
+    assert words[i + 1:i + 4] == ["50000", "10", "10"]
+    assert words.count("--tp-size") == 1 and "--tp" not in words
+
+
+def test_args_file_with_an_unset_variable_exits_2(tmp_path: Path) -> None:
+    (tmp_path / ".git").mkdir()
+    f = tmp_path / "run.sh"
+    f.write_text("python3 -m sglang.launch_server --model-path Qwen/Qwen3-Next-80B-A3B-Instruct --context-length $CTX\n")
+    with pytest.raises(PlanError, match="not known statically"):
+        _plan(str(MODELS / "qwen3-next-80b"), "h200", 4, args_file=str(f))

@@ -115,6 +115,8 @@ def yaml_text(c: Candidate, res: Result) -> str:
         key = option[2:]
         if value is None:
             lines.append(f"{key}: true")
+        elif isinstance(value, tuple):
+            lines.append(f"{key}: [{', '.join(v if _number(v) else json.dumps(v) for v in value)}]")
         elif _number(value):
             lines.append(f"{key}: {value}")
         else:

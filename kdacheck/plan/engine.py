@@ -136,7 +136,9 @@ def _mtp(config_path: Path | None) -> bool | None:
 
 
 def _fixed_flags(path: str, opts: Any) -> tuple[Flags, str | None]:
-    """The flags of the launch in ``--args FILE`` (read as lint reads it), less the ones the plan searches."""
+    """The flags of the launch in ``--args FILE`` (read as lint reads it), less the ones the plan
+    searches: each spelled by its full name in the target version's table (an abbreviation
+    argparse would accept is expanded), a flag of several values kept whole."""
     from kdacheck import flags as flagmod
     from kdacheck.lint import lint_path
 
@@ -146,9 +148,17 @@ def _fixed_flags(path: str, opts: Any) -> tuple[Flags, str | None]:
     if not result.resolved:
         raise PlanError(f"--args {result.path}: no SGLang launch command found")
     cfg = result.resolved[0]
+    unknown = [u for d, u in cfg.parsed.unknown.items() if d not in SEARCHED]
+    if unknown:
+        u = unknown[0]
+        raise PlanError(f"--args {result.path}: `{u.written}` is `{u.text[:60]}`, not known statically ({u.why}): "
+                        "write its value in the file")
+    if cfg.parsed.opaque:
+        raise PlanError(f"--args {result.path}: `{cfg.parsed.opaque[0].text[:60]}` is not known statically and may hold "
+                        "flags: write them in the file")
     table = flagmod.table(cfg.version)
     words = [t.text for t in cfg.cmd.tokens]
-    out: list[tuple[str, str | None]] = []
+    out: list[tuple[str, str | tuple[str, ...] | None]] = []
     model_path = None
     i = 0
     while i < len(words) and len(out) < 512:
@@ -158,20 +168,29 @@ def _fixed_flags(path: str, opts: Any) -> tuple[Flags, str | None]:
             continue
         opt, eq, val = word.partition("=")
         known = table.by_option.get(opt)
-        dests = [known] if known is not None else []
+        if known is None:
+            matches = {table.by_option[o].dest: table.by_option[o] for o in table.prefix_matches(opt)}
+            known = next(iter(matches.values())) if len(matches) == 1 else None
         takes = known.takes_value if known is not None else bool(eq) or (i < len(words) and not words[i].startswith("--"))
-        value: str | None = None
+        many = known is not None and (known.nargs in ("+", "*") or (isinstance(known.nargs, int) and known.nargs > 1))
+        value: str | tuple[str, ...] | None = None
         if takes:
             if eq:
                 value = val
+            elif many:
+                got: list[str] = []
+                while i < len(words) and not words[i].startswith("--") and len(got) < 4096:
+                    got.append(words[i])
+                    i += 1
+                value = tuple(got)
             elif i < len(words):
                 value = words[i]
                 i += 1
-        if dests and dests[0].dest in SEARCHED:
-            if dests[0].dest == "model_path":
+        if known is not None and known.dest in SEARCHED:
+            if known.dest == "model_path" and isinstance(value, str):
                 model_path = value
             continue
-        out.append((dests[0].options[0] if dests else opt, value))
+        out.append((known.name if known is not None else opt, value))
     return tuple(out), model_path
 
 
@@ -386,7 +405,7 @@ def run(req: Request) -> Result:
                 v = lint(flags)
                 ok, why, mem, tokens = judge_fit(v)
                 if ok and mem is not None:
-                    keep(v, f"{c.label}, {' '.join(o.lstrip('-') + (' ' + x if x else '') for o, x in val)}", mem, tokens)
+                    keep(v, f"{c.label}, {' '.join(o.lstrip('-') + (' ' + x if isinstance(x, str) else '') for o, x in val)}", mem, tokens)
                 else:
                     misses.append((v, why))
     counts.kept = len(kept)

@@ -18,7 +18,9 @@ def argv(flags: Flags) -> list[str]:
     out: list[str] = []
     for option, value in flags:
         out.append(option)
-        if value is not None:
+        if isinstance(value, tuple):
+            out.extend(value)
+        elif value is not None:
             out.append(value)
     return out
 

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 from kdacheck.models import Family, Model
 
-Flags = tuple[tuple[str, str | None], ...]  # (option, value; None for a switch), in order
+Flags = tuple[tuple[str, str | tuple[str, ...] | None], ...]  # (option, value: None for a switch, a tuple for several), in order
 
 REQUESTS = (8, 16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 512)
 CHAIN_STEPS = (1, 2, 3, 4, 5)
