@@ -83,6 +83,8 @@ def test_plan_lists_three_candidates_each_lint_clean_with_lints_memory(planned: 
             assert mem["R"] == values["kdacheck.R_after_solve"]["value"]
             assert mem["max_mamba_cache_size"] == values["kdacheck.max_mamba_cache_size"]["value"]
             assert round(values["kdacheck.spec_reserve_bytes"]["value"] / 2**30, 2) == mem["spec_reserve_gib"]
+            pool = values["kdacheck.max_mamba_cache_size"]["value"] * values["kdacheck.per_request_state_bytes"]["value"]
+            assert round(pool / 2**30, 2) == mem["state_pool_gib"]  # lint's picture: slots × per-request state
         else:  # DSA: no hybrid state pool in lint's account; the plan says its rest is its own estimate
             assert "kdacheck.mem_kv_rest_gib" not in values
             assert "plan's estimate" in mem["source"]

@@ -68,16 +68,16 @@ def render_table(res: Result, out: IO[str], top: int = 10) -> None:
                   + (" (time budget or candidate cap reached)" if res.budget_spent else ""))
     table = Table(show_lines=False)
     for col in ("#", "front", "launch", "R", "served", "KV tok/req", "weights", "state pool", "spec reserve", "KV cache",
-                "tok/step", "thr proxy tok/s/GPU", "lat proxy ms/tok"):
+                "outside", "tok/step", "thr proxy tok/s/GPU", "lat proxy ms/tok"):
         table.add_column(col, overflow="fold")
     for i, cand in enumerate(res.candidates[:top], 1):
         m, s = cand.memory, cand.score
         table.add_row(str(i), "*" if cand.pareto else "", visible_line(cand.label), str(m["R"]), str(cand.served),
                       "?" if cand.kv_tokens_per_request is None else f"{cand.kv_tokens_per_request:,}",
                       f"{m['weights_gib']:.1f}", f"{m['state_pool_gib']:.1f}", f"{m['spec_reserve_gib']:.1f}",
-                      f"{m['kv_rest_gib']:.1f}", f"{s.tau:.2f}", f"{s.throughput:,.0f}", f"{s.latency_s * 1e3:.2f}")
+                      f"{m['kv_rest_gib']:.1f}", f"{m['outside_static_gib']:.1f}", f"{s.tau:.2f}", f"{s.throughput:,.0f}", f"{s.latency_s * 1e3:.2f}")
     console.print(table)
-    console.print("R: requests per scheduler (lint's R); served: R × DP replicas × attention-DP workers; memory per rank in GiB" + ("" if res.candidates[0].memory["source"].startswith("lint")
+    console.print("R: requests per scheduler (lint's R); served: R × DP replicas × attention-DP workers; memory per rank in GiB (outside: the share outside the static pool, 1 − mem_fraction_static)" + ("" if res.candidates[0].memory["source"].startswith("lint")
                                               else f" ({res.candidates[0].memory['source']})"))
     for n in res.notes:
         console.print(f"note: {visible_line(n)}")

@@ -89,10 +89,11 @@ def _memory(v: Verdict, gpu_bytes: int) -> dict[str, Any]:
             "mem_fraction_static": mfs,
             "weights_gib": round(int(cfg.v("weight_bytes_per_rank") or 0) / 2**30, 2),
             "rest_gib": cfg.v("mem_rest_gib"),
-            "state_pool_gib": round((K + 1) * per_req / 2**30, 2),
+            "state_pool_gib": round(K * per_req / 2**30, 2),  # as lint's memory picture shows it (report/full.py)
             "max_mamba_cache_size": K,
             "spec_reserve_gib": round(int(cfg.v("spec_reserve_bytes") or 0) / 2**30, 2),
             "kv_rest_gib": cfg.v("mem_kv_rest_gib"),
+            "outside_static_gib": round(gpu_bytes * (1 - mfs) / 2**30, 2),
             "R": cfg.v("R_after_solve") if "R_after_solve" in cfg else cfg.v("R"),
         }
     m = cfg.model
@@ -103,7 +104,7 @@ def _memory(v: Verdict, gpu_bytes: int) -> dict[str, Any]:
                   "for a model without a hybrid state pool)",
         "mem_fraction_static": mfs, "weights_gib": round(weights / 2**30, 2), "rest_gib": round(rest, 2),
         "state_pool_gib": 0.0, "max_mamba_cache_size": None, "spec_reserve_gib": 0.0, "kv_rest_gib": round(rest, 2),
-        "R": cfg.v("R"),
+        "outside_static_gib": round(gpu_bytes * (1 - mfs) / 2**30, 2), "R": cfg.v("R"),
     }
 
 
