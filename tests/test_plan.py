@@ -105,6 +105,7 @@ def test_no_valid_launch_exits_2_naming_the_binding_constraint() -> None:
                             "--sglang-version", VERSION])
     assert r.exit_code == 2, r.output
     assert "binding constraint is MEM002" in r.stderr
+    assert "the weights alone (58.9 GiB per rank" in r.stderr  # 31.6e9 × 2 bytes / 2**30
     assert "closest miss: python3 -m sglang.launch_server" in r.stderr
 
 

@@ -439,13 +439,21 @@ def _no_plan(misses: list[tuple[Verdict, str]], counts: Counts, model: Model, gp
         return f"no launch of {model.name} on {gpu} could be tried within the budget ({counts.linted} linted)"
     kinds = Counter(why.split(":")[0].split(" ")[0] for _v, why in misses)
     binding, n = kinds.most_common(1)[0]
-    # the closest miss: the fewest blocking findings, then the most KV left
-    def key(item: tuple[Verdict, str]) -> tuple[int, float]:
+    # the closest miss: the fewest blocking findings, the most memory left, the shortest line, the most KV left
+    def num(v: Verdict, name: str) -> float:
+        x = v.cfg.v(name) if v.cfg is not None and name in v.cfg else None
+        return float(x) if isinstance(x, (int, float)) else -1e9
+
+    def key(item: tuple[Verdict, str]) -> tuple[int, float, int, float]:
         v, _ = item
-        rest = v.cfg.v("mem_kv_rest_gib") if v.cfg is not None and "mem_kv_rest_gib" in v.cfg else None
-        return (len(v.blocking) + (1 if v.error else 0), -(rest if isinstance(rest, (int, float)) else -1e9))
+        return (len(v.blocking) + (1 if v.error else 0), -num(v, "mem_rest_gib"), len(v.text), -num(v, "mem_kv_rest_gib"))
     v, why = min(misses, key=key)
+    weights = ""
+    if v.cfg is not None and num(v, "mem_rest_gib") < 0:
+        w = num(v, "weight_bytes_per_rank") / 2**30
+        weights = (f"; the weights alone ({w:.1f} GiB per rank, assumed) exceed the static pool (GPU × mem_fraction_static "
+                   f"{v.cfg.v('mem_fraction_static')}): more GPUs (--tp), lighter weights (an FP8 checkpoint) or a larger GPU")
     return (f"no launch of {model.name} on {req.tp or req.gpus or 1} × {gpu} passes every rule and fits: the binding "
-            f"constraint is {binding} ({n} of {len(misses)} candidates tried); closest miss: {v.text} ({why[:300]}); "
+            f"constraint is {binding} ({n} of {len(misses)} candidates tried){weights}; closest miss: {v.text} ({why[:300]}); "
             f"{counts.linted} linted")
 
