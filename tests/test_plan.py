@@ -325,3 +325,8 @@ def test_args_file_with_an_unset_variable_exits_2(tmp_path: Path) -> None:
     f.write_text("python3 -m sglang.launch_server --model-path Qwen/Qwen3-Next-80B-A3B-Instruct --context-length $CTX\n")
     with pytest.raises(PlanError, match="not known statically"):
         _plan(str(MODELS / "qwen3-next-80b"), "h200", 4, args_file=str(f))
+
+
+def test_a_short_preset_name_emits_its_checkpoint() -> None:
+    res = _plan("kimi-linear", "h200", 4)
+    assert dict(res.candidates[0].verdict.flags)["--model-path"] == "moonshotai/Kimi-Linear-48B-A3B-Instruct"

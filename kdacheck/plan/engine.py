@@ -109,12 +109,16 @@ def _memory(v: Verdict, gpu_bytes: int) -> dict[str, Any]:
 
 
 def _model_path(spec: str, model: Model) -> str:
+    """The launch's --model-path: the folder given (a config.json's folder), else the Hub id a
+    short preset name stands for (``kimi-linear`` → its checkpoint), else the name given."""
+    from kdacheck.models import SHORT_NAMES
+
     p = Path(spec)
     if p.name.endswith(".json") and p.is_file():
         return str(p.parent)
     if p.is_dir():
         return spec
-    return model.name
+    return SHORT_NAMES.get(spec.strip().lower(), model.name)
 
 
 def _mtp(config_path: Path | None) -> bool | None:
