@@ -157,7 +157,7 @@ def test_emit_to_stdout_is_the_chosen_launch() -> None:
 
 
 def test_json_document_has_counts_and_sources() -> None:
-    r = runner.invoke(app, ["plan", "--model", str(MODELS / "qwen3-next-80b"), "--gpu", "h200", "--tp", "4",
+    r = runner.invoke(app, ["plan", "--model", str(MODELS / "deepseek-v3.2"), "--gpu", "h200", "--tp", "8",
                             "--sglang-version", VERSION, "--output-format", "json", "--top", "4", "--budget-s", "120"])
     assert r.exit_code == 0, r.output
     doc = json.loads(r.stdout)
@@ -195,10 +195,10 @@ def test_nextn_follows_the_config_mtp_layers() -> None:
 
 
 def test_drafts_add_their_algorithms() -> None:
-    res = _plan(str(MODELS / "qwen3-next-80b"), "h200", 4, drafts={"EAGLE3": "my-org/qwen3-next-eagle3"})
+    res = _plan(str(MODELS / "deepseek-v3.2"), "h200", 8, drafts={"EAGLE3": "my-org/deepseek-eagle3"})
     algos = {dict(c.verdict.flags).get("--speculative-algorithm") for c in res.candidates}
     assert "EAGLE3" in algos
-    assert all(dict(c.verdict.flags).get("--speculative-draft-model-path") == "my-org/qwen3-next-eagle3"
+    assert all(dict(c.verdict.flags).get("--speculative-draft-model-path") == "my-org/deepseek-eagle3"
                for c in res.candidates if dict(c.verdict.flags).get("--speculative-algorithm") == "EAGLE3")
 
 
@@ -309,14 +309,14 @@ def test_args_file_abbreviations_and_several_values(tmp_path: Path) -> None:
     # --context-length; --gc-threshold takes several values (nargs "+" in the flag table)
     (tmp_path / ".git").mkdir()
     f = tmp_path / "run.sh"
-    f.write_text("python3 -m sglang.launch_server --model-path Qwen/Qwen3-Next-80B-A3B-Instruct "
+    f.write_text("python3 -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3.2 "
                  "--context-len 32768 --gc-threshold 50000 10 10 --tp 2\n")
-    res = _plan(str(MODELS / "qwen3-next-80b"), "h200", 4, args_file=str(f))
+    res = _plan(str(MODELS / "deepseek-v3.2"), "h200", 8, args_file=str(f))
     words = res.candidates[0].text.split()
     assert "--context-length" in words and "--context-len" not in words
     i = words.index("--gc-threshold")
     assert words[i + 1:i + 4] == ["50000", "10", "10"]
-    assert words.count("--tp-size") == 1 and "--tp" not in words
+    assert words.count("--tp-size") == 1 and "--tp" not in words and words[words.index("--tp-size") + 1] == "8"
 
 
 def test_args_file_with_an_unset_variable_exits_2(tmp_path: Path) -> None:
