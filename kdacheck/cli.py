@@ -90,6 +90,7 @@ def lint(
     statistics: Annotated[bool, typer.Option("--statistics", help="Print the number of findings per rule instead of the findings.")] = False,
     show_settings: Annotated[bool, typer.Option("--show-settings", help="Print the settings that apply (configuration file, command line, environment) and exit.")] = False,
     color: Annotated[Color | None, typer.Option("--color", envvar="KDACHECK_COLOR", help="auto (a terminal without NO_COLOR), always or never.")] = None,
+    offline: Annotated[bool, typer.Option("--offline", help="Never ask the Hugging Face Hub for a model's config.json (also HF_HUB_OFFLINE=1): the folder, the cache and the bundled index only.")] = False,
     isolated: Annotated[bool, typer.Option("--isolated", help="Read no configuration file (pyproject.toml, kdacheck.toml): the command line only.")] = False,
     per_file_ignores: Annotated[list[str] | None, typer.Option("--per-file-ignores", metavar="GLOB:CODES", help="Skip codes in the files a glob matches, e.g. 'legacy/*.sh:ARG003,SPEC002' (repeatable).")] = None,
 ) -> None:

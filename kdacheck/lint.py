@@ -204,7 +204,7 @@ def lint_command(cmd: LaunchCommand, opts: Options, model_cache: dict[tuple[str 
     if model_cache is not None and key in model_cache:
         model, note = model_cache[key]
     else:
-        model, note = load_model(*key, version, local)
+        model, note = load_model(*key, version, local, hub=not opts.offline)
         if model_cache is not None:
             model_cache[key] = (model, note)
     guess = guess_family(mp if isinstance(mp, str) else None) if model is None else None

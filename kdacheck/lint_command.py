@@ -165,6 +165,7 @@ def run_lint(
     statistics: bool = False,
     show_settings: bool = False,
     color: str | None = None,
+    offline: bool = False,
     isolated: bool = False,
     per_file_ignores: list[str] | None = None,
 ) -> None:
@@ -192,7 +193,7 @@ def run_lint(
     overrides = config.Overrides(
         select=tuple(_split(select) or ()) or None, ignore=tuple(_split(ignore) or ()),
         extend_select=tuple(_split(extend_select) or ()), gpu=gpu, sglang_version=sglang_version, model=model,
-        sglang=sglang, env=tuple(variables.items()), allow_outside=allow_outside, isolated=isolated,
+        sglang=sglang, env=tuple(variables.items()), allow_outside=allow_outside, isolated=isolated, offline=offline,
         per_file_ignores=file_ignores,
     )
     threshold = failure_threshold

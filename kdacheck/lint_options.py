@@ -42,6 +42,7 @@ OPTIONS: tuple[Option, ...] = (
     ('statistics', ('--statistics',), 'flag', (), None, False),
     ('show_settings', ('--show-settings',), 'flag', (), None, False),
     ('color', ('--color',), 'choice', ('auto', 'always', 'never'), 'KDACHECK_COLOR', None),
+    ('offline', ('--offline',), 'flag', (), None, False),
     ('isolated', ('--isolated',), 'flag', (), None, False),
     ('per_file_ignores', ('--per-file-ignores',), 'strs', (), None, None),
 )

@@ -87,6 +87,8 @@ def test_local_model_folder_wins_over_preset(tmp_path) -> None:  # type: ignore[
 def test_hf_cache_lookup(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     snap = tmp_path / "models--acme--Qwen3-Next-Tiny" / "snapshots" / "abc123"
     snap.mkdir(parents=True)
+    (tmp_path / "models--acme--Qwen3-Next-Tiny" / "refs").mkdir()
+    (tmp_path / "models--acme--Qwen3-Next-Tiny" / "refs" / "main").write_text("abc123")  # huggingface_hub: refs/main names the snapshot
     (snap / "config.json").write_text(
         '{"architectures": ["Qwen3NextForCausalLM"], "num_hidden_layers": 8, "full_attention_interval": 4,'
         ' "linear_num_key_heads": 4, "linear_num_value_heads": 8, "linear_key_head_dim": 32,'

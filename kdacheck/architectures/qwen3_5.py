@@ -22,7 +22,7 @@ MIRRORS = "0.5.23 srt/arg_groups/model_overrides/qwen3_5.py L17-49; overrides.py
 
 
 @architecture("Qwen3NextForCausalLM", "Qwen3_5MoeForConditionalGeneration", "Qwen3_5ForConditionalGeneration",
-              mirrors=MIRRORS, extra_buffer=True, has_state=True)
+              mirrors=MIRRORS, extra_buffer=True, has_state=True, families=("gdn",))
 def qwen3_5(r: Resolved, m: Model, gpu: GPU | None, unset: bool) -> None:
     if gpu is None or gpu.sm // 10 != 10 or r.v("attention_backend") is not None:
         return
@@ -36,6 +36,6 @@ def qwen3_5(r: Resolved, m: Model, gpu: GPU | None, unset: bool) -> None:
           "(model_overrides/qwen3_5.py)", "model", page.loc)
 
 
-register("Qwen3_5MoeForCausalLM", "Qwen3_5ForCausalLM", "Qwen4ExpForConditionalGeneration", mirrors=MIRRORS,
-         extra_buffer=True, has_state=True)
+register("Qwen3_5MoeForCausalLM", "Qwen3_5ForCausalLM", mirrors=MIRRORS, extra_buffer=True, has_state=True, families=("gdn",))
+register("Qwen4ExpForConditionalGeneration", mirrors=MIRRORS, extra_buffer=True, has_state=True)
 register("Qwen4Exp", mirrors="0.5.23 srt/configs/hybrid_arch.py", prefix=True, has_state=True)

@@ -41,9 +41,11 @@ LABELS = {"speculative_algorithm": "algorithm", "steps": "S", "topk": "K", "draf
 
 
 def headline(cfg: Resolved) -> str:
+    from kdacheck.models import origin_label
     from kdacheck.sanitize import visible_name
 
-    parts = [f"SGLang {cfg.version}", f"model {visible_name(cfg.model.name) if cfg.model else '?'}"]
+    name = visible_name(cfg.model.name) if cfg.model else visible_name(str(cfg.user("model_path") or "?")[:200])
+    parts = [f"SGLang {cfg.version}", f"model {name} ({origin_label(cfg.model, cfg.model_guess)})"]
     if not cfg.v("spec_on"):
         parts.append("no speculative decoding")
     else:

@@ -8,6 +8,7 @@ from typing import IO, Any
 from kdacheck import __version__
 from kdacheck.findings import Finding, Location
 from kdacheck.lint import FileResult
+from kdacheck.models import origin
 from kdacheck.report import RenderContext, summary
 from kdacheck.report.values import layers, unit_of
 from kdacheck.resolve import Resolved
@@ -40,6 +41,7 @@ def resolved(cfg: Resolved) -> dict[str, Any]:
         "sglang_version": cfg.version,
         "model": cfg.model.name if cfg.model else None,
         "model_source": cfg.model_note,
+        "model_origin": origin(cfg.model, cfg.model_guess),
         "gpu": cfg.gpu.name if cfg.gpu else None,
         "values": {
             key: {"value": value, "origin": origin, "why": why, "location": location(val.loc) if val else None,

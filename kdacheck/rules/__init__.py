@@ -72,6 +72,9 @@ def check(cfg: Resolved, rules: list[Rule] | None = None) -> list[Finding]:
     if cfg.model is None:  # rules that need the geometry do not run; MODEL001 names the relevant ones
         cfg.not_checked = model.not_checked(cfg, chosen) if cfg.user("model_path") else []
         chosen = [r for r in chosen if r.needs != "model"]
+    elif cfg.model.unmodelled:  # a config read, but its state not modelled: MODEL001 names what is not checked
+        cfg.not_checked = model.not_checked(cfg, chosen)
+        chosen = [r for r in chosen if r.code not in cfg.not_checked]
     for r in sorted(chosen, key=lambda r: r.code == "MODEL001"):  # MODEL001 reads not_checked: last
         cfg.taint_seen = None
         hits = list(r.check(cfg))
