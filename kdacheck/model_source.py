@@ -214,7 +214,8 @@ def fetch_hub_config(repo_id: str) -> tuple[bytes | None, str]:
             while True:
                 if time.monotonic() - start > HUB_DEADLINE:
                     return None, f"{where}: no complete answer within {HUB_DEADLINE:g} s: not read"
-                chunk = response.read(min(65536, HUB_MAX_BYTES + 1 - got))
+                # read1: what has arrived (read() would wait for the whole chunk while a server trickles bytes)
+                chunk = response.read1(min(65536, HUB_MAX_BYTES + 1 - got))
                 if not chunk:
                     break
                 chunks.append(chunk)
