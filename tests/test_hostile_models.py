@@ -21,7 +21,7 @@ import os
 import threading
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 
@@ -188,13 +188,13 @@ GOOD = json.dumps(CODER_NEXT).encode()
 
 
 class Hub(http.server.BaseHTTPRequestHandler):
-    seen: list[tuple[str, str | None]] = []  # (path, Authorization)
-    release = threading.Event()
+    seen: ClassVar[list[tuple[str, str | None]]] = []  # (path, Authorization)
+    release: ClassVar[threading.Event] = threading.Event()
 
     def log_message(self, *args: Any) -> None:
         pass
 
-    def do_GET(self) -> None:  # noqa: N802 (http.server's name)
+    def do_GET(self) -> None:
         Hub.seen.append((self.path, self.headers.get("Authorization")))
         repo = self.path.split("/resolve/")[0].strip("/")
         try:
