@@ -219,3 +219,26 @@ def test_nemotron_h_pattern_spellings(tmp_path: Path) -> None:
     assert model is not None and (model.num_layers, model.linear_layers) == (4, 1)
     with pytest.raises(InputError, match="Pattern must only contain"):
         load_model(str(_write(tmp_path, {**base, "hybrid_override_pattern": "MX"})), None)
+
+
+def test_with_nothing_available_the_model_is_a_named_guess(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """No folder, an empty cache, not in the bundled index, the Hub off: the header says the
+    guess, MODEL001 says the model was not read and lists only the rules the guessed family can
+    have (each rule's ``@rule(families=...)``)."""
+    from kdacheck.models import Family
+    from kdacheck.report.full import headline
+    from kdacheck.rules import REGISTRY
+    from tests.helpers import finding, lint_ok
+
+    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path))
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    spec = "--speculative-algorithm EAGLE --speculative-num-steps 3 --speculative-eagle-topk 1 --speculative-num-draft-tokens 4"
+    r = lint_ok(f"python -m sglang.launch_server --model-path acme/Nemotron-H-Private-9B --tp-size 2 {spec}")
+    cfg = r.resolved[0]
+    assert cfg.model is None and cfg.model_guess is Family.MAMBA2
+    assert "(not read; guessed from the name: a Mamba2 hybrid)" in headline(cfg)
+    f = finding(r, "MODEL001")
+    assert f.message.startswith("model not read: `acme/Nemotron-H-Private-9B` (") and "family guessed from the name: a Mamba2 hybrid" in f.message
+    assert "HF_HUB_OFFLINE" in f.message and "not in the bundled index" in f.message
+    assert cfg.not_checked and all(not REGISTRY[c].families or Family.MAMBA2 in REGISTRY[c].families for c in cfg.not_checked)
+    assert all(c in f.message for c in cfg.not_checked)

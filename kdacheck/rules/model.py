@@ -20,7 +20,10 @@ def not_checked(cfg: Resolved, rules: list[Rule]) -> list[str]:
     for r in rules:
         if r.needs != "model":
             continue
-        if family is not None and r.families and family not in r.families:
+        if family is not None and not family.hybrid and family.has_state and r.families:
+            if not any(f.has_state for f in r.families):
+                continue  # a state kdacheck has no rules of its own for (lightning): every state rule is in doubt
+        elif family is not None and r.families and family not in r.families:
             continue  # the family is not one this rule is about
         if r.speculative and not cfg.v("spec_on"):
             continue
