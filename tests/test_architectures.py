@@ -28,7 +28,8 @@ SGLANG_HYBRIDS = {
     "gdn": ("Qwen3NextForCausalLM", "Qwen3_5MoeForConditionalGeneration", "Qwen3_5ForConditionalGeneration",  # models/qwen3_next.py, qwen3_5.py
             "InternS2PreviewForConditionalGeneration", "InternS2MobiusForConditionalGeneration",  # interns2preview.py, interns2_mobius.py
             "JetNemotronForCausalLM", "JetVLMForConditionalGeneration",  # jet_nemotron.py, jet_vlm.py
-            "GigaChat35ForCausalLM", "GigaChat35ForCausalLMNextN"),  # configs/gigachat35.py arch_names
+            "GigaChat35ForCausalLM", "GigaChat35ForCausalLMNextN",  # configs/gigachat35.py arch_names
+            "Qwen4ExpForConditionalGeneration"),  # configs/qwen4_exp.py: Qwen4ExpTextConfig(Qwen3NextConfig)
     "kda": ("KimiLinearForCausalLM", "KimiK3ForConditionalGeneration", "KimiK3LinearForCausalLM",  # kimi_linear.py, kimi_k3.py
             "Glm5NextForConditionalGeneration"),  # glm5_next.py (glm5_next_config)
     "kda|lightning": ("BailingMoeV2_5ForCausalLM", "BailingMoeV3ForCausalLM", "BailingMoeV3VLForConditionalGeneration"),
@@ -146,6 +147,7 @@ def test_minicpm_is_lightning_only_with_a_lightning_layer(tmp_path: Path) -> Non
 
 
 @pytest.mark.parametrize(("arch", "model_type"), [("Lfm2ForCausalLM", "lfm2"), ("ZayaForCausalLM", "zaya"),
+                                                  ("Qwen4ExpForConditionalGeneration", "qwen4_exp"),
                                                   ("BailingMoeV2_5ForCausalLM", "bailing_hybrid")])
 def test_state_not_modelled_is_said_with_the_rules_not_checked(tmp_path: Path, arch: str, model_type: str) -> None:
     folder = tmp_path / "m"

@@ -37,5 +37,6 @@ def qwen3_5(r: Resolved, m: Model, gpu: GPU | None, unset: bool) -> None:
 
 
 register("Qwen3_5MoeForCausalLM", "Qwen3_5ForCausalLM", mirrors=MIRRORS, extra_buffer=True, has_state=True, families=("gdn",))
-register("Qwen4ExpForConditionalGeneration", mirrors=MIRRORS, extra_buffer=True, has_state=True)
+register("Qwen4ExpForConditionalGeneration", mirrors=MIRRORS + "; configs/qwen4_exp.py (a Qwen3NextConfig: hybrid_gdn_config)",
+         extra_buffer=True, has_state=True, families=("gdn",))
 register("Qwen4Exp", mirrors="0.5.23 srt/configs/hybrid_arch.py", prefix=True, has_state=True)

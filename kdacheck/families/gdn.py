@@ -40,7 +40,10 @@ QWEN3_NEXT = ("qwen3_next", "qwen3_5", "qwen3_5_text", "qwen3_5_moe", "qwen3_5_m
               "interns2_mobius", "interns2_mobius_text")
 JET = ("jet_nemotron", "jet_vlm")
 GIGACHAT = "gigachat3_5"
-TYPES = (*QWEN3_NEXT, *JET, GIGACHAT)
+# Qwen4ExpTextConfig is a Qwen3NextConfig (so hybrid_gdn_config claims it) with its own layer
+# schedule from layer_types and a short-convolution state on its PLE layers (qwen4_exp.py L69-95)
+QWEN4_EXP = ("qwen4_exp", "qwen4_exp_text")
+TYPES = (*QWEN3_NEXT, *JET, GIGACHAT, *QWEN4_EXP)
 
 
 def _qwen3_next(v: ConfigView, layers: int, n_lin: int) -> Model:
@@ -98,6 +101,9 @@ def read(v: ConfigView) -> Model | None:
         return _jet(v)
     if t == GIGACHAT:
         return _qwen3_next(v, v.layers, gigachat_linear_layers(v.inner, v.layers))
+    if t in QWEN4_EXP:
+        return Model(v.name, v.arch, Family.GDN, v.layers, unmodelled="Qwen4-Exp's GDN state on its own layer schedule and a "
+                     "short-convolution state on its PLE layers (qwen4_exp.py L69-95)", **v.common)
     if not (t in QWEN3_NEXT or (t == "" and "linear_num_value_heads" in v.inner.data)):
         return None
     interval = v.inner.int("full_attention_interval", 4, 1, MAX_LAYERS)
