@@ -92,7 +92,7 @@ class Model:
         return int(self.params * self.weight_bytes_per_param)
 
 
-ORIGINS = {"folder": "local folder", "hf-cache": "Hugging Face cache", "index": "bundled index", "hub": "the Hub",
+ORIGINS = {"folder": "a local folder", "hf-cache": "the Hugging Face cache", "index": "the bundled index", "hub": "the Hub",
            "": "--model"}
 
 

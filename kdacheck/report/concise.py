@@ -1,13 +1,17 @@
 """``--output-format concise``: ``path:line:col: CODE [severity] message``, one a line,
-sorted by place, then a summary line. Unreadable files and notes about suppressions come in
-the same order, so the output diffs well."""
+sorted by place, then a summary line. Unreadable files, notes about suppressions and, for a
+launch whose model did not come from the tree, where it came from (``note: model NAME from
+the Hugging Face cache``, the bundled index, the Hub, or a guess from the name) come in the
+same order, so the output diffs well."""
 
 from __future__ import annotations
 
 from typing import IO
 
 from kdacheck.lint import FileResult
+from kdacheck.models import origin, origin_label
 from kdacheck.report import RenderContext, summary_line
+from kdacheck.sanitize import visible_name
 
 
 def lines(results: list[FileResult]) -> list[str]:
@@ -20,6 +24,13 @@ def lines(results: list[FileResult]) -> list[str]:
             key = (loc.path, loc.line, loc.col, f.code, f.message)
             text = f"{loc.path}:{loc.line}:{loc.col}: {f.code} [{f.severity.label}] {_one_line(f.message)}"
             keyed.append((key, text))
+        for cfg in r.resolved:  # where a model not in the tree came from (a folder or --model: said by nothing)
+            kind = origin(cfg.model, cfg.model_guess)
+            if kind in ("hf-cache", "index", "hub", "guess"):
+                loc = cfg.cmd.loc
+                name = visible_name(cfg.model.name if cfg.model else str(cfg.user("model_path") or "?")[:200])
+                keyed.append(((loc.path, loc.line, loc.col, "~model", name),
+                              f"{loc.path}:{loc.line}:{loc.col}: note: model {name} {origin_label(cfg.model, cfg.model_guess)}"))
         for line, code in r.unused_suppressions:
             keyed.append(((r.path, line, 0, "~", code), f"{r.path}:{line}:1: note: unused suppression {code}"))
     keyed.sort(key=lambda kv: kv[0])
