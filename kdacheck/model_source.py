@@ -51,12 +51,6 @@ def hub_cache_dir() -> Path | None:
         return None
 
 
-def hf_cache_dirs() -> list[Path]:
-    """The cache folder as a list (empty: none to look in)."""
-    found = hub_cache_dir()
-    return [found] if found is not None else []
-
-
 _REVISION = re.compile(r"[A-Za-z0-9._-]{1,128}")
 
 
@@ -300,10 +294,17 @@ def _remote(name: str, version: str | None, hub: bool) -> tuple[Model | None, st
         tried.append("the Hub not asked (HF_HUB_OFFLINE)")
     else:
         raw, where = fetch_hub_config(name)
+        answer: dict[str, Any] | None = None
         if raw is not None:
-            parsed = model_config.parse_bytes(raw, where)
-            return model_config.read(Path("config.json"), name, version, parsed, "hub", f"the Hub: {where}"), f"the Hub: {where}"
-        tried.append(f"not fetched: {where}")
+            try:
+                answer = model_config.parse_bytes(raw, where)
+            except InputError as e:  # not a config at all (a proxy's page): said, never the run's failure
+                tried.append(f"the Hub's answer is not a config.json: {str(e)[:200]}")
+        if answer is not None:
+            # a config the readers refuse is refused as a local one is (SGLang reads the same file)
+            return model_config.read(Path("config.json"), name, version, answer, "hub", f"the Hub: {where}"), f"the Hub: {where}"
+        if raw is None:
+            tried.append(f"not fetched: {where}")
     return None, "; ".join(tried)
 
 

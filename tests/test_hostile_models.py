@@ -328,9 +328,16 @@ def test_the_offline_option_reaches_the_lint(hub: str) -> None:
     assert json.loads(on.stdout)["files"][0]["commands"][0]["model_origin"] == "hub" and len(Hub.seen) == 1
 
 
-def test_a_hub_answer_that_is_not_json_is_said_with_its_url(hub: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(model_source, "fetch_hub_config", lambda name: (b"\xff\xfe not json", f"{hub}/{name}/resolve/main/config.json"))
+def test_a_hub_answer_that_is_not_json_is_a_note_with_its_url(hub: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(model_source, "fetch_hub_config", lambda name: (b"<html>login</html>", f"{hub}/{name}/resolve/main/config.json"))
+    model, note = model_source.load_model(None, "acme/good")
+    assert model is None and "not a config.json" in note and "not valid JSON" in note and f"{hub}/acme/good" in note
+
+
+def test_a_hub_config_the_readers_refuse_is_refused_as_a_local_one(hub: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    bad = json.dumps({**CODER_NEXT, "linear_num_value_heads": "many"}).encode()
+    monkeypatch.setattr(model_source, "fetch_hub_config", lambda name: (bad, f"{hub}/{name}/resolve/main/config.json"))
     from kdacheck.findings import InputError
 
-    with pytest.raises(InputError, match="not valid JSON"):
+    with pytest.raises(InputError, match="linear_num_value_heads"):
         model_source.load_model(None, "acme/good")
