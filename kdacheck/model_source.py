@@ -66,6 +66,8 @@ def cached_config(repo_id: str) -> tuple[bytes, Path] | str | None:
         return None
     repo = cache / ("models--" + repo_id.replace("/", "--"))
     try:
+        if repo.is_symlink():  # huggingface_hub makes real folders; a link would carry the confinement's root with it
+            return f"Hugging Face cache {repo.name}: a link to {os.path.realpath(repo)[:200]}, not a folder: not read"
         if not repo.is_dir():
             return None
         ref = repo / "refs" / "main"

@@ -146,6 +146,13 @@ def test_a_snapshot_link_out_of_the_cache_repo_is_refused_by_name(cache: Path, t
     assert "model not read" in finding(r, "MODEL001").message
 
 
+def test_a_cache_repo_folder_that_is_a_link_is_refused(cache: Path, tmp_path: Path) -> None:
+    elsewhere = cache_repo(tmp_path / "elsewhere", "acme/model", json.dumps(CODER_NEXT).encode())
+    (cache / "models--acme--model").symlink_to(elsewhere)
+    found = model_source.cached_config("acme/model")
+    assert isinstance(found, str) and "a link to" in found and "not read" in found
+
+
 def test_a_snapshot_linked_to_dev_zero_is_refused(cache: Path) -> None:
     repo = cache_repo(cache, "acme/model", None)
     (repo / "blobs" / "zero").symlink_to("/dev/zero")
