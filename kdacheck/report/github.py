@@ -47,6 +47,14 @@ def _annotation(f: Finding) -> str:
     return command(COMMAND[f.severity], props, message)
 
 
+def _loud(f: Finding) -> bool:
+    """A note shown as a ``::notice``: a check that could not run, or a rule that asks for it (MODEL001)."""
+    from kdacheck.rules import REGISTRY
+
+    rule = REGISTRY.get(f.code)
+    return f.not_checked or bool(rule is not None and rule.notice)
+
+
 def step_summary(results: list[FileResult]) -> str:
     """A Markdown table of the errors and warnings for ``$GITHUB_STEP_SUMMARY``."""
     rows = [f for f in all_findings(results) if f.severity > Severity.INFO]
@@ -63,8 +71,9 @@ def step_summary(results: list[FileResult]) -> str:
 
 
 def render(results: list[FileResult], out: IO[str], ctx: RenderContext) -> None:
-    """Errors first (GitHub keeps only the first ten of each kind), then warnings; info
-    findings are facts, written as plain log lines, not notices. A notice says when the cap
+    """Errors first (GitHub keeps only the first ten of each kind), then warnings, then the
+    notes a user must see (an unknown model, "could not be checked") as notices; the other
+    info findings are facts, written as plain log lines. A notice says when the cap
     hides some, and the step summary gets a table of them all."""
     for r in results:
         if r.error:
@@ -84,7 +93,13 @@ def render(results: list[FileResult], out: IO[str], ctx: RenderContext) -> None:
             props = {} if is_pseudo(r.path) else {"file": workspace_path(r.path), "line": line}
             props["title"] = "kdacheck: unused suppression"
             out.write(command("notice", props, f"`# kdacheck: ignore[{code}]` suppresses nothing here") + "\n")
-    facts = [f for f in findings if f.severity == Severity.INFO]
+    # notes a user must see (an unknown model, a check that could not run): notice annotations
+    loud = [f for f in findings if f.severity == Severity.INFO and _loud(f)]
+    for f in loud[:CAP]:
+        out.write(_annotation(f) + "\n")
+    if len(loud) > CAP:
+        out.write(command("notice", {"title": "kdacheck"}, f"GitHub shows {CAP} notices per step: {len(loud) - CAP} more are in this log") + "\n")
+    facts = [f for f in findings if f.severity == Severity.INFO and not _loud(f)]
     if facts:
         out.write("::group::kdacheck: info\n")
         for f in facts:
