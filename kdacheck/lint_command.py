@@ -289,7 +289,7 @@ def run_lint(
                 else:
                     sys.stdout.write(source.decode("utf-8", "replace"))
         ctx = report.RenderContext(session.version, show_resolved, run_docs if fmt == "json" else None, session.threshold(threshold),
-                                   color=color or "auto")
+                                   color=color or "auto", strict=strict)
         if quiet and fmt in ("full", "concise", "github"):
             results = report.failing_only(results, ctx.threshold)
         with _output(output_file, allow_outside, sys.stderr if fix and source is not None else None) as out:

@@ -59,3 +59,103 @@ def test_docs_ci_severity_table_matches_the_catalogue() -> None:
             listed.setdefault(code, {"note": "info"}.get(label.group(1), label.group(1)))
     catalogue = {r.code: r.severity.label for r in all_rules()}
     assert listed == catalogue
+
+
+# --- JUnit that means what it says -----------------------------------------------------------
+
+XSD = ROOT / "tests" / "data" / "junit" / "junit-10.xsd"
+
+
+def _junit(*args: str) -> tuple[int, str]:
+    p = subprocess.run([sys.executable, "-m", "kdacheck", "lint", "--output-format", "junit", *args], cwd=ROOT,
+                       capture_output=True, text=True, timeout=120)
+    return p.returncode, p.stdout
+
+
+def test_junit_for_examples_validates_against_jenkins_schema_one_case_per_launch(tmp_path: Path) -> None:
+    xmlschema = pytest.importorskip("xmlschema")
+    junitparser = pytest.importorskip("junitparser")
+    code, doc = _junit("examples")
+    assert code == 1  # examples/errors fail
+    schema = xmlschema.XMLSchema(str(XSD))
+    schema.validate(doc)  # raises with the offending element
+    (tmp_path / "junit.xml").write_text(doc, encoding="utf-8")
+    xml = junitparser.JUnitXml.fromfile(str(tmp_path / "junit.xml"))
+    cases = [case for suite in xml for case in suite]
+    import json
+
+    p = subprocess.run([sys.executable, "-m", "kdacheck", "lint", "--output-format", "json", "--exit-zero", "examples"], cwd=ROOT,
+                       capture_output=True, text=True, timeout=120)
+    launches = json.loads(p.stdout)["summary"]["commands"]
+    assert len(cases) == launches  # test count = launch commands, not files × rules
+    failed = {suite.name for suite in xml for case in suite if any(isinstance(x, junitparser.Failure) for x in case.result)}
+    from kdacheck.rules import REGISTRY
+
+    # every error example of a rule that fails the default gate fails (a note's, e.g. ARG005's,
+    # only at --failure-threshold info), except the ones needing a GPU this run lacks (skipped)
+    errors = {str(path.relative_to(ROOT)) for path in (ROOT / "examples" / "errors").iterdir()
+              if REGISTRY[path.name.split("-", 1)[0]].severity >= Severity.WARNING}
+    skipped = {suite.name for suite in xml for case in suite if any(isinstance(x, junitparser.Skipped) for x in case.result)}
+    assert errors <= failed | skipped, sorted(errors - failed - skipped)
+    assert not failed & {str(p.relative_to(ROOT)) for p in (ROOT / "examples" / "clean").iterdir()}
+
+
+def test_junit_skips_what_could_not_be_checked_and_strict_fails_it() -> None:
+    xmlschema = pytest.importorskip("xmlschema")
+    attn001 = "examples/errors/ATTN001-trtllm-mla-hopper.sh"
+    code, doc = _junit(attn001)
+    assert code == 0
+    xmlschema.XMLSchema(str(XSD)).validate(doc)
+    import xml.etree.ElementTree as ET
+
+    (case,) = ET.fromstring(doc).iter("testcase")
+    skipped = case.find("skipped")
+    assert skipped is not None and "ATTN001" in skipped.get("message", "") and "needs --gpu" in skipped.get("message", "")
+    code, doc = _junit("--strict", attn001)
+    assert code == 1
+    (case,) = ET.fromstring(doc).iter("testcase")
+    failure = case.find("failure")
+    assert failure is not None and failure.get("type") == "not-checked"
+    code, doc = _junit("--gpu", "h200", attn001)  # checked in full: the error fails it
+    assert code == 1 and ET.fromstring(doc).find(".//failure") is not None
+
+
+# --- "could not be checked" is said in every format; --strict fails on it ----------------------
+
+ATTN001 = "examples/errors/ATTN001-trtllm-mla-hopper.sh"
+
+
+def _lint(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "kdacheck", "lint", *args], cwd=ROOT, capture_output=True, text=True, timeout=120)
+
+
+@pytest.mark.parametrize("fmt", ["full", "concise", "json", "sarif", "github", "junit"])
+def test_a_rule_needing_the_gpu_says_could_not_be_checked_in_every_format(fmt: str) -> None:
+    p = _lint("--output-format", fmt, ATTN001)
+    assert p.returncode == 0, p.stderr
+    assert "could not be checked: needs --gpu" in p.stdout and "ATTN001" in p.stdout
+
+
+def test_strict_fails_on_needs_gpu_and_the_summary_counts_occurrences() -> None:
+    assert _lint("--strict", "--output-format", "concise", ATTN001).returncode == 1
+    assert _lint("--strict", "--gpu", "b200", "--output-format", "concise", "--select", "ATTN001", ATTN001).returncode == 0
+    # the same rule not checked on two launches counts twice: occurrences, and the distinct rules
+    from kdacheck import report
+
+    text = (ROOT / ATTN001).read_text(encoding="utf-8")
+    results = [lint(text, path="a.sh"), lint(text, path="b.sh")]
+    s = report.summary(results)
+    assert (s["not_checked"], s["not_checked_rules"], s["not_checked_gpu"]) == (2, 1, 2)
+    assert "2 checks not run (1 rule: 2 need --gpu)" in report.summary_line(results)
+
+
+def test_unknown_model_is_a_note_seen_in_every_format() -> None:
+    path = "tests/data/official/falcon-h1-tp1.sh"
+    github = _lint("--output-format", "github", path)
+    assert github.returncode == 0 and "::notice file=tests/data/official/falcon-h1-tp1.sh" in github.stdout and "MODEL001" in github.stdout
+    assert "need the model" in github.stdout.splitlines()[-1]
+    import json
+
+    sarif = json.loads(_lint("--output-format", "sarif", path).stdout)
+    assert [(r["ruleId"], r["level"]) for r in sarif["runs"][0]["results"] if r["ruleId"] == "MODEL001"] == [("MODEL001", "note")]
+    assert _lint("--strict", path).returncode == 1
