@@ -159,3 +159,40 @@ def test_unknown_model_is_a_note_seen_in_every_format() -> None:
     sarif = json.loads(_lint("--output-format", "sarif", path).stdout)
     assert [(r["ruleId"], r["level"]) for r in sarif["runs"][0]["results"] if r["ruleId"] == "MODEL001"] == [("MODEL001", "note")]
     assert _lint("--strict", path).returncode == 1
+
+
+# --- one memory account ----------------------------------------------------------------------
+
+QWEN35_27B = ROOT / "tests" / "data" / "models" / "qwen3.5-27b"
+DFLASH16 = ("python3 -m sglang.launch_server --model-path Qwen/Qwen3.5-27B --tp-size 1 --speculative-algorithm DFLASH "
+            "--speculative-draft-model-path z-lab/Qwen3.5-27B-DFlash --speculative-num-draft-tokens 16")
+
+
+def test_one_memory_account_for_qwen35_27b_dflash16() -> None:
+    """The verdict line, MEM001, MEM005 and the memory table show one scratch figure, for the R
+    SGLang's memory solve leaves, and each says R is capped (issue 24: 111.06 vs 110.25 vs 18.35 GiB)."""
+    import json
+    import re
+
+    full = _lint("--gpu", "h200", "--model", str(QWEN35_27B), "--output-format", "full", "--cmd", DFLASH16).stdout
+    doc = json.loads(_lint("--gpu", "h200", "--model", str(QWEN35_27B), "--output-format", "json", "--cmd", DFLASH16).stdout)
+    findings = {f["code"]: f for f in doc["files"][0]["findings"]}
+    capped = re.search(r"caps max running requests per worker from 48 to (\d+)", findings["MEM003"]["message"])
+    assert capped, findings["MEM003"]["message"]
+    R = int(capped.group(1))
+    # 0.5.23 srt/mem_cache/memory_pool.py L883-893: intermediate_ssm = (num_mamba_layers, spec_state_size + 1,
+    # speculative_num_draft_tokens, *temporal_state_shape), float32 here (the config's mamba_ssm_dtype); for
+    # Qwen3.5-27B 48 linear layers (64, every 4th full attention), 48 value heads × 128 × 128 per rank at tp 1
+    ssm = 48 * (R + 1) * 16 * 48 * 128 * 128 * 4
+    mem001 = findings["MEM001"]["message"]
+    assert f"= {ssm:,} bytes" in mem001 and f"R capped to {R}" in mem001, mem001
+    conv = int(re.search(r"intermediate_conv_window = ([\d,]+) bytes", mem001).group(1).replace(",", ""))  # type: ignore[union-attr]
+    total = ssm + conv
+    mem005 = findings["MEM005"]["message"]
+    assert f"takes {total:,} bytes" in mem005 and f"R capped to {R}" in mem005, mem005
+    gib = f"{total / 2**30:.2f} GiB"
+    verdict = next(line for line in full.splitlines() if "verify scratch" in line)
+    assert f"verify scratch {gib} per rank (R {R}, capped from 48" in verdict, verdict
+    table = next(line for line in full.splitlines() if line.strip().startswith("speculative scratch"))
+    assert gib.split()[0] in table and f"R {R} + 1 rows (capped)" in table, table
+    assert f"R 48 → {R} (memory solve)" in full

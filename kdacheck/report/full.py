@@ -49,7 +49,8 @@ def headline(cfg: Resolved) -> str:
     else:
         for name in HEADLINE:
             if name in cfg and cfg.v(name) is not None:
-                parts.append(f"{LABELS[name]} {cfg.v(name)}")
+                capped = name == "R" and isinstance(cfg.v("scratch_R"), int) and cfg.v("scratch_R") < cfg.v("R")
+                parts.append(f"{LABELS[name]} {cfg.v(name)}" + (f" → {cfg.v('scratch_R')} (memory solve)" if capped else ""))
     return " · ".join(parts)
 
 
@@ -115,14 +116,21 @@ def verdict(r: FileResult) -> Line:
         also = f" (and {len(unread) - 1} more)" if len(unread) > 1 else ""
         return [("  ? ", "yellow"), ("not checked", "bold"), (f": not read: {unread[0]}{also}", ""), (more, "")]
     scratch = [
-        cfg.v("intermediate_ssm_bytes") + cfg.v("intermediate_conv_window_bytes")
+        (cfg.v("intermediate_ssm_bytes") + cfg.v("intermediate_conv_window_bytes"), _capped(cfg))
         for cfg in r.resolved
         if "intermediate_ssm_bytes" in cfg and cfg.v("scratch_allocated")
     ]
-    starts = f"starts · verify scratch {max(scratch) / 2**30:.2f} GiB per rank" if scratch else "starts"
+    most = max(scratch) if scratch else None
+    starts = f"starts · verify scratch {most[0] / 2**30:.2f} GiB per rank{most[1]}" if most else "starts"
     if any(cfg.unknown_checks or cfg.not_checked for cfg in r.resolved) or any(f.not_checked for f in r.findings):
         starts += " as far as checked"
     return [("  ✓ ", "green"), (starts, "bold"), (more, "")]
+
+
+def _capped(cfg: Resolved) -> str:
+    """The scratch's R where SGLang's memory solve caps it (the figure is for the capped R)."""
+    rows, R = cfg.v("scratch_R"), cfg.v("R")
+    return f" (R {rows}, capped from {R} by SGLang's memory solve)" if rows is not None and R is not None and rows < R else ""
 
 
 MEMORY = ("weight_bytes_per_rank", "max_mamba_cache_size", "per_request_state_bytes", "spec_reserve_bytes", "mem_kv_rest_gib", "mem_fraction_static")
@@ -140,7 +148,7 @@ def memory_lines(cfg: Resolved) -> list[Line]:
     parts = [
         ("weights", cfg.v("weight_bytes_per_rank") / gib, "estimate: parameters × bytes / (tp × pp)"),
         ("hybrid state pool", pool, f"{cfg.v('max_mamba_cache_size'):,} slots × {cfg.v('per_request_state_bytes') / 2**20:.1f} MiB"),
-        ("speculative scratch", cfg.v("spec_reserve_bytes") / gib, "reserved: per_req × (R + 1) × D"),
+        _scratch_part(cfg),
         ("KV cache", float(cfg.v("mem_kv_rest_gib")), "what the static pool leaves"),
         ("outside the static pool", total * (1 - frac), f"1 − mem_fraction_static {frac:g}: activations, CUDA graphs"),
     ]
@@ -151,6 +159,18 @@ def memory_lines(cfg: Resolved) -> list[Line]:
         bar = "█" * max(1, round(BAR * v / total)) if v > 0 else ""
         out.append([(f"    {name:<24}{v:7.2f} GiB  ", ""), (f"{bar:<{BAR}}", "cyan"), (f"  {why}", "dim")])
     return out
+
+
+def _scratch_part(cfg: Resolved) -> tuple[str, float, str]:
+    """The scratch as allocated (the figure MEM001, MEM005 and the verdict show), with what
+    SGLang's budget reserved for it beside it."""
+    gib = 2**30
+    reserved = f"SGLang's budget reserves per_req × (R + 1) × D = {cfg.v('spec_reserve_bytes') / gib:.2f} GiB"
+    if "intermediate_ssm_bytes" not in cfg or not cfg.v("scratch_allocated"):
+        return ("speculative scratch", cfg.v("spec_reserve_bytes") / gib, reserved)
+    allocated = (cfg.v("intermediate_ssm_bytes") + cfg.v("intermediate_conv_window_bytes")) / gib
+    rows = cfg.v("scratch_R")
+    return ("speculative scratch", allocated, f"allocated for R {rows} + 1 rows{_capped(cfg) and ' (capped)'}; {reserved}")
 
 
 def _ordered(r: FileResult) -> list[Finding]:

@@ -41,7 +41,16 @@ def mem001(cfg: Resolved) -> Iterator[Hit]:
     )
     if cfg.gpu is not None:
         msg += f"; {100 * (ssm + conv) / cfg.gpu.memory_bytes:.1f}% of a {cfg.gpu.name.upper()}"
+    msg += capped_note(cfg)
     yield Hit(msg, None, values=("intermediate_ssm_bytes", "intermediate_conv_window_bytes", "per_request_state_bytes", "R", "d_max"))
+
+
+def capped_note(cfg: Resolved) -> str:
+    """Where SGLang's memory solve caps R, every scratch figure is for the capped R and says so."""
+    rows, R = cfg.v("scratch_R"), cfg.v("R")
+    if rows is None or R is None or rows >= R:
+        return ""
+    return f" (R capped to {rows} by SGLang's memory solve, from {R}: MEM003)"
 
 
 # -- the memory solve (kdacheck/resolve/mempool.py) ------------------------------------------------------
@@ -332,13 +341,8 @@ def mem005(cfg: Resolved) -> Iterator[Hit]:
         return  # MEM002 says once that --gpu is needed
     share = cfg.options.mem005_share
     total = int(cfg.v("intermediate_ssm_bytes")) + int(cfg.v("intermediate_conv_window_bytes") or 0)
-    R = int(cfg.v("R"))
-    res = cfg.v("mem_solve")
-    Rs = int(res.R) if res is not None and res.failure is None and res.R is not None else R
-    note = ""
-    if Rs < R:
-        total = total * (Rs + 1) // (R + 1)
-        note = f" (with R capped to {Rs} by the memory solve, MEM003)"
+    Rs = int(cfg.v("scratch_R", cfg.v("R")))  # the memory solve's R: one account with MEM001 and the report
+    note = capped_note(cfg)
     frac = total / cfg.gpu.memory_bytes
     if frac <= share:
         return
