@@ -86,7 +86,7 @@ def lint(
     fix: Annotated[bool, typer.Option("--fix", help="Apply the safe fixes in place (full flag names, current spellings, values SGLang uses anyway), then report what is left; with -, print the fixed text.")] = False,
     unsafe_fixes: Annotated[bool, typer.Option("--unsafe-fixes", help="With --fix or --diff: also the fixes that change what SGLang does (a guessed flag name).")] = False,
     show_diff: Annotated[bool, typer.Option("--diff", help="Print the fixes as a unified diff; write nothing (exit 1 when there is one).")] = False,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only the findings that fail the run (no facts, notes or info) and the summary.")] = False,
+    quiet: Annotated[int, typer.Option("--quiet", "-q", count=True, help="-q: print only the findings that fail the run and the summary (nothing for clean files); -qq: print nothing (the exit code only).")] = 0,
     statistics: Annotated[bool, typer.Option("--statistics", help="Print the number of findings per rule instead of the findings.")] = False,
     show_settings: Annotated[bool, typer.Option("--show-settings", help="Print the settings that apply (configuration file, command line, environment) and exit.")] = False,
     color: Annotated[Color | None, typer.Option("--color", envvar="KDACHECK_COLOR", help="auto (a terminal without NO_COLOR), always or never.")] = None,

@@ -40,7 +40,8 @@ def test_statistics_counts_per_rule() -> None:
     assert "2  ARG003    [info]  full-flag-names" in lines
     assert lines[-1].endswith("findings in 2 files")
     doc = json.loads(_kdacheck("lint", ARG003, "--statistics", "--output-format", "json").stdout)
-    assert {"code": "ARG003", "name": "full-flag-names", "severity": "info", "count": 2} in doc
+    assert {"code": "ARG003", "name": "full-flag-names", "severity": "info", "count": 2} in doc["statistics"]["rules"]
+    assert "files" in doc and "summary" in doc  # the report, with its statistics object
 
 
 def test_show_settings_names_each_source(tmp_path: Path) -> None:

@@ -196,3 +196,97 @@ def test_one_memory_account_for_qwen35_27b_dflash16() -> None:
     table = next(line for line in full.splitlines() if line.strip().startswith("speculative scratch"))
     assert gib.split()[0] in table and f"R {R} + 1 rows (capped)" in table, table
     assert f"R 48 → {R} (memory solve)" in full
+
+
+# --- conventions: -q / -qq, --statistics in every format, the settings schema ------------------
+
+
+def test_quiet_prints_only_failing_findings_and_the_summary_and_qq_nothing() -> None:
+    clean = _lint("-q", "examples/clean")
+    assert clean.returncode == 0 and clean.stdout.splitlines() == [clean.stdout.strip()]  # the summary line alone
+    assert clean.stdout.startswith("Checked 49 files") or clean.stdout.startswith("Checked ")
+    spec002 = "examples/errors/SPEC002-chain-draft-tokens.sh"
+    mixed = _lint("-q", spec002, "examples/clean/zero-steps.sh")
+    assert mixed.returncode == 1
+    assert "zero-steps" not in mixed.stdout and "SPEC002" in mixed.stdout and "facts:" not in mixed.stdout and "✓" not in mixed.stdout
+    assert "1 warning" in mixed.stdout.splitlines()[-1]
+    for words in (["-qq"], ["-q", "-q"], ["--quiet", "--quiet"]):
+        for fast in ("", "1"):  # the argparse fast path and Typer read it the same
+            env = {**__import__("os").environ, "KDACHECK_NO_FASTPATH": fast} if fast else None
+            p = subprocess.run([sys.executable, "-m", "kdacheck", "lint", *words, spec002], cwd=ROOT, capture_output=True,
+                               text=True, timeout=120, env=env)
+            assert (p.returncode, p.stdout, p.stderr) == (1, "", ""), (words, fast, p.stdout, p.stderr)
+
+
+@pytest.mark.parametrize("fmt", ["full", "concise", "json", "sarif", "github", "junit", "gitlab"])
+def test_statistics_in_every_format_or_refused(fmt: str) -> None:
+    import json
+
+    p = _lint("--statistics", "--output-format", fmt, "examples/errors/SPEC002-chain-draft-tokens.sh", "examples/errors/KDA007-tp3.sh")
+    if fmt in ("junit", "gitlab"):
+        assert p.returncode == 2 and "--statistics does not apply" in p.stderr
+        return
+    assert p.returncode == 1, p.stderr
+    if fmt == "json":
+        stats = json.loads(p.stdout)["statistics"]
+    elif fmt == "sarif":
+        doc = json.loads(p.stdout)
+        jsonschema = pytest.importorskip("jsonschema")
+        jsonschema.validate(doc, json.loads((ROOT / "tests" / "data" / "sarif-schema-2.1.0.json").read_text(encoding="utf-8")))
+        stats = doc["runs"][0]["properties"]["statistics"]
+    else:
+        assert "KDA007" in p.stdout and "SPEC002" in p.stdout
+        if fmt == "github":
+            assert "::notice title=kdacheck statistics::" in p.stdout and "::error " in p.stdout
+        return
+    assert {r["code"] for r in stats["rules"]} >= {"KDA007", "SPEC002"} and stats["total"] == sum(r["count"] for r in stats["rules"])
+
+
+SETTINGS_SCHEMA = ROOT / "kdacheck" / "data" / "settings.schema.json"
+
+
+def test_settings_schema_has_exactly_the_keys_config_accepts() -> None:
+    import json
+
+    from kdacheck import config, report
+
+    schema = json.loads(SETTINGS_SCHEMA.read_text(encoding="utf-8"))
+    accepted = set(config.KEYS) | {k.replace("-", "_") for k in config.KEYS}  # config.load reads either spelling
+    assert set(schema["properties"]) == accepted and schema["additionalProperties"] is False
+    props = schema["properties"]
+    assert props["failure-threshold"]["enum"] == list(config.SEVERITIES)
+    assert props["output-format"]["enum"] == list(report.FORMATS)
+
+
+def test_repository_settings_examples_validate_against_the_schema() -> None:
+    import json
+    import re
+
+    import tomllib
+
+    jsonschema = pytest.importorskip("jsonschema")
+    schema = json.loads(SETTINGS_SCHEMA.read_text(encoding="utf-8"))
+    blocks = []
+    for doc in ("README.md", "docs/ci.md"):
+        for block in re.findall(r"```toml\n(.*?)```", (ROOT / doc).read_text(encoding="utf-8"), re.S):
+            data = tomllib.loads(block)
+            if "tool" in data and "kdacheck" in data["tool"]:
+                blocks.append(data["tool"]["kdacheck"])
+    assert blocks, "no [tool.kdacheck] example in README.md or docs/ci.md"
+    for table in blocks:
+        jsonschema.validate(table, schema)
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate({"no-such-setting": 1}, schema)
+
+
+def test_settings_schema_ships_in_the_package() -> None:
+    import tomllib
+
+    data = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    globs = data["tool"]["setuptools"]["package-data"]["kdacheck.data"]
+    import fnmatch
+
+    assert any(fnmatch.fnmatch(SETTINGS_SCHEMA.name, g) for g in globs)
+    from importlib.resources import files
+
+    assert files("kdacheck.data").joinpath("settings.schema.json").is_file()

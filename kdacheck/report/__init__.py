@@ -27,13 +27,14 @@ FORMATS: dict[str, str] = {
 class RenderContext:
     """What a report needs besides the results (a plain class: nothing built at import)."""
 
-    __slots__ = ("color", "run", "sglang_version", "show_resolved", "strict", "threshold")
+    __slots__ = ("color", "quiet", "run", "sglang_version", "show_resolved", "strict", "threshold")
 
     def __init__(
         self, sglang_version: str, show_resolved: bool = False, run: list[dict[str, Any]] | None = None,
-        threshold: Severity = Severity.WARNING, color: str = "auto", strict: bool = False,
+        threshold: Severity = Severity.WARNING, color: str = "auto", strict: bool = False, quiet: bool = False,
     ) -> None:
         self.strict = strict  # --strict: a check that could not run fails
+        self.quiet = quiet  # -q: the findings that fail the run and the summary only
         self.color = color  # auto (a terminal without NO_COLOR), always, never
         self.sglang_version = sglang_version
         self.show_resolved = show_resolved
@@ -79,6 +80,7 @@ def not_checked(results: list[FileResult]) -> tuple[Counter[str], set[str]]:
 
 
 def summary(results: list[FileResult]) -> dict[str, int]:
+    results = getattr(results, "counted", results)  # -q shows fewer findings; the summary counts the run
     counts = Counter(f.severity.label for r in results for f in r.findings)
     reasons, codes = not_checked(results)
     return {
@@ -140,29 +142,61 @@ def failing_only(results: list[FileResult], threshold: Severity) -> list[FileRes
     out = [dataclasses.replace(r, findings=[f for f in r.findings if f.severity >= threshold and not f.not_checked], notes=[])
            for r in results]
     skipped = getattr(results, "skipped", None)
-    if skipped is not None:  # the run's Results: what it skipped is still counted
+    if skipped is not None:  # the run's Results: what it skipped is still counted, and the summary counts them all
         kept = type(results)(out)
         kept.skipped = dict(skipped)  # type: ignore[attr-defined]
+        kept.counted = results  # type: ignore[attr-defined]
         return kept
     return out
 
 
-def statistics(results: list[FileResult], out: IO[str], fmt: str) -> None:
-    """``--statistics``: the number of findings per rule, most frequent first (JSON for json)."""
+# --statistics has no place in these formats (a JUnit test suite, a GitLab code-quality list): refused, exit 2
+NO_STATISTICS = ("junit", "gitlab")
+
+
+def statistics_rows(results: list[FileResult]) -> list[dict[str, Any]]:
+    """The number of findings per rule and severity, most frequent first."""
     from kdacheck.rules import REGISTRY
 
-    by_code = REGISTRY.get
     counts = Counter((f.code, f.severity) for r in results for f in r.findings)
     rows = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0][0]))
-    if fmt == "json":
-        import json
+    return [{"code": c, "name": getattr(REGISTRY.get(c), "name", None), "severity": s.label, "count": n} for (c, s), n in rows]
 
-        doc = [{"code": c, "name": getattr(by_code(c), "name", None), "severity": s.label, "count": n} for (c, s), n in rows]
-        json.dump(doc, out, indent=2)
+
+def statistics(results: list[FileResult], out: IO[str], fmt: str, ctx: RenderContext | None = None) -> None:
+    """``--statistics``: the number of findings per rule, most frequent first. In full and
+    concise, a table in place of the findings; in json the report with a ``statistics`` object;
+    in sarif the log with the counts in the run's ``properties``; in github the annotations and
+    a notice with the counts. JUnit and GitLab are refused before linting (``NO_STATISTICS``)."""
+    import json
+
+    rows = statistics_rows(results)
+    total = sum(int(row["count"]) for row in rows)
+    stats = {"total": total, "files": len(results), "rules": rows}
+    if fmt in ("json", "sarif"):
+        import io
+
+        buf = io.StringIO()
+        render(fmt, results, buf, ctx or RenderContext(""))
+        doc = json.loads(buf.getvalue())
+        if fmt == "json":
+            doc["statistics"] = stats
+        else:
+            for run in doc.get("runs", []):
+                run.setdefault("properties", {})["statistics"] = stats
+        json.dump(doc, out, indent=2, ensure_ascii=False)
         out.write("\n")
         return
-    width = max((len(str(n)) for _k, n in rows), default=1)
-    for (code, sev), n in rows:
-        rule = by_code(code)
-        out.write(f"{n:>{width}}  {code:<9} [{sev.label}]  {rule.name if rule else ''}\n")
-    out.write(f"{sum(counts.values())} finding{'s' if sum(counts.values()) != 1 else ''} in {len(results)} file{'s' if len(results) != 1 else ''}\n")
+    if fmt == "github":
+        from kdacheck.report.github import command
+
+        render(fmt, results, out, ctx or RenderContext(""))
+        text = "; ".join(f"{row['count']} {row['code']} [{row['severity']}]" for row in rows) or "no findings"
+        out.write(command("notice", {"title": "kdacheck statistics"}, f"{total} finding{'s' * (total != 1)}: {text}") + "\n")
+        return
+    if fmt in NO_STATISTICS:
+        raise ValueError(f"--statistics does not apply to --output-format {fmt}")
+    width = max((len(str(row["count"])) for row in rows), default=1)
+    for row in rows:
+        out.write(f"{row['count']:>{width}}  {row['code']:<9} [{row['severity']}]  {row['name'] or ''}\n")
+    out.write(f"{total} finding{'s' if total != 1 else ''} in {len(results)} file{'s' if len(results) != 1 else ''}\n")

@@ -133,6 +133,8 @@ def _capped(cfg: Resolved) -> str:
     return f" (R {rows}, capped from {R} by SGLang's memory solve)" if rows is not None and R is not None and rows < R else ""
 
 
+NOT_A_TERMINAL_WIDTH = 1000  # columns Rich lays tables out in when the output is not a terminal
+
 MEMORY = ("weight_bytes_per_rank", "max_mamba_cache_size", "per_request_state_bytes", "spec_reserve_bytes", "mem_kv_rest_gib", "mem_fraction_static")
 BAR = 32  # characters for the whole GPU
 
@@ -178,20 +180,23 @@ def _ordered(r: FileResult) -> list[Finding]:
     return sorted(r.findings, key=lambda f: (-f.severity, f.sort_key()))
 
 
-def lines(results: list[FileResult], show_resolved: bool = False, plain: bool = True) -> list[Line | Table]:
-    """The report, line by line; ``--show-resolved`` tables are Rich tables on a terminal."""
+def lines(results: list[FileResult], show_resolved: bool = False, plain: bool = True, quiet: bool = False) -> list[Line | Table]:
+    """The report, line by line; ``--show-resolved`` tables are Rich tables on a terminal.
+    ``quiet`` (``-q``): only the files with findings, each with its findings, and the summary."""
     out: list[Line | Table] = []
     for r in results:
         if r.error:
             out.append([(r.path, "bold"), (": ", ""), ("cannot check", "bold red"), (f": {r.error}", "")])
             continue
+        if quiet and not r.findings:
+            continue
         if not r.resolved and not r.findings:
             out += [[(note, "dim")] for note in r.notes]
             continue
         out.append([(r.path, "bold underline")])
-        if r.resolved:
+        if r.resolved and not quiet:
             out.append(verdict(r))
-        for cfg in r.resolved:
+        for cfg in [] if quiet else r.resolved:
             label = f"{cfg.cmd.name}: " if cfg.cmd.name and cfg.cmd.kind != "yaml" else ""
             out.append([(f"  {label}{headline(cfg)}", "dim")])
             out += memory_lines(cfg)
@@ -208,7 +213,7 @@ def lines(results: list[FileResult], show_resolved: bool = False, plain: bool = 
                         for ev in f.evidence]
             if f.fix:
                 out.append([("      ", ""), ("fix:", "green"), (f" {f.fix}", "")])
-        if show_resolved:
+        if show_resolved and not quiet:
             for cfg in r.resolved:
                 if plain:
                     out += _plain_table(cfg)
@@ -223,7 +228,7 @@ def render(results: list[FileResult], out: IO[str], ctx: RenderContext, plain: b
     show_resolved = ctx.show_resolved
     if plain is None:  # --color auto: style a terminal, unless NO_COLOR asks for none (no bold or dim either)
         plain = ctx.color == "never" or (ctx.color == "auto" and (not _is_terminal(out) or bool(os.environ.get("NO_COLOR"))))
-    report = lines(results, show_resolved, plain)
+    report = lines(results, show_resolved, plain, ctx.quiet)
     if plain:
         for line in report:
             assert isinstance(line, list)
@@ -232,6 +237,8 @@ def render(results: list[FileResult], out: IO[str], ctx: RenderContext, plain: b
     from rich.console import Console
     from rich.text import Text
 
-    console = Console(file=out, highlight=False, soft_wrap=True, emoji=False, force_terminal=ctx.color == "always" or None)
+    # not a terminal (a CI log, a file, --color always into a pipe): no wrapping at 80 columns
+    width = None if _is_terminal(out) else NOT_A_TERMINAL_WIDTH
+    console = Console(file=out, highlight=False, soft_wrap=True, emoji=False, force_terminal=ctx.color == "always" or None, width=width)
     for line in report:
         console.print(Text.assemble(*line) if isinstance(line, list) else line)
