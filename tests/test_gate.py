@@ -290,3 +290,49 @@ def test_settings_schema_ships_in_the_package() -> None:
     from importlib.resources import files
 
     assert files("kdacheck.data").joinpath("settings.schema.json").is_file()
+
+
+# --- docs promise only what exists ---------------------------------------------------------------
+
+DOCS = ["README.md", "action.yml", ".pre-commit-hooks.yaml", "Dockerfile", *sorted(str(p.relative_to(ROOT)) for p in (ROOT / "docs").glob("*.md"))]
+SHA = __import__("re").compile(r"[0-9a-f]{40}")
+
+
+def _tags() -> set[str]:
+    p = subprocess.run(["git", "tag", "--list"], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    return set(p.stdout.split()) if p.returncode == 0 else set()
+
+
+def _own_refs() -> list[tuple[str, str, str]]:
+    """(file, what, ref) for every pre-commit `rev:` and every `uses: kdacheck/kdacheck@REF`."""
+    import re
+
+    out = []
+    for name in DOCS:
+        path = ROOT / name
+        if not path.exists():
+            continue
+        text = path.read_text(encoding="utf-8")
+        out += [(name, "rev", m.group(1)) for m in re.finditer(r"\brev:\s*['\"]?([^\s'\"#`]+)", text)]
+        out += [(name, "uses", m.group(1)) for m in re.finditer(r"uses:\s*kdacheck/kdacheck@([^\s'\"#`]+)", text)]
+    return out
+
+
+def test_docs_pin_kdacheck_to_a_commit_or_a_tag_the_repository_holds() -> None:
+    refs = _own_refs()
+    assert refs, "the docs show pre-commit and the Action: their refs are checked here"
+    tags = _tags()
+    invented = [(f, what, ref) for f, what, ref in refs
+                if not (ref == "<commit>" or SHA.fullmatch(ref) or ref in tags)]
+    assert not invented, invented  # e.g. `rev: v0.1.0` while the repository holds no such tag
+
+
+def test_docs_install_from_the_repository_not_an_unpublished_package() -> None:
+    import re
+
+    bare = re.compile(r"pip install (?:--user |-U |--upgrade )*kdacheck(?:==[^\s'\"]+)?(?=[\s'\"`]|$)")
+    found = [(name, m.group(0)) for name in DOCS if (ROOT / name).exists()
+             for m in bare.finditer((ROOT / name).read_text(encoding="utf-8"))]
+    assert not found, found  # kdacheck is not on PyPI: install a checkout or git+https://...@<commit>
+    ci = (ROOT / "docs" / "ci.md").read_text(encoding="utf-8")
+    assert 'pip install "git+https://github.com/kdacheck/kdacheck@<commit>"' in ci
