@@ -167,32 +167,14 @@ def statistics(results: list[FileResult], out: IO[str], fmt: str, ctx: RenderCon
     """``--statistics``: the number of findings per rule, most frequent first. In full and
     concise, a table in place of the findings; in json the report with a ``statistics`` object;
     in sarif the log with the counts in the run's ``properties``; in github the annotations and
-    a notice with the counts. JUnit and GitLab are refused before linting (``NO_STATISTICS``)."""
-    import json
-
+    a notice with the counts (each format's ``render_statistics``). JUnit and GitLab are refused
+    before linting (``NO_STATISTICS``)."""
     rows = statistics_rows(results)
     total = sum(int(row["count"]) for row in rows)
     stats = {"total": total, "files": len(results), "rules": rows}
-    if fmt in ("json", "sarif"):
-        import io
-
-        buf = io.StringIO()
-        render(fmt, results, buf, ctx or RenderContext(""))
-        doc = json.loads(buf.getvalue())
-        if fmt == "json":
-            doc["statistics"] = stats
-        else:
-            for run in doc.get("runs", []):
-                run.setdefault("properties", {})["statistics"] = stats
-        json.dump(doc, out, indent=2, ensure_ascii=False)
-        out.write("\n")
-        return
-    if fmt == "github":
-        from kdacheck.report.github import command
-
-        render(fmt, results, out, ctx or RenderContext(""))
-        text = "; ".join(f"{row['count']} {row['code']} [{row['severity']}]" for row in rows) or "no findings"
-        out.write(command("notice", {"title": "kdacheck statistics"}, f"{total} finding{'s' * (total != 1)}: {text}") + "\n")
+    mod = module(fmt) if fmt in FORMATS else None
+    if mod is not None and hasattr(mod, "render_statistics"):  # json, sarif, github: the report with the counts
+        mod.render_statistics(results, out, ctx or RenderContext(""), stats)
         return
     if fmt in NO_STATISTICS:
         raise ValueError(f"--statistics does not apply to --output-format {fmt}")

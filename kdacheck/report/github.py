@@ -9,7 +9,7 @@ the message, ``escapeProperty`` for the properties). Chosen automatically when
 from __future__ import annotations
 
 import os
-from typing import IO
+from typing import IO, Any
 
 from kdacheck.findings import Finding, Severity
 from kdacheck.lint import FileResult
@@ -113,3 +113,11 @@ def render(results: list[FileResult], out: IO[str], ctx: RenderContext) -> None:
                 fh.write(step_summary(results))
         except OSError:
             pass  # a summary is a courtesy: the annotations above are the report
+
+
+def render_statistics(results: list[FileResult], out: IO[str], ctx: RenderContext, stats: dict[str, Any]) -> None:
+    """``--statistics``: the annotations as usual, then one notice with the counts per rule."""
+    render(results, out, ctx)
+    rows, total = stats["rules"], stats["total"]
+    text = "; ".join(f"{row['count']} {row['code']} [{row['severity']}]" for row in rows) or "no findings"
+    out.write(command("notice", {"title": "kdacheck statistics"}, f"{total} finding{'s' * (total != 1)}: {text}") + "\n")
