@@ -336,3 +336,14 @@ def test_docs_install_from_the_repository_not_an_unpublished_package() -> None:
     assert not found, found  # kdacheck is not on PyPI: install a checkout or git+https://...@<commit>
     ci = (ROOT / "docs" / "ci.md").read_text(encoding="utf-8")
     assert 'pip install "git+https://github.com/kdacheck/kdacheck@<commit>"' in ci
+
+
+def test_hisparse_backend_under_auto_kv_needs_the_gpu() -> None:
+    """0.5.23 srt/arg_groups/overrides.py:490-540 `_dsa_kv_cache_dtype_default`: auto is fp8_e4m3 on SM100+,
+    bfloat16 before; HiSparse accepts flashmla_sparse with bfloat16 only: without --gpu, not a pass but a note."""
+    line = ("python -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3.2 --tp-size 8 --enable-hisparse "
+            "--disable-radix-cache --dsa-decode-backend flashmla_sparse")
+    (f,) = [f for f in lint(line).findings if f.code == "HSP006"]
+    assert f.not_checked and "needs --gpu" in f.message
+    assert [f.severity for f in lint(line, gpu="b200").findings if f.code == "HSP006"] == [Severity.ERROR]
+    assert not [f for f in lint(line, gpu="h200").findings if f.code == "HSP006"]  # bfloat16 on SM90: accepted
