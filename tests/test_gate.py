@@ -130,7 +130,7 @@ def _lint(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "kdacheck", "lint", *args], cwd=ROOT, capture_output=True, text=True, timeout=120)
 
 
-@pytest.mark.parametrize("fmt", ["full", "concise", "json", "sarif", "github", "junit"])
+@pytest.mark.parametrize("fmt", ["full", "concise", "json", "sarif", "github", "junit", "gitlab"])
 def test_a_rule_needing_the_gpu_says_could_not_be_checked_in_every_format(fmt: str) -> None:
     p = _lint("--output-format", fmt, ATTN001)
     assert p.returncode == 0, p.stderr

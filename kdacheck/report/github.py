@@ -14,7 +14,7 @@ from typing import IO, Any
 from kdacheck.findings import Finding, Severity
 from kdacheck.lint import FileResult
 from kdacheck.report import RenderContext, summary_line
-from kdacheck.report._common import all_findings, is_pseudo, workspace_path
+from kdacheck.report._common import all_findings, is_pseudo, loud, workspace_path
 
 COMMAND = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "notice"}
 
@@ -45,14 +45,6 @@ def _annotation(f: Finding) -> str:
     if f.fix:
         message += f"\nfix: {f.fix}"
     return command(COMMAND[f.severity], props, message)
-
-
-def _loud(f: Finding) -> bool:
-    """A note shown as a ``::notice``: a check that could not run, or a rule that asks for it (MODEL001)."""
-    from kdacheck.rules import REGISTRY
-
-    rule = REGISTRY.get(f.code)
-    return f.not_checked or bool(rule is not None and rule.notice)
 
 
 def step_summary(results: list[FileResult]) -> str:
@@ -94,12 +86,12 @@ def render(results: list[FileResult], out: IO[str], ctx: RenderContext) -> None:
             props["title"] = "kdacheck: unused suppression"
             out.write(command("notice", props, f"`# kdacheck: ignore[{code}]` suppresses nothing here") + "\n")
     # notes a user must see (an unknown model, a check that could not run): notice annotations
-    loud = [f for f in findings if f.severity == Severity.INFO and _loud(f)]
-    for f in loud[:CAP]:
+    notices = [f for f in findings if f.severity == Severity.INFO and loud(f)]
+    for f in notices[:CAP]:
         out.write(_annotation(f) + "\n")
-    if len(loud) > CAP:
-        out.write(command("notice", {"title": "kdacheck"}, f"GitHub shows {CAP} notices per step: {len(loud) - CAP} more are in this log") + "\n")
-    facts = [f for f in findings if f.severity == Severity.INFO and not _loud(f)]
+    if len(notices) > CAP:
+        out.write(command("notice", {"title": "kdacheck"}, f"GitHub shows {CAP} notices per step: {len(notices) - CAP} more are in this log") + "\n")
+    facts = [f for f in findings if f.severity == Severity.INFO and not loud(f)]
     if facts:
         out.write("::group::kdacheck: info\n")
         for f in facts:
