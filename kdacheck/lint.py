@@ -38,6 +38,7 @@ class FileResult:
     suppressed: int = 0
     rules: list[str] = field(default_factory=list)  # codes checked (applicable and selected)
     unused_suppressions: list[tuple[int, str]] = field(default_factory=list)  # (line, code)
+    by_launch: list[list[Finding]] = field(default_factory=list)  # each launch command's findings, as ``resolved``
 
 
 class Results(list[FileResult]):
@@ -225,6 +226,7 @@ def _sanitize(result: FileResult) -> FileResult:
 
     from kdacheck.findings import Evidence
 
+    before = list(result.findings)
     for i, f in enumerate(result.findings):
         if _CONTROL.search(f.message) or (f.fix and _CONTROL.search(f.fix)) or any(_CONTROL.search(e.value) for e in f.evidence):
             result.findings[i] = dataclasses.replace(
@@ -233,6 +235,9 @@ def _sanitize(result: FileResult) -> FileResult:
             )
         if f.source and f.source != visible_name(f.source):
             result.findings[i] = dataclasses.replace(result.findings[i], source=visible_name(f.source))
+    if result.by_launch:  # the same (sanitised) findings, per launch command
+        now = {id(old): new for old, new in zip(before, result.findings, strict=True)}
+        result.by_launch = [[now.get(id(f), f) for f in group] for group in result.by_launch]
     if result.error:
         result.error = _visible(result.error)
     result.notes = [_visible(n) for n in result.notes]
@@ -282,11 +287,14 @@ def _lint_text(text: str, path: str, opts: Options, base_dir: str | None = None,
         result.notes += cmd.notes
         result.resolved.append(cfg)
         span = sup.command_sites(cmd)
+        kept: list[Finding] = []
         for f in findings:
             if sup.suppressed(f, span) or (opts.file_ignores and config.ignored_here(opts, path, f.code)):
                 result.suppressed += 1
                 continue
-            result.findings.append(f)
+            kept.append(f)
+        result.findings += kept
+        result.by_launch.append(sorted(kept, key=Finding.sort_key))
     result.findings.sort(key=Finding.sort_key)
     sup.report_unused(result)
     return result
@@ -561,7 +569,11 @@ class LintRun:
         return docs, failed
 
     def not_checked(self) -> list[str]:
-        return sorted({code for r in self.results for cfg in r.resolved for code in (*cfg.not_checked, *cfg.unknown_checks)})
+        """The rules that could not be checked somewhere (the model, the GPU, a value unknown
+        statically): what ``--strict`` fails on. Suppressed findings do not count."""
+        from kdacheck.report import not_checked
+
+        return sorted(not_checked(self.results)[1])
 
     def exit_code(self, threshold: str | None, exit_zero: bool, run_failed: bool = False, strict: bool = False) -> int:
         """2 when a file could not be checked, 1 when findings (or ``--run``) fail, or under

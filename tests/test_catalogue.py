@@ -94,10 +94,11 @@ CLEAN = [
 
 
 @pytest.mark.parametrize("path", CLEAN, ids=lambda p: p.name)
-def test_clean_example_has_no_error(path: Path) -> None:
+def test_clean_example_passes_the_default_gate(path: Path) -> None:
+    """Nothing at or above the default threshold (warning): a clean example exits 0."""
     result = lint(path.read_text(encoding="utf-8"), gpu=gpu_of(path) or "h200", path=str(path))
     assert result.error is None and result.resolved
-    assert not [f for f in result.findings if f.severity.label == "error"], result.findings
+    assert not [f for f in result.findings if f.severity.label in ("error", "warning")], result.findings
 
 
 # Rules whose documented example is not a lint (a `kdacheck run` or SGLang itself), and why.

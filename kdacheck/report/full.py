@@ -51,7 +51,8 @@ def headline(cfg: Resolved) -> str:
     else:
         for name in HEADLINE:
             if name in cfg and cfg.v(name) is not None:
-                parts.append(f"{LABELS[name]} {cfg.v(name)}")
+                capped = name == "R" and isinstance(cfg.v("scratch_R"), int) and cfg.v("scratch_R") < cfg.v("R")
+                parts.append(f"{LABELS[name]} {cfg.v(name)}" + (f" → {cfg.v('scratch_R')} (memory solve)" if capped else ""))
     return " · ".join(parts)
 
 
@@ -117,15 +118,24 @@ def verdict(r: FileResult) -> Line:
         also = f" (and {len(unread) - 1} more)" if len(unread) > 1 else ""
         return [("  ? ", "yellow"), ("not checked", "bold"), (f": not read: {unread[0]}{also}", ""), (more, "")]
     scratch = [
-        cfg.v("intermediate_ssm_bytes") + cfg.v("intermediate_conv_window_bytes")
+        (cfg.v("intermediate_ssm_bytes") + cfg.v("intermediate_conv_window_bytes"), _capped(cfg))
         for cfg in r.resolved
         if "intermediate_ssm_bytes" in cfg and cfg.v("scratch_allocated")
     ]
-    starts = f"starts · verify scratch {max(scratch) / 2**30:.2f} GiB per rank" if scratch else "starts"
+    most = max(scratch) if scratch else None
+    starts = f"starts · verify scratch {most[0] / 2**30:.2f} GiB per rank{most[1]}" if most else "starts"
     if any(cfg.unknown_checks or cfg.not_checked for cfg in r.resolved) or any(f.not_checked for f in r.findings):
         starts += " as far as checked"
     return [("  ✓ ", "green"), (starts, "bold"), (more, "")]
 
+
+def _capped(cfg: Resolved) -> str:
+    """The scratch's R where SGLang's memory solve caps it (the figure is for the capped R)."""
+    rows, R = cfg.v("scratch_R"), cfg.v("R")
+    return f" (R {rows}, capped from {R} by SGLang's memory solve)" if rows is not None and R is not None and rows < R else ""
+
+
+NOT_A_TERMINAL_WIDTH = 1000  # columns Rich lays tables out in when the output is not a terminal
 
 MEMORY = ("weight_bytes_per_rank", "max_mamba_cache_size", "per_request_state_bytes", "spec_reserve_bytes", "mem_kv_rest_gib", "mem_fraction_static")
 BAR = 32  # characters for the whole GPU
@@ -142,7 +152,7 @@ def memory_lines(cfg: Resolved) -> list[Line]:
     parts = [
         ("weights", cfg.v("weight_bytes_per_rank") / gib, "estimate: parameters × bytes / (tp × pp)"),
         ("hybrid state pool", pool, f"{cfg.v('max_mamba_cache_size'):,} slots × {cfg.v('per_request_state_bytes') / 2**20:.1f} MiB"),
-        ("speculative scratch", cfg.v("spec_reserve_bytes") / gib, "reserved: per_req × (R + 1) × D"),
+        _scratch_part(cfg),
         ("KV cache", float(cfg.v("mem_kv_rest_gib")), "what the static pool leaves"),
         ("outside the static pool", total * (1 - frac), f"1 − mem_fraction_static {frac:g}: activations, CUDA graphs"),
     ]
@@ -155,25 +165,40 @@ def memory_lines(cfg: Resolved) -> list[Line]:
     return out
 
 
+def _scratch_part(cfg: Resolved) -> tuple[str, float, str]:
+    """The scratch as allocated (the figure MEM001, MEM005 and the verdict show), with what
+    SGLang's budget reserved for it beside it."""
+    gib = 2**30
+    reserved = f"SGLang's budget reserves per_req × (R + 1) × D = {cfg.v('spec_reserve_bytes') / gib:.2f} GiB"
+    if "intermediate_ssm_bytes" not in cfg or not cfg.v("scratch_allocated"):
+        return ("speculative scratch", cfg.v("spec_reserve_bytes") / gib, reserved)
+    allocated = (cfg.v("intermediate_ssm_bytes") + cfg.v("intermediate_conv_window_bytes")) / gib
+    rows = cfg.v("scratch_R")
+    return ("speculative scratch", allocated, f"allocated for R {rows} + 1 rows{_capped(cfg) and ' (capped)'}; {reserved}")
+
+
 def _ordered(r: FileResult) -> list[Finding]:
     """Errors, then warnings, then facts (info), each in file order."""
     return sorted(r.findings, key=lambda f: (-f.severity, f.sort_key()))
 
 
-def lines(results: list[FileResult], show_resolved: bool = False, plain: bool = True) -> list[Line | Table]:
-    """The report, line by line; ``--show-resolved`` tables are Rich tables on a terminal."""
+def lines(results: list[FileResult], show_resolved: bool = False, plain: bool = True, quiet: bool = False) -> list[Line | Table]:
+    """The report, line by line; ``--show-resolved`` tables are Rich tables on a terminal.
+    ``quiet`` (``-q``): only the files with findings, each with its findings, and the summary."""
     out: list[Line | Table] = []
     for r in results:
         if r.error:
             out.append([(r.path, "bold"), (": ", ""), ("cannot check", "bold red"), (f": {r.error}", "")])
             continue
+        if quiet and not r.findings:
+            continue
         if not r.resolved and not r.findings:
             out += [[(note, "dim")] for note in r.notes]
             continue
         out.append([(r.path, "bold underline")])
-        if r.resolved:
+        if r.resolved and not quiet:
             out.append(verdict(r))
-        for cfg in r.resolved:
+        for cfg in [] if quiet else r.resolved:
             label = f"{cfg.cmd.name}: " if cfg.cmd.name and cfg.cmd.kind != "yaml" else ""
             out.append([(f"  {label}{headline(cfg)}", "dim")])
             out += memory_lines(cfg)
@@ -190,7 +215,7 @@ def lines(results: list[FileResult], show_resolved: bool = False, plain: bool = 
                         for ev in f.evidence]
             if f.fix:
                 out.append([("      ", ""), ("fix:", "green"), (f" {f.fix}", "")])
-        if show_resolved:
+        if show_resolved and not quiet:
             for cfg in r.resolved:
                 if plain:
                     out += _plain_table(cfg)
@@ -205,7 +230,7 @@ def render(results: list[FileResult], out: IO[str], ctx: RenderContext, plain: b
     show_resolved = ctx.show_resolved
     if plain is None:  # --color auto: style a terminal, unless NO_COLOR asks for none (no bold or dim either)
         plain = ctx.color == "never" or (ctx.color == "auto" and (not _is_terminal(out) or bool(os.environ.get("NO_COLOR"))))
-    report = lines(results, show_resolved, plain)
+    report = lines(results, show_resolved, plain, ctx.quiet)
     if plain:
         for line in report:
             assert isinstance(line, list)
@@ -214,6 +239,8 @@ def render(results: list[FileResult], out: IO[str], ctx: RenderContext, plain: b
     from rich.console import Console
     from rich.text import Text
 
-    console = Console(file=out, highlight=False, soft_wrap=True, emoji=False, force_terminal=ctx.color == "always" or None)
+    # not a terminal (a CI log, a file, --color always into a pipe): no wrapping at 80 columns
+    width = None if _is_terminal(out) else NOT_A_TERMINAL_WIDTH
+    console = Console(file=out, highlight=False, soft_wrap=True, emoji=False, force_terminal=ctx.color == "always" or None, width=width)
     for line in report:
         console.print(Text.assemble(*line) if isinstance(line, list) else line)

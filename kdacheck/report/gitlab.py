@@ -3,9 +3,10 @@
 ``check_name``, ``fingerprint``, ``severity`` and ``location.path``/``lines.begin``.
 
 Paths are relative to the repository root (``CI_PROJECT_DIR`` when set), as GitLab wants;
-fingerprints are SARIF's (``kdacheck/v1``: stable across runs and line moves). "Could not be
-checked" findings and facts (info) are left out unless ``--failure-threshold info``: the
-widget lists faults in the merge request.
+fingerprints are SARIF's (``kdacheck/v1``: stable across runs and line moves). Facts (info)
+are left out unless ``--failure-threshold info``: the widget lists faults in the merge request;
+but what could not be checked (an unknown model, MODEL001; each "could not be checked") is an
+``info`` issue, so that a check that did not run never looks like one that passed.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from typing import IO, Any
 from kdacheck.findings import Finding, Location, Severity
 from kdacheck.lint import FileResult
 from kdacheck.report import RenderContext
-from kdacheck.report._common import is_pseudo, relative_to, repo_root
+from kdacheck.report._common import is_pseudo, loud, relative_to, repo_root
 from kdacheck.report.sarif import fingerprint, identity
 
 SEVERITY = {Severity.ERROR: "critical", Severity.WARNING: "major", Severity.INFO: "info"}
@@ -52,7 +53,7 @@ def render(results: list[FileResult], out: IO[str], ctx: RenderContext) -> None:
                            "fingerprint": fingerprint(Finding("kdacheck", Severity.ERROR, r.error, Location(r.path)), 0),
                            "severity": "blocker", "location": {"path": _path(r.path), "lines": {"begin": 1}}})
         for f in sorted(r.findings, key=Finding.sort_key):
-            if f.not_checked or f.severity < min(ctx.threshold, Severity.WARNING):
+            if not loud(f) and f.severity < min(ctx.threshold, Severity.WARNING):
                 continue
             key = identity(f)
             issues.append(issue(f, seen[key]))

@@ -84,3 +84,11 @@ def render(results: list[FileResult], out: IO[str], ctx: RenderContext) -> None:
         doc["run"] = ctx.run  # lint --run: the kernels' reports, one per launch command
     json.dump(doc, out, indent=2, ensure_ascii=False)
     out.write("\n")
+
+
+def render_statistics(results: list[FileResult], out: IO[str], ctx: RenderContext, stats: dict[str, Any]) -> None:
+    """``--statistics``: the report with a ``statistics`` object (docs/json-schema.md)."""
+    doc = document(results, ctx.sglang_version)
+    doc["statistics"] = stats
+    json.dump(doc, out, indent=2, ensure_ascii=False)
+    out.write("\n")

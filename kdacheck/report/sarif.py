@@ -216,3 +216,12 @@ def render(results: list[FileResult], out: IO[str], ctx: RenderContext) -> None:
     sglang_version = ctx.sglang_version
     json.dump(document(results, sglang_version), out, indent=2, ensure_ascii=False)
     out.write("\n")
+
+
+def render_statistics(results: list[FileResult], out: IO[str], ctx: RenderContext, stats: dict[str, Any]) -> None:
+    """``--statistics``: the log, with the counts in each run's ``properties`` (a SARIF property bag)."""
+    doc = document(results, ctx.sglang_version)
+    for run in doc.get("runs", []):
+        run.setdefault("properties", {})["statistics"] = stats
+    json.dump(doc, out, indent=2, ensure_ascii=False)
+    out.write("\n")

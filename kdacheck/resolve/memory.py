@@ -146,7 +146,9 @@ def solve_inputs(r: Resolved, **change: Any) -> mempool.MemInputs | None:
     "hybrid state pool",
     mirrors="0.5.23 srt/mem_cache/kv_cache_configurator.py _handle_max_mamba_cache, resolve_max_num_reqs",
     sets=("weight_bytes_per_rank", "mamba_ratio", "mem_rest_gib", "spec_reserve_bytes", "R_after_solve",
-          "mem_kv_rest_gib", "mem_solve", "mamba_radix_cache_strategy", "mamba_full_memory_ratio", "max_mamba_cache_size"),
+          "mem_kv_rest_gib", "mem_solve", "mamba_radix_cache_strategy", "mamba_full_memory_ratio", "max_mamba_cache_size",
+          "intermediate_ssm_shape", "intermediate_ssm_bytes", "intermediate_conv_window_shape",
+          "intermediate_conv_window_bytes", "scratch_R"),
 )
 def state_pool(r: Resolved) -> None:
     m, gpu = r.model, r.gpu
@@ -204,3 +206,10 @@ def state_pool(r: Resolved) -> None:
               if res.branch != "disable_radix_cache" else "max_mamba_cache_size (= R)")
     r.put("mem_kv_rest_gib", round(res.rest_after_gib, 2), "left for the KV cache after the state pool and the reservation")
     r.put("mem_solve", res, f"memory solve ({res.branch})")
+    if res.capped and res.failure is None and res.R is not None and r.v("scratch_allocated"):
+        # SGLang sizes the request pool, and the scratch with it, by the capped R (0.5.23
+        # kv_cache_configurator.py L1700-1721 _build_hybrid_req_pool: mamba_spec_state_size =
+        # max_num_reqs, after resolve_max_num_reqs' cap): one account for every figure
+        from kdacheck.resolve.buffers import put_scratch
+
+        put_scratch(r, int(res.R) + 1, f"R capped to {res.R} by SGLang's memory solve (from {res.requested_R}; MEM003)")

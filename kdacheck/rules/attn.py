@@ -33,7 +33,11 @@ def attn001(cfg: Resolved) -> Iterator[Hit]:
     names = [n for n in ("attention_backend", "decode_attention_backend") if cfg.v(n) == "trtllm_mla"]
     if not names:
         return
-    if cfg.gpu is not None and cfg.gpu.sm // 10 not in (10, 11, 12):
+    if cfg.gpu is None:
+        from kdacheck.rules.base import unchecked
+
+        yield unchecked(f"needs --gpu: `{names[0]}` trtllm_mla runs on Blackwell GPUs only (SM100, SM12x)", names[0])
+    elif cfg.gpu.sm // 10 not in (10, 11, 12):
         yield Hit(f"{TRTLLM_MLA_BLACKWELL} (`{names[0]}` trtllm_mla on SM{cfg.gpu.sm})",
                   "use fa3 or flashinfer on this GPU, or leave the attention backend to SGLang", values=(names[0],))
     if cfg.v("kv_cache_dtype") not in ("fp8_e4m3", "bf16", "auto", None):

@@ -32,8 +32,9 @@ def not_checked(cfg: Resolved, rules: list[Rule]) -> list[str]:
 
 
 @rule(
-    "MODEL001", Severity.WARNING,
+    "MODEL001", Severity.INFO,
     name="model-known",
+    notice=True,
     summary="the model's geometry is known (a local config.json, the Hugging Face cache, the bundled index or the Hub)",
     what="""
         The scratch buffers, the memory solve, the row map and the HiSparse plan depend on the
@@ -44,7 +45,9 @@ def not_checked(cfg: Resolved, rules: list[Rule]) -> list[str]:
         each rule not checked, and the family guessed from the name where one can be (only the
         rules that family can have are listed; the rules that need only the family, e.g.
         RADIX003 and HSP006, still run on the guess). `--strict` fails the gate on it whatever
-        the threshold. A config that is read but whose state kdacheck does not model (LFM2's
+        the threshold. It is a note, not a failure (SGLang itself may well start), but shown in
+        every format: a `::notice` annotation on GitHub, a SARIF note, the summary line's count
+        of checks not run. A config that is read but whose state kdacheck does not model (LFM2's
         short convolutions, Mamba-1, the lightning-attention hybrids, Inkling) is an info:
         "state not modelled", with the rules that need that state listed as not checked.
     """,

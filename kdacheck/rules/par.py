@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from kdacheck import versions
 from kdacheck.findings import Severity
 from kdacheck.resolve import Event, Resolved
-from kdacheck.rules.base import Hit, divisors, rule
+from kdacheck.rules.base import Hit, divisors, rule, unchecked
 
 _HOOK = "0.5.23 `srt/arg_groups/parallel_hook.py`"
 
@@ -100,6 +100,7 @@ def par003(cfg: Resolved) -> Iterator[Hit]:
 
 
 CHUNK_PAGE = "chunked_prefill_size must be divisible by page_size"
+DEFAULT_CHUNKS = (2048, 4096, 8192, 16384)  # SGLang's defaults by GPU memory (kdacheck.resolve.cuda_graph.default_capacity)
 
 
 @rule(
@@ -123,6 +124,14 @@ CHUNK_PAGE = "chunked_prefill_size must be divisible by page_size"
 )
 def par004(cfg: Resolved) -> Iterator[Hit]:
     chunk, page = cfg.v("chunked_prefill_size"), cfg.v("page_size")
+    if chunk is None and cfg.gpu is None and isinstance(page, int) and page > 1 and cfg.v("disaggregation_mode") != "decode":
+        adp = max(1, int(cfg.v("attn_dp_size") or 1))
+        bad = [c for c in DEFAULT_CHUNKS if (c // adp) % page]
+        if bad:  # the default depends on the GPU's memory, and some defaults fail
+            yield unchecked(f"needs --gpu: SGLang's default --chunked-prefill-size depends on the GPU's memory, and "
+                            f"{bad[0]} // attention DP {adp} is not a multiple of the page size {page}",
+                            "attn_dp_size", "page_size")
+        return
     if not isinstance(chunk, int) or not isinstance(page, int) or chunk <= 0 or page <= 1:
         return
     if cfg.v("disaggregation_mode") == "decode" or chunk % page == 0:
