@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from kdacheck.findings import Severity
+from kdacheck.flags import NEWEST
 from kdacheck.readers import read_text
 from tests.helpers import lint
 
@@ -144,3 +145,128 @@ def test_folder_walk_counts_non_launch_yaml_once() -> None:
                        capture_output=True, text=True, timeout=120)
     assert "1 non-launch YAML file skipped" in p.stdout  # helm-values.yaml names SGLang; arbitrary.yaml does not
     assert "ARG001" not in p.stdout and p.returncode == 1
+
+
+# --- substitution that counts: string form and list form alike ----------------------------------
+
+KIMI_TP = "python3 -m sglang.launch_server --model-path moonshotai/Kimi-Linear-48B-A3B-Instruct --tp-size"
+
+
+def _same(r):  # type: ignore[no-untyped-def]
+    """What must be identical between the two forms: codes, severities, messages (places differ)."""
+    assert r.error is None, r.error
+    return sorted((f.code, f.severity.label, f.message) for f in r.findings)
+
+
+def _compose(form: str) -> str:
+    if form == "string":
+        return f"services:\n  sglang:\n    image: lmsysorg/sglang\n    command: {KIMI_TP} ${{TP}} --trust-remote-code\n"
+    words = ", ".join(f'"{w}"' for w in f"{KIMI_TP} ${{TP}} --trust-remote-code".split())
+    return f"services:\n  sglang:\n    image: lmsysorg/sglang\n    command: [{words}]\n"
+
+
+@pytest.mark.parametrize("how", ["dotenv", "env", "env-file"])
+def test_compose_string_form_substitution_counts(tmp_path: Path, how: str) -> None:
+    """Compose interpolates the whole `command:` string before splitting it (compose-spec
+    "Interpolation"): `${TP}` from `.env`, `--env` or `--env-file` is a known value, so 32 KDA
+    heads on tp 3 is KDA007 in the string form as in the list form, and the two give the same
+    findings."""
+    from kdacheck.lint import Options, lint_text
+
+    env = {}
+    if how == "dotenv":
+        (tmp_path / ".env").write_text("TP=3\n")
+    else:
+        env = {"TP": "3"}  # --env TP=3 and --env-file both arrive as Options.env (config.environment)
+    found = {}
+    for form in ("string", "list"):
+        path = tmp_path / f"compose-{form}.yaml"
+        path.write_text(_compose(form))
+        r = lint_text(path.read_text(), str(path), Options(version=NEWEST, env=env), str(tmp_path))
+        assert "KDA007" in {f.code for f in r.findings}, (form, r.findings)
+        assert not [c for c in r.resolved if c.cmd.unread]
+        assert not any(cfg.unknown_checks for cfg in r.resolved), (form, [cfg.unknown_checks for cfg in r.resolved])
+        found[form] = _same(r)
+    assert found["string"] == found["list"]
+
+
+def test_compose_env_file_through_the_cli(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    (tmp_path / "compose.yaml").write_text(_compose("string"))
+    (tmp_path / "vars.env").write_text("TP=3\n")
+    p = subprocess.run([sys.executable, "-m", "kdacheck", "lint", "--strict", "--output-format", "concise",
+                        "--env-file", "vars.env", "compose.yaml"], capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert "KDA007" in p.stdout and p.returncode == 1, p.stdout + p.stderr
+
+
+def test_compose_string_form_unset_stays_unknown(tmp_path: Path) -> None:
+    from kdacheck.lint import Options, lint_text
+
+    path = tmp_path / "compose.yaml"
+    path.write_text(_compose("string"))
+    r = lint_text(path.read_text(), str(path), Options(version=NEWEST), str(tmp_path))
+    assert r.error is None and "KDA007" not in {f.code for f in r.findings}
+    assert any(cfg.unknown_checks for cfg in r.resolved)  # said out loud, and --strict fails on it
+
+
+def _k8s(form: str) -> str:
+    head = ("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: kimi}\nspec:\n  template:\n    spec:\n"
+            "      containers:\n        - name: sglang\n          env:\n            - {name: TP, value: \"3\"}\n")
+    if form == "string":
+        return head + f'          command: ["/bin/sh", "-c"]\n          args: ["{KIMI_TP} $(TP) --trust-remote-code"]\n'
+    words = ", ".join(f'"{w}"' for w in f"{KIMI_TP} $(TP) --trust-remote-code".split())
+    return head + f"          command: [{words}]\n"
+
+
+def test_kubernetes_var_string_and_list_forms_agree() -> None:
+    """The kubelet expands `$(VAR)` from the container's `env:` in `command` and `args` before
+    anything runs (Kubernetes "Define a command and arguments for a container": "$(VAR_NAME)"),
+    so the `sh -c` string and the exec list are the same launch."""
+    found = {}
+    for form in ("string", "list"):
+        r = lint(_k8s(form), path=f"k8s-{form}.yaml")
+        assert "KDA007" in {f.code for f in r.findings}, (form, r.findings)
+        assert not any(cfg.unknown_checks for cfg in r.resolved)
+        found[form] = _same(r)
+    assert found["string"] == found["list"]
+
+
+# --- public files of each kind (tests/data/carriers/SOURCES.md) ---------------------------------
+
+PUBLIC = DATA / "public"
+
+
+@pytest.mark.parametrize(("name", "roles"), [
+    ("lws-sglang.yaml", ["LeaderWorkerSet/sglang, leader, container sglang-leader",
+                         "LeaderWorkerSet/sglang, worker, container sglang-worker"]),
+    # the router role runs sglang_router.launch_router, not an SGLang server: no launch
+    ("rbg-pd-disagg-leader-worker.yaml", ["RoleBasedGroup/pd-disagg-lws, role prefill, container sglang",
+                                          "RoleBasedGroup/pd-disagg-lws, role decode, container sglang"]),
+    ("sglang-compose.yaml", ["service sglang"]),
+    ("skypilot-sglang.yaml", ["run"]),
+])
+def test_public_carriers_one_named_launch_per_role(name: str, roles: list[str]) -> None:
+    r = lint((PUBLIC / name).read_text(), path=str(PUBLIC / name))
+    assert r.error is None, r.error
+    assert [c.cmd.role for c in r.resolved] == roles
+    assert not [c for c in r.resolved if c.cmd.unread], [c.cmd.unread for c in r.resolved]
+    assert loud(r) == [], r.findings  # each is a good launch: no false error or warning
+    assert all("--model-path" in c.cmd.tokens[0].text or any(t.text == "--model-path" for t in c.cmd.tokens) for c in r.resolved)
+
+
+def test_public_compose_entrypoint_string_and_command_string_are_one_argv() -> None:
+    """Compose appends `command` to `entrypoint` (compose-spec "entrypoint": "the command
+    ... is appended"), both here strings: one launch with the command's flags."""
+    cmds = read_text((PUBLIC / "sglang-compose.yaml").read_text(), str(PUBLIC / "sglang-compose.yaml"), str(PUBLIC))
+    assert [t.text for t in cmds[0].tokens] == ["--model-path", "meta-llama/Meta-Llama-3.1-8B-Instruct", "--host",
+                                               "0.0.0.0", "--port", "30000"]
+    assert [t.text for t in cmds[0].program] == ["python3", "-m", "sglang.launch_server"]
+    assert cmds[0].tokens[0].loc.line == 16
+
+
+def test_public_rbg_roles_keep_their_own_values() -> None:
+    r = lint((PUBLIC / "rbg-pd-disagg-leader-worker.yaml").read_text(), path="rbg.yaml")
+    assert [(c.cmd.role.split(", ")[1], c.v("tp_size"), c.v("disaggregation_mode")) for c in r.resolved] == [
+        ("role prefill", 4, "prefill"), ("role decode", 2, "decode")]

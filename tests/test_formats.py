@@ -137,7 +137,7 @@ def test_sarif_not_checked_is_a_notification_not_an_alert(tmp_path: Path) -> Non
     assert all(codes[n["associatedRule"]["index"]] == n["associatedRule"]["id"] for n in notes)
 
 
-GITHUB = re.compile(r"^::(error|warning|notice) file=([^,]+),line=(\d+),col=(\d+),title=kdacheck \(([A-Z]+\d+)\)::(.*)$")
+GITHUB = re.compile(r"^::(error|warning|notice) file=([^,]+),line=(\d+),col=(\d+),title=kdacheck \(([A-Z]+\d+)\)(?: \(in [^:]+\))?::(.*)$")  # (in ROLE): the launch's role
 
 
 def _github_lines(output: str) -> list[tuple[str, str, int, str]]:

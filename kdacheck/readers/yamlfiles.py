@@ -349,7 +349,10 @@ def _substitute(words: list[Token], pattern: re.Pattern[str], value_of: Callable
             return value
 
         text = pattern.sub(sub, t.text)
-        out.append(Token(text, t.loc, t.origin, t.is_flag, why_missing(missing[0]) if missing else t.unknown))
+        unknown = why_missing(missing[0]) if missing else t.unknown
+        if unknown and not missing and not re.search(r"[$`]", pattern.sub("", t.text)):
+            unknown = None  # every expansion in it was one of these references, now known
+        out.append(Token(text, t.loc, t.origin, t.is_flag, unknown))
     return out
 
 
@@ -378,7 +381,7 @@ def _container_launches(container: yaml.Node, path: str, name: str, budget: _Bud
         tagged = image_version(str(image.value))
         hint = (tagged, _loc(path, image)) if tagged else None
     if k is not None:
-        c = LaunchCommand(path, words[k:], "kubernetes", words[0].loc, name)
+        c = LaunchCommand(path, words[k:], "kubernetes", words[0].loc, name, program=words[:k])
         c.version_hint = hint
         return [c]
     # sh -c "python -m sglang.launch_server ...": the script is one string, read as shell with
@@ -430,7 +433,28 @@ def _string_nodes(container: yaml.Node) -> list[yaml.ScalarNode]:
     return out
 
 
-def _walk_containers(node: yaml.Node, path: str, owner: str, budget: _Budget, lines: list[str] | None, depth: int = 0) -> list[LaunchCommand]:
+# Keys whose pod templates are one role of a multi-pod workload: LeaderWorkerSet's
+# `leaderWorkerTemplate.leaderTemplate`/`workerTemplate`, RoleBasedGroup's leader/worker template
+# patches (v1alpha1 `leaderWorkerSet.patchLeaderTemplate`, v1alpha2
+# `leaderWorkerPattern.leaderTemplatePatch`), KubeRay's `headGroupSpec` (RayCluster, and inside
+# RayService `rayClusterConfig` and RayJob `rayClusterSpec`).
+ROLE_KEYS = {"leaderTemplate": "leader", "workerTemplate": "worker", "patchLeaderTemplate": "leader patch",
+             "patchWorkerTemplate": "worker patch", "leaderTemplatePatch": "leader patch",
+             "workerTemplatePatch": "worker patch", "headGroupSpec": "head"}
+# Lists whose items are named roles: RoleBasedGroup `spec.roles[].name`, KubeRay
+# `workerGroupSpecs[].groupName`.
+ROLE_LISTS = {"roles": ("name", "role"), "workerGroupSpecs": ("groupName", "worker group")}
+
+
+def _label(owner: str, role: str, rest: str) -> str:
+    return ", ".join(p for p in (owner, role, rest) if p)
+
+
+def _walk_containers(node: yaml.Node, path: str, owner: str, budget: _Budget, lines: list[str] | None, depth: int = 0,
+                     role: str = "") -> list[LaunchCommand]:
+    """Every container's launch, named ``OWNER[, ROLE], container NAME``: the role is the
+    template or list item it sits in (ROLE_KEYS, ROLE_LISTS), so a leader, a worker, a prefill
+    and a decode of one manifest are told apart."""
     budget.spend(node, depth)
     found: list[LaunchCommand] = []
     if isinstance(node, yaml.MappingNode):
@@ -440,17 +464,30 @@ def _walk_containers(node: yaml.Node, path: str, owner: str, budget: _Budget, li
                 for c in v.value:
                     budget.spend(c, depth + 2)
                     cname = _mapping_get(c, "name")
-                    label = f"{owner}, container {cname.value}" if isinstance(cname, yaml.ScalarNode) else owner
+                    label = _label(owner, role, f"container {cname.value}" if isinstance(cname, yaml.ScalarNode) else "")
                     found += _container_launches(c, path, label, budget, lines)
             elif key in ("container", "model") and isinstance(v, yaml.MappingNode) and (
                     _mapping_get(v, "command") is not None or _mapping_get(v, "args") is not None):
                 # Argo templates' `container:`, KServe's `predictor.model`: one container
-                found += _container_launches(v, path, f"{owner}, {key}", budget, lines)
+                found += _container_launches(v, path, _label(owner, role, key), budget, lines)
+            elif key == "entrypoint" and isinstance(v, yaml.ScalarNode) and "sglang" in str(v.value):
+                # KubeRay RayJob `spec.entrypoint`: a shell command run on the head
+                from kdacheck.readers.shell import looks_like_shell_launch
+
+                if looks_like_shell_launch(str(v.value)):
+                    found += _script_launches(v, path, budget, lines, {}, _label(owner, role, "entrypoint"))
+            elif key in ROLE_LISTS and isinstance(v, yaml.SequenceNode):
+                name_key, what = ROLE_LISTS[key]
+                for n, item in enumerate(v.value, 1):
+                    name = _mapping_get(item, name_key)
+                    sub = f"{what} {name.value if isinstance(name, yaml.ScalarNode) and name.value else n}"
+                    found += _walk_containers(item, path, owner, budget, lines, depth + 2, _label("", role, sub))
             else:
-                found += _walk_containers(v, path, owner, budget, lines, depth + 1)
+                sub = _label("", role, ROLE_KEYS[key]) if key in ROLE_KEYS else role
+                found += _walk_containers(v, path, owner, budget, lines, depth + 1, sub)
     elif isinstance(node, yaml.SequenceNode):
         for item in node.value:
-            found += _walk_containers(item, path, owner, budget, lines, depth + 1)
+            found += _walk_containers(item, path, owner, budget, lines, depth + 1, role)
     return found
 
 
@@ -531,7 +568,7 @@ def read_compose(doc: yaml.Node, path: str, lines: list[str] | None = None, env:
     import os
 
     values = {**read_dotenv(os.path.dirname(path) or ".", allow_outside), **(env or {})} if path not in ("<stdin>", "<cmd>") else dict(env or {})
-    found = _read_compose(doc, path, lines)
+    found = _read_compose(doc, path, lines, values)
     from kdacheck.readers.dockerfile import image_version
 
     services = _mapping_get(doc, "services")
@@ -545,29 +582,41 @@ def read_compose(doc: yaml.Node, path: str, lines: list[str] | None = None, env:
     return found
 
 
-def _read_compose(doc: yaml.Node, path: str, lines: list[str] | None = None) -> list[LaunchCommand]:
+def _read_compose(doc: yaml.Node, path: str, lines: list[str] | None = None, values: dict[str, str] | None = None) -> list[LaunchCommand]:
+    """Each service's launch: ``entrypoint`` then ``command``, as Compose joins them into one
+    argv, each in list or string form. A string is split as Compose splits it after
+    interpolating it: ``values`` (the ``.env`` file, ``--env``) are known values there exactly
+    as in the list form; what stays unset is unknown, and said. ``sh -c SCRIPT`` is read as a
+    shell script."""
+    from kdacheck.readers.shell import _SHELLS, looks_like_shell_launch, read_shell
+
     services = _mapping_get(doc, "services")
     found: list[LaunchCommand] = []
     if not isinstance(services, yaml.MappingNode):
         return found
     budget = _Budget(path)
+    env = dict(values or {})
     for k, svc in pairs(services):
         budget.spend(svc, 1)
         label = f"service {k.value}" if isinstance(k, yaml.ScalarNode) else "service ?"
-        for key in ("entrypoint", "command"):
-            node = _mapping_get(svc, key)
-            if isinstance(node, yaml.ScalarNode):
-                found += launches_in_tokens(_scalar_shell_tokens(node, path, budget, lines), path, "compose", label)
-            elif isinstance(node, yaml.SequenceNode):
-                words = _words(node, path, budget)
-                # entrypoint + command together form the argv
-                if key == "entrypoint":
-                    words += _words(_mapping_get(svc, "command"), path, budget)
-                j = find_launch(words)
-                if j is not None:
-                    found.append(LaunchCommand(path, words[j:], "compose", words[0].loc, label))
-                    break
-                for n in node.value:
-                    if isinstance(n, yaml.ScalarNode) and "sglang" in str(n.value) and " " in str(n.value):
-                        found += launches_in_tokens(_scalar_shell_tokens(n, path, budget, lines), path, "compose", label)
+        nodes = [n for n in (_mapping_get(svc, "entrypoint"), _mapping_get(svc, "command")) if n is not None]
+        words: list[Token] = []
+        for node in nodes:
+            words += _scalar_shell_tokens(node, path, budget, lines, env) if isinstance(node, yaml.ScalarNode) else _words(node, path, budget)
+        cmds = launches_in_tokens(words, path, "compose", label)
+        # sh -c SCRIPT: a list item read as a script in place, or a word of the string form
+        for node in nodes:
+            for item in (node.value if isinstance(node, yaml.SequenceNode) else []):
+                if not cmds and isinstance(item, yaml.ScalarNode) and looks_like_shell_launch(str(item.value)) \
+                        and any(c.isspace() for c in str(item.value)):
+                    cmds = _script_launches(item, path, budget, lines, env, label, "compose")
+        for i in range(len(words) - 2):
+            if cmds:
+                break
+            script = words[i + 2]
+            if words[i].text.rsplit("/", 1)[-1] in _SHELLS and words[i + 1].text == "-c" and looks_like_shell_launch(script.text):
+                raw = lines[script.loc.line - 1] if lines is not None and 0 < script.loc.line <= len(lines) else ""
+                quoted = 0 < script.loc.col <= len(raw) and raw[script.loc.col - 1] in "'\""
+                cmds = read_shell(script.text, path, env, script.loc.line, script.loc.col + quoted, "compose", label)
+        found += cmds
     return found

@@ -42,3 +42,8 @@ def workspace_path(path: str) -> str:
 
 def all_findings(results: list[FileResult]) -> list[Finding]:
     return sorted((f for r in results for f in r.findings), key=Finding.sort_key)
+
+
+def in_role(f: Finding) -> str:
+    """`` (in ROLE)`` for a finding of a named launch (a role, service or container), else empty."""
+    return f" (in {f.source})" if f.source else ""

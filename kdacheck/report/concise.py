@@ -8,6 +8,7 @@ from typing import IO
 
 from kdacheck.lint import FileResult
 from kdacheck.report import RenderContext, summary_line
+from kdacheck.report._common import in_role
 
 
 def lines(results: list[FileResult]) -> list[str]:
@@ -18,7 +19,7 @@ def lines(results: list[FileResult]) -> list[str]:
         for f in r.findings:
             loc = f.location
             key = (loc.path, loc.line, loc.col, f.code, f.message)
-            text = f"{loc.path}:{loc.line}:{loc.col}: {f.code} [{f.severity.label}] {_one_line(f.message)}"
+            text = f"{loc.path}:{loc.line}:{loc.col}: {f.code} [{f.severity.label}] {_one_line(f.message)}{in_role(f)}"
             keyed.append((key, text))
         for line, code in r.unused_suppressions:
             keyed.append(((r.path, line, 0, "~", code), f"{r.path}:{line}:1: note: unused suppression {code}"))

@@ -14,7 +14,7 @@ from typing import IO
 from kdacheck.findings import Finding, Severity
 from kdacheck.lint import FileResult
 from kdacheck.report import RenderContext, summary_line
-from kdacheck.report._common import all_findings, is_pseudo, workspace_path
+from kdacheck.report._common import all_findings, in_role, is_pseudo, workspace_path
 
 COMMAND = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "notice"}
 
@@ -40,7 +40,7 @@ CAP = 10  # annotations GitHub shows per kind and step; the rest are dropped sil
 def _annotation(f: Finding) -> str:
     loc = f.location
     props: dict[str, str | int] = {} if is_pseudo(loc.path) else {"file": workspace_path(loc.path), "line": loc.line, "col": loc.col}
-    props["title"] = f"kdacheck ({f.code})"
+    props["title"] = f"kdacheck ({f.code}){in_role(f)}"
     message = f"{loc}: {f.message}" if is_pseudo(loc.path) else f.message
     if f.fix:
         message += f"\nfix: {f.fix}"

@@ -42,10 +42,24 @@ def _x(text: str) -> str:
 def _failure_text(findings: list[Finding]) -> str:
     out = []
     for f in findings:
-        out.append(f"{f.location}: {f.code} [{f.severity.label}] {f.message}")
+        out.append(f"{f.location}: {f.code} [{f.severity.label}] {f.message}" + (f" (in {f.source})" if f.source else ""))
         if f.fix:
             out.append(f"    fix: {f.fix}")
     return _x("\n".join(out))
+
+
+def _cases(codes: list[str], by_code: dict[str, list[Finding]], roles: bool) -> list[tuple[str, str, list[Finding]]]:
+    """(code, role, findings) per test case: one per rule; in a file of several named launches
+    (roles, services, containers) a rule with findings gets one case per launch it fired in."""
+    out: list[tuple[str, str, list[Finding]]] = []
+    for code in codes:
+        found = by_code.get(code, [])
+        sources = list(dict.fromkeys(f.source for f in found))
+        if not roles or len(sources) < 1 or sources == [""]:
+            out.append((code, "", found))
+            continue
+        out += [(code, src, [f for f in found if f.source == src]) for src in sources]
+    return out
 
 
 def classname(path: str) -> str:
@@ -67,10 +81,11 @@ def tree(results: list[FileResult], threshold: Severity = Severity.WARNING) -> E
             for f in r.findings:
                 by_code.setdefault(f.code, []).append(f)
             codes = list(r.rules) + sorted(c for c in by_code if c not in r.rules)
-            for code in codes:
-                case = ET.SubElement(suite, "testcase", classname=classname(r.path), name=code, file=_x(r.path))
+            roles = len({cfg.cmd.role for cfg in r.resolved}) > 1
+            for code, role, found in _cases(codes, by_code, roles):
+                name = f"{code} (in {visible_name(role)})" if role else code
+                case = ET.SubElement(suite, "testcase", classname=classname(r.path), name=_x(name), file=_x(r.path))
                 tests += 1
-                found = by_code.get(code)
                 if not found:
                     continue
                 worst = max(f.severity for f in found)
