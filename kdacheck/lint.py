@@ -238,6 +238,7 @@ def _sanitize(result: FileResult) -> FileResult:
     result.notes = [_visible(n) for n in result.notes]
     for cfg in result.resolved:
         cfg.cmd.name = visible_name(cfg.cmd.name)
+        cfg.cmd.unread = [type(u)(u.loc, visible_name(u.what)) for u in cfg.cmd.unread]
     return result
 
 

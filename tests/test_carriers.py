@@ -270,3 +270,89 @@ def test_public_rbg_roles_keep_their_own_values() -> None:
     r = lint((PUBLIC / "rbg-pd-disagg-leader-worker.yaml").read_text(), path="rbg.yaml")
     assert [(c.cmd.role.split(", ")[1], c.v("tp_size"), c.v("disaggregation_mode")) for c in r.resolved] == [
         ("role prefill", 4, "prefill"), ("role decode", 2, "decode")]
+
+
+# --- never "✓ starts" on nothing, in every output format ----------------------------------------
+
+NOT_READ = {
+    "unknown-array": f'{QWEN} "${{EXTRA_ARGS[@]}}"\n',
+    "no-arguments": "python3 -m sglang.launch_server\n",
+    "k8s-secret": ("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: q}\nspec:\n  template:\n    spec:\n"
+                   "      containers:\n        - name: sglang\n          env:\n            - name: ARGS\n"
+                   "              valueFrom: {secretKeyRef: {name: s, key: k}}\n"
+                   '          command: ["python3", "-m", "sglang.launch_server", "$(ARGS)"]\n'),
+}
+FORMATS = ("full", "concise", "json", "sarif", "github", "junit")
+
+
+def _run(tmp_path: Path, name: str, text: str, fmt: str, *extra: str):  # type: ignore[no-untyped-def]
+    import subprocess
+    import sys
+
+    path = tmp_path / (name + (".yaml" if text.startswith("apiVersion") else ".sh"))
+    path.write_text(text)
+    return subprocess.run([sys.executable, "-m", "kdacheck", "lint", "--isolated", "--output-format", fmt, *extra, path.name],
+                          capture_output=True, text=True, timeout=120, cwd=tmp_path,
+                          env={**__import__("os").environ, "GITHUB_ACTIONS": ""})
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", sorted(NOT_READ))
+def test_not_read_is_not_checked_in_every_format(tmp_path: Path, name: str) -> None:
+    import json
+    import xml.etree.ElementTree as ET
+
+    for fmt in FORMATS:
+        p = _run(tmp_path, name, NOT_READ[name], fmt)
+        out = p.stdout
+        assert p.returncode == 0 and "✓" not in out, (fmt, out)
+        if fmt == "full":
+            assert "? not checked: not read:" in out
+        elif fmt == "concise":
+            assert "ARG009 [info] could not be checked: not read:" in out
+        elif fmt == "json":
+            (cmd,) = json.loads(out)["files"][0]["commands"]
+            assert cmd["unread"] and "ARG009" in {f["code"] for f in json.loads(out)["files"][0]["findings"]}
+        elif fmt == "sarif":
+            notes = json.loads(out)["runs"][0]["invocations"][0]["toolExecutionNotifications"]
+            assert any(n["descriptor"]["id"] == "not-checked" and n["associatedRule"]["id"] == "ARG009" for n in notes)
+        elif fmt == "github":
+            assert "::notice " in out and "title=kdacheck%3A not checked" in out and "not read:" in out
+        else:
+            root = ET.fromstring(out)
+            (case,) = [c for c in root.iter("testcase") if c.get("name") == "ARG009"]
+            assert case.find("skipped") is not None and case.find("failure") is None
+            assert int(root.get("skipped") or 0) >= 1
+        strict = _run(tmp_path, name, NOT_READ[name], fmt, "--strict")
+        assert strict.returncode == 1, (fmt, strict.stdout)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_no_launch_at_all_is_never_a_pass(tmp_path: Path, fmt: str) -> None:
+    """A named file with no launch: exit 2 and no ✓ in any format; a folder without one: no ✓,
+    and --strict exits 2."""
+    p = _run(tmp_path, "nothing", "echo hello\n", fmt)
+    assert p.returncode == 2 and "✓" not in p.stdout + p.stderr, (fmt, p.stdout, p.stderr)
+    import subprocess
+    import sys
+
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "notes.sh").write_text("echo hello\n")
+    for extra in ((), ("--strict",)):
+        q = subprocess.run([sys.executable, "-m", "kdacheck", "lint", "--isolated", "--output-format", fmt, *extra, "sub"],
+                           capture_output=True, text=True, timeout=120, cwd=tmp_path)
+        assert "✓" not in q.stdout + q.stderr, (fmt, q.stdout)
+        assert q.returncode == (2 if extra else 0), (fmt, extra, q.returncode)
+
+
+def test_not_read_verdict_in_process() -> None:
+    """The fast version of the cross-format test: the verdict and the finding, for each case."""
+    from kdacheck.report.full import verdict
+
+    for name, text in NOT_READ.items():
+        r = lint(text, path=f"{name}.yaml" if text.startswith("apiVersion") else f"{name}.sh")
+        assert r.error is None, (name, r.error)
+        line = "".join(t for t, _s in verdict(r))
+        assert "not checked" in line and "✓" not in line, (name, line)
+        assert "ARG009" in {f.code for f in r.findings if f.not_checked}, name

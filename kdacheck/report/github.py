@@ -71,6 +71,11 @@ def render(results: list[FileResult], out: IO[str], ctx: RenderContext) -> None:
             props: dict[str, str | int] = {} if is_pseudo(r.path) else {"file": workspace_path(r.path)}
             props["title"] = "kdacheck: cannot check"
             out.write(command("error", props, r.error) + "\n")
+        for cfg in r.resolved:  # never a silent pass on arguments that were not read
+            for u in cfg.cmd.unread[:CAP]:
+                props = {} if is_pseudo(u.loc.path) else {"file": workspace_path(u.loc.path), "line": u.loc.line, "col": u.loc.col}
+                props["title"] = "kdacheck: not checked" + (f" (in {cfg.cmd.role})" if cfg.cmd.role else "")
+                out.write(command("notice", props, f"not read: {u.what}; this launch is not checked") + "\n")
     findings = all_findings(results)
     for severity in (Severity.ERROR, Severity.WARNING):
         group = [f for f in findings if f.severity == severity]

@@ -49,7 +49,7 @@ def resolved(cfg: Resolved) -> dict[str, Any]:
             for key, (group, value, origin, why, val) in layers(cfg).items()
         },
         "role": cfg.cmd.role,
-        "unread": list(cfg.cmd.unread),
+        "unread": [str(u) for u in cfg.cmd.unread],
     }
 
 

@@ -62,16 +62,20 @@ def _cases(codes: list[str], by_code: dict[str, list[Finding]], roles: bool) -> 
     return out
 
 
+def _one(text: str) -> str:
+    return " ".join(text.split())[:500]
+
+
 def classname(path: str) -> str:
     return _x(path.replace(".", "_"))
 
 
 def tree(results: list[FileResult], threshold: Severity = Severity.WARNING) -> ET.Element:
     root = ET.Element("testsuites", name="kdacheck")
-    totals = {"tests": 0, "failures": 0, "errors": 0}
+    totals = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
     for r in results:
         suite = ET.SubElement(root, "testsuite", name=_x(r.path))
-        tests = failures = errors = 0
+        tests = failures = errors = skipped = 0
         if r.error:
             case = ET.SubElement(suite, "testcase", classname=classname(r.path), name="read", file=_x(r.path))
             ET.SubElement(case, "error", message=_x(r.error), type="unreadable").text = _x(r.error)
@@ -89,7 +93,10 @@ def tree(results: list[FileResult], threshold: Severity = Severity.WARNING) -> E
                 if not found:
                     continue
                 worst = max(f.severity for f in found)
-                if worst < threshold or worst == Severity.INFO:
+                if all(f.not_checked for f in found):  # the rule could not decide: neither a pass nor a failure
+                    ET.SubElement(case, "skipped", message=_x(_one(found[0].message))).text = _failure_text(found)
+                    skipped += 1
+                elif worst < threshold or worst == Severity.INFO:
                     # Below the threshold, or facts (sizes, defaults that applied): not failures,
                     # kept visible.
                     ET.SubElement(case, "system-out").text = _failure_text(found)
@@ -100,12 +107,13 @@ def tree(results: list[FileResult], threshold: Severity = Severity.WARNING) -> E
         suite.set("tests", str(tests))
         suite.set("failures", str(failures))
         suite.set("errors", str(errors))
-        suite.set("skipped", "0")
+        suite.set("skipped", str(skipped))
         if r.notes:
             ET.SubElement(suite, "system-out").text = _x("\n".join(r.notes))
         totals["tests"] += tests
         totals["failures"] += failures
         totals["errors"] += errors
+        totals["skipped"] += skipped
     for k, v in totals.items():
         root.set(k, str(v))
     return root
