@@ -356,3 +356,103 @@ def test_not_read_verdict_in_process() -> None:
         line = "".join(t for t, _s in verdict(r))
         assert "not checked" in line and "✓" not in line, (name, line)
         assert "ARG009" in {f.code for f in r.findings if f.not_checked}, name
+
+
+# --- roles in every report header and in JSON ----------------------------------------------------
+
+EXAMPLES = DATA.parent.parent.parent / "examples"
+DECODE = "RoleBasedGroup/kimi-linear-pd, role decode, container sglang"
+
+
+def _rendered(fmt: str, path: Path) -> str:
+    import io
+
+    from kdacheck.lint import Results
+    from kdacheck.report import RenderContext, render
+
+    results = Results([lint(path.read_text(), path=str(path))])
+    out = io.StringIO()
+    render(fmt, results, out, RenderContext(NEWEST, color="never"))
+    return out.getvalue()
+
+
+def test_role_named_in_every_format() -> None:
+    import json
+    import xml.etree.ElementTree as ET
+
+    path = EXAMPLES / "errors" / "KDA007-rbg-prefill-decode.yaml"
+    full = _rendered("full", path)
+    assert f"✗ refuses to start (model construction) (KDA007) (in {DECODE})" in full, full
+    assert "RoleBasedGroup/kimi-linear-pd, role prefill, container sglang: SGLang" in full
+    assert f"KDA007 error KDA num_heads (32) must be divisible by shard tp_size (3) (in {DECODE})" in full
+    concise = _rendered("concise", path)
+    assert f"KDA007 [error] KDA num_heads (32) must be divisible by shard tp_size (3) (in {DECODE})" in concise
+    github = _rendered("github", path)
+    assert "title=kdacheck (KDA007) (in RoleBasedGroup/kimi-linear-pd%2C role decode%2C container sglang)::" in github
+    sarif = json.loads(_rendered("sarif", path))
+    (res,) = [x for x in sarif["runs"][0]["results"] if x["ruleId"] == "KDA007"]
+    assert res["locations"][0]["logicalLocations"] == [{"name": DECODE, "kind": "resource"}]
+    assert res["message"]["text"].startswith(f"KDA num_heads (32) must be divisible by shard tp_size (3) (in {DECODE})")
+    junit = ET.fromstring(_rendered("junit", path))
+    names = [c.get("name") for c in junit.iter("testcase") if c.find("failure") is not None]
+    assert names == [f"KDA007 (in {DECODE})"]
+    doc = json.loads(_rendered("json", path))
+    cmds = doc["files"][0]["commands"]
+    assert doc["schema_version"] == 3
+    assert [c["role"] for c in cmds] == ["RoleBasedGroup/kimi-linear-pd, role prefill, container sglang", DECODE]
+    assert cmds[1]["command"] == ("python3 -m sglang.launch_server --model-path moonshotai/Kimi-Linear-48B-A3B-Instruct "
+                                  "--trust-remote-code --tp-size 3 --disaggregation-mode decode")
+    assert list(cmds[1])[-2:] == ["role", "unread"]
+    (f,) = [f for f in doc["files"][0]["findings"] if f["code"] == "KDA007"]
+    assert f["command"] == DECODE
+
+
+def test_json_command_is_sanitised_and_bounded() -> None:
+    import json
+
+    from kdacheck.readers.base import MAX_SHOWN
+
+    long = "x" * 20_000
+    path = Path("a.sh")
+    r = lint(f"python3 -m sglang.launch_server --model-path 'Qwen/\x1b[31mred' --served-model-name {long}\n", path=str(path))
+    import io
+
+    from kdacheck.lint import Results
+    from kdacheck.report import RenderContext, render
+
+    out = io.StringIO()
+    render("json", Results([r]), out, RenderContext(NEWEST))
+    (cmd,) = json.loads(out.getvalue())["files"][0]["commands"]
+    assert "\x1b" not in cmd["command"] and "\\x1b" in cmd["command"]
+    assert len(cmd["command"]) <= MAX_SHOWN and cmd["command"].endswith("…")
+    assert cmd["role"] == "" and cmd["command"].startswith("python3 -m sglang.launch_server --model-path")
+
+
+@pytest.mark.parametrize(("name", "roles"), [
+    ("errors/SPEC001-lws-leader-worker.yaml", ["LeaderWorkerSet/qwen3-next, leader, container sglang",
+                                               "LeaderWorkerSet/qwen3-next, worker, container sglang"]),
+    ("errors/SPEC001-raycluster-head.yaml", ["RayCluster/qwen3-next, head, container ray-head"]),
+    ("errors/KDA007-compose-service.yaml", ["service sglang"]),
+    ("errors/KDA007-k8s-env.yaml", ["Deployment/kimi-linear, container sglang"]),
+])
+def test_carrier_examples_name_their_roles(name: str, roles: list[str]) -> None:
+    r = lint((EXAMPLES / name).read_text(), path=str(EXAMPLES / name))
+    assert [c.cmd.role for c in r.resolved] == roles
+    code = name.split("/")[1].split("-")[0]
+    assert {f.source for f in r.findings if f.code == code} <= set(roles)
+
+
+def test_kuberay_worker_groups_and_rayjob_entrypoint() -> None:
+    """KubeRay: `workerGroupSpecs[].groupName` names each worker group, `headGroupSpec` the head
+    (ray-project/kuberay `ray-operator/config/samples/ray-cluster.sample.yaml` shape); a RayJob's
+    `spec.entrypoint` is a shell command run on the head."""
+    text = (f"apiVersion: ray.io/v1\nkind: RayJob\nmetadata: {{name: j}}\nspec:\n"
+            f"  entrypoint: {QWEN} {SPEC}\n"
+            "  rayClusterSpec:\n    headGroupSpec:\n      template:\n        spec:\n          containers:\n"
+            "            - {name: ray-head, image: rayproject/ray}\n    workerGroupSpecs:\n      - groupName: big\n"
+            "        template:\n          spec:\n            containers:\n              - name: w\n"
+            f"                command: [sh, -c, '{QWEN} --speculative-algorithm NEXTN']\n")
+    r = lint(text, path="rayjob.yaml")
+    assert r.error is None, r.error
+    assert [c.cmd.role for c in r.resolved] == ["RayJob/j, entrypoint", "RayJob/j, worker group big, container w"]
+    assert [f.source for f in r.findings if f.code == "SPEC001"] == ["RayJob/j, entrypoint"]

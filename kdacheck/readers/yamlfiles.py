@@ -416,9 +416,17 @@ def _script_launches(node: yaml.ScalarNode, path: str, budget: _Budget, lines: l
         col += 1
     cmds = read_shell(text, path, values, line, col, kind, name)
     if indent:  # block scalars: every line of the script starts at the block's indentation
+        def moved(loc: Location) -> Location:
+            return Location(path, loc.line, loc.col + (indent if loc.line > line else 0))
+
         for c in cmds:
-            c.tokens = [Token(t.text, Location(path, t.loc.line, t.loc.col + (indent if t.loc.line > line else 0)),
-                              t.origin, t.is_flag, t.unknown) for t in c.tokens]
+            c.tokens = [Token(t.text, moved(t.loc), t.origin, t.is_flag, t.unknown) for t in c.tokens]
+            c.program = [Token(t.text, moved(t.loc), t.origin, t.is_flag, t.unknown) for t in c.program]
+            c.loc = moved(c.loc)
+            was = [str(u) for u in c.unread]
+            c.unread = [type(u)(moved(u.loc), u.what) for u in c.unread]
+            for a, b in zip(was, c.unread, strict=True):  # the notes that name them
+                c.notes = [n.replace(a, str(b), 1) for n in c.notes]
     return cmds
 
 
