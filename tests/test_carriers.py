@@ -126,8 +126,8 @@ def test_not_a_launch_configuration(name: str) -> None:
 def test_folder_walk_skips_non_launch_yaml(tmp_path: Path) -> None:
     from kdacheck.readers.relevance import relevant
 
-    for name in ("workflow-no-launch.yml", "helm-values.yaml", "arbitrary.yaml"):
-        assert not relevant(str(DATA / name), (DATA / name).read_text())
+    for name in ("workflow-no-launch.yml", "helm-values.yaml", "arbitrary.yaml", "public/workflow-e2e-test.yml"):
+        assert not relevant(str(DATA / name), (DATA / name).read_text()), name
     for name in ("recipe-1p1d.yaml", "truss-config.yaml", "skypilot-task.yaml", "workflow.yml"):
         assert relevant(str(DATA / name), (DATA / name).read_text()), name
 
@@ -143,7 +143,8 @@ def test_folder_walk_counts_non_launch_yaml_once() -> None:
 
     p = subprocess.run([sys.executable, "-m", "kdacheck", "lint", "--output-format", "concise", str(DATA)],
                        capture_output=True, text=True, timeout=120)
-    assert "1 non-launch YAML file skipped" in p.stdout  # helm-values.yaml names SGLang; arbitrary.yaml does not
+    # helm-values.yaml and public/workflow-e2e-test.yml name SGLang but start no server; arbitrary.yaml does not name it
+    assert "2 non-launch YAML files skipped" in p.stdout
     assert "ARG001" not in p.stdout and p.returncode == 1
 
 
@@ -246,6 +247,9 @@ PUBLIC = DATA / "public"
                                           "RoleBasedGroup/pd-disagg-lws, role decode, container sglang"]),
     ("sglang-compose.yaml", ["service sglang"]),
     ("skypilot-sglang.yaml", ["run"]),
+    ("truss-llama3-8b-sglang.yaml", ["docker_server.start_command"]),
+    ("srt-slurm-qwen3-32b-disagg.yaml", ["prefill", "decode"]),
+    ("workflow-pr-e2e-test.yml", ["job gpu-job, step Launch server and run benchmark"]),
 ])
 def test_public_carriers_one_named_launch_per_role(name: str, roles: list[str]) -> None:
     r = lint((PUBLIC / name).read_text(), path=str(PUBLIC / name))
@@ -253,7 +257,8 @@ def test_public_carriers_one_named_launch_per_role(name: str, roles: list[str]) 
     assert [c.cmd.role for c in r.resolved] == roles
     assert not [c for c in r.resolved if c.cmd.unread], [c.cmd.unread for c in r.resolved]
     assert loud(r) == [], r.findings  # each is a good launch: no false error or warning
-    assert all("--model-path" in c.cmd.tokens[0].text or any(t.text == "--model-path" for t in c.cmd.tokens) for c in r.resolved)
+    assert all(any(t.text in ("--model-path", "--model") for t in c.cmd.tokens) for c in r.resolved)
+    assert "ARG001" not in {f.code for f in r.findings}  # a carrier's own keys are never read as flags
 
 
 def test_public_compose_entrypoint_string_and_command_string_are_one_argv() -> None:
@@ -456,3 +461,16 @@ def test_kuberay_worker_groups_and_rayjob_entrypoint() -> None:
     assert r.error is None, r.error
     assert [c.cmd.role for c in r.resolved] == ["RayJob/j, entrypoint", "RayJob/j, worker group big, container w"]
     assert [f.source for f in r.findings if f.code == "SPEC001"] == ["RayJob/j, entrypoint"]
+
+
+def test_public_workflow_without_a_launch_is_not_a_launch_configuration() -> None:
+    """sgl-project/sglang's e2e-test.yml runs SGLang's benchmarks and unit tests, never
+    `sglang.launch_server`: one "not a launch configuration", no finding."""
+    r = lint((PUBLIC / "workflow-e2e-test.yml").read_text(), path=str(PUBLIC / "workflow-e2e-test.yml"))
+    assert r.error is not None and "not a launch configuration" in r.error and not r.findings
+
+
+def test_public_recipe_roles_read_their_own_sections() -> None:
+    r = lint((PUBLIC / "srt-slurm-qwen3-32b-disagg.yaml").read_text(), path="recipe.yaml")
+    assert [(c.cmd.role, c.v("tp_size"), c.v("page_size"), c.v("disaggregation_mode")) for c in r.resolved] == [
+        ("prefill", 2, 64, "prefill"), ("decode", 2, 64, "decode")]
