@@ -474,3 +474,21 @@ def test_public_recipe_roles_read_their_own_sections() -> None:
     r = lint((PUBLIC / "srt-slurm-qwen3-32b-disagg.yaml").read_text(), path="recipe.yaml")
     assert [(c.cmd.role, c.v("tp_size"), c.v("page_size"), c.v("disaggregation_mode")) for c in r.resolved] == [
         ("prefill", 2, 64, "prefill"), ("decode", 2, 64, "decode")]
+
+
+def test_readme_lists_every_carrier_with_both_twins() -> None:
+    """README "What it does": each format names an error example and its clean twin, and both exist."""
+    import re
+
+    readme = (EXAMPLES.parent / "README.md").read_text()
+    section = readme[readme.index("## What it does"):readme.index("```console")]
+    named = [n for n in re.findall(r"`(examples/(?:errors|clean)/[^`]+)`", section) if "<stem>" not in n]
+    errors = [n for n in named if "/errors/" in n]
+    assert len(errors) >= 12, errors
+    for e in errors:
+        twin = "examples/clean/" + e.split("/")[-1].split("-", 1)[1]
+        assert twin in named, e
+        assert (EXAMPLES.parent / e).is_file() and (EXAMPLES.parent / twin).is_file(), e
+    for kind in ("Kubernetes", "LeaderWorkerSet", "RoleBasedGroup", "KubeRay", "Compose", "srt-slurm", "Truss",
+                 "SkyPilot", "GitHub Actions", "bash arrays", "--config"):
+        assert kind in section, kind
