@@ -287,7 +287,7 @@ NOT_READ = {
                    "              valueFrom: {secretKeyRef: {name: s, key: k}}\n"
                    '          command: ["python3", "-m", "sglang.launch_server", "$(ARGS)"]\n'),
 }
-FORMATS = ("full", "concise", "json", "sarif", "github", "junit")
+FORMATS = ("full", "concise", "json", "sarif", "github", "junit", "gitlab")
 
 
 def _run(tmp_path: Path, name: str, text: str, fmt: str, *extra: str):  # type: ignore[no-untyped-def]
@@ -323,6 +323,8 @@ def test_not_read_is_not_checked_in_every_format(tmp_path: Path, name: str) -> N
             assert any(n["descriptor"]["id"] == "not-checked" and n["associatedRule"]["id"] == "ARG009" for n in notes)
         elif fmt == "github":
             assert "::notice " in out and "title=kdacheck%3A not checked" in out and "not read:" in out
+        elif fmt == "gitlab":
+            assert [i["check_name"] for i in json.loads(out)] == ["kdacheck-not-checked"]
         else:
             root = ET.fromstring(out)
             (case,) = [c for c in root.iter("testcase") if c.get("name") == "ARG009"]

@@ -25,6 +25,9 @@ class Token:
     unknown: str | None = None  # why the value is not known statically (an unset shell variable, `$(...)`)
 
 
+MAX_ROLE = 200  # characters of a role's name in a report (names come from the input)
+
+
 class Unread(NamedTuple):
     """Arguments of a launch the reader could not read: where, and what stands there."""
 
@@ -54,7 +57,9 @@ class LaunchCommand:
     def role(self) -> str:
         """Which launch of its file this is: the role, service or container (``name``); empty
         for a bare command and for an SGLang ``--config`` file, which is the whole file."""
-        return "" if self.kind == "yaml" else self.name
+        if self.kind == "yaml":
+            return ""
+        return self.name if len(self.name) <= MAX_ROLE else self.name[: MAX_ROLE - 1] + "…"
 
 
 MAX_SHOWN = 4_000  # characters of a launch shown in a report (JSON `commands[].command`)
