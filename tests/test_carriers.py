@@ -494,3 +494,20 @@ def test_readme_lists_every_carrier_with_both_twins() -> None:
     for kind in ("Kubernetes", "LeaderWorkerSet", "RoleBasedGroup", "KubeRay", "Compose", "srt-slurm", "Truss",
                  "SkyPilot", "GitHub Actions", "bash arrays", "--config"):
         assert kind in section, kind
+
+
+@pytest.mark.parametrize("style", ["flow", "block"])
+def test_kubernetes_var_in_a_script_keeps_the_places_after_it(style: str) -> None:
+    """`$(TP)` expanded by the kubelet before the shell reads the script: the words after it on
+    its line are still placed where they are written (a finding, an edit of `--fix`)."""
+    script = f"{KIMI_TP} $(TP) $(TP) --speculative-algorithm NEXTN --speculative-eagle-topk 1 --speculative-num-draft-tokens 4"
+    head = ("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: q}\nspec:\n  template:\n    spec:\n"
+            "      containers:\n        - name: sglang\n          env: [{name: TP, value: \"4\"}]\n"
+            '          command: ["/bin/sh", "-c"]\n')
+    text = head + (f'          args: ["{script}"]\n' if style == "flow" else f"          args:\n            - |\n              {script}\n")
+    r = lint(text, path="k.yaml")
+    f = next(f for f in r.findings if f.code == "SPEC001")
+    line = text.splitlines()[f.location.line - 1]
+    assert line[f.location.col - 1:].startswith("--speculative-eagle-topk"), (line, f.location)
+    (cfg,) = r.resolved
+    assert cfg.v("tp_size") == 4

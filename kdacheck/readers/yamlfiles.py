@@ -403,7 +403,7 @@ def _script_launches(node: yaml.ScalarNode, path: str, budget: _Budget, lines: l
     from kdacheck.readers.shell import read_shell
 
     budget.spend(node, 0, 1 + len(node.value) // 16)
-    text = _K8S_VAR.sub(lambda m: _k8s_ref(m, values), node.value)
+    text, shifts = _k8s_expand_text(node.value, values)
     line, col = node.start_mark.line + 1, node.start_mark.column + 1
     indent = 0
     if node.style in ("|", ">"):
@@ -415,9 +415,17 @@ def _script_launches(node: yaml.ScalarNode, path: str, budget: _Budget, lines: l
     elif node.style in ("'", '"'):
         col += 1
     cmds = read_shell(text, path, values, line, col, kind, name)
-    if indent:  # block scalars: every line of the script starts at the block's indentation
+    if indent or shifts:
         def moved(loc: Location) -> Location:
-            return Location(path, loc.line, loc.col + (indent if loc.line > line else 0))
+            """Where the word is written: before the kubelet's expansion of the `$(VAR)`s
+            ahead of it on its line, and, in block scalars, at the block's indentation."""
+            first = col if loc.line == line else 1
+            index = loc.col - first
+            for end, delta in reversed(shifts.get(loc.line - line, ())):
+                if index >= end:
+                    index -= delta
+                    break
+            return Location(path, loc.line, first + index + (indent if loc.line > line else 0))
 
         for c in cmds:
             c.tokens = [Token(t.text, moved(t.loc), t.origin, t.is_flag, t.unknown) for t in c.tokens]
@@ -428,6 +436,30 @@ def _script_launches(node: yaml.ScalarNode, path: str, budget: _Budget, lines: l
             for a, b in zip(was, c.unread, strict=True):  # the notes that name them
                 c.notes = [n.replace(a, str(b), 1) for n in c.notes]
     return cmds
+
+
+def _k8s_expand_text(text: str, values: dict[str, str]) -> tuple[str, dict[int, list[tuple[int, int]]]]:
+    """The kubelet's ``$(VAR)`` expansion of a script, and how it moved the words: for each line
+    (0-based), ``(end, delta)`` in order: a character at index ``end`` or later of the expanded
+    line stood ``delta`` characters later (accumulated) before it."""
+    out: list[str] = []
+    shifts: dict[int, list[tuple[int, int]]] = {}
+    last = 0
+    row, row_start, acc = 0, 0, 0  # the original text's line, where it starts, the shift so far on it
+    for m in _K8S_VAR.finditer(text):
+        gap = text[last:m.start()]
+        if "\n" in gap:
+            row += gap.count("\n")
+            row_start = last + gap.rfind("\n") + 1
+            acc = 0
+        new = _k8s_ref(m, values)
+        out += [gap, new]
+        last = m.end()
+        if len(new) != len(m.group(0)) and "\n" not in new:
+            acc += len(new) - len(m.group(0))
+            shifts.setdefault(row, []).append((m.start() - row_start + acc + len(m.group(0)), acc))
+    out.append(text[last:])
+    return "".join(out), shifts
 
 
 def _string_nodes(container: yaml.Node) -> list[yaml.ScalarNode]:
