@@ -511,3 +511,31 @@ def test_kubernetes_var_in_a_script_keeps_the_places_after_it(style: str) -> Non
     assert line[f.location.col - 1:].startswith("--speculative-eagle-topk"), (line, f.location)
     (cfg,) = r.resolved
     assert cfg.v("tp_size") == 4
+
+
+COMPOSE_SH = {
+    # `$$` is Compose's escape: the container's shell expands ${TP} from the service's environment
+    "escaped-for-the-shell": ('    environment:\n      TP: "3"\n'
+                              f'    command: sh -c "{KIMI_TP} $${{TP}} --speculative-eagle-topk 1"\n'),
+    "environment-list": ('    environment: ["TP=3"]\n'
+                         f'    command: ["sh", "-c", "{KIMI_TP} $${{TP}} --speculative-eagle-topk 1"]\n'),
+    "default-in-string": f'    command: sh -c "{KIMI_TP} ${{TP:-3}} --speculative-eagle-topk 1"\n',
+    "default-in-list": f'    command: ["sh", "-c", "{KIMI_TP} ${{TP:-3}} --speculative-eagle-topk 1"]\n',
+    "plain-string": f"    command: {KIMI_TP} ${{TP:-3}} --speculative-eagle-topk 1\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(COMPOSE_SH))
+def test_compose_interpolation_then_the_shell(name: str) -> None:
+    """Compose interpolates first (`${TP:-3}` is 3, `$$` is `$`), then the container's `sh -c`
+    expands what is left from the service's `environment:`: tp 3 in every form, and the words
+    after the substitution stay where they are written."""
+    text = "services:\n  sglang:\n    image: lmsysorg/sglang\n" + COMPOSE_SH[name]
+    r = lint(text, path="compose.yaml")
+    assert r.error is None, r.error
+    (cfg,) = r.resolved
+    assert cfg.v("tp_size") == 3 and "KDA007" in {f.code for f in r.findings}, (name, r.findings)
+    assert not any(f.code.startswith("ARG") and f.severity >= Severity.WARNING for f in r.findings), r.findings
+    topk = next(t for t in cfg.cmd.tokens if t.text == "--speculative-eagle-topk")
+    line = text.splitlines()[topk.loc.line - 1]
+    assert line[topk.loc.col - 1:].startswith("--speculative-eagle-topk"), (name, line, topk.loc)

@@ -278,26 +278,96 @@ def _words(node: yaml.Node | None, path: str, budget: _Budget) -> list[Token]:
     return []
 
 
-def _scalar_shell_tokens(node: yaml.ScalarNode, path: str, budget: _Budget, lines: list[str] | None = None,
-                         env: dict[str, str] | None = None) -> list[Token]:
-    """Shell-tokenize a YAML string (``sh -c "..."``), placing words inside the file."""
-    budget.spend(node, 0, 1 + len(node.value) // 16)  # an aliased script costs each time
-    line = node.start_mark.line + 1
-    col = node.start_mark.column + 1
+Shifts = dict[int, list[tuple[int, int]]]  # file line → (column in the expanded text from which, how far it moved)
+
+
+def _text_origin(node: yaml.ScalarNode, lines: list[str] | None) -> tuple[int, int, int]:
+    """(line, column, indent) where a YAML string's text starts: a block scalar on the next
+    line at the block's indentation (every line of it at that indentation), a quoted one after
+    its quote."""
+    line, col = node.start_mark.line + 1, node.start_mark.column + 1
     if node.style in ("|", ">"):
-        # Block scalar: the text starts on the next line, at the block's indentation.
         if lines is None and node.start_mark.buffer:
             lines = node.start_mark.buffer.splitlines()
-        raw_line = lines[line] if lines is not None and line < len(lines) else ""
-        indent = len(raw_line) - len(raw_line.lstrip(" ")) if raw_line else 0
-        text = node.value
-        out: list[Token] = []
-        for t in tokenize(text, path, line + 1, 1, env):
-            out.append(Token(t.text, Location(path, t.loc.line, t.loc.col + indent), t.origin, t.is_flag, t.unknown))
-        return out
-    if node.style in ("'", '"'):
-        col += 1
-    return tokenize(node.value, path, line, col, env)
+        raw = lines[line] if lines is not None and line < len(lines) else ""
+        indent = len(raw) - len(raw.lstrip(" ")) if raw else 0
+        return line + 1, 1, indent
+    return line, col + (node.style in ("'", '"')), 0
+
+
+def expand_refs(text: str, pattern: re.Pattern[str], value_of: Callable[[re.Match[str]], str | None],
+                line0: int, col0: int, indent: int = 0) -> tuple[str, Shifts]:
+    """``text`` with ``pattern``'s references replaced by ``value_of`` (None: left as written),
+    as a substitution made before the text is split (the kubelet's ``$(VAR)``, Compose's
+    ``${VAR}``), and how it moved the characters after each reference on its line: file line →
+    ``(column, delta)``, a character at that column of the expanded text or later stood
+    ``delta`` columns further (accumulated on the line)."""
+    out: list[str] = []
+    shifts: Shifts = {}
+    last = row = row_start = acc = 0
+    for m in pattern.finditer(text):
+        gap = text[last:m.start()]
+        if "\n" in gap:
+            row += gap.count("\n")
+            row_start = last + gap.rfind("\n") + 1
+            acc = 0
+        value = value_of(m)
+        new = m.group(0) if value is None else value
+        out += [gap, new]
+        last = m.end()
+        if len(out) > 2 * MAX_REFS:
+            raise InputError(f"more than {MAX_REFS:,} variable references in one YAML string; refusing")
+        if len(new) != len(m.group(0)) and "\n" not in new:
+            acc += len(new) - len(m.group(0))
+            base = (col0 if row == 0 else 1) + indent
+            shifts.setdefault(line0 + row, []).append((base + m.start() - row_start + acc + len(m.group(0)), acc))
+    out.append(text[last:])
+    return "".join(out)[: MAX_EXPANDED], shifts
+
+
+MAX_REFS = 10_000
+MAX_EXPANDED = 1 << 20  # characters of one expanded YAML string
+
+
+def unshift(loc: Location, shifts: Shifts) -> Location:
+    """Where a word of an expanded text is written in the file (see ``expand_refs``)."""
+    for end, delta in reversed(shifts.get(loc.line, ())):
+        if loc.col >= end:
+            return Location(loc.path, loc.line, loc.col - delta)
+    return loc
+
+
+def moved(cmds: list[LaunchCommand], shifts: Shifts, indent: int = 0, after: int = 0) -> None:
+    """Every place of ``cmds`` (tokens, program, start, unread places and the notes naming them)
+    put back where it is written: the expansion's shifts undone, and ``indent`` added on the
+    lines after ``after`` (a block scalar's lines, read from column 1)."""
+    if not shifts and not indent:
+        return
+
+    def at(loc: Location) -> Location:
+        loc = Location(loc.path, loc.line, loc.col + (indent if loc.line > after else 0))
+        return unshift(loc, shifts)
+
+    for c in cmds:
+        c.tokens = [Token(t.text, at(t.loc), t.origin, t.is_flag, t.unknown) for t in c.tokens]
+        c.program = [Token(t.text, at(t.loc), t.origin, t.is_flag, t.unknown) for t in c.program]
+        c.loc = at(c.loc)
+        was = [str(u) for u in c.unread]
+        c.unread = [type(u)(at(u.loc), u.what) for u in c.unread]
+        for a, b in zip(was, c.unread, strict=True):  # the notes that name them
+            c.notes = [n.replace(a, str(b), 1) for n in c.notes]
+
+
+def _scalar_shell_tokens(node: yaml.ScalarNode, path: str, budget: _Budget, lines: list[str] | None = None,
+                         env: dict[str, str] | None = None, text: str | None = None) -> list[Token]:
+    """Shell-tokenize a YAML string (``sh -c "..."``), placing words inside the file; ``text``:
+    the string after a substitution (its places are the expanded text's: see ``moved``)."""
+    budget.spend(node, 0, 1 + len(node.value) // 16)  # an aliased script costs each time
+    line, col, indent = _text_origin(node, lines)
+    toks = tokenize(node.value if text is None else text, path, line, col, env)
+    if not indent:
+        return toks
+    return [Token(t.text, Location(path, t.loc.line, t.loc.col + indent), t.origin, t.is_flag, t.unknown) for t in toks]
 
 
 _K8S_VAR = re.compile(r"\$\$|\$\(([A-Za-z_][A-Za-z0-9_.-]*)\)")
@@ -349,10 +419,7 @@ def _substitute(words: list[Token], pattern: re.Pattern[str], value_of: Callable
             return value
 
         text = pattern.sub(sub, t.text)
-        unknown = why_missing(missing[0]) if missing else t.unknown
-        if unknown and not missing and not re.search(r"[$`]", pattern.sub("", t.text)):
-            unknown = None  # every expansion in it was one of these references, now known
-        out.append(Token(text, t.loc, t.origin, t.is_flag, unknown))
+        out.append(Token(text, t.loc, t.origin, t.is_flag, why_missing(missing[0]) if missing else t.unknown))
     return out
 
 
@@ -397,69 +464,25 @@ def _container_launches(container: yaml.Node, path: str, name: str, budget: _Bud
 
 
 def _script_launches(node: yaml.ScalarNode, path: str, budget: _Budget, lines: list[str] | None,
-                     values: dict[str, str], name: str, kind: str = "kubernetes") -> list[LaunchCommand]:
+                     values: dict[str, str], name: str, kind: str = "kubernetes",
+                     pattern: re.Pattern[str] | None = None, value_of: Callable[[re.Match[str]], str | None] | None = None,
+                     shell_env: dict[str, str] | None = None) -> list[LaunchCommand]:
     """A shell script held in one YAML string, read as shell (its assignments, quoting and
-    redirections) with the container's env, after the kubelet's ``$(VAR)`` expansion."""
+    redirections) with ``shell_env`` (default ``values``: the container's env), after the
+    substitution its format makes before the shell sees it: the kubelet's ``$(VAR)`` from
+    ``values`` by default; ``pattern`` with ``value_of`` for another (Compose's ``${VAR}``);
+    none for a carrier (``kind`` other than kubernetes and no ``pattern``)."""
     from kdacheck.readers.shell import read_shell
 
     budget.spend(node, 0, 1 + len(node.value) // 16)
-    text, shifts = _k8s_expand_text(node.value, values)
-    line, col = node.start_mark.line + 1, node.start_mark.column + 1
-    indent = 0
-    if node.style in ("|", ">"):
-        if lines is None and node.start_mark.buffer:
-            lines = node.start_mark.buffer.splitlines()
-        raw = lines[line] if lines is not None and line < len(lines) else ""
-        indent = len(raw) - len(raw.lstrip(" ")) if raw else 0
-        line, col = line + 1, indent + 1
-    elif node.style in ("'", '"'):
-        col += 1
-    cmds = read_shell(text, path, values, line, col, kind, name)
-    if indent or shifts:
-        def moved(loc: Location) -> Location:
-            """Where the word is written: before the kubelet's expansion of the `$(VAR)`s
-            ahead of it on its line, and, in block scalars, at the block's indentation."""
-            first = col if loc.line == line else 1
-            index = loc.col - first
-            for end, delta in reversed(shifts.get(loc.line - line, ())):
-                if index >= end:
-                    index -= delta
-                    break
-            return Location(path, loc.line, first + index + (indent if loc.line > line else 0))
-
-        for c in cmds:
-            c.tokens = [Token(t.text, moved(t.loc), t.origin, t.is_flag, t.unknown) for t in c.tokens]
-            c.program = [Token(t.text, moved(t.loc), t.origin, t.is_flag, t.unknown) for t in c.program]
-            c.loc = moved(c.loc)
-            was = [str(u) for u in c.unread]
-            c.unread = [type(u)(moved(u.loc), u.what) for u in c.unread]
-            for a, b in zip(was, c.unread, strict=True):  # the notes that name them
-                c.notes = [n.replace(a, str(b), 1) for n in c.notes]
+    line, col, indent = _text_origin(node, lines)
+    if pattern is None and kind == "kubernetes":
+        pattern, value_of = _K8S_VAR, (lambda m: _k8s_value(m, values))
+    text, shifts = (node.value, {}) if pattern is None or value_of is None else \
+        expand_refs(node.value, pattern, value_of, line, col, indent)
+    cmds = read_shell(text, path, values if shell_env is None else shell_env, line, col + indent, kind, name)
+    moved(cmds, shifts, indent, line)  # the first line starts at the indentation already
     return cmds
-
-
-def _k8s_expand_text(text: str, values: dict[str, str]) -> tuple[str, dict[int, list[tuple[int, int]]]]:
-    """The kubelet's ``$(VAR)`` expansion of a script, and how it moved the words: for each line
-    (0-based), ``(end, delta)`` in order: a character at index ``end`` or later of the expanded
-    line stood ``delta`` characters later (accumulated) before it."""
-    out: list[str] = []
-    shifts: dict[int, list[tuple[int, int]]] = {}
-    last = 0
-    row, row_start, acc = 0, 0, 0  # the original text's line, where it starts, the shift so far on it
-    for m in _K8S_VAR.finditer(text):
-        gap = text[last:m.start()]
-        if "\n" in gap:
-            row += gap.count("\n")
-            row_start = last + gap.rfind("\n") + 1
-            acc = 0
-        new = _k8s_ref(m, values)
-        out += [gap, new]
-        last = m.end()
-        if len(new) != len(m.group(0)) and "\n" not in new:
-            acc += len(new) - len(m.group(0))
-            shifts.setdefault(row, []).append((m.start() - row_start + acc + len(m.group(0)), acc))
-    out.append(text[last:])
-    return "".join(out), shifts
 
 
 def _string_nodes(container: yaml.Node) -> list[yaml.ScalarNode]:
@@ -550,27 +573,29 @@ def read_kubernetes(doc: yaml.Node, path: str, lines: list[str] | None = None) -
 _COMPOSE_VAR = re.compile(r"\$\$|\$\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?[-?+])([^}]*))?\}|\$([A-Za-z_][A-Za-z0-9_]*)")
 
 
+def compose_value(m: re.Match[str], env: dict[str, str]) -> str | None:
+    """Compose's value for one reference (``$$`` is ``$``); None: unset without a default."""
+    if m.group(0) == "$$":
+        return "$"
+    op, arg = m.group(2), m.group(3) or ""
+    value = env.get(m.group(1) or m.group(4))
+    unset = value is None or (value == "" and (op or "").startswith(":"))
+    if op in ("-", ":-"):
+        return arg if unset else str(value)
+    if op in ("+", ":+"):
+        return "" if unset else arg
+    return None if unset else str(value)
+
+
 def compose_interpolate(words: list[Token], env: dict[str, str]) -> list[Token]:
     """Compose's interpolation of ``${VAR}``, ``${VAR:-d}``, ``${VAR-d}``, ``${VAR:?err}``,
     ``${VAR:+alt}`` and ``$VAR`` from the ``.env`` file beside it and the environment (``--env``);
     ``$$`` is a literal ``$``. An unset variable without a default is unknown."""
 
-    def value_of(m: re.Match[str]) -> str | None:
-        if m.group(0) == "$$":
-            return "$"
-        op, arg = m.group(2), m.group(3) or ""
-        value = env.get(m.group(1) or m.group(4))
-        unset = value is None or (value == "" and (op or "").startswith(":"))
-        if op in ("-", ":-"):
-            return arg if unset else str(value)
-        if op in ("+", ":+"):
-            return "" if unset else arg
-        return None if unset else str(value)
-
     def why(m: re.Match[str]) -> str:
         return f"`${{{m.group(1) or m.group(4)}}}` is not set in the .env file beside it (give it with --env)"
 
-    return _substitute(words, _COMPOSE_VAR, value_of, why)
+    return _substitute(words, _COMPOSE_VAR, lambda m: compose_value(m, env), why)
 
 
 DOTENV_BYTES = 1 << 20
@@ -613,7 +638,6 @@ def read_compose(doc: yaml.Node, path: str, lines: list[str] | None = None, env:
 
     services = _mapping_get(doc, "services")
     for c in found:
-        c.tokens = compose_interpolate(c.tokens, values)
         svc = _mapping_get(services, c.name.removeprefix("service ")) if isinstance(services, yaml.MappingNode) else None
         image = _mapping_get(svc, "image") if svc is not None else None
         tagged = image_version(str(image.value)) if isinstance(image, yaml.ScalarNode) else None
@@ -624,10 +648,11 @@ def read_compose(doc: yaml.Node, path: str, lines: list[str] | None = None, env:
 
 def _read_compose(doc: yaml.Node, path: str, lines: list[str] | None = None, values: dict[str, str] | None = None) -> list[LaunchCommand]:
     """Each service's launch: ``entrypoint`` then ``command``, as Compose joins them into one
-    argv, each in list or string form. A string is split as Compose splits it after
-    interpolating it: ``values`` (the ``.env`` file, ``--env``) are known values there exactly
-    as in the list form; what stays unset is unknown, and said. ``sh -c SCRIPT`` is read as a
-    shell script."""
+    argv, each in list or string form. Compose interpolates every string before anything
+    splits it (compose-spec "Interpolation"), so ``values`` (the ``.env`` file, ``--env``) are
+    known values in the string form exactly as in the list form, and what stays unset is
+    unknown. ``sh -c SCRIPT`` is read as a shell script with the service's ``environment:``
+    (what the container's shell sees; ``$$VAR`` there is the shell's ``$VAR``)."""
     from kdacheck.readers.shell import _SHELLS, looks_like_shell_launch, read_shell
 
     services = _mapping_get(doc, "services")
@@ -636,20 +661,32 @@ def _read_compose(doc: yaml.Node, path: str, lines: list[str] | None = None, val
         return found
     budget = _Budget(path)
     env = dict(values or {})
+
+    def interpolate(m: re.Match[str]) -> str | None:
+        return compose_value(m, env)
+
     for k, svc in pairs(services):
         budget.spend(svc, 1)
         label = f"service {k.value}" if isinstance(k, yaml.ScalarNode) else "service ?"
+        shell_env = _service_environment(svc, env)
         nodes = [n for n in (_mapping_get(svc, "entrypoint"), _mapping_get(svc, "command")) if n is not None]
         words: list[Token] = []
+        shifts: Shifts = {}
         for node in nodes:
-            words += _scalar_shell_tokens(node, path, budget, lines, env) if isinstance(node, yaml.ScalarNode) else _words(node, path, budget)
+            if isinstance(node, yaml.ScalarNode):
+                line, col, indent = _text_origin(node, lines)
+                text, moves = expand_refs(str(node.value), _COMPOSE_VAR, interpolate, line, col, indent)
+                shifts.update(moves)
+                words += _scalar_shell_tokens(node, path, budget, lines, None, text)
+            else:
+                words += compose_interpolate(_words(node, path, budget), env)
         cmds = launches_in_tokens(words, path, "compose", label)
         # sh -c SCRIPT: a list item read as a script in place, or a word of the string form
         for node in nodes:
             for item in (node.value if isinstance(node, yaml.SequenceNode) else []):
                 if not cmds and isinstance(item, yaml.ScalarNode) and looks_like_shell_launch(str(item.value)) \
                         and any(c.isspace() for c in str(item.value)):
-                    cmds = _script_launches(item, path, budget, lines, env, label, "compose")
+                    cmds = _script_launches(item, path, budget, lines, env, label, "compose", _COMPOSE_VAR, interpolate, shell_env)
         for i in range(len(words) - 2):
             if cmds:
                 break
@@ -657,6 +694,26 @@ def _read_compose(doc: yaml.Node, path: str, lines: list[str] | None = None, val
             if words[i].text.rsplit("/", 1)[-1] in _SHELLS and words[i + 1].text == "-c" and looks_like_shell_launch(script.text):
                 raw = lines[script.loc.line - 1] if lines is not None and 0 < script.loc.line <= len(lines) else ""
                 quoted = 0 < script.loc.col <= len(raw) and raw[script.loc.col - 1] in "'\""
-                cmds = read_shell(script.text, path, env, script.loc.line, script.loc.col + quoted, "compose", label)
+                cmds = read_shell(script.text, path, shell_env, script.loc.line, script.loc.col + quoted, "compose", label)
+        moved(cmds, shifts)
         found += cmds
     return found
+
+
+def _service_environment(svc: yaml.Node, env: dict[str, str]) -> dict[str, str]:
+    """A service's ``environment:`` (a mapping, or a list of ``KEY=VALUE``), interpolated: the
+    variables its container's shell sees."""
+    node = _mapping_get(svc, "environment")
+    out: dict[str, str] = {}
+    items: list[tuple[str, str]] = []
+    if isinstance(node, yaml.MappingNode):
+        items = [(str(k.value), str(v.value)) for k, v in pairs(node)[:10_000]
+                 if isinstance(k, yaml.ScalarNode) and isinstance(v, yaml.ScalarNode) and v.tag != "tag:yaml.org,2002:null"]
+    elif isinstance(node, yaml.SequenceNode):
+        items = [tuple(str(i.value).split("=", 1)) for i in node.value[:10_000]  # type: ignore[misc]
+                 if isinstance(i, yaml.ScalarNode) and "=" in str(i.value)]
+    for key, value in items:
+        text, _moves = expand_refs(value[:100_000], _COMPOSE_VAR, lambda m: compose_value(m, env), 1, 1)
+        if "$" not in text:
+            out[key] = text
+    return out
