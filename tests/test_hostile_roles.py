@@ -62,3 +62,17 @@ def test_a_huge_list_of_roles_is_refused_by_the_budget() -> None:
     text = "apiVersion: workloads.x-k8s.io/v1alpha2\nkind: RoleBasedGroup\nmetadata: {name: g}\nspec:\n  roles:\n" + roles
     r = lint(text, path="g.yaml")
     assert r.error is not None and "too large" in r.error and "Traceback" not in r.error
+
+
+def test_substitutions_that_explode_are_refused(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """A `.env` value of 100,000 characters referenced 5,000 times in one Compose string (500 MB
+    expanded), or 20,000 references: refused by name with exit 2, never built."""
+    from kdacheck.flags import NEWEST as V
+    from kdacheck.lint import Options, lint_text
+
+    (tmp_path / ".env").write_text("X=" + "a" * 100_000 + "\n")
+    for refs in ("${X}" * 5_000, "${Y:-1}" * 20_000):
+        path = tmp_path / "compose.yaml"
+        path.write_text(f"services:\n  s:\n    command: python3 -m sglang.launch_server --model-path m {refs}\n")
+        r = lint_text(path.read_text(), str(path), Options(version=V), str(tmp_path))
+        assert r.error is not None and "refusing" in r.error, r.error

@@ -304,7 +304,7 @@ def expand_refs(text: str, pattern: re.Pattern[str], value_of: Callable[[re.Matc
     ``delta`` columns further (accumulated on the line)."""
     out: list[str] = []
     shifts: Shifts = {}
-    last = row = row_start = acc = 0
+    last = row = row_start = acc = size = 0
     for m in pattern.finditer(text):
         gap = text[last:m.start()]
         if "\n" in gap:
@@ -315,14 +315,16 @@ def expand_refs(text: str, pattern: re.Pattern[str], value_of: Callable[[re.Matc
         new = m.group(0) if value is None else value
         out += [gap, new]
         last = m.end()
-        if len(out) > 2 * MAX_REFS:
-            raise InputError(f"more than {MAX_REFS:,} variable references in one YAML string; refusing")
+        size += len(gap) + len(new)
+        if len(out) > 2 * MAX_REFS or size > MAX_EXPANDED:
+            raise InputError(f"line {line0 + row}: a YAML string with more than {MAX_REFS:,} variable references, or "
+                             f"expanding to over {MAX_EXPANDED:,} characters; refusing")
         if len(new) != len(m.group(0)) and "\n" not in new:
             acc += len(new) - len(m.group(0))
             base = (col0 if row == 0 else 1) + indent
             shifts.setdefault(line0 + row, []).append((base + m.start() - row_start + acc + len(m.group(0)), acc))
     out.append(text[last:])
-    return "".join(out)[: MAX_EXPANDED], shifts
+    return "".join(out), shifts
 
 
 MAX_REFS = 10_000
