@@ -246,6 +246,7 @@ PUBLIC = DATA / "public"
     ("rbg-pd-disagg-leader-worker.yaml", ["RoleBasedGroup/pd-disagg-lws, role prefill, container sglang",
                                           "RoleBasedGroup/pd-disagg-lws, role decode, container sglang"]),
     ("sglang-compose.yaml", ["service sglang"]),
+    ("k8s-sglang-service.yaml", ["Deployment/meta-llama-31-8b-instruct-sglang, container meta-llama-31-8b-instruct-sglang"]),
     ("skypilot-sglang.yaml", ["run"]),
     ("truss-llama3-8b-sglang.yaml", ["docker_server.start_command"]),
     ("srt-slurm-qwen3-32b-disagg.yaml", ["prefill", "decode"]),
