@@ -540,3 +540,16 @@ def test_compose_interpolation_then_the_shell(name: str) -> None:
     topk = next(t for t in cfg.cmd.tokens if t.text == "--speculative-eagle-topk")
     line = text.splitlines()[topk.loc.line - 1]
     assert line[topk.loc.col - 1:].startswith("--speculative-eagle-topk"), (name, line, topk.loc)
+
+
+@pytest.mark.parametrize("script", [
+    f'ARGS=(--model-path Qwen/Qwen3-Next-80B-A3B-Instruct)\nif [ -n "$SPEC" ]; then ARGS+=({SPEC})\nfi\n'
+    'exec python3 -m sglang.launch_server "${ARGS[@]}"\n',
+    f'for i in 1; do {QWEN} {SPEC}; done\n',
+    f'{{ {QWEN} {SPEC}; }}\n',
+], ids=["then-append", "do-launch", "group"])
+def test_a_command_after_a_shell_keyword_is_read(script: str) -> None:
+    """bash(1) "Compound Commands": after `then`, `do`, `else` or `{` comes a command (an array
+    append, the launch itself), read as any other; both branches are taken (statically)."""
+    r = lint(script, path="a.sh")
+    assert r.error is None and loud(r) == ["SPEC001"], (r.error, r.findings)

@@ -600,6 +600,11 @@ def find_launch(words: list[Token]) -> int | None:
 
 
 _SHELLS = ("sh", "bash", "dash", "zsh", "ksh")
+_KEYWORDS = frozenset({"if", "then", "elif", "else", "while", "until", "do", "{", "!"})  # a command follows each
+
+
+def _keyword(w: Word | ArrayAssign) -> bool:
+    return isinstance(w, Word) and (w.literal or "") in _KEYWORDS
 
 
 def read_shell(text: str, path: str, env: dict[str, str] | None = None, line0: int = 1, col0: int = 1,
@@ -613,6 +618,8 @@ def _launches(items: list[Item], env: Env, path: str, kind: str, name: str, dept
     for words in _simple_commands(items):
         local = env
         i = 0
+        while i < len(words) and _keyword(words[i]):
+            i += 1  # `then ARGS+=(...)`, `do python -m ...`: the command after a keyword
         while i < len(words):  # VAR=x [VAR=y] [cmd]; NAME=(...)
             w = words[i]
             if isinstance(w, ArrayAssign):
