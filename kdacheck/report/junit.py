@@ -6,8 +6,10 @@ package and class; ``file`` = the path; ``name`` = the code). A rule's findings 
 ``--failure-threshold`` become that test case's ``failure`` (``type`` = the worst severity,
 ``message`` = the finding, or a count when there are several; the text lists each finding with
 its place and fix). Findings below the threshold, and info findings (facts, not faults), go to
-the test case's ``system-out`` and leave it passing, so that the XML and the exit code agree. An
-unreadable file is one test case with an ``error``.
+the test case's ``system-out`` and leave it passing, so that the XML and the exit code agree. A
+rule that could not decide (only "could not be checked" findings) is ``skipped``. In a file of
+several named launches (roles, services, containers) a rule's findings are one test case per
+launch, ``CODE (in ROLE)``. An unreadable file is one test case with an ``error``.
 
 ``kdacheck run --output-format junit`` is written here too (:func:`render_run`): one
 ``testsuite`` per plan, one ``testcase`` per kernel check (``classname`` =
