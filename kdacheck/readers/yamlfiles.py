@@ -540,7 +540,8 @@ def _walk_containers(node: yaml.Node, path: str, owner: str, budget: _Budget, li
                 from kdacheck.readers.shell import looks_like_shell_launch
 
                 if looks_like_shell_launch(str(v.value)):
-                    found += _script_launches(v, path, budget, lines, {}, _label(owner, role, "entrypoint"))
+                    # run by Ray's job submission as a shell command: no kubelet $(VAR) expansion
+                    found += _script_launches(v, path, budget, lines, {}, _label(owner, role, "entrypoint"), "rayjob")
             elif key in ROLE_LISTS and isinstance(v, yaml.SequenceNode):
                 name_key, what = ROLE_LISTS[key]
                 for n, item in enumerate(v.value, 1):
