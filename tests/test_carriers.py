@@ -553,3 +553,20 @@ def test_a_command_after_a_shell_keyword_is_read(script: str) -> None:
     append, the launch itself), read as any other; both branches are taken (statically)."""
     r = lint(script, path="a.sh")
     assert r.error is None and loud(r) == ["SPEC001"], (r.error, r.findings)
+
+
+def test_github_env_expression_is_a_known_value() -> None:
+    """The runner replaces `${{ env.TP }}` in a step's `run:` before the shell starts (GitHub
+    Actions "Contexts", env context): known where `env:` sets it; `${{ matrix.tp }}` stays unknown."""
+    text = ("on: push\njobs:\n  serve:\n    runs-on: gpu\n    env: {TP: \"3\"}\n    steps:\n      - name: start\n"
+            "        run: python3 -m sglang.launch_server --model-path moonshotai/Kimi-Linear-48B-A3B-Instruct "
+            "--tp-size ${{ env.TP }} --speculative-eagle-topk 1\n")
+    r = lint(text, path="wf.yml")
+    assert r.error is None, r.error
+    (cfg,) = r.resolved
+    assert cfg.v("tp_size") == 3 and "KDA007" in {f.code for f in r.findings}
+    topk = next(t for t in cfg.cmd.tokens if t.text == "--speculative-eagle-topk")
+    assert text.splitlines()[topk.loc.line - 1][topk.loc.col - 1:].startswith("--speculative-eagle-topk")
+    r = lint(text.replace("env.TP", "matrix.tp"), path="wf.yml")
+    assert "KDA007" not in {f.code for f in r.findings if not f.not_checked}
+    assert any(cfg.unknown_checks for cfg in r.resolved)
