@@ -76,3 +76,26 @@ def test_substitutions_that_explode_are_refused(tmp_path) -> None:  # type: igno
         path.write_text(f"services:\n  s:\n    command: python3 -m sglang.launch_server --model-path m {refs}\n")
         r = lint_text(path.read_text(), str(path), Options(version=V), str(tmp_path))
         assert r.error is not None and "refusing" in r.error, r.error
+
+
+def test_kubernetes_env_that_doubles_is_refused() -> None:
+    """`V1: $(V0)` forty times, `V2: $(V1)` forty times, ...: each entry the kubelet would
+    expand from the ones before it grows forty-fold; refused before it is built, exit 2."""
+    entries = ["        - {name: V0, value: " + "x" * 1000 + "}"]
+    entries += [f'        - {{name: V{i}, value: "{f"$(V{i - 1})" * 40}"}}' for i in range(1, 8)]
+    text = ("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n    - name: c\n      env:\n"
+            + "\n".join(entries) + '\n      command: ["python3", "-m", "sglang.launch_server", "--model-path", "$(V7)"]\n')
+    r = lint(text, path="pod.yaml")
+    assert r.error is not None and "refusing" in r.error, r.error
+
+
+def test_many_compose_services_share_one_expansion_budget(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from kdacheck.flags import NEWEST as V
+    from kdacheck.lint import Options, lint_text
+
+    (tmp_path / ".env").write_text("X=" + "a" * 100_000 + "\n")
+    services = "".join(f"  s{i}:\n    command: python3 -m sglang.launch_server --model-path m {'${X}' * 9}\n" for i in range(400))
+    path = tmp_path / "compose.yaml"
+    path.write_text("services:\n" + services)
+    r = lint_text(path.read_text(), str(path), Options(version=V), str(tmp_path))
+    assert r.error is not None and "refusing" in r.error, r.error

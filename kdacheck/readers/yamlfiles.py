@@ -42,6 +42,7 @@ class _Budget:
     def __init__(self, path: str) -> None:
         self.path = path
         self.nodes = 0
+        self.expanded = 0  # characters made by substitutions ($(VAR), ${VAR}) in this file
 
     def spend(self, node: yaml.Node, depth: int, n: int = 1) -> None:
         self.nodes += n
@@ -296,7 +297,7 @@ def _text_origin(node: yaml.ScalarNode, lines: list[str] | None) -> tuple[int, i
 
 
 def expand_refs(text: str, pattern: re.Pattern[str], value_of: Callable[[re.Match[str]], str | None],
-                line0: int, col0: int, indent: int = 0) -> tuple[str, Shifts]:
+                line0: int, col0: int, indent: int = 0, budget: _Budget | None = None) -> tuple[str, Shifts]:
     """``text`` with ``pattern``'s references replaced by ``value_of`` (None: left as written),
     as a substitution made before the text is split (the kubelet's ``$(VAR)``, Compose's
     ``${VAR}``), and how it moved the characters after each reference on its line: file line →
@@ -316,7 +317,7 @@ def expand_refs(text: str, pattern: re.Pattern[str], value_of: Callable[[re.Matc
         out += [gap, new]
         last = m.end()
         size += len(gap) + len(new)
-        if len(out) > 2 * MAX_REFS or size > MAX_EXPANDED:
+        if len(out) > 2 * MAX_REFS or size > MAX_EXPANDED or (budget is not None and budget.expanded + size > MAX_FILE_EXPANDED):
             raise InputError(f"line {line0 + row}: a YAML string with more than {MAX_REFS:,} variable references, or "
                              f"expanding to over {MAX_EXPANDED:,} characters; refusing")
         if len(new) != len(m.group(0)) and "\n" not in new:
@@ -324,11 +325,14 @@ def expand_refs(text: str, pattern: re.Pattern[str], value_of: Callable[[re.Matc
             base = (col0 if row == 0 else 1) + indent
             shifts.setdefault(line0 + row, []).append((base + m.start() - row_start + acc + len(m.group(0)), acc))
     out.append(text[last:])
+    if budget is not None:
+        budget.expanded += size
     return "".join(out), shifts
 
 
 MAX_REFS = 10_000
 MAX_EXPANDED = 1 << 20  # characters of one expanded YAML string
+MAX_FILE_EXPANDED = 16 << 20  # characters all substitutions of one file may make
 
 
 def unshift(loc: Location, shifts: Shifts) -> Location:
@@ -375,7 +379,7 @@ def _scalar_shell_tokens(node: yaml.ScalarNode, path: str, budget: _Budget, line
 _K8S_VAR = re.compile(r"\$\$|\$\(([A-Za-z_][A-Za-z0-9_.-]*)\)")
 
 
-def container_env(container: yaml.Node) -> tuple[dict[str, str], set[str]]:
+def container_env(container: yaml.Node, budget: _Budget | None = None) -> tuple[dict[str, str], set[str]]:
     """A container's ``env``: literal values, and the names set from elsewhere (``valueFrom``)."""
     values: dict[str, str] = {}
     opaque: set[str] = set()
@@ -385,8 +389,9 @@ def container_env(container: yaml.Node) -> tuple[dict[str, str], set[str]]:
             name, value = _mapping_get(item, "name"), _mapping_get(item, "value")
             if not isinstance(name, yaml.ScalarNode):
                 continue
-            if isinstance(value, yaml.ScalarNode):
-                values[name.value] = _K8S_VAR.sub(lambda m: _k8s_ref(m, values), value.value)[:100_000]
+            if isinstance(value, yaml.ScalarNode):  # `$(A)` of an earlier entry, bounded before it is built
+                values[name.value] = expand_refs(str(value.value), _K8S_VAR, lambda m: _k8s_value(m, values), 1, 1,
+                                                 0, budget)[0][:100_000]
             else:
                 opaque.add(name.value)
     return values, opaque
@@ -395,11 +400,6 @@ def container_env(container: yaml.Node) -> tuple[dict[str, str], set[str]]:
 def _k8s_value(m: re.Match[str], values: dict[str, str]) -> str | None:
     """The kubelet's value for one ``$(VAR)`` (``$$`` is ``$``); None when not in the env."""
     return "$" if m.group(0) == "$$" else values.get(m.group(1))
-
-
-def _k8s_ref(m: re.Match[str], values: dict[str, str]) -> str:
-    value = _k8s_value(m, values)
-    return m.group(0) if value is None else value
 
 
 def _substitute(words: list[Token], pattern: re.Pattern[str], value_of: Callable[[re.Match[str]], str | None],
@@ -438,7 +438,7 @@ def expand_k8s(words: list[Token], values: dict[str, str], opaque: set[str]) -> 
 
 
 def _container_launches(container: yaml.Node, path: str, name: str, budget: _Budget, lines: list[str] | None) -> list[LaunchCommand]:
-    values, opaque = container_env(container)
+    values, opaque = container_env(container, budget)
     words = _words(_mapping_get(container, "command"), path, budget) + _words(_mapping_get(container, "args"), path, budget)
     words = expand_k8s(words, values, opaque)
     k = find_launch(words)
@@ -481,7 +481,7 @@ def _script_launches(node: yaml.ScalarNode, path: str, budget: _Budget, lines: l
     if pattern is None and kind == "kubernetes":
         pattern, value_of = _K8S_VAR, (lambda m: _k8s_value(m, values))
     text, shifts = (node.value, {}) if pattern is None or value_of is None else \
-        expand_refs(node.value, pattern, value_of, line, col, indent)
+        expand_refs(node.value, pattern, value_of, line, col, indent, budget)
     cmds = read_shell(text, path, values if shell_env is None else shell_env, line, col + indent, kind, name)
     moved(cmds, shifts, indent, line)  # the first line starts at the indentation already
     return cmds
@@ -671,14 +671,14 @@ def _read_compose(doc: yaml.Node, path: str, lines: list[str] | None = None, val
     for k, svc in pairs(services):
         budget.spend(svc, 1)
         label = f"service {k.value}" if isinstance(k, yaml.ScalarNode) else "service ?"
-        shell_env = _service_environment(svc, env)
+        shell_env = _service_environment(svc, env, budget)
         nodes = [n for n in (_mapping_get(svc, "entrypoint"), _mapping_get(svc, "command")) if n is not None]
         words: list[Token] = []
         shifts: Shifts = {}
         for node in nodes:
             if isinstance(node, yaml.ScalarNode):
                 line, col, indent = _text_origin(node, lines)
-                text, moves = expand_refs(str(node.value), _COMPOSE_VAR, interpolate, line, col, indent)
+                text, moves = expand_refs(str(node.value), _COMPOSE_VAR, interpolate, line, col, indent, budget)
                 shifts.update(moves)
                 words += _scalar_shell_tokens(node, path, budget, lines, None, text)
             else:
@@ -703,7 +703,7 @@ def _read_compose(doc: yaml.Node, path: str, lines: list[str] | None = None, val
     return found
 
 
-def _service_environment(svc: yaml.Node, env: dict[str, str]) -> dict[str, str]:
+def _service_environment(svc: yaml.Node, env: dict[str, str], budget: _Budget | None = None) -> dict[str, str]:
     """A service's ``environment:`` (a mapping, or a list of ``KEY=VALUE``), interpolated: the
     variables its container's shell sees."""
     node = _mapping_get(svc, "environment")
@@ -716,7 +716,7 @@ def _service_environment(svc: yaml.Node, env: dict[str, str]) -> dict[str, str]:
         items = [tuple(str(i.value).split("=", 1)) for i in node.value[:10_000]  # type: ignore[misc]
                  if isinstance(i, yaml.ScalarNode) and "=" in str(i.value)]
     for key, value in items:
-        text, _moves = expand_refs(value[:100_000], _COMPOSE_VAR, lambda m: compose_value(m, env), 1, 1)
+        text, _moves = expand_refs(value[:100_000], _COMPOSE_VAR, lambda m: compose_value(m, env), 1, 1, 0, budget)
         if "$" not in text:
             out[key] = text
     return out
