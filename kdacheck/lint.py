@@ -243,6 +243,7 @@ def _sanitize(result: FileResult) -> FileResult:
     result.notes = [_visible(n) for n in result.notes]
     for cfg in result.resolved:
         cfg.cmd.name = visible_name(cfg.cmd.name)
+        cfg.cmd.unread = [type(u)(u.loc, visible_name(u.what)) for u in cfg.cmd.unread]
     return result
 
 
@@ -275,6 +276,11 @@ def _lint_text(text: str, path: str, opts: Options, base_dir: str | None = None,
     result.rules = [r.code for r in checked if r.applies_to(opts.version)]
     cache: dict[tuple[str | None, str | None], tuple[Model | None, str]] = {}
     for cmd in cmds:
+        if not cmd.unread and cmd.kind != "yaml":  # every reader: a launch with arguments not read is not checked
+            from kdacheck.readers.shell import unread_arguments
+
+            cmd.unread = unread_arguments(cmd)
+            cmd.notes += [f"{u}: not read, so not checked" for u in cmd.unread]
         try:
             cfg, findings = lint_command(cmd, opts, cache)
         except InputError as e:

@@ -35,6 +35,7 @@ CASES: dict[str, tuple[str, str, str | None]] = {
     "MEM003": (f"{KIMI} {EAGLE} --tp-size 2 --max-running-requests 4096", f"{KIMI} {EAGLE} --tp-size 2 --max-running-requests 48", "h100"),
     "MEM004": (f"{KIMI} --speculative-algorithm EAGLE --speculative-adaptive --tp-size 4", f"{KIMI} {EAGLE} --tp-size 4", "h200"),
     "MEM005": (f"{KIMI} {EAGLE} --tp-size 4 --disable-radix-cache --max-running-requests 512", f"{KIMI} {EAGLE} --tp-size 4 --disable-radix-cache --max-running-requests 256", "h200"),
+    "ARG009": (f'{KIMI} "${{EXTRA_ARGS[@]}}"', f'EXTRA_ARGS=(--tp-size 4)\n{KIMI} "${{EXTRA_ARGS[@]}}"', None),
     "HSP003": (f"{LAUNCH} --model-path deepseek-ai/DeepSeek-V3.2 --enable-hisparse --disable-radix-cache {EAGLE}", f"{LAUNCH} --model-path deepseek-ai/DeepSeek-V3.2 --disable-radix-cache {EAGLE}", None),
 }
 # Rules no launch configuration can trigger statically, and where they are exercised instead.

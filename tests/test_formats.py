@@ -137,7 +137,7 @@ def test_sarif_not_checked_is_a_notification_not_an_alert(tmp_path: Path) -> Non
     assert all(codes[n["associatedRule"]["index"]] == n["associatedRule"]["id"] for n in notes)
 
 
-GITHUB = re.compile(r"^::(error|warning|notice) file=([^,]+),line=(\d+),col=(\d+),title=kdacheck \(([A-Z]+\d+)\)::(.*)$")
+GITHUB = re.compile(r"^::(error|warning|notice) file=([^,]+),line=(\d+),col=(\d+),title=kdacheck \(([A-Z]+\d+)\)(?: \(in [^:]+\))?::(.*)$")  # (in ROLE): the launch's role
 
 
 def _github_lines(output: str) -> list[tuple[str, str, int, str]]:
@@ -237,8 +237,12 @@ def test_json_keeps_its_documented_key_order() -> None:
     assert list(doc) == ["schema_version", "tool", "sglang_version", "files", "summary"]
     assert list(doc["files"][0]) == ["path", "error", "notes", "commands", "findings"]
     assert list(doc["files"][0]["findings"][0]) == ["code", "severity", "message", "location", "fix", "edits", "evidence", "command"]
+    command = doc["files"][0]["commands"][0]
+    assert doc["schema_version"] == 3
+    assert list(command) == ["command", "location", "sglang_version", "model", "model_source", "model_origin", "gpu", "values", "role", "unread"]
+    assert command["command"].startswith("python") and "sglang.launch_server" in command["command"]  # the launch as read
     doc_md = (ROOT / "docs" / "json-schema.md").read_text()
-    for key in doc["summary"]:
+    for key in [*doc["summary"], *command]:
         assert f"`{key}`" in doc_md
 
 

@@ -37,8 +37,11 @@ def relevant(path: str, text: str) -> bool:
         return False
     if any(yamlfiles.is_kubernetes(d) or yamlfiles.is_compose(d) for d in docs):
         return "sglang" in text
-    if len(docs) == 1 and kind_of(docs[0]) is not None:
-        return "sglang" in text  # a recipe, a Truss config, a SkyPilot task, a workflow that starts SGLang
+    kind = kind_of(docs[0]) if len(docs) == 1 else None
+    if kind == "recipe":
+        return "sglang" in text
+    if kind is not None:  # a Truss config, a SkyPilot task, a workflow: only one whose script starts SGLang
+        return looks_like_shell_launch(text)
     if len(docs) == 1 and isinstance(docs[0], yaml.MappingNode):
         keys = [k.value for k, _v in docs[0].value if isinstance(k, yaml.ScalarNode)]
         return plausible_config_keys(keys)

@@ -51,3 +51,8 @@ def loud(f: Finding) -> bool:
 
     rule = REGISTRY.get(f.code)
     return f.not_checked or bool(rule is not None and rule.notice)
+
+
+def in_role(f: Finding) -> str:
+    """`` (in ROLE)`` for a finding of a named launch (a role, service or container), else empty."""
+    return f" (in {f.source})" if f.source else ""

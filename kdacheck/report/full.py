@@ -9,6 +9,7 @@ from typing import IO, TYPE_CHECKING
 from kdacheck.findings import Finding, Severity
 from kdacheck.lint import FileResult
 from kdacheck.report import RenderContext, summary_line
+from kdacheck.report._common import in_role
 from kdacheck.resolve import Resolved
 
 if TYPE_CHECKING:
@@ -112,11 +113,13 @@ def verdict(r: FileResult) -> Line:
         rule = REGISTRY.get(first.code)
         what = rule.consequence if rule else "fails"
         also = f" (and {errors - 1} more error{'s' * (errors != 2)})" if errors > 1 else ""
-        return [("  ✗ ", STYLE[Severity.ERROR]), (f"{what} ({first.code}){also}", "bold"), (more, "")]
-    unread = [u for cfg in r.resolved for u in cfg.cmd.unread]
+        where = in_role(first) if len(r.resolved) > 1 else ""
+        return [("  ✗ ", STYLE[Severity.ERROR]), (f"{what} ({first.code}){where}{also}", "bold"), (more, "")]
+    unread = [(cfg.cmd.role, u) for cfg in r.resolved for u in cfg.cmd.unread]
     if unread:  # never "✓ starts" on arguments that were not read
         also = f" (and {len(unread) - 1} more)" if len(unread) > 1 else ""
-        return [("  ? ", "yellow"), ("not checked", "bold"), (f": not read: {unread[0]}{also}", ""), (more, "")]
+        role = f" (in {unread[0][0]})" if unread[0][0] and len(r.resolved) > 1 else ""
+        return [("  ? ", "yellow"), ("not checked", "bold"), (f": not read: {unread[0][1]}{role}{also}", ""), (more, "")]
     scratch = [
         (cfg.v("intermediate_ssm_bytes") + cfg.v("intermediate_conv_window_bytes"), _capped(cfg))
         for cfg in r.resolved
@@ -199,17 +202,18 @@ def lines(results: list[FileResult], show_resolved: bool = False, plain: bool = 
         if r.resolved and not quiet:
             out.append(verdict(r))
         for cfg in [] if quiet else r.resolved:
-            label = f"{cfg.cmd.name}: " if cfg.cmd.name and cfg.cmd.kind != "yaml" else ""
+            label = f"{cfg.cmd.role}: " if cfg.cmd.role else ""
             out.append([(f"  {label}{headline(cfg)}", "dim")])
             out += memory_lines(cfg)
         out += [[(f"  note: {note}", "dim")] for note in r.notes]
         facts = False
+        several = len({cfg.cmd.role for cfg in r.resolved}) > 1  # which launch each finding is in
         for f in _ordered(r):
             if f.severity == Severity.INFO and not facts:
                 facts = True
                 out.append([("  facts:", "dim")])
             style = STYLE[f.severity]
-            out.append([(f"  {f.location}: ", ""), (f.code, style), (" ", ""), (f.severity.label, style), (f" {f.message}", "")])
+            out.append([(f"  {f.location}: ", ""), (f.code, style), (" ", ""), (f.severity.label, style), (f" {f.message}{in_role(f) if several else ''}", "")])
             if f.severity > Severity.INFO:  # an info finding's message holds its numbers already
                 out += [[(f"      {ev.name}: {ev.value}" if ev.provenance == "picture" else f"      {ev.name} = {ev.value} ({ev.provenance})", "dim")]
                         for ev in f.evidence]

@@ -14,7 +14,7 @@ from typing import IO, Any
 from kdacheck.findings import Finding, Severity
 from kdacheck.lint import FileResult
 from kdacheck.report import RenderContext, summary_line
-from kdacheck.report._common import all_findings, is_pseudo, loud, workspace_path
+from kdacheck.report._common import all_findings, in_role, is_pseudo, loud, workspace_path
 
 COMMAND = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "notice"}
 
@@ -40,7 +40,7 @@ CAP = 10  # annotations GitHub shows per kind and step; the rest are dropped sil
 def _annotation(f: Finding) -> str:
     loc = f.location
     props: dict[str, str | int] = {} if is_pseudo(loc.path) else {"file": workspace_path(loc.path), "line": loc.line, "col": loc.col}
-    props["title"] = f"kdacheck ({f.code})"
+    props["title"] = f"kdacheck ({f.code}){in_role(f)}"
     message = f"{loc}: {f.message}" if is_pseudo(loc.path) else f.message
     if f.fix:
         message += f"\nfix: {f.fix}"
@@ -72,6 +72,11 @@ def render(results: list[FileResult], out: IO[str], ctx: RenderContext) -> None:
             props: dict[str, str | int] = {} if is_pseudo(r.path) else {"file": workspace_path(r.path)}
             props["title"] = "kdacheck: cannot check"
             out.write(command("error", props, r.error) + "\n")
+        for cfg in r.resolved:  # never a silent pass on arguments that were not read
+            for u in cfg.cmd.unread[:CAP]:
+                props = {} if is_pseudo(u.loc.path) else {"file": workspace_path(u.loc.path), "line": u.loc.line, "col": u.loc.col}
+                props["title"] = "kdacheck: not checked" + (f" (in {cfg.cmd.role})" if cfg.cmd.role else "")
+                out.write(command("notice", props, f"not read: {u.what}; this launch is not checked") + "\n")
     findings = all_findings(results)
     for severity in (Severity.ERROR, Severity.WARNING):
         group = [f for f in findings if f.severity == severity]

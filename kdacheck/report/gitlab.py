@@ -19,7 +19,7 @@ from typing import IO, Any
 from kdacheck.findings import Finding, Location, Severity
 from kdacheck.lint import FileResult
 from kdacheck.report import RenderContext
-from kdacheck.report._common import is_pseudo, loud, relative_to, repo_root
+from kdacheck.report._common import in_role, is_pseudo, loud, relative_to, repo_root
 from kdacheck.report.sarif import fingerprint, identity
 
 SEVERITY = {Severity.ERROR: "critical", Severity.WARNING: "major", Severity.INFO: "info"}
@@ -34,7 +34,7 @@ def _path(path: str) -> str:
 
 
 def issue(f: Finding, occurrence: int) -> dict[str, Any]:
-    text = f.message if not f.fix else f"{f.message} (fix: {f.fix})"
+    text = f"{f.message}{in_role(f)}" if not f.fix else f"{f.message}{in_role(f)} (fix: {f.fix})"
     return {
         "description": f"{f.code}: {text}",
         "check_name": f.code,
@@ -52,6 +52,12 @@ def render(results: list[FileResult], out: IO[str], ctx: RenderContext) -> None:
             issues.append({"description": f"kdacheck could not check this file: {r.error}", "check_name": "kdacheck",
                            "fingerprint": fingerprint(Finding("kdacheck", Severity.ERROR, r.error, Location(r.path)), 0),
                            "severity": "blocker", "location": {"path": _path(r.path), "lines": {"begin": 1}}})
+        for cfg in r.resolved:  # a launch whose arguments were not read is no pass: one issue per place
+            for u in cfg.cmd.unread:
+                text = f"kdacheck did not check this launch: not read: {u.what}" + (f" (in {cfg.cmd.role})" if cfg.cmd.role else "")
+                issues.append({"description": text, "check_name": "kdacheck-not-checked",
+                               "fingerprint": fingerprint(Finding("kdacheck", Severity.INFO, text, u.loc), 0),
+                               "severity": "info", "location": {"path": _path(u.loc.path), "lines": {"begin": u.loc.line}}})
         for f in sorted(r.findings, key=Finding.sort_key):
             if not loud(f) and f.severity < min(ctx.threshold, Severity.WARNING):
                 continue

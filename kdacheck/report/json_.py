@@ -13,7 +13,7 @@ from kdacheck.report import RenderContext, summary
 from kdacheck.report.values import layers, unit_of
 from kdacheck.resolve import Resolved
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3  # 3: commands[].command is the launch as read, its label moved to commands[].role
 
 
 def location(loc: Location | None) -> dict[str, Any] | None:
@@ -35,8 +35,10 @@ def finding(f: Finding) -> dict[str, Any]:
 
 
 def resolved(cfg: Resolved) -> dict[str, Any]:
+    from kdacheck.readers.base import launch_text
+
     return {
-        "command": cfg.cmd.name,
+        "command": launch_text(cfg.cmd),
         "location": location(cfg.cmd.loc),
         "sglang_version": cfg.version,
         "model": cfg.model.name if cfg.model else None,
@@ -48,6 +50,8 @@ def resolved(cfg: Resolved) -> dict[str, Any]:
                   "group": group, "unit": unit_of(key.rsplit(".", 1)[-1])}
             for key, (group, value, origin, why, val) in layers(cfg).items()
         },
+        "role": cfg.cmd.role,
+        "unread": [str(u) for u in cfg.cmd.unread],
     }
 
 

@@ -46,10 +46,28 @@ def _x(text: str) -> str:
 def _failure_text(findings: list[Finding]) -> str:
     out = []
     for f in findings:
-        out.append(f"{f.location}: {f.code} [{f.severity.label}] {f.message}")
+        out.append(f"{f.location}: {f.code} [{f.severity.label}] {f.message}" + (f" (in {f.source})" if f.source else ""))
         if f.fix:
             out.append(f"    fix: {f.fix}")
     return _x("\n".join(out))
+
+
+def _cases(codes: list[str], by_code: dict[str, list[Finding]], roles: bool) -> list[tuple[str, str, list[Finding]]]:
+    """(code, role, findings) per test case: one per rule; in a file of several named launches
+    (roles, services, containers) a rule with findings gets one case per launch it fired in."""
+    out: list[tuple[str, str, list[Finding]]] = []
+    for code in codes:
+        found = by_code.get(code, [])
+        sources = list(dict.fromkeys(f.source for f in found))
+        if not roles or len(sources) < 1 or sources == [""]:
+            out.append((code, "", found))
+            continue
+        out += [(code, src, [f for f in found if f.source == src]) for src in sources]
+    return out
+
+
+def _one(text: str) -> str:
+    return " ".join(text.split())[:500]
 
 
 def classname(path: str) -> str:
@@ -58,7 +76,8 @@ def classname(path: str) -> str:
 
 def _launch_name(cfg: Resolved) -> str:
     cmd = cfg.cmd
-    return _x(f"{cmd.name} (line {cmd.loc.line})" if cmd.name else f"launch at line {cmd.loc.line}")
+    role = visible_name(cmd.role) if cmd.role else ""
+    return _x(f"{role} (line {cmd.loc.line})" if role else f"launch at line {cmd.loc.line}")
 
 
 def _not_run(cfg: Resolved, findings: list[Finding]) -> list[str]:

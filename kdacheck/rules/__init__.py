@@ -83,6 +83,8 @@ def check(cfg: Resolved, rules: list[Rule] | None = None) -> list[Finding]:
             # the rule's verdict rests on a value that is not known statically: say so, never guess
             hits = [unknown_hit(why, hits)]
             cfg.unknown_checks.append(r.code)
+        elif not hits and cfg.taint_seen is not None and r.code not in cfg.unknown_checks:
+            cfg.unknown_checks.append(r.code)  # a pass that read an unknown value is no pass: "as far as checked"
         for hit in hits:
             findings.append(
                 Finding(
@@ -92,7 +94,7 @@ def check(cfg: Resolved, rules: list[Rule] | None = None) -> list[Finding]:
                     location=hit.at or cfg.place(*hit.values),
                     fix=hit.fix,
                     evidence=evidence(cfg, hit.values) + tuple(Evidence(n, v, "picture") for n, v in hit.pictures),
-                    source=cfg.cmd.name,
+                    source=cfg.cmd.role,
                     edits=hit.edits + tuple(e for name, value, safe in hit.sets for e in set_flag(cfg, name, value, safe)),
                 )
             )
