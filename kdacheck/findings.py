@@ -56,6 +56,8 @@ class Edit:
     new: str
     safe: bool = True
     stage: int = 0  # 0: a spelling (the flags are read again after it); 1: a value or a flag added
+    after: bool = False  # insert ``new`` after ``old`` (its closing quote included), which stays
+    eol: bool = False  # with ``after``: at the end of ``old``'s line (a new YAML block-list item)
 
 
 @dataclass(frozen=True)

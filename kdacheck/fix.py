@@ -10,6 +10,7 @@ left out and counted. ``--diff`` prints a unified diff and writes nothing.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from collections.abc import Collection, Iterable
@@ -27,7 +28,7 @@ BOM = b"\xef\xbb\xbf"  # the readers drop one (utf-8-sig); a fixed file keeps it
 
 # Where a reader's line numbers come from: the shell lexer counts "\n" only, as git does;
 # PyYAML's marks also end a line at a lone "\r", NEL, U+2028 and U+2029; the Dockerfile reader
-# uses str.splitlines. An edit that replaces text is placed with the first of these that finds
+# counts "\n" only, as Docker does. An edit that replaces text is placed with the first of these that finds
 # its old text there (on a word boundary); an insertion only where they all agree.
 LINE_BREAKS = (re.compile(r"\n"), re.compile(r"\r\n|[\r\n\x85\u2028\u2029]"),
                re.compile(r"\r\n|[\n\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029]"))
@@ -40,9 +41,11 @@ _IN_WORD = re.compile(r"[\w\-.]")
 
 def set_flag(cfg: Resolved, name: str, value: str, safe: bool) -> tuple[Edit, ...]:
     """The edit that makes the launch give ``name value``: its value replaced where the flag is
-    written, else the flag added (a shell line: after the launch's last word; a ``--config``
-    file: a key above its first one). Nothing where the place is not plain text kdacheck can
-    rewrite (a Kubernetes or Compose launch without the flag, an unknown value)."""
+    written, else the flag added after the launch's last word in the launch's own style (a
+    shell word; a JSON exec-form item; a YAML flow or block list item, quoted as the last one
+    is; a ``--config`` file: a key above its first one). Nothing where the reader says it
+    cannot (``LaunchCommand.append`` None: a script inside one exec-form word, a list whose
+    last item spans lines) or the words would need escapes."""
     flag = cfg.parsed.given.get(_dest(cfg, name))
     if flag is not None:
         if not isinstance(flag.raw, str) or flag.value_loc == flag.loc:
@@ -50,18 +53,40 @@ def set_flag(cfg: Resolved, name: str, value: str, safe: bool) -> tuple[Edit, ..
         return (Edit(flag.value_loc, flag.raw, value, safe, stage=1),)
     name = flagmod.spell(_dest(cfg, name), cfg.version)  # added as the target version spells it
     cmd = cfg.cmd
-    if cmd.kind == "shell":
-        last = next((t for t in reversed(cmd.tokens) if t.origin == "cli" and t.loc.path == cmd.path and not t.unknown), None)
-        if last is None:
-            return ()
-        end = Location(last.loc.path, last.loc.line, last.loc.col + len(last.text))
-        return (Edit(end, "", f" {name} {value}", safe, stage=1),)
     if cmd.kind == "yaml":
         first = next((t for t in cmd.tokens if t.origin == "yaml" and t.loc.path == cmd.path), None)
         if first is None:
             return ()
         return (Edit(Location(first.loc.path, first.loc.line, 1), "", " " * (first.loc.col - 1) + f"{name[2:]}: {value}\n", safe, stage=1),)
-    return ()
+    how = cmd.append
+    mine = [t for t in cmd.tokens if t.origin == "cli" and t.loc.path == cmd.path]
+    # after the launch's last word as written (in shell, its last known one; in a list, the
+    # list's last item itself, or the new items would land elsewhere)
+    last = next((t for t in reversed(mine) if not t.unknown), None) if how is not None and how.quoting == "shell" else (
+        cmd.tokens[-1] if cmd.tokens and mine and cmd.tokens[-1] is mine[-1] else None)
+    words = [_quoted(w, how.quoting) for w in (name, value)] if how is not None else []
+    if how is None or last is None or None in words:
+        return ()
+    return (Edit(last.loc, last.text, "".join(how.sep + str(w) for w in words), safe, stage=1, after=True, eol=how.eol),)
+
+
+_PLAIN = re.compile(r"[A-Za-z0-9_./=+-]+")
+_SHELL_SAFE = re.compile(r"[A-Za-z0-9_./=+:,@%-]+")
+
+
+def _quoted(word: str, quoting: str) -> str | None:
+    """``word`` as one item or word of the launch's own style; None where that style would
+    need an escape kdacheck does not write (a shell word with quotes or spaces)."""
+    if quoting == "shell":
+        return word if _SHELL_SAFE.fullmatch(word) else None
+    if quoting in ("json", "double"):
+        return json.dumps(word)
+    if quoting == "single":
+        return "'" + word.replace("'", "''") + "'"
+    import yaml
+
+    plain = _PLAIN.fullmatch(word) and yaml.resolver.Resolver().resolve(yaml.ScalarNode, word, (True, False)) == "tag:yaml.org,2002:str"
+    return word if plain else json.dumps(word)  # `4` plain would be a YAML int: Kubernetes wants strings
 
 
 def _dest(cfg: Resolved, name: str) -> str:
@@ -196,15 +221,41 @@ def _span(text: str, starts: list[list[tuple[int, int]]], e: Edit) -> tuple[int,
     places = [_offset(lines, line, col) for lines in starts]
     if not e.old:  # an insertion: where every reading of the lines agrees
         return (places[0], places[0], e.new) if places[0] is not None and len(set(places)) == 1 else None
-    for at in places:
+    for lines, at in zip(starts, places, strict=True):
         if at is None:
             continue
+        found = None
         if text.startswith(e.old, at) and _bounded(text, at, at + len(e.old)):
-            return at, at + len(e.old), e.new
-        for q in QUOTES:  # a quoted value or key: the text inside the quotes
-            if text.startswith(q + e.old + q, at) and _bounded(text, at, at + len(e.old) + 2):
-                return at + 1, at + 1 + len(e.old), e.new
+            found = (at, at + len(e.old), 0)
+        else:
+            for q in QUOTES:  # a quoted value or key: the text inside the quotes
+                if text.startswith(q + e.old + q, at) and _bounded(text, at, at + len(e.old) + 2):
+                    found = (at + 1, at + 1 + len(e.old), 1)
+                    break
+        if found is None:
+            continue
+        s, t, quote = found
+        if not e.after:
+            return s, t, e.new
+        return _after(text, lines[line - 1][1], t + quote, e)
     return None
+
+
+_REST_OF_LINE = re.compile(r"[ \t]*(?:(?<=[ \t])#.*)?")
+
+
+def _after(text: str, line_end: int, at: int, e: Edit) -> tuple[int, int, str] | None:
+    """An insertion after the old text (ending at ``at``): there, or at its line's end for a new
+    YAML block item, when nothing but blanks and a comment follows it on the line; a line break
+    in ``new`` written as the file writes this line's."""
+    if not e.eol:
+        return at, at, e.new
+    if line_end > at and text[line_end - 1] == "\r":
+        line_end -= 1  # a CRLF file read with "\n" lines: its "\r" ends the line too
+    if not _REST_OF_LINE.fullmatch(text, at, line_end):
+        return None  # more on the line after the last item: not a block list's own line
+    brk = "\r\n" if text.startswith("\r\n", line_end) else "\n"
+    return line_end, line_end, e.new.replace("\n", brk)
 
 
 def summary(outcome: Outcome) -> str:

@@ -25,6 +25,19 @@ class Token:
     unknown: str | None = None  # why the value is not known statically (an unset shell variable, `$(...)`)
 
 
+@dataclass(frozen=True)
+class Append:
+    """How ``--fix`` adds words after a launch's last one, in the style it is written:
+    ``sep`` before each word (``" "`` in shell, ``", "`` in a JSON or YAML flow list,
+    ``"\n    - "`` in a YAML block list, then put at the end of the last word's line), each
+    word quoted as ``quoting`` says: ``shell``, ``json``, ``double``/``single`` (YAML quotes)
+    or ``plain`` (a YAML plain scalar, quoted where YAML would not read it as a string)."""
+
+    sep: str
+    quoting: str
+    eol: bool = False
+
+
 @dataclass
 class LaunchCommand:
     """The SGLang arguments of one launch found in a file."""
@@ -38,3 +51,5 @@ class LaunchCommand:
     version_hint: tuple[str, Location] | None = None  # the SGLang version an image tag names
     side_files: dict[str, str | None] = field(default_factory=dict)  # a named file's text, read inside the tree (None: absent)
     unread: list[str] = field(default_factory=list)  # "place: what" for arguments the reader could not read (the verdict is "not checked")
+    append: Append | None = Append(" ", "shell")  # how --fix adds a flag after the last word; None: it cannot
+    append_why: str = ""  # why it cannot (said with the finding)

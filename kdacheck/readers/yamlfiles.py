@@ -15,7 +15,7 @@ from typing import Any
 import yaml
 
 from kdacheck.findings import InputError, Location
-from kdacheck.readers.base import LaunchCommand, Token
+from kdacheck.readers.base import Append, LaunchCommand, Token
 from kdacheck.readers.shell import find_launch, launches_in_tokens, tokenize
 
 MAX_NODES = 200_000  # nodes walked, alias re-visits included
@@ -278,6 +278,30 @@ def _words(node: yaml.Node | None, path: str, budget: _Budget) -> list[Token]:
     return []
 
 
+_BLOCK_ITEM = re.compile(r"[ \t]*-[ \t]+$")
+
+
+def list_append(node: yaml.Node | None, lines: list[str] | None) -> tuple[Append | None, str]:
+    """How ``--fix`` adds items after the last one of a ``command``/``args`` list, in its
+    style (flow or block, the last item's quoting and indentation); (None, why) where it
+    cannot: the last item spans lines, is a block scalar, or shares its line with more."""
+    if not isinstance(node, yaml.SequenceNode) or not node.value:
+        return None, "the list is empty or not a list"
+    last = node.value[-1]
+    if not isinstance(last, yaml.ScalarNode) or last.style in ("|", ">") or last.start_mark.line != last.end_mark.line:
+        return None, "its last item spans lines"
+    quoting = {'"': "double", "'": "single"}.get(last.style or "", "plain")
+    if node.flow_style:
+        return Append(", ", quoting), ""
+    if lines is None and last.start_mark.buffer:
+        lines = last.start_mark.buffer.split("\n")
+    line = lines[last.start_mark.line].rstrip("\r") if lines is not None and last.start_mark.line < len(lines) else ""
+    prefix = line[: last.start_mark.column]
+    if not _BLOCK_ITEM.match(prefix):
+        return None, "its last item is not alone on its line"
+    return Append("\n" + prefix, quoting, eol=True), ""
+
+
 def _scalar_shell_tokens(node: yaml.ScalarNode, path: str, budget: _Budget, lines: list[str] | None = None,
                          env: dict[str, str] | None = None) -> list[Token]:
     """Shell-tokenize a YAML string (``sh -c "..."``), placing words inside the file."""
@@ -380,6 +404,9 @@ def _container_launches(container: yaml.Node, path: str, name: str, budget: _Bud
     if k is not None:
         c = LaunchCommand(path, words[k:], "kubernetes", words[0].loc, name)
         c.version_hint = hint
+        args = _mapping_get(container, "args")
+        holder = args if isinstance(args, yaml.SequenceNode) and args.value else _mapping_get(container, "command")
+        c.append, c.append_why = list_append(holder, lines)
         return [c]
     # sh -c "python -m sglang.launch_server ...": the script is one string, read as shell with
     # the container's env (after the kubelet's $(VAR) expansion).
@@ -565,7 +592,11 @@ def _read_compose(doc: yaml.Node, path: str, lines: list[str] | None = None) -> 
                     words += _words(_mapping_get(svc, "command"), path, budget)
                 j = find_launch(words)
                 if j is not None:
-                    found.append(LaunchCommand(path, words[j:], "compose", words[0].loc, label))
+                    c = LaunchCommand(path, words[j:], "compose", words[0].loc, label)
+                    more = _mapping_get(svc, "command") if key == "entrypoint" else None
+                    holder = more if isinstance(more, yaml.SequenceNode) and more.value else node
+                    c.append, c.append_why = list_append(holder, lines)
+                    found.append(c)
                     break
                 for n in node.value:
                     if isinstance(n, yaml.ScalarNode) and "sglang" in str(n.value) and " " in str(n.value):
