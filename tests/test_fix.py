@@ -127,3 +127,147 @@ def test_an_edit_replaces_only_a_whole_old_word_and_never_twice(parts: list[str]
         assert any(s + 4 == len(before) or before[s + 4] not in "-_.abcdefghijklmnopqrstuvwxyz0123456789" for s in at), (before, after)
         again = fix.plan([_edit_at(line, col)], False, {"f.sh": after})
         assert "f.sh" not in again.files or "--tp-size-size" not in again.files["f.sh"][1]
+
+
+_SPEC001_ARGS = ["--model-path", "moonshotai/Kimi-Linear-48B-A3B-Instruct", "--speculative-algorithm", "EAGLE",
+                 "--speculative-eagle-topk", "1", "--speculative-num-draft-tokens", "5"]
+_K8S_BLOCK = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: kimi
+spec:
+  template:
+    spec:
+      containers:
+        - name: sglang
+          command:
+            - python3
+            - -m
+            - sglang.launch_server
+          args:
+            - --model-path
+            - moonshotai/Kimi-Linear-48B-A3B-Instruct
+            - --speculative-algorithm
+            - EAGLE
+            - --speculative-eagle-topk
+            - "1"
+            - --speculative-num-draft-tokens
+            - "5"   # five draft tokens
+          ports:
+            - containerPort: 30000
+"""
+_K8S_FLOW = """\
+apiVersion: v1
+kind: Pod
+metadata: {name: kimi}
+spec:
+  containers:
+    - name: sglang
+      image: lmsysorg/sglang:v0.5.23
+      command: ['python3', '-m', 'sglang.launch_server', '--model-path', 'moonshotai/Kimi-Linear-48B-A3B-Instruct',
+                '--speculative-algorithm', 'EAGLE', '--speculative-eagle-topk', '1', '--speculative-num-draft-tokens', '5']  # chain
+      ports: [{containerPort: 30000}]
+"""
+_COMPOSE = """\
+services:
+  string-form:
+    image: lmsysorg/sglang:v0.5.23
+    command: python3 -m sglang.launch_server --model-path moonshotai/Kimi-Linear-48B-A3B-Instruct --speculative-algorithm EAGLE --speculative-eagle-topk 1 --speculative-num-draft-tokens 5
+  list-form:
+    image: lmsysorg/sglang:v0.5.23
+    command:
+      - python3
+      - -m
+      - sglang.launch_server
+      - --model-path
+      - moonshotai/Kimi-Linear-48B-A3B-Instruct
+      - --speculative-algorithm
+      - EAGLE
+      - --speculative-eagle-topk
+      - '1'
+      - --speculative-num-draft-tokens
+      - '5'
+    ports: ["30000:30000"]
+"""
+_DOCKER_EXEC = """\
+FROM lmsysorg/sglang:v0.5.23
+# the server
+CMD ["python3", "-m", "sglang.launch_server", "--model-path", "moonshotai/Kimi-Linear-48B-A3B-Instruct", \\
+     "--speculative-algorithm", "EAGLE", "--speculative-eagle-topk", "1", "--speculative-num-draft-tokens", "5"]
+EXPOSE 30000
+"""
+_DOCKER_SHELL = """\
+FROM lmsysorg/sglang:v0.5.23
+ENTRYPOINT python3 -m sglang.launch_server --model-path moonshotai/Kimi-Linear-48B-A3B-Instruct \\
+    --speculative-algorithm EAGLE --speculative-eagle-topk 1 --speculative-num-draft-tokens 5  # five
+"""
+# What each fix must change: {line number in the old file: that line as it must become (None: kept,
+# new lines added after it)}, and the new lines added.
+ADD_CASES = {
+    "deploy.yaml": (_K8S_BLOCK, {22: None}, ['            - "--speculative-num-steps"', '            - "4"']),
+    "pod.yaml": (_K8S_FLOW, {9: "                '--speculative-algorithm', 'EAGLE', '--speculative-eagle-topk', '1', "
+                                "'--speculative-num-draft-tokens', '5', '--speculative-num-steps', '4']  # chain"}, []),
+    "compose.yaml": (_COMPOSE, {4: "    command: python3 -m sglang.launch_server --model-path moonshotai/Kimi-Linear-48B-A3B-Instruct "
+                                   "--speculative-algorithm EAGLE --speculative-eagle-topk 1 --speculative-num-draft-tokens 5 "
+                                   "--speculative-num-steps 4",
+                                18: None}, ["      - '--speculative-num-steps'", "      - '4'"]),
+    "Dockerfile": (_DOCKER_EXEC, {4: '     "--speculative-algorithm", "EAGLE", "--speculative-eagle-topk", "1", '
+                                     '"--speculative-num-draft-tokens", "5", "--speculative-num-steps", "4"]'}, []),
+    "serve.Dockerfile": (_DOCKER_SHELL, {3: "    --speculative-algorithm EAGLE --speculative-eagle-topk 1 "
+                                            "--speculative-num-draft-tokens 5 --speculative-num-steps 4  # five"}, []),
+}
+
+
+def _diff_lines(before: str, after: str) -> tuple[set[str], set[str]]:
+    gone, came = set(), set()
+    for ln in difflib.unified_diff(before.splitlines(), after.splitlines(), lineterm="", n=0):
+        if ln.startswith("-") and not ln.startswith("---"):
+            gone.add(ln[1:])
+        elif ln.startswith("+") and not ln.startswith("+++"):
+            came.add(ln[1:])
+    return gone, came
+
+
+@pytest.mark.parametrize("name", sorted(ADD_CASES))
+def test_fix_adds_the_missing_flag_in_each_format_and_changes_only_its_lines(name: str, tmp_path: Path) -> None:
+    """SPEC001's fix (SGLang 0.5.23 srt/server_args.py, _handle_speculative_decoding: topk and
+    draft tokens given without steps stop at start) adds `--speculative-num-steps 4` to a
+    Kubernetes manifest (block and flow lists), a Compose file (string and list forms) and a
+    Dockerfile (exec and shell forms): in the launch's own style, nothing else touched."""
+    text, changed_at, extra = ADD_CASES[name]
+    (tmp_path / ".git").mkdir()
+    f = tmp_path / name
+    f.write_text(text)
+    assert "SPEC001" in _codes(f, tmp_path)
+    d = _kdacheck("lint", name, "--diff", cwd=tmp_path)
+    assert d.returncode == 1, d.stderr
+    assert f.read_text() == text  # --diff writes nothing
+    would = d.stderr.split("would apply ", 1)[1].split(" fix", 1)[0]
+    p = _kdacheck("lint", name, "--fix", cwd=tmp_path)
+    applied = p.stderr.split("applied ", 1)[1].split(" fix", 1)[0]
+    assert would == applied == str(len(changed_at)), (d.stderr, p.stderr)
+    after = f.read_text()
+    old_lines = text.splitlines()
+    gone, came = _diff_lines(text, after)
+    assert gone == {old_lines[n - 1] for n, new in changed_at.items() if new is not None}
+    assert came == {new for new in changed_at.values() if new is not None} | set(extra)
+    assert len(after.splitlines()) == len(old_lines) + len(extra)
+    assert "SPEC001" not in _codes(f, tmp_path), p.stderr
+    again = _kdacheck("lint", name, "--diff", cwd=tmp_path)
+    assert again.returncode == 0 and again.stdout == "", again.stdout  # nothing left to fix: no diff, exit 0
+
+
+def test_a_flag_that_cannot_be_added_as_written_is_not_fixable_and_diff_exits_0(tmp_path: Path) -> None:
+    """The last word is `$DRAFT` (ENV, expanded by the shell): its text is not the word written,
+    so no edit is applied, --diff shows nothing and exits 0, and the summary says why once."""
+    (tmp_path / ".git").mkdir()
+    f = tmp_path / "Dockerfile"
+    text = _DOCKER_SHELL.replace("FROM lmsysorg/sglang:v0.5.23\n", "FROM lmsysorg/sglang:v0.5.23\nENV DRAFT=5\n").replace(
+        "draft-tokens 5", "draft-tokens $DRAFT")
+    f.write_text(text)
+    d = _kdacheck("lint", "Dockerfile", "--diff", cwd=tmp_path)
+    assert d.returncode == 0 and d.stdout == "" and "would apply 0 fixes" in d.stderr, d.stderr
+    assert "1 not applicable to the text as written" in d.stderr
+    p = _kdacheck("lint", "Dockerfile", "--fix", cwd=tmp_path)
+    assert f.read_text() == text and "applied 0 fixes" in p.stderr
