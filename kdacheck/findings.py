@@ -61,6 +61,16 @@ class Edit:
 
 
 @dataclass(frozen=True)
+class Replacement:
+    """An edit as it applies to the text as written: ``start`` up to ``end`` (one file, columns
+    counted in characters, lines at "\n") becomes ``new``; ``start == end`` inserts."""
+
+    start: Location
+    end: Location
+    new: str
+
+
+@dataclass(frozen=True)
 class Finding:
     code: str
     severity: Severity
@@ -70,6 +80,12 @@ class Finding:
     evidence: tuple[Evidence, ...] = field(default=())
     source: str = ""  # which launch command in the file (e.g. "Deployment/kimi: sglang")
     edits: tuple[Edit, ...] = ()  # the fix as edits, when it is mechanical (``kdacheck lint --fix``)
+    fixes: tuple[Replacement, ...] = ()  # its safe edits where each applies to the text as written (``[*]``): --fix writes them
+
+    @property
+    def fixable(self) -> bool:
+        """Whether ``lint --fix`` applies this finding's fix (its safe edits all apply as written)."""
+        return bool(self.fixes)
 
     def sort_key(self) -> tuple[str, int, int, str, str]:
         loc = self.location

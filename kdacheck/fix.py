@@ -13,12 +13,12 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Collection, Iterable
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, field
 
 from kdacheck import flags as flagmod
 from kdacheck.confine import Refused
-from kdacheck.findings import Edit, Finding, InputError, Location
+from kdacheck.findings import Edit, Finding, InputError, Location, Replacement
 from kdacheck.resolve.core import Resolved
 from kdacheck.sanitize import visible, visible_name
 
@@ -256,6 +256,42 @@ def _after(text: str, line_end: int, at: int, e: Edit) -> tuple[int, int, str] |
         return None  # more on the line after the last item: not a block list's own line
     brk = "\r\n" if text.startswith("\r\n", line_end) else "\n"
     return line_end, line_end, e.new.replace("\n", brk)
+
+
+def mark(findings: list[Finding], text_of: Callable[[str], str | None]) -> list[Finding]:
+    """Each finding with its ``fixes``: its safe edits as they apply to the texts as written
+    (``text_of(path)``: the text of the file an edit names, None where kdacheck would not
+    write it); empty where any safe edit does not apply, so ``[*]`` means ``--fix`` writes it."""
+    import dataclasses
+
+    cache: dict[str, tuple[str, list[list[tuple[int, int]]], list[int]] | None] = {}
+    out = []
+    for f in findings:
+        safe = [e for e in f.edits if e.safe]
+        reps: list[Replacement] = []
+        for e in safe:
+            path = e.location.path
+            if path not in cache:
+                text = text_of(path)
+                cache[path] = None if text is None else (
+                    text, [_starts(text, brk) for brk in (LINE_BREAKS if _OTHER_BREAKS.search(text) else LINE_BREAKS[:1])],
+                    [0] + [m.end() for m in LINE_BREAKS[0].finditer(text)])
+            held = cache[path]
+            span = _span(held[0], held[1], e) if held is not None else None
+            if held is None or span is None:
+                reps = []
+                break
+            at = held[2]
+            reps.append(Replacement(_place(path, at, span[0]), _place(path, at, span[1]), span[2]))
+        out.append(dataclasses.replace(f, fixes=tuple(reps)) if reps else f)
+    return out
+
+
+def _place(path: str, line_starts: list[int], offset: int) -> Location:
+    import bisect
+
+    k = bisect.bisect_right(line_starts, offset) - 1
+    return Location(path, k + 1, offset - line_starts[k] + 1)
 
 
 def summary(outcome: Outcome) -> str:

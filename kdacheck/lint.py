@@ -288,8 +288,30 @@ def _lint_text(text: str, path: str, opts: Options, base_dir: str | None = None,
                 continue
             result.findings.append(f)
     result.findings.sort(key=Finding.sort_key)
+    if path != "<cmd>" and any(e.safe for f in result.findings for e in f.edits):
+        result.findings = _fixable(result.findings, text, path, opts)
     sup.report_unused(result)
     return result
+
+
+def _fixable(findings: list[Finding], text: str, path: str, opts: Options) -> list[Finding]:
+    """The findings marked with the fixes ``--fix`` would write: edits of this text, or of a
+    ``--config`` file it names, read again through ``confine`` inside the working directory's
+    repository (where --fix writes: a file outside or behind a link is not fixable)."""
+    from kdacheck import confine, fix
+
+    root = confine.repository_root(os.getcwd())
+
+    def text_of(p: str) -> str | None:
+        if p == path:
+            return text if path.startswith("<") or (confine.inside(p, root) and not os.path.islink(p)) else None
+        try:
+            data = confine.read(p, root, opts.max_bytes, p)
+            return decode(data, p) if data is not None and not os.path.islink(p) else None
+        except InputError:
+            return None
+
+    return fix.mark(findings, text_of)
 
 
 def internal_error(e: BaseException, where: str) -> str:

@@ -271,3 +271,41 @@ def test_a_flag_that_cannot_be_added_as_written_is_not_fixable_and_diff_exits_0(
     assert "1 not applicable to the text as written" in d.stderr
     p = _kdacheck("lint", "Dockerfile", "--fix", cwd=tmp_path)
     assert f.read_text() == text and "applied 0 fixes" in p.stderr
+
+
+def test_the_fixable_marker_in_text_json_and_sarif(tmp_path: Path) -> None:
+    """`[*]` before the code and `[*] N fixable with --fix.` in the text formats, `fixable` in JSON,
+    SARIF `fixes` (schema-valid) only where --fix writes: the exec-form Dockerfile's SPEC001 is
+    fixable, the one whose last word is `$DRAFT` is not."""
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    (tmp_path / "a" / "Dockerfile").write_text(_DOCKER_EXEC)
+    (tmp_path / "b" / "Dockerfile").write_text(_DOCKER_SHELL.replace("FROM lmsysorg/sglang:v0.5.23\n", "FROM lmsysorg/sglang:v0.5.23\nENV DRAFT=5\n")
+                                               .replace("draft-tokens 5", "draft-tokens $DRAFT"))
+    concise = _kdacheck("lint", ".", "--select", "SPEC001", "--output-format", "concise", cwd=tmp_path).stdout.splitlines()
+    assert concise == [
+        "a/Dockerfile:4:42: [*] SPEC001 [error] `--speculative-eagle-topk` and `--speculative-num-draft-tokens` given without "
+        "`--speculative-num-steps`: SGLang stops at start with a bare AssertionError",
+        "b/Dockerfile:4:35: SPEC001 [error] `--speculative-eagle-topk` and `--speculative-num-draft-tokens` given without "
+        "`--speculative-num-steps`: SGLang stops at start with a bare AssertionError",
+        "Checked 2 files, 2 launch commands, 2 errors, 0 warnings, 0 info.",
+        "[*] 1 fixable with --fix.",
+    ]
+    full = _kdacheck("lint", "b", "--select", "SPEC001", cwd=tmp_path).stdout
+    assert "fix: add `--speculative-num-steps 4` (--fix cannot apply it to the text as written)" in full and "[*]" not in full
+    doc = json.loads(_kdacheck("lint", ".", "--select", "SPEC001", "--output-format", "json", cwd=tmp_path).stdout)
+    assert [(f["path"], [x["fixable"] for x in f["findings"]]) for f in doc["files"]] == [("a/Dockerfile", [True]), ("b/Dockerfile", [False])]
+    sarif = json.loads(_kdacheck("lint", ".", "--select", "SPEC001", "--output-format", "sarif", cwd=tmp_path).stdout)
+    results = sarif["runs"][0]["results"]
+    assert [("fixes" in r) for r in results] == [True, False]
+    (change,) = results[0]["fixes"][0]["artifactChanges"]
+    assert change["artifactLocation"]["uri"] == "a/Dockerfile"
+    # the insertion after `"5"` on line 4: an empty region there, the new items as its content
+    line4 = _DOCKER_EXEC.splitlines()[3]
+    col = line4.index('"5"]') + 4
+    assert change["replacements"] == [{"deletedRegion": {"startLine": 4, "startColumn": col, "endLine": 4, "endColumn": col},
+                                       "insertedContent": {"text": ', "--speculative-num-steps", "4"'}}]
+    jsonschema = pytest.importorskip("jsonschema")
+    schema = json.loads((ROOT / "tests" / "data" / "sarif-schema-2.1.0.json").read_text())
+    assert not list(jsonschema.Draft4Validator(schema).iter_errors(sarif))

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import IO
 
 from kdacheck.lint import FileResult
-from kdacheck.report import RenderContext, summary_line
+from kdacheck.report import FIXABLE, RenderContext, fixable_line, summary_line
 
 
 def lines(results: list[FileResult]) -> list[str]:
@@ -18,7 +18,7 @@ def lines(results: list[FileResult]) -> list[str]:
         for f in r.findings:
             loc = f.location
             key = (loc.path, loc.line, loc.col, f.code, f.message)
-            text = f"{loc.path}:{loc.line}:{loc.col}: {f.code} [{f.severity.label}] {_one_line(f.message)}"
+            text = f"{loc.path}:{loc.line}:{loc.col}: {FIXABLE if f.fixable else ''}{f.code} [{f.severity.label}] {_one_line(f.message)}"
             keyed.append((key, text))
         for line, code in r.unused_suppressions:
             keyed.append(((r.path, line, 0, "~", code), f"{r.path}:{line}:1: note: unused suppression {code}"))
@@ -34,3 +34,5 @@ def render(results: list[FileResult], out: IO[str], ctx: RenderContext) -> None:
     for line in lines(results):
         out.write(line + "\n")
     out.write(summary_line(results) + "\n")
+    if fixable_line(results):
+        out.write(fixable_line(results) + "\n")
