@@ -15,6 +15,7 @@ import os
 import re
 from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
 from kdacheck import flags as flagmod
 from kdacheck.confine import Refused
@@ -100,6 +101,7 @@ class Outcome:
     skipped: int = 0
     unsafe_left: int = 0
     deferred: int = 0  # value edits left for the next pass, after this pass's spellings
+    shared: int = 0  # of the skipped: inside a YAML anchor that aliases elsewhere share
     files: dict[str, tuple[str, str]] = field(default_factory=dict)  # path -> (before, after)
     counts: dict[str, int] = field(default_factory=dict)  # path -> edits applied to it
     sources: dict[str, tuple[str, bool]] = field(default_factory=dict)  # path -> (sha256 of its bytes, had a BOM)
@@ -177,8 +179,12 @@ def plan(findings: Iterable[Finding], unsafe: bool, read: dict[str, str], held: 
         conventions = LINE_BREAKS if _OTHER_BREAKS.search(before) else LINE_BREAKS[:1]
         starts = [_starts(before, brk) for brk in conventions]
         spans: list[tuple[int, int, str]] = []
+        shared = shared_spans(before, path)
         for e in sorted(set(edits), key=lambda e: (e.location.line, e.location.col)):
             span = _span(before, starts, e)
+            if span is not None and _in_shared(span, shared):
+                out.shared += 1
+                span = None
             if span is None or any((s < span[1] and span[0] < t) or (s == t == span[0]) for s, t, _ in spans):
                 out.skipped += 1
                 continue
@@ -264,7 +270,7 @@ def mark(findings: list[Finding], text_of: Callable[[str], str | None]) -> list[
     write it); empty where any safe edit does not apply, so ``[*]`` means ``--fix`` writes it."""
     import dataclasses
 
-    cache: dict[str, tuple[str, list[list[tuple[int, int]]], list[int]] | None] = {}
+    cache: dict[str, tuple[str, list[list[tuple[int, int]]], list[int], list[tuple[int, int]]] | None] = {}
     out = []
     for f in findings:
         safe = [e for e in f.edits if e.safe]
@@ -275,16 +281,59 @@ def mark(findings: list[Finding], text_of: Callable[[str], str | None]) -> list[
                 text = text_of(path)
                 cache[path] = None if text is None else (
                     text, [_starts(text, brk) for brk in (LINE_BREAKS if _OTHER_BREAKS.search(text) else LINE_BREAKS[:1])],
-                    [0] + [m.end() for m in LINE_BREAKS[0].finditer(text)])
+                    [0] + [m.end() for m in LINE_BREAKS[0].finditer(text)], shared_spans(text, path))
             held = cache[path]
             span = _span(held[0], held[1], e) if held is not None else None
-            if held is None or span is None:
+            if held is None or span is None or _in_shared(span, held[3]):
                 reps = []
                 break
             at = held[2]
             reps.append(Replacement(_place(path, at, span[0]), _place(path, at, span[1]), span[2]))
         out.append(dataclasses.replace(f, fixes=tuple(reps)) if reps else f)
     return out
+
+
+MAX_YAML_EVENTS = 200_000
+
+
+def shared_spans(text: str, path: str) -> list[tuple[int, int]]:
+    """The (start, end) offsets of every anchored YAML node (``&name``) in ``text``: an alias
+    (``*name``, a ``<<:`` merge) elsewhere is the same node, so an edit inside one would change
+    every place that names it. Empty for a text that is not YAML or holds no anchor."""
+    from kdacheck.readers.detect import YAML_SUFFIXES, _looks_like_yaml
+
+    if "&" not in text or not (path.lower().endswith(YAML_SUFFIXES) or _looks_like_yaml(text)):
+        return []
+    import yaml
+
+    from kdacheck.readers.yamlfiles import _LOADER
+
+    lines = [start for start, _end in _starts(text, LINE_BREAKS[1])]  # PyYAML's marks count its own breaks
+
+    def at(mark: Any) -> int:
+        return lines[mark.line] + mark.column if mark is not None and mark.line < len(lines) else len(text)
+
+    spans: list[tuple[int, int]] = []
+    open_: list[int | None] = []
+    try:
+        for n, ev in enumerate(yaml.parse(text, Loader=_LOADER), 1):
+            if n > MAX_YAML_EVENTS:
+                return [(0, len(text))]  # too big to tell: every edit is held back
+            if isinstance(ev, (yaml.SequenceStartEvent, yaml.MappingStartEvent)):
+                open_.append(at(ev.start_mark) if ev.anchor else None)
+            elif isinstance(ev, (yaml.SequenceEndEvent, yaml.MappingEndEvent)):
+                start = open_.pop() if open_ else None
+                if start is not None:
+                    spans.append((start, at(ev.end_mark)))
+            elif isinstance(ev, yaml.ScalarEvent) and ev.anchor:
+                spans.append((at(ev.start_mark), at(ev.end_mark)))
+    except yaml.YAMLError:
+        return []
+    return spans
+
+
+def _in_shared(span: tuple[int, int, str], shared: list[tuple[int, int]]) -> bool:
+    return any(s <= span[0] <= t or s <= span[1] <= t for s, t in shared)
 
 
 def _place(path: str, line_starts: list[int], offset: int) -> Location:
@@ -298,6 +347,7 @@ def summary(outcome: Outcome) -> str:
     n, files = outcome.applied, len(outcome.files)
     return (f"{n} fix{'es' if n != 1 else ''} in {files} file{'s' if files != 1 else ''}"
             + (f"; {outcome.skipped} not applicable to the text as written" if outcome.skipped else "")
+            + (f" ({outcome.shared} inside a YAML anchor that aliases share)" if outcome.shared else "")
             + (f"; {len(outcome.changed)} file{'s' if len(outcome.changed) != 1 else ''} changed since read, not fixed" if outcome.changed else "")
             + (f"; {len(outcome.refused)} file{'s' if len(outcome.refused) != 1 else ''} not writable here" if outcome.refused else "")
             + (f"; {outcome.unsafe_left} more with --unsafe-fixes" if outcome.unsafe_left else ""))

@@ -309,3 +309,17 @@ def test_the_fixable_marker_in_text_json_and_sarif(tmp_path: Path) -> None:
     jsonschema = pytest.importorskip("jsonschema")
     schema = json.loads((ROOT / "tests" / "data" / "sarif-schema-2.1.0.json").read_text())
     assert not list(jsonschema.Draft4Validator(schema).iter_errors(sarif))
+
+
+@pytest.mark.parametrize("name", ["Dockerfile", "compose.yaml"])
+def test_fix_of_standard_input_applies_the_same_additions(name: str, tmp_path: Path) -> None:
+    """`--fix -` edits the text given exactly as `--fix FILE` edits the file."""
+    (tmp_path / ".git").mkdir()
+    text, _changed, _extra = ADD_CASES[name]
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "NO_COLOR": "1"}
+    env.pop("GITHUB_ACTIONS", None)
+    p = subprocess.run([sys.executable, "-m", "kdacheck", "lint", "-", "--fix", "--stdin-filename", name], cwd=tmp_path,
+                       input=text, capture_output=True, text=True, timeout=120, env=env)
+    (tmp_path / name).write_text(text)
+    _kdacheck("lint", name, "--fix", cwd=tmp_path)
+    assert p.stdout == (tmp_path / name).read_text() != text, p.stderr
