@@ -127,9 +127,11 @@ def _exec_words(ins: Instruction) -> list[tuple[str, int, list[int]]] | None:
     """The exec form's words, each with the offset of its opening quote and of each of its
     characters; None when ``args`` is not a JSON array of strings (then it is the shell form)."""
     s = ins.args.rstrip()
+    if not s.startswith("["):
+        return None
     try:
         parsed = json.loads(s)
-    except ValueError:
+    except (ValueError, RecursionError):  # not JSON, or nested past Python's recursion limit: the shell form
         return None
     if not isinstance(parsed, list) or not all(isinstance(x, str) for x in parsed) or len(parsed) > MAX_WORDS:
         return None
