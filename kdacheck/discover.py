@@ -31,11 +31,18 @@ LINT_SUFFIXES = (".yaml", ".yml", ".sh", ".bash", ".txt", ".cmd")
 _CONTAINER_NAMES = ("dockerfile", "containerfile")
 
 
+# ``Dockerfile.<variant>`` (``.cuda``, ``.rocm``, ``.dev``), not a source, document or template
+# that merely starts so (``dockerfile.py``, ``Dockerfile.md``, ``Dockerfile.j2``).
+_NOT_A_VARIANT = (".py", ".pyc", ".md", ".rst", ".txt", ".json", ".toml", ".lock", ".go", ".rs", ".js", ".ts", ".html",
+                  ".sh", ".bash", ".yaml", ".yml", ".cfg", ".ini", ".j2", ".jinja", ".jinja2", ".tmpl", ".tpl", ".template",
+                  ".in", ".orig", ".rej", ".bak", ".swp", ".patch", ".diff")
+
+
 def is_container_file_name(name: str) -> bool:
     """Whether a file's name is one Docker or Podman reads as a build file (case-insensitive)."""
     low = name.lower()
     return (low in _CONTAINER_NAMES or low.endswith((".dockerfile", ".containerfile"))
-            or low.startswith(("dockerfile.", "containerfile.")))
+            or (low.startswith(("dockerfile.", "containerfile.")) and not low.endswith(_NOT_A_VARIANT)))
 
 
 def lintable_name(name: str) -> bool:

@@ -190,7 +190,7 @@ def test_folder_walks_find_dockerfiles_by_name(tmp_path: Path, monkeypatch: pyte
     (tmp_path / ".gitignore").write_text("ignored/\n")
     launch = 'FROM lmsysorg/sglang:v0.5.23\nCMD ["python3", "-m", "sglang.launch_server", "--model-path", "m"]\n'
     for rel in ("Dockerfile", "a/Containerfile", "a/serve.Dockerfile", "b/Dockerfile.cuda", "ignored/Dockerfile",
-                "c/.Dockerfile", "c/Dockerfilex", "c/notes.dockerfile.md"):
+                "c/.Dockerfile", "c/Dockerfilex", "c/notes.dockerfile.md", "c/dockerfile.py", "c/Dockerfile.j2"):
         p = tmp_path / rel
         p.parent.mkdir(parents=True, exist_ok=True)
         p.write_text(launch)
