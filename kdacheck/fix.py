@@ -71,6 +71,17 @@ def set_flag(cfg: Resolved, name: str, value: str, safe: bool) -> tuple[Edit, ..
     return (Edit(last.loc, last.text, "".join(how.sep + str(w) for w in words), safe, stage=1, after=True, eol=how.eol),)
 
 
+def cannot_set(cfg: Resolved, name: str) -> str:
+    """Why ``set_flag`` gave no edit for ``name`` in this launch, said with the finding's fix."""
+    if cfg.parsed.given.get(_dest(cfg, name)) is not None:
+        why = "the flag is written inline (`--flag=value`) or as a switch"
+    elif cfg.cmd.append is None:
+        why = cfg.cmd.append_why or "the launch is not written as words kdacheck can add to"
+    else:
+        why = "the launch's last word is not plain text (an expansion, or a word that needs quoting)"
+    return f"--fix cannot write it here: {why}"
+
+
 _PLAIN = re.compile(r"[A-Za-z0-9_./=+-]+")
 _SHELL_SAFE = re.compile(r"[A-Za-z0-9_./=+:,@%-]+")
 

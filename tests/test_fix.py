@@ -324,3 +324,23 @@ def test_fix_of_standard_input_applies_the_same_additions(name: str, tmp_path: P
     (tmp_path / name).write_text(text)
     _kdacheck("lint", name, "--fix", cwd=tmp_path)
     assert p.stdout == (tmp_path / name).read_text() != text, p.stderr
+
+
+@pytest.mark.parametrize(("text", "why"), [
+    ('FROM x\nENTRYPOINT ["sh", "-c", "python3 -m sglang.launch_server --model-path moonshotai/Kimi-Linear-48B-A3B-Instruct '
+     '--speculative-algorithm EAGLE --speculative-eagle-topk 1 --speculative-num-draft-tokens 5"]\n',
+     "the launch is a script inside one exec-form word"),
+    ("apiVersion: v1\nkind: Pod\nmetadata: {name: x}\nspec:\n  containers:\n    - name: s\n      command:\n"
+     "        - python3\n        - -m\n        - sglang.launch_server\n        - --model-path\n"
+     "        - moonshotai/Kimi-Linear-48B-A3B-Instruct\n        - --speculative-algorithm\n        - EAGLE\n"
+     "        - --speculative-eagle-topk\n        - '1'\n        - --speculative-num-draft-tokens\n        - |\n          5\n",
+     "the last item of the launch's list spans lines"),
+], ids=["script-in-exec-word", "block-scalar-item"])
+def test_a_flag_the_reader_cannot_add_to_says_why_with_its_fix(text: str, why: str, tmp_path: Path) -> None:
+    from kdacheck.flags import NEWEST
+    from tests.helpers import lint
+
+    name = "Dockerfile" if text.startswith("FROM") else "pod.yaml"
+    (spec,) = [f for f in lint(text, path=name, version=NEWEST).findings if f.code == "SPEC001"]
+    assert spec.fix == f"add `--speculative-num-steps 4` (--fix cannot write it here: {why})"
+    assert not spec.edits and not spec.fixable

@@ -286,10 +286,10 @@ def list_append(node: yaml.Node | None, lines: list[str] | None) -> tuple[Append
     style (flow or block, the last item's quoting and indentation); (None, why) where it
     cannot: the last item spans lines, is a block scalar, or shares its line with more."""
     if not isinstance(node, yaml.SequenceNode) or not node.value:
-        return None, "the list is empty or not a list"
+        return None, "the launch's list is empty or not a list"
     last = node.value[-1]
     if not isinstance(last, yaml.ScalarNode) or last.style in ("|", ">") or last.start_mark.line != last.end_mark.line:
-        return None, "its last item spans lines"
+        return None, "the last item of the launch's list spans lines"
     quoting = {'"': "double", "'": "single"}.get(last.style or "", "plain")
     if node.flow_style:
         return Append(", ", quoting), ""
@@ -298,7 +298,7 @@ def list_append(node: yaml.Node | None, lines: list[str] | None) -> tuple[Append
     line = lines[last.start_mark.line].rstrip("\r") if lines is not None and last.start_mark.line < len(lines) else ""
     prefix = line[: last.start_mark.column]
     if not _BLOCK_ITEM.match(prefix):
-        return None, "its last item is not alone on its line"
+        return None, "the last item of the launch's list shares its line with more"
     return Append("\n" + prefix, quoting, eol=True), ""
 
 
