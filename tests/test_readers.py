@@ -304,3 +304,24 @@ def test_dockerfile_shell_instruction_script_word_heredoc_and_stages() -> None:
 def test_dockerfile_crlf_keeps_columns() -> None:
     text = 'FROM x\r\nCMD ["python3", "-m", "sglang.launch_server", \\\r\n  "--tp", "2"]\r\n'
     assert _placed(text) == [("--tp", 3, 3), ("2", 3, 11)]
+
+
+def test_dockerfile_arg_scopes_as_docker_has_them() -> None:
+    # an ARG before FROM is seen in the stage only when declared again there; ENV carries it to run time
+    text = ("ARG TP=4\nFROM lmsysorg/sglang:v0.5.23\nARG TP\nARG PP=${TP}\nENV TP=$TP PP=$PP\n"
+            "CMD python3 -m sglang.launch_server --model-path m --tp-size $TP --pp-size $PP\n")
+    (cmd,) = read_text(text, "Dockerfile")
+    assert [(t.text, bool(t.unknown)) for t in cmd.tokens[2:]] == [("--tp-size", False), ("4", False), ("--pp-size", False), ("4", False)]
+    # not declared in the stage: empty at build time (Docker substitutes an unset variable with
+    # nothing), so TP and PP are set to "" and the shell drops both words at run time
+    undeclared = text.replace("ARG TP\n", "")
+    (cmd,) = read_text(undeclared, "Dockerfile")
+    assert [t.text for t in cmd.tokens[2:]] == ["--tp-size", "--pp-size"]
+    # an ARG without any default is what `docker build --build-arg` gives: unknown, not empty
+    (cmd,) = read_text("FROM x\nARG TP\nENV TP=$TP\nCMD python3 -m sglang.launch_server --tp-size $TP\n", "Dockerfile")
+    assert [(t.text, bool(t.unknown)) for t in cmd.tokens] == [("--tp-size", False), ("$TP", True)]
+    # ... and `${TP:-2}` is its default, 2, as an ARG default is (a --build-arg overrides either)
+    (cmd,) = read_text("FROM x\nARG TP\nENV TP=${TP:-2}\nCMD python3 -m sglang.launch_server --tp-size $TP\n", "Dockerfile")
+    assert [t.text for t in cmd.tokens] == ["--tp-size", "2"]
+    (cmd,) = read_text("FROM x\nENV TP=${TP:-2}\nCMD python3 -m sglang.launch_server --tp-size $TP\n", "Dockerfile")
+    assert [t.text for t in cmd.tokens] == ["--tp-size", "2"]  # never declared: empty, so the default

@@ -33,6 +33,7 @@ from kdacheck.readers.shell import Env, Word, expand, find_launch, lex, read_she
 _INSTR = re.compile(r"[ \t]*([A-Za-z]+)(?=[ \t]|$)[ \t]*")
 _DIRECTIVE = re.compile(r"#[ \t]*([A-Za-z]+)[ \t]*=[ \t]*(\S*)[ \t]*$")
 _HEREDOC = re.compile(r"<<-?[ \t]*([\"']?)([A-Za-z_][A-Za-z0-9_]*)\1")
+_NAMES = re.compile(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)")
 _VAR = re.compile(r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))")
 _IMAGE_VERSION = re.compile(r"(?:^|/)sglang[^:/]*:v?(\d+\.\d+\.\d+)")
 _POSIX_SHELLS = ("sh", "bash", "dash", "ash", "zsh", "ksh")
@@ -163,7 +164,7 @@ def _exec_words(ins: Instruction) -> list[tuple[str, int, list[int]]] | None:
 @dataclass
 class _Stage:
     env: dict[str, str] = field(default_factory=dict)  # ENV: there at run time
-    build: dict[str, str] = field(default_factory=dict)  # ARG and ENV: substituted at build time
+    build: dict[str, str | None] = field(default_factory=dict)  # ARG and ENV at build time (None: a --build-arg's, unknown)
     shell: list[str] = field(default_factory=lambda: ["/bin/sh", "-c"])
     cmd: Instruction | None = None
     entry: Instruction | None = None
@@ -171,8 +172,8 @@ class _Stage:
     version: tuple[str, Location] | None = None
 
 
-def _substitute(text: str, values: dict[str, str]) -> str:
-    return _VAR.sub(lambda m: values.get(m.group(1) or m.group(2), m.group(0)), text)
+def _substitute(text: str, values: dict[str, str | None]) -> str:
+    return _VAR.sub(lambda m: values.get(m.group(1) or m.group(2)) or m.group(0), text)
 
 
 def read_dockerfile(text: str, path: str) -> list[LaunchCommand]:
@@ -189,7 +190,7 @@ def read_dockerfile(text: str, path: str) -> list[LaunchCommand]:
         found = instructions(text)
     except InputError as e:
         raise InputError(f"{path}: {e}") from None
-    global_args: dict[str, str] = {}
+    global_args: dict[str, str | None] = {}
     stages: dict[str, _Stage] = {}
     stage: _Stage | None = None
     for ins in found:
@@ -210,7 +211,7 @@ def read_dockerfile(text: str, path: str) -> list[LaunchCommand]:
                 _defaults(ins.args, global_args, global_args, path, ins.line, ins.col, arg=True)
             continue
         if ins.name == "ARG":
-            _defaults(ins.args, stage.build, global_args, path, ins.line, ins.col, arg=True)
+            _defaults(ins.args, stage.build, stage.build, path, ins.line, ins.col, arg=True, globals_=global_args)
         elif ins.name == "ENV":
             _defaults(ins.args, stage.build, stage.build, path, ins.line, ins.col, runtime=stage.env)
         elif ins.name == "SHELL":
@@ -303,26 +304,33 @@ def _script(word: str, chars: list[int], stage: _Stage, path: str, place: Callab
     return cmds
 
 
-def _defaults(args: str, into: dict[str, str], scope: dict[str, str], path: str, line: int, col: int,
-              arg: bool = False, runtime: dict[str, str] | None = None) -> None:
-    """``ENV K=V K2=V2``, ``ENV K V``, ``ARG K=V``, ``ARG K`` (its global default, else
-    unknown), substituted from ``scope`` as Docker does at build time; ``runtime`` gets ENV's."""
+def _defaults(args: str, into: dict[str, str | None], scope: dict[str, str | None], path: str, line: int, col: int,
+              arg: bool = False, runtime: dict[str, str] | None = None, globals_: dict[str, str | None] | None = None) -> None:
+    """``ENV K=V K2=V2``, ``ENV K V``, ``ARG K=V``, ``ARG K`` (the default of the ``ARG K`` before
+    the first ``FROM``, ``globals_``; without one, whatever ``--build-arg`` gives: unknown),
+    substituted from ``scope`` as Docker does at build time (a variable nothing declared is
+    empty); ``runtime`` gets ENV's known values."""
     words = [w for w in lex(args, path, line, col) if isinstance(w, Word)]
+    known = {**dict.fromkeys(_NAMES.findall(args), ""), **{k: v for k, v in scope.items() if v is not None}}
+    for k, v in scope.items():
+        if v is None:
+            known.pop(k, None)  # declared without a value: unknown, not empty
     sets: list[tuple[str, str | None]] = []
     if not arg and len(words) >= 2 and "=" not in words[0].raw:  # the legacy form: ENV KEY value words
-        toks = [t for w in words[1:] for t in expand(w, Env(scope))]
+        toks = [t for w in words[1:] for t in expand(w, Env(known))]
         sets.append((words[0].raw, None if any(t.unknown for t in toks) else " ".join(t.text for t in toks)))
     else:
         for w in words:
             key, eq, _v = w.raw.partition("=")
             if eq:
-                toks = expand(w, Env(scope))
+                toks = expand(w, Env(known))
                 sets.append((key, None if not toks or toks[0].unknown else toks[0].text.partition("=")[2]))
             elif arg:
-                sets.append((key, scope.get(key)))
+                sets.append((key, (globals_ if globals_ is not None else scope).get(key)))
     for key, value in sets:
-        for d in (into, runtime) if runtime is not None else (into,):
+        into[key] = value
+        if runtime is not None:
             if value is None:
-                d.pop(key, None)
+                runtime.pop(key, None)
             else:
-                d[key] = value
+                runtime[key] = value
