@@ -68,6 +68,7 @@ class Instruction:
     view: str
     line: int
     col: int
+    shell: tuple[str, ...] = ()  # CMD/ENTRYPOINT: the SHELL its shell form runs under
 
 
 def instructions(text: str) -> list[Instruction]:
@@ -219,9 +220,9 @@ def read_dockerfile(text: str, path: str) -> list[LaunchCommand]:
             if words_:
                 stage.shell = [w for w, _s, _c in words_]
         elif ins.name == "CMD":
-            stage.cmd, stage.inherited_cmd = replace(ins, name=f"CMD:{' '.join(stage.shell)}"), False
+            stage.cmd, stage.inherited_cmd = replace(ins, shell=tuple(stage.shell)), False
         elif ins.name == "ENTRYPOINT":
-            stage.entry = replace(ins, name=f"ENTRYPOINT:{' '.join(stage.shell)}")
+            stage.entry = replace(ins, shell=tuple(stage.shell))
             if stage.inherited_cmd:
                 stage.cmd = None  # Docker: an ENTRYPOINT resets the CMD inherited from the base
     if stage is None:
@@ -240,11 +241,7 @@ def starts_sglang(text: str) -> bool:
         return "sglang" in text
 
 
-def _shell_of(ins: Instruction) -> list[str]:
-    return ins.name.partition(":")[2].split(" ")
-
-
-def _posix(shell: list[str]) -> bool:
+def _posix(shell: tuple[str, ...]) -> bool:
     return bool(shell) and shell[0].rsplit("/", 1)[-1] in _POSIX_SHELLS and shell[-1].startswith("-") and "c" in shell[-1]
 
 
@@ -259,7 +256,7 @@ def _launch(stage: _Stage, path: str, at: Callable[[int], Location]) -> list[Lau
             return _shell_form(cmd, stage, path)
         if "sglang" in cmd.args:
             raise InputError(f"{path}:{cmd.line}: CMD in shell form after an exec-form ENTRYPOINT: Docker passes "
-                             f"`{' '.join(_shell_of(cmd))[:80]} ...` to the entry point as arguments: not read (write CMD as a JSON array)")
+                             f"`{' '.join(cmd.shell)[:80]} ...` to the entry point as arguments: not read (write CMD as a JSON array)")
         cmd_words = []
     words = [*(entry_words or []), *(cmd_words or [])]
     toks = [Token(w, at(start)) for w, start, _chars in words]
@@ -275,11 +272,11 @@ def _launch(stage: _Stage, path: str, at: Callable[[int], Location]) -> list[Lau
 
 
 def _shell_form(ins: Instruction, stage: _Stage, path: str) -> list[LaunchCommand]:
-    shell = _shell_of(ins)
+    shell = ins.shell
     if not _posix(shell):
         if "sglang" in ins.args:
-            raise InputError(f"{path}:{ins.line}: {ins.name.partition(':')[0]} in shell form runs under SHELL "
-                             f"{json.dumps(shell)[:120]}, not a POSIX shell: not read")
+            raise InputError(f"{path}:{ins.line}: {ins.name} in shell form runs under SHELL "
+                             f"{json.dumps(list(shell))[:120]}, not a POSIX shell: not read")
         return []
     cmds = read_shell(ins.view, path, dict(stage.env), ins.line, ins.col, "dockerfile")
     for c in cmds:
