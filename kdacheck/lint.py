@@ -296,18 +296,21 @@ def _lint_text(text: str, path: str, opts: Options, base_dir: str | None = None,
 
 def _fixable(findings: list[Finding], text: str, path: str, opts: Options) -> list[Finding]:
     """The findings marked with the fixes ``--fix`` would write: edits of this text, or of a
-    ``--config`` file it names, read again through ``confine`` inside the working directory's
-    repository (where --fix writes: a file outside or behind a link is not fixable)."""
-    from kdacheck import confine, fix
+    ``--config`` file it names, in files ``kdacheck.writes`` may write (inside the working
+    directory's repository, no link on the way: else not fixable)."""
+    from kdacheck import confine, fix, writes
 
     root = confine.repository_root(os.getcwd())
 
     def text_of(p: str) -> str | None:
-        if p == path:
-            return text if path.startswith("<") or (confine.inside(p, root) and not os.path.islink(p)) else None
+        if p == path and path.startswith("<"):
+            return text  # standard input: `--fix -` edits the text given
+        try:  # as --fix reads before it writes: inside the repository, no link on the way
+            data = writes.read(p, root)
+        except (InputError, writes.Changed):
+            return None
         try:
-            data = confine.read(p, root, opts.max_bytes, p)
-            return decode(data, p) if data is not None and not os.path.islink(p) else None
+            return text if p == path else decode(data, p)
         except InputError:
             return None
 

@@ -335,3 +335,17 @@ def test_a_dockerfile_changed_between_read_and_write_is_not_written(repo: Path, 
     # and planned when the bytes already differ from what was read: not planned at all
     again = fix.gather(findings, False, {os.path.abspath("Dockerfile"): {digest}}, root)
     assert again.files == {} and "Dockerfile" in again.changed
+
+
+def test_a_file_reached_through_a_link_inside_the_tree_is_not_marked_fixable(repo: Path) -> None:
+    """The marker means what --fix does: a file under a linked folder (even one pointing inside
+    the repository) is read, but never written, so its findings carry no `[*]`."""
+    (repo / "real").mkdir()
+    (repo / "run.sh").rename(repo / "real" / "run.sh")
+    (repo / "alias").symlink_to("real")
+    direct = _kdacheck("lint", "real/run.sh", "--select", "ARG003", "--output-format", "concise", cwd=repo).stdout
+    linked = _kdacheck("lint", "alias/run.sh", "--select", "ARG003", "--output-format", "concise", cwd=repo).stdout
+    assert b"[*] ARG003" in direct and b"[*] 1 fixable with --fix." in direct
+    assert b"ARG003" in linked and b"[*]" not in linked
+    p = _kdacheck("lint", "alias/run.sh", "--fix", cwd=repo)
+    assert p.returncode == 2 and b"alias is a symbolic link" in p.stderr and (repo / "real" / "run.sh").read_text() == ABBREVIATED
