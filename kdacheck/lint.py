@@ -469,6 +469,9 @@ def lint_many(
                 elif text is not None and "sglang" in text and c.path.lower().endswith((".yaml", ".yml")):
                     # names SGLang but carries no launch (a Helm values file, a workflow that installs it): said once
                     results.skipped["non-launch YAML file"] = results.skipped.get("non-launch YAML file", 0) + 1
+                elif text is not None and "sglang" in text and discover.is_container_file_name(os.path.basename(c.path)):
+                    # an SGLang image whose CMD/ENTRYPOINT starts something else (a script): said once
+                    results.skipped["non-launch Dockerfile"] = results.skipped.get("non-launch Dockerfile", 0) + 1
                 continue
             base = "." if c.path == "-" else (os.path.dirname(c.path) or ".")
             if c.explicit and only_launch_files and c.path != "-" and not relevance.relevant(c.path, text):

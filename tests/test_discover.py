@@ -198,6 +198,12 @@ def test_folder_walks_find_dockerfiles_by_name(tmp_path: Path, monkeypatch: pyte
     assert discover.collect(["."]) == ["Dockerfile", "a/Containerfile", "a/serve.Dockerfile", "b/Dockerfile.cuda"]
     assert relevance.relevant("Dockerfile", launch)
     assert not relevance.relevant("Dockerfile", "FROM python:3.12\nENTRYPOINT [\"kdacheck\"]\nCMD [\"lint\", \".\"]\n")
+    # an SGLang image that starts a script: not linted, counted once in the summary
+    (tmp_path / "d").mkdir()
+    (tmp_path / "d" / "Dockerfile").write_text('FROM lmsysorg/sglang:v0.5.23\nCOPY start.sh /\nENTRYPOINT ["/start.sh"]\n')
+    (tmp_path / "d" / "other.Dockerfile").write_text("FROM python:3.12\nCMD [\"python3\"]\n")  # no SGLang: not counted
+    results = lint.lint_many(discover.discover(["d"]), lambda _p: Options(version=NEWEST))
+    assert list(results) == [] and results.skipped == {"non-launch Dockerfile": 1}
 
 
 def test_lint_of_a_folder_holding_only_a_dockerfile_checks_it(tmp_path: Path) -> None:
