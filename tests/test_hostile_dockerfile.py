@@ -8,6 +8,8 @@ as text only.
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from kdacheck.flags import NEWEST
@@ -64,3 +66,48 @@ def test_long_continuations_and_exec_forms_cost_linear_work() -> None:
     assert_linear(lambda n: "FROM x\nCMD python3 -m sglang.launch_server \\\n" + "  # c\n  --tp 2 \\\n" * n + "  --pp 1\n", 1000, "Dockerfile")
     assert_linear(lambda n: "FROM x\nCMD " + LAUNCH + ', "--tp", "2"' * n + "]\n", 2000, "Dockerfile")
     assert_linear(lambda n: "FROM x\n" + "RUN <<EOF\nCMD x\nEOF\n" * n + "CMD " + LAUNCH + "]\n", 1000, "Dockerfile")
+
+
+_PIECES = ["FROM lmsysorg/sglang:v0.5.23", "FROM base AS base", "ARG TP=2", "ARG TP", "ENV TP=4 PP=$TP", "ENV X y z",
+           "SHELL [\"/bin/bash\", \"-c\"]", "SHELL [\"pwsh\", \"-c\"]", "# escape=`", "# comment", "", "  ", "\\", "`",
+           "RUN <<EOF", "EOF", "CMD python3 -m sglang.launch_server --tp $TP \\", "  --pp-size 2 \\", "  # inside",
+           'CMD ["python3", "-m", "sglang.launch_server", "--tp", "2", \\', '     "--model-path", "m/x"]',
+           'ENTRYPOINT ["python3", "-m", "sglang.launch_server"]', 'CMD ["--tp", "\\u0032", "--pp-size", "1"]',
+           'ENTRYPOINT ["sh", "-c", "python3 -m sglang.launch_server --tp 2\\n  --pp-size 1"]', "cmd\tpython3 -m sglang.launch_server --tp 2"]
+
+
+def _text_at(text: str, line: int, col: int) -> str:
+    lines = text.split("\n")
+    return lines[line - 1][col - 1:] if 1 <= line <= len(lines) else ""
+
+
+@pytest.mark.slow
+def test_every_plain_token_of_a_generated_dockerfile_is_where_it_says() -> None:
+    """Any mix of Dockerfile pieces (continuations, directives, here-documents, SHELL, stages,
+    CRLF): no crash, and each token kdacheck read from the file's own text (not an expansion)
+    sits at its line:col, bare or in quotes."""
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
+
+    from kdacheck.findings import InputError
+    from kdacheck.readers import read_text
+
+    @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow], database=None)
+    @given(st.lists(st.sampled_from(_PIECES), max_size=14), st.sampled_from(["\n", "\r\n"]))
+    def run(pieces: list[str], brk: str) -> None:
+        text = brk.join(pieces) + brk
+        try:
+            cmds = read_text(text, "Dockerfile")
+        except InputError:
+            return
+        for c in cmds:
+            for t in c.tokens:
+                at = _text_at(text, t.loc.line, t.loc.col)
+                if t.unknown or at.startswith("$") or not t.text.replace("-", "").replace("/", "").isalnum():
+                    continue
+                if at.startswith('"') and "\\" in at.split('"', 2)[1]:  # an exec-form word with escapes: decoded there
+                    assert json.JSONDecoder().raw_decode(at)[0] == t.text, (text, t)
+                    continue
+                assert at.startswith((t.text, f'"{t.text}"', f"'{t.text}'")), (text, t)
+
+    run()
