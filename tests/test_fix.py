@@ -344,3 +344,69 @@ def test_a_flag_the_reader_cannot_add_to_says_why_with_its_fix(text: str, why: s
     (spec,) = [f for f in lint(text, path=name, version=NEWEST).findings if f.code == "SPEC001"]
     assert spec.fix == f"add `--speculative-num-steps 4` (--fix cannot write it here: {why})"
     assert not spec.edits and not spec.fixable
+
+
+_WORDS = ["python3", "-m", "sglang.launch_server", "--model-path", "moonshotai/Kimi-Linear-48B-A3B-Instruct",
+          "--speculative-algorithm", "EAGLE", "--speculative-eagle-topk", "1", "--speculative-num-draft-tokens", "5"]
+
+
+def _item(word: str, style: str) -> str:
+    if style == "double":
+        return json.dumps(word)
+    if style == "single":
+        return f"'{word}'"
+    return word if not word.isdigit() else json.dumps(word)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from(["plain", "single", "double"]), min_size=len(_WORDS), max_size=len(_WORDS)),
+       st.sampled_from(["block", "flow", "flow-wrapped"]), st.sampled_from(["", "  # five", "   #five"]),
+       st.sampled_from(["\n", "\r\n"]), st.integers(0, 3), st.sampled_from(["kubernetes", "compose"]))
+def test_an_added_flag_reads_back_as_the_launch_plus_the_flag(styles: list[str], layout: str, comment: str, brk: str,
+                                                               indent: int, kind: str) -> None:
+    """However a launch list is written (block or flow, each item plain or quoted, a comment after
+    the last, CRLF, any indentation), SPEC001's fix adds exactly `--speculative-num-steps 4` as two
+    more items of the same list: read back, the launch is the old one plus those two words, the
+    YAML is still valid, and nothing else in the document changed."""
+    import yaml
+
+    from kdacheck import fix
+    from kdacheck.flags import NEWEST
+    from kdacheck.readers import read_text
+    from tests.helpers import lint
+
+    items = [_item(w, s) for w, s in zip(_WORDS, styles, strict=True)]
+    key = "      " if kind == "kubernetes" else "    "  # the indentation of `command:`
+    at = key + " " * indent  # block items at or below it
+    if layout == "block":
+        lst = "\n" + "".join(f"{at}- {it}\n" for it in items[:-1]) + f"{at}- {items[-1]}{comment}\n"
+    elif layout == "flow":
+        lst = " [" + ", ".join(items) + "]" + comment + "\n"
+    else:
+        lst = " [" + ", ".join(items[:6]) + ",\n" + at + "  " + ", ".join(items[6:]) + "]" + comment + "\n"
+    if kind == "kubernetes":
+        head = f"apiVersion: v1\nkind: Pod\nmetadata: {{name: p}}\nspec:\n  containers:\n    - name: s\n{key}image: x\n{key}command:"
+        tail = f"{key}ports: [{{containerPort: 30000}}]\n"
+    else:
+        head = f"services:\n  s:\n{key}image: x\n{key}command:"
+        tail = f"{key}ports: ['30000:30000']\n"
+    text = (head + lst + tail).replace("\n", brk)
+    before_doc = yaml.safe_load(text)
+    name = "pod.yaml" if kind == "kubernetes" else "compose.yaml"
+    r = lint(text, path=name, version=NEWEST)
+    spec = [f for f in r.findings if f.code == "SPEC001"]
+    assert r.error is None and len(spec) == 1, (text, r.error)
+    out = fix.plan(spec, False, {name: text})
+    assert out.applied == 1, (text, out)
+    after = out.files[name][1]
+    (old,) = read_text(text, name)
+    (new,) = read_text(after, name)
+    assert [t.text for t in new.tokens] == [t.text for t in old.tokens] + ["--speculative-num-steps", "4"], after
+    after_doc = yaml.safe_load(after)
+    path = ["spec", "containers", 0, "command"] if kind == "kubernetes" else ["services", "s", "command"]
+    got, want = after_doc, before_doc
+    for key in path[:-1]:
+        got, want = got[key], want[key]
+    assert got.pop(path[-1]) == [*want.pop(path[-1]), "--speculative-num-steps", "4"]
+    assert after_doc == before_doc  # nothing else changed
+    assert ("\r\n" in after) == (brk == "\r\n") and ("\n" not in after.replace("\r\n", "") if brk == "\r\n" else True)
