@@ -1,11 +1,15 @@
 """``kdacheck lint --fix`` / ``--diff``: the findings' edits applied to the files as written.
 
 An edit replaces the text a token was read from (a flag's spelling, a value, a ``--config``
-key) or inserts one (a missing flag), so comments, quoting and layout stay as they were:
-nothing is re-dumped. Each edit is verified against the file before it is applied (the text
-at its place must be what the reader saw, maybe quoted); one that does not match, overlaps
-another, or lands in a file kdacheck did not read as a linted file or its ``--config`` is
-left out and counted. ``--diff`` prints a unified diff and writes nothing.
+key) or inserts one (a missing flag: after the launch's last word, in the style the reader
+says the launch is written in, ``LaunchCommand.append``), so comments, quoting and layout
+stay as they were: nothing is re-dumped. Each edit is verified against the file before it is
+applied (the text at its place must be what the reader saw, maybe quoted; an addition checks
+the word it follows); one that does not match, overlaps another, lies inside a YAML anchor
+(an alias elsewhere is the same node), or lands in a file kdacheck did not read as a linted
+file or its ``--config`` is left out and counted. ``mark`` gives each finding the
+replacements ``--fix`` would write (the ``[*]`` marker). ``--diff`` prints a unified diff and
+writes nothing.
 """
 
 from __future__ import annotations
@@ -29,8 +33,8 @@ BOM = b"\xef\xbb\xbf"  # the readers drop one (utf-8-sig); a fixed file keeps it
 
 # Where a reader's line numbers come from: the shell lexer counts "\n" only, as git does;
 # PyYAML's marks also end a line at a lone "\r", NEL, U+2028 and U+2029; the Dockerfile reader
-# counts "\n" only, as Docker does. An edit that replaces text is placed with the first of these that finds
-# its old text there (on a word boundary); an insertion only where they all agree.
+# counts "\n" only, as Docker does. An edit that replaces text is placed with the first of
+# these that finds its old text there (on a word boundary); an insertion only where they all agree.
 LINE_BREAKS = (re.compile(r"\n"), re.compile(r"\r\n|[\r\n\x85\u2028\u2029]"),
                re.compile(r"\r\n|[\n\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029]"))
 _OTHER_BREAKS = re.compile(r"\r(?!\n)|[\x0b\x0c\x1c-\x1e\x85\u2028\u2029]")
