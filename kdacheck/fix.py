@@ -343,7 +343,9 @@ def shared_spans(text: str, path: str) -> list[tuple[int, int]]:
             elif isinstance(ev, yaml.ScalarEvent) and ev.anchor:
                 spans.append((at(ev.start_mark), at(ev.end_mark)))
     except yaml.YAMLError:
-        return []
+        return []  # not YAML after all (a shell script): no anchors
+    except (UnicodeError, RecursionError):
+        return [(0, len(text))]  # a lone surrogate, nesting past Python's limit: cannot tell, every edit held back
     return spans
 
 

@@ -349,3 +349,16 @@ def test_a_file_reached_through_a_link_inside_the_tree_is_not_marked_fixable(rep
     assert b"ARG003" in linked and b"[*]" not in linked
     p = _kdacheck("lint", "alias/run.sh", "--fix", cwd=repo)
     assert p.returncode == 2 and b"alias is a symbolic link" in p.stderr and (repo / "real" / "run.sh").read_text() == ABBREVIATED
+
+
+def test_the_anchor_guard_on_text_libyaml_cannot_encode_holds_every_edit() -> None:
+    """A lone surrogate (from a text handed in, never from a decoded file) in a YAML with an
+    anchor: the guard cannot parse it, so it holds every edit back, and nothing raises."""
+    from kdacheck.findings import Edit, Finding, Location, Severity
+
+    text = "model-path: &m moonshotai/Kimi-Linear-48B-A3B-Instruct  # \ud800\ntp: 2\n"
+    assert fix.shared_spans(text, "c.yaml") == [(0, len(text))]
+    loc = Location("c.yaml", 2, 1)
+    f = Finding("ARG003", Severity.INFO, "abbreviation", loc, edits=(Edit(loc, "tp", "tp-size"),))
+    assert fix.plan([f], False, {"c.yaml": text}).applied == 0
+    assert not fix.mark([f], lambda _p: text)[0].fixable
