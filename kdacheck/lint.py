@@ -289,7 +289,10 @@ def _lint_text(text: str, path: str, opts: Options, base_dir: str | None = None,
             result.findings.append(f)
     result.findings.sort(key=Finding.sort_key)
     if path != "<cmd>" and any(e.safe for f in result.findings for e in f.edits):
-        result.findings = _fixable(result.findings, text, path, opts)
+        try:
+            result.findings = _fixable(result.findings, text, path, opts)
+        except Exception as e:  # a bug: reported in place of a traceback, as for the reading and the rules
+            result.error = internal_error(e, path)
     sup.report_unused(result)
     return result
 
