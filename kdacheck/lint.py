@@ -302,8 +302,36 @@ def _lint_text(text: str, path: str, opts: Options, base_dir: str | None = None,
         result.findings += kept
         result.by_launch.append(sorted(kept, key=Finding.sort_key))
     result.findings.sort(key=Finding.sort_key)
+    if path != "<cmd>" and any(e.safe for f in result.findings for e in f.edits):
+        try:
+            result.findings = _fixable(result.findings, text, path, opts)
+        except Exception as e:  # a bug: reported in place of a traceback, as for the reading and the rules
+            result.error = internal_error(e, path)
     sup.report_unused(result)
     return result
+
+
+def _fixable(findings: list[Finding], text: str, path: str, opts: Options) -> list[Finding]:
+    """The findings marked with the fixes ``--fix`` would write: edits of this text, or of a
+    ``--config`` file it names, in files ``kdacheck.writes`` may write (inside the working
+    directory's repository, no link on the way: else not fixable)."""
+    from kdacheck import confine, fix, writes
+
+    root = confine.repository_root(os.getcwd())
+
+    def text_of(p: str) -> str | None:
+        if p == path and path.startswith("<"):
+            return text  # standard input: `--fix -` edits the text given
+        try:  # as --fix reads before it writes: inside the repository, no link on the way
+            data = writes.read(p, root)
+        except (InputError, writes.Changed):
+            return None
+        try:
+            return text if p == path else decode(data, p)
+        except InputError:
+            return None
+
+    return fix.mark(findings, text_of)
 
 
 def internal_error(e: BaseException, where: str) -> str:
@@ -458,6 +486,9 @@ def lint_many(
                 elif text is not None and "sglang" in text and c.path.lower().endswith((".yaml", ".yml")):
                     # names SGLang but carries no launch (a Helm values file, a workflow that installs it): said once
                     results.skipped["non-launch YAML file"] = results.skipped.get("non-launch YAML file", 0) + 1
+                elif text is not None and "sglang" in text and discover.is_container_file_name(os.path.basename(c.path)):
+                    # an SGLang image whose CMD/ENTRYPOINT starts something else (a script): said once
+                    results.skipped["non-launch Dockerfile"] = results.skipped.get("non-launch Dockerfile", 0) + 1
                 continue
             base = "." if c.path == "-" else (os.path.dirname(c.path) or ".")
             if c.explicit and only_launch_files and c.path != "-" and not relevance.relevant(c.path, text):

@@ -212,7 +212,7 @@ def test_junit_escapes_any_message() -> None:
     assert failure is not None and "--bogus-<&>\"" in failure.get("message", "")
 
 
-CONCISE = re.compile(r"^(\S+):(\d+):(\d+): ([A-Z]+\d+) \[(error|warning|info)\] (.+)$")
+CONCISE = re.compile(r"^(\S+):(\d+):(\d+): (?:\[\*\] )?([A-Z]+\d+) \[(error|warning|info)\] (.+)$")
 NOTE = re.compile(r"^(\S+):(\d+):(\d+): note: (.+)$")  # where a model not in the tree came from
 
 
@@ -221,10 +221,12 @@ def test_concise_lines_are_sorted_and_formatted() -> None:
     assert r.exit_code == 1
     lines = r.stdout.splitlines()
     # other/values.yaml names SGLang but launches nothing: counted once, never read key by key
-    assert lines[-1] == "Checked 3 files, 3 launch commands, 4 errors, 1 warning, 0 info, 1 non-launch YAML file skipped."
-    notes = [ln for ln in lines[:-1] if NOTE.match(ln)]
+    assert lines[-2] == "Checked 3 files, 3 launch commands, 4 errors, 1 warning, 0 info, 1 non-launch YAML file skipped."
+    notes = [ln for ln in lines[:-2] if NOTE.match(ln)]
     assert notes and all("note: model moonshotai/Kimi-Linear-48B-A3B-Instruct from the bundled index" in n for n in notes)
-    parsed = [CONCISE.match(ln) for ln in lines[:-1] if not NOTE.match(ln)]
+    marked = [ln for ln in lines[:-2] if ": [*] " in ln]  # the findings --fix fixes, counted under the summary (as ruff does)
+    assert marked and lines[-1] == f"[*] {len(marked)} fixable with --fix."
+    parsed = [CONCISE.match(ln) for ln in lines[:-2] if not NOTE.match(ln)]
     assert all(parsed), lines
     keys = [(m.group(1), int(m.group(2)), int(m.group(3)), m.group(4)) for m in parsed if m]
     assert keys == sorted(keys)
@@ -236,12 +238,15 @@ def test_json_keeps_its_documented_key_order() -> None:
     doc = json.loads(r.stdout)
     assert list(doc) == ["schema_version", "tool", "sglang_version", "files", "summary"]
     assert list(doc["files"][0]) == ["path", "error", "notes", "commands", "findings"]
-    assert list(doc["files"][0]["findings"][0]) == ["code", "severity", "message", "location", "fix", "edits", "evidence", "command"]
+    keys = ["code", "severity", "message", "location", "fix", "edits", "evidence", "command", "fixable"]
+    assert list(doc["files"][0]["findings"][0]) == keys
     command = doc["files"][0]["commands"][0]
     assert doc["schema_version"] == 3
     assert list(command) == ["command", "location", "sglang_version", "model", "model_source", "model_origin", "gpu", "values", "role", "unread"]
     assert command["command"].startswith("python") and "sglang.launch_server" in command["command"]  # the launch as read
     doc_md = (ROOT / "docs" / "json-schema.md").read_text()
+    for key in keys:
+        assert f"| `{key}` |" in doc_md
     for key in [*doc["summary"], *command]:
         assert f"`{key}`" in doc_md
 

@@ -38,6 +38,19 @@ class Unread(NamedTuple):
         return f"{self.loc}: {self.what}"
 
 
+@dataclass(frozen=True)
+class Append:
+    """How ``--fix`` adds words after a launch's last one, in the style it is written:
+    ``sep`` before each word (``" "`` in shell, ``", "`` in a JSON or YAML flow list,
+    ``"\n    - "`` in a YAML block list, then put at the end of the last word's line), each
+    word quoted as ``quoting`` says: ``shell``, ``json``, ``double``/``single`` (YAML quotes)
+    or ``plain`` (a YAML plain scalar, quoted where YAML would not read it as a string)."""
+
+    sep: str
+    quoting: str
+    eol: bool = False
+
+
 @dataclass
 class LaunchCommand:
     """The SGLang arguments of one launch found in a file."""
@@ -52,6 +65,8 @@ class LaunchCommand:
     side_files: dict[str, str | None] = field(default_factory=dict)  # a named file's text, read inside the tree (None: absent)
     unread: list[Unread] = field(default_factory=list)  # arguments the reader could not read (the verdict is "not checked")
     program: list[Token] = field(default_factory=list)  # the words before the arguments (`python3 -m sglang.launch_server`)
+    append: Append | None = Append(" ", "shell")  # how --fix adds a flag after the last word; None: it cannot
+    append_why: str = ""  # why it cannot (said with the finding)
 
     @property
     def role(self) -> str:

@@ -2,7 +2,8 @@
 
 Named files are always linted; files a folder walk finds are linted only when they plausibly
 are SGLang launch configurations: a GitHub workflow or a Helm values file is skipped, not
-linted into a pile of ARG001s.
+linted into a pile of ARG001s; a Dockerfile whose ``CMD``/``ENTRYPOINT`` never names SGLang
+(the image of some other program) is skipped too.
 """
 
 from __future__ import annotations
@@ -26,6 +27,10 @@ def relevant(path: str, text: str) -> bool:
 
     if is_helm_template(path, text):
         return False  # rendered by `helm template`, linted from its output
+    from kdacheck.readers import dockerfile
+
+    if dockerfile.is_dockerfile(path, text):
+        return dockerfile.starts_sglang(text)  # a build that never starts SGLang is not a launch
     if not path.lower().endswith(YAML_SUFFIXES):
         return looks_like_shell_launch(text) or text.lstrip().startswith("--")
     try:  # libyaml, after the size/depth/tag pre-pass: hostile files cost no more here

@@ -15,7 +15,7 @@ from typing import Any
 import yaml
 
 from kdacheck.findings import InputError, Location
-from kdacheck.readers.base import LaunchCommand, Token
+from kdacheck.readers.base import Append, LaunchCommand, Token
 from kdacheck.readers.shell import find_launch, launches_in_tokens, tokenize
 
 MAX_NODES = 200_000  # nodes walked, alias re-visits included
@@ -279,6 +279,30 @@ def _words(node: yaml.Node | None, path: str, budget: _Budget) -> list[Token]:
     return []
 
 
+_BLOCK_ITEM = re.compile(r"[ \t]*-[ \t]+$")
+
+
+def list_append(node: yaml.Node | None, lines: list[str] | None) -> tuple[Append | None, str]:
+    """How ``--fix`` adds items after the last one of a ``command``/``args`` list, in its
+    style (flow or block, the last item's quoting and indentation); (None, why) where it
+    cannot: the last item spans lines, is a block scalar, or shares its line with more."""
+    if not isinstance(node, yaml.SequenceNode) or not node.value:
+        return None, "the launch's list is empty or not a list"
+    last = node.value[-1]
+    if not isinstance(last, yaml.ScalarNode) or last.style in ("|", ">") or last.start_mark.line != last.end_mark.line:
+        return None, "the last item of the launch's list spans lines"
+    quoting = {'"': "double", "'": "single"}.get(last.style or "", "plain")
+    if node.flow_style:
+        return Append(", ", quoting), ""
+    if lines is None and last.start_mark.buffer:
+        lines = last.start_mark.buffer.split("\n")
+    line = lines[last.start_mark.line].rstrip("\r") if lines is not None and last.start_mark.line < len(lines) else ""
+    prefix = line[: last.start_mark.column]
+    if not _BLOCK_ITEM.match(prefix):
+        return None, "the last item of the launch's list shares its line with more"
+    return Append("\n" + prefix, quoting, eol=True), ""
+
+
 Shifts = dict[int, list[tuple[int, int]]]  # file line → (column in the expanded text from which, how far it moved)
 
 
@@ -452,6 +476,9 @@ def _container_launches(container: yaml.Node, path: str, name: str, budget: _Bud
     if k is not None:
         c = LaunchCommand(path, words[k:], "kubernetes", words[0].loc, name, program=words[:k])
         c.version_hint = hint
+        args = _mapping_get(container, "args")
+        holder = args if isinstance(args, yaml.SequenceNode) and args.value else _mapping_get(container, "command")
+        c.append, c.append_why = list_append(holder, lines)
         return [c]
     # sh -c "python -m sglang.launch_server ...": the script is one string, read as shell with
     # the container's env (after the kubelet's $(VAR) expansion).
@@ -684,6 +711,9 @@ def _read_compose(doc: yaml.Node, path: str, lines: list[str] | None = None, val
             else:
                 words += compose_interpolate(_words(node, path, budget), env)
         cmds = launches_in_tokens(words, path, "compose", label)
+        if cmds and isinstance(nodes[-1], yaml.SequenceNode):
+            for c in cmds:  # --fix adds a flag as a new item of the last list, in its style
+                c.append, c.append_why = list_append(nodes[-1], lines)
         # sh -c SCRIPT: a list item read as a script in place, or a word of the string form
         for node in nodes:
             for item in (node.value if isinstance(node, yaml.SequenceNode) else []):

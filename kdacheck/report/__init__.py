@@ -130,6 +130,15 @@ def summary_line(results: list[FileResult]) -> str:
     return "Checked " + ", ".join(parts) + "."
 
 
+FIXABLE = "[*] "  # before the code of a finding `lint --fix` fixes (as ruff marks them)
+
+
+def fixable_line(results: list[FileResult]) -> str:
+    """``[*] N fixable with --fix.`` under the summary (empty when none is)."""
+    n = sum(f.fixable for r in results for f in r.findings)
+    return f"[*] {n} fixable with --fix." if n else ""
+
+
 def worst(results: list[FileResult]) -> Severity | None:
     sev = [f.severity for r in results for f in r.findings]
     return max(sev) if sev else None

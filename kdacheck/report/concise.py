@@ -10,7 +10,7 @@ from typing import IO
 
 from kdacheck.lint import FileResult
 from kdacheck.models import origin, origin_label
-from kdacheck.report import RenderContext, summary_line
+from kdacheck.report import FIXABLE, RenderContext, fixable_line, summary_line
 from kdacheck.report._common import in_role
 from kdacheck.sanitize import visible_name
 
@@ -23,7 +23,7 @@ def lines(results: list[FileResult]) -> list[str]:
         for f in r.findings:
             loc = f.location
             key = (loc.path, loc.line, loc.col, f.code, f.message)
-            text = f"{loc.path}:{loc.line}:{loc.col}: {f.code} [{f.severity.label}] {_one_line(f.message)}{in_role(f)}"
+            text = f"{loc.path}:{loc.line}:{loc.col}: {FIXABLE if f.fixable else ''}{f.code} [{f.severity.label}] {_one_line(f.message)}{in_role(f)}"
             keyed.append((key, text))
         for cfg in r.resolved:  # where a model not in the tree came from (a folder or --model: said by nothing)
             kind = origin(cfg.model, cfg.model_guess)
@@ -46,3 +46,5 @@ def render(results: list[FileResult], out: IO[str], ctx: RenderContext) -> None:
     for line in lines(results):
         out.write(line + "\n")
     out.write(summary_line(results) + "\n")
+    if fixable_line(results):
+        out.write(fixable_line(results) + "\n")

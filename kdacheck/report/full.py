@@ -8,7 +8,7 @@ from typing import IO, TYPE_CHECKING
 
 from kdacheck.findings import Finding, Severity
 from kdacheck.lint import FileResult
-from kdacheck.report import RenderContext, summary_line
+from kdacheck.report import FIXABLE, RenderContext, fixable_line, summary_line
 from kdacheck.report._common import in_role
 from kdacheck.resolve import Resolved
 
@@ -213,12 +213,15 @@ def lines(results: list[FileResult], show_resolved: bool = False, plain: bool = 
                 facts = True
                 out.append([("  facts:", "dim")])
             style = STYLE[f.severity]
-            out.append([(f"  {f.location}: ", ""), (f.code, style), (" ", ""), (f.severity.label, style), (f" {f.message}{in_role(f) if several else ''}", "")])
+            out.append([(f"  {f.location}: ", ""), *([(FIXABLE, "green")] if f.fixable else []),
+                        (f.code, style), (" ", ""), (f.severity.label, style), (f" {f.message}{in_role(f) if several else ''}", "")])
             if f.severity > Severity.INFO:  # an info finding's message holds its numbers already
                 out += [[(f"      {ev.name}: {ev.value}" if ev.provenance == "picture" else f"      {ev.name} = {ev.value} ({ev.provenance})", "dim")]
                         for ev in f.evidence]
             if f.fix:
-                out.append([("      ", ""), ("fix:", "green"), (f" {f.fix}", "")])
+                unfit = not f.fixable and any(e.safe for e in f.edits)  # mechanical, but not on the text as written
+                out.append([("      ", ""), ("fix:", "green"), (f" {f.fix}", ""),
+                            *([(" (--fix cannot apply it to the text as written)", "dim")] if unfit else [])])
         if show_resolved and not quiet:
             for cfg in r.resolved:
                 if plain:
@@ -226,6 +229,8 @@ def lines(results: list[FileResult], show_resolved: bool = False, plain: bool = 
                 else:
                     out.append(resolved_table(cfg))
     out.append([(summary_line(results), "")])
+    if fixable_line(results):
+        out.append([(fixable_line(results), "")])
     return out
 
 

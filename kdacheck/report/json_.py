@@ -28,9 +28,10 @@ def finding(f: Finding) -> dict[str, Any]:
         "location": location(f.location),
         "fix": f.fix,
         "edits": [{"location": location(e.location), "old": e.old, "new": e.new,
-                   "applicability": "safe" if e.safe else "unsafe"} for e in f.edits],
+                   "applicability": "safe" if e.safe else "unsafe", **({"after": True} if e.after else {})} for e in f.edits],
         "evidence": [{"name": e.name, "value": e.value, "provenance": e.provenance} for e in f.evidence],
         "command": f.source,
+        "fixable": f.fixable,  # added within schema version 2: at the end
     }
 
 

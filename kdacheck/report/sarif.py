@@ -130,7 +130,26 @@ def result(f: Finding, index: dict[str, int], occurrence: int = 0) -> dict[str, 
             "evidence": [{"name": e.name, "value": e.value, "provenance": e.provenance} for e in f.evidence],
         },
     }
+    if f.fixes and not is_pseudo(f.location.path):  # only what `lint --fix` writes, as the text is written
+        out["fixes"] = [fix_object(f)]
     return out
+
+
+def fix_object(f: Finding) -> dict[str, Any]:
+    """SARIF 2.1.0 §3.55: the finding's replacements, grouped by file."""
+    by_file: dict[str, list[dict[str, Any]]] = {}
+    for r in f.fixes:
+        by_file.setdefault(r.start.path, []).append({
+            "deletedRegion": {"startLine": r.start.line, "startColumn": r.start.col, "endLine": r.end.line, "endColumn": r.end.col},
+            "insertedContent": {"text": r.new},
+        })
+    return {"description": {"text": f.fix or f.message},
+            "artifactChanges": [{"artifactLocation": _artifact(path), "replacements": reps} for path, reps in by_file.items()]}
+
+
+def _artifact(path: str) -> dict[str, Any]:
+    uri, base = _uri(path)
+    return {"uri": uri, "uriBaseId": base} if base else {"uri": uri}
 
 
 def document(results: list[FileResult], sglang_version: str) -> dict[str, Any]:
