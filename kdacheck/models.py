@@ -76,6 +76,9 @@ class Model:
     index_kpool: int = 1  # DSA: index key pooling (page size 64 · index_kpool)
     intermediate: int = 0  # Mamba2/GDN: I of Mamba2StateShape (0: H·P)
     dspark_draft: bool | None = None  # the checkpoint bundles a DSpark draft (None: cannot tell, e.g. a preset or a Hub id)
+    # SGLang treats it as a multimodal model with a vision tower: (vision_config.num_hidden_layers, hidden_size),
+    # SGLang's defaults 24 / 1024 where absent (0.5.23 memory_hook.py L417-462 adjust_mem_fraction_for_vlm)
+    vision: tuple[int, int] | None = None
 
     def __post_init__(self) -> None:
         if not self.intermediate and self.family in (Family.GDN, Family.MAMBA2):

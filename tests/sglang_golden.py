@@ -110,6 +110,10 @@ class Comparison:
     cause_named: int = 0  # ... and kdacheck reports that code
     cause_unmapped: Counter[str] = field(default_factory=Counter)  # both refuse, cause not in CAUSES
     cause_missed: Counter[str] = field(default_factory=Counter)  # the cause code kdacheck did not report
+    # the resolved view's ``sglang.<field>`` layer against SGLang's resolved_dict(), on cases SGLang starts
+    layer_total: Counter[str] = field(default_factory=Counter)
+    layer_equal: Counter[str] = field(default_factory=Counter)
+    layer_mismatches: list[tuple[str, str, Any, Any]] = field(default_factory=list)  # (id, field, SGLang, kdacheck)
 
     @property
     def verdict_agreement(self) -> float:
@@ -123,6 +127,9 @@ class Comparison:
 
     def field_agreement(self, name: str) -> float:
         return self.field_equal[name] / max(1, self.field_total[name])
+
+    def layer_agreement(self, name: str) -> float:
+        return self.layer_equal[name] / max(1, self.layer_total[name])
 
 
 def load(version: str) -> list[dict[str, Any]]:
@@ -188,6 +195,7 @@ def compare(version: str) -> Comparison:
                                    "sglang": case.get("exception"), "message": case.get("message", "")[:160],
                                    "raised_at": case.get("raised_at"), "kdacheck": sorted(errors)})
         if case["verdict"] == "starts" and cfg is not None:
+            _compare_layer(out, case, cfg)
             for sg, ours_name in FIELDS.items():
                 if sg not in case["resolved"] or ours_name not in cfg.vals:
                     continue
@@ -202,6 +210,22 @@ def compare(version: str) -> Comparison:
                 if want == got:
                     out.field_equal[sg] += 1
     return out
+
+
+def _compare_layer(out: Comparison, case: dict[str, Any], cfg: Resolved) -> None:
+    """Every ``sglang.<field>`` of the resolved view against the golden's ``resolved`` value."""
+    from kdacheck.report.values import SGLANG_FIELDS, layers
+
+    shown = layers(cfg)
+    for name in SGLANG_FIELDS:
+        if name not in case["resolved"] or f"sglang.{name}" not in shown:
+            continue
+        want, got = case["resolved"][name], shown[f"sglang.{name}"][1]
+        out.layer_total[name] += 1
+        if json.dumps(want) == json.dumps(got):
+            out.layer_equal[name] += 1
+        else:
+            out.layer_mismatches.append((case["id"], name, want, got))
 
 
 def known_codes() -> set[str]:

@@ -66,6 +66,16 @@ FLOORS = {
 }
 
 
+# sglang.<field> values that hold SGLang's own (null, raw or fallback) value, not kdacheck's effective one
+EXACT_LAYER_FIELDS = (
+    "linear_attn_decode_backend", "linear_attn_verify_backend", "mamba_ssm_dtype", "mamba_full_memory_ratio",
+    "kv_cache_dtype", "cuda_graph_config.decode.max_bs", "dsa_prefill_backend", "dsa_decode_backend",
+    "speculative_dspark_block_size", "disable_overlap_schedule",
+)
+
+# every sglang.<field> of the resolved view (0.5.21: mem_fraction_static 96.6 %, its field floor above)
+LAYER_FLOORS = {"0.5.23": 0.98, "0.5.21": 0.96}
+
 # where both refuse, the share of cases whose kdacheck errors include SGLang's cause
 CAUSE_FLOORS = {"0.5.23": 0.97, "0.5.21": 0.98}
 
@@ -81,6 +91,13 @@ def test_agreement_with_sglang_never_drops(version: str) -> None:
     assert c.cause_agreement >= CAUSE_FLOORS[version], (round(c.cause_agreement, 4), dict(c.cause_missed), dict(c.cause_unmapped))
     for name, want in fields.items():
         assert c.field_agreement(name) >= want, (name, c.field_agreement(name))
+    # The resolved view's sglang.<field> layer is SGLang's resolved_dict(): the fields SGLang
+    # leaves null or raw, and its fallbacks, equal on every case SGLang starts; every field at its floor.
+    for name in EXACT_LAYER_FIELDS:
+        if c.layer_total[name]:
+            assert c.layer_agreement(name) == 1.0, (name, [m for m in c.layer_mismatches if m[1] == name][:3])
+    for name in c.layer_total:
+        assert c.layer_agreement(name) >= LAYER_FLOORS[version], (name, c.layer_agreement(name), [m for m in c.layer_mismatches if m[1] == name][:3])
 
 
 def test_a_refusal_sglang_raises_is_an_error_here() -> None:

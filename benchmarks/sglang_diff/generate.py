@@ -50,10 +50,16 @@ MODELS = {
     "nemotron-3-nano": {"kind": "mamba", "mtp": False, "tps": [1, 2, 4], "heads": 32, "kv": 2},
     "deepseek-v3.2": {"kind": "dsa", "mtp": True, "tps": [8], "heads": 128, "kv": 128},
     "glm-5.1": {"kind": "dsa", "mtp": True, "tps": [8], "heads": 64, "kv": 64},
+    "qwen3.5-27b": {"kind": "gdn", "mtp": True, "tps": [1, 2, 4, 8], "heads": 24, "kv": 4},
+    "qwen3.5-35b-a3b": {"kind": "gdn", "mtp": False, "tps": [1, 2, 4], "heads": 16, "kv": 2},
+    "nemotron-3-nano-tf5": {"kind": "mamba", "mtp": False, "tps": [1, 2, 4], "heads": 32, "kv": 2},
+    "falcon-h1-0.5b": {"kind": "mamba", "mtp": False, "tps": [1, 2], "heads": 8, "kv": 2},
+    "granite-4.0-h-toy": {"kind": "mamba", "mtp": False, "tps": [1, 2], "heads": 8, "kv": 8},
 }
 MODEL_WEIGHTS = {
     "llama-3-8b": 2, "kimi-linear-48b": 3, "qwen3-next-80b": 3,
     "nemotron-3-nano": 2, "deepseek-v3.2": 2, "glm-5.1": 2,
+    "qwen3.5-27b": 3, "qwen3.5-35b-a3b": 3, "nemotron-3-nano-tf5": 2, "falcon-h1-0.5b": 2, "granite-4.0-h-toy": 2,
 }
 # Draft checkpoints (folders under models/) for algorithms that need one.
 DRAFTS = {
