@@ -34,7 +34,7 @@ _PAGE_CONSTRAINTS = (
             "qwen3_5.py); attention_hook.py handle_attention_backend_compatibility (overrides.py _attention_backend_default, "
             "_mla_backend_page_constraints)",
     sets=("attention_backend", "decode_attention_backend", "prefill_attention_backend", "page_size", "kv_cache_dtype",
-          "page_after_overrides", "mamba_radix_cache_strategy", "nvfp4_problem"),
+          "page_after_overrides", "mamba_radix_cache_strategy", "nvfp4_problem", "decode_graph_max_bs"),
 )
 def backends(r: Resolved) -> None:
     r.flag("kv_cache_dtype")
@@ -66,6 +66,10 @@ def backends(r: Resolved) -> None:
             if size not in allowed:
                 r.put("page_size", 64, f"{backend} supports page size {'/'.join(map(str, allowed)) or '64'} only: {size} → 64 "
                       "(overrides.py _mla_backend_page_constraints)", loc=page.loc)
+    if r.v("attention_backend") in ("torch_native", "flex_attention") and r.v("decode_graph_max_bs") is not None:
+        # attention_hook.py L122-160: CUDA graphs off for these two (after the memory fraction is set)
+        r.put("decode_graph_max_bs", None, f"--attention-backend {r.v('attention_backend')}: SGLang disables CUDA graphs",
+              loc=r.place("attention_backend"))
     # FA4 on SM100 for a non-MLA model runs page 128 only, unless EAGLE tree decoding as given
     # (0.5.23 overrides.py L1274-1296 _fa4_page_constraint, attention_hook.py L241).
     fa4 = any(r.v(f) == "fa4" for f in ("attention_backend", "decode_attention_backend", "prefill_attention_backend"))

@@ -236,3 +236,27 @@ def attn005(cfg: Resolved) -> Iterator[Hit]:
     if problem is not None:
         yield Hit(problem, "use `--attention-backend trtllm_mha` (or triton), or `--kv-cache-dtype fp8_e4m3`",
                   values=("kv_cache_dtype", "attention_backend"))
+
+
+FLEX_SPEC = "Speculative decoding is currently not supported with Flex Attention backend"
+
+
+@rule(
+    "ATTN006", Severity.ERROR,
+    name="flex-attention-without-speculation",
+    summary="the flex_attention backend runs without speculative decoding",
+    what="""
+        With `--attention-backend flex_attention` (torch's Flex Attention) SGLang turns the CUDA
+        graphs off and asserts that no speculative algorithm is set.
+    """,
+    why="SGLang refuses to start with an AssertionError.",
+    sglang_message=FLEX_SPEC,
+    fix="Drop `--speculative-algorithm`, or use another attention backend (triton, fa3, flashinfer).",
+    example="python -m sglang.launch_server --model-path meta-llama/Meta-Llama-3-8B-Instruct --attention-backend flex_attention --speculative-algorithm NGRAM",
+    sources=("0.5.23 `srt/arg_groups/attention_hook.py` L143-163 `handle_attention_backend_compatibility`",),
+)
+def attn006(cfg: Resolved) -> Iterator[Hit]:
+    if cfg.v("attention_backend") == "flex_attention" and cfg.user("speculative_algorithm") is not None:
+        yield Hit(f"{FLEX_SPEC} (--speculative-algorithm {cfg.user('speculative_algorithm')})",
+                  "drop --speculative-algorithm, or use `--attention-backend triton`",
+                  values=("attention_backend", "speculative_algorithm"))
