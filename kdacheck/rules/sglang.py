@@ -31,6 +31,8 @@ AFTER_RESOLUTION: dict[str, str] = {
     "SPEC013": "srt/mem_cache/kv_cache_configurator.py L3300 (state-cache sizing asserts D is set)",
 }
 
+_OWN_CODES = ("SGLANG001", "SGLANG002")  # SGLang's own verdict and its notes: never reconciled
+
 # how lint_command's note starts where kdacheck could not read the model under --sglang
 MODEL_UNREAD = "kdacheck could not read the model"
 
@@ -110,7 +112,7 @@ def reconcile(cfg: Any, findings: list[Any]) -> list[Any]:
         return findings
     unread = cfg.model is None and cfg.model_note.startswith(MODEL_UNREAD)
     ours = sorted({f.code for f in findings if f.severity is Severity.ERROR and not f.not_checked
-                   and f.code not in AFTER_RESOLUTION and not f.code.startswith("SGLANG")})
+                   and f.code not in AFTER_RESOLUTION and f.code not in _OWN_CODES})
     out = list(findings)
     note = None
     if verdict == "starts" and ours:
