@@ -149,6 +149,21 @@ def test_sglang_verdict_is_the_result_and_kdacheck_disagreement_a_note(tmp_path:
     assert "SGLANG002 [info] kdacheck defect: SGLang 0.5.23's own resolution starts this launch; kdacheck's start-up rules say it refuses (PAR001)" in p.stdout
 
 
+FAKE_REFUSES_TP3 = FAKE.replace("assert tp % adp == 0", "assert tp % adp == 0\n        assert tp != 3, 'tp 3 refused'")
+
+
+def test_sglang_refusal_kdacheck_misses_is_the_result_with_a_note(tmp_path: Path) -> None:
+    """The other way round: SGLang refuses what kdacheck's rules pass (the stand-in refuses TP 3):
+    SGLANG001 is the error (exit 1), and a SGLANG002 note says kdacheck's rules found none."""
+    site, kimi = _fake_site(tmp_path), _plain_model(tmp_path)
+    (site / "sglang" / "srt" / "server_args.py").write_text(textwrap.dedent(FAKE_REFUSES_TP3))
+    p = _lint(site, "--model", str(kimi), "--cmd", f"python -m sglang.launch_server --model-path {kimi} --tp-size 3")
+    assert p.returncode == 1, (p.stdout, p.stderr)
+    assert "SGLANG001 [error] SGLang refuses to start: AssertionError: tp 3 refused" in p.stdout, p.stdout
+    assert "SGLANG002 [info] kdacheck defect: SGLang 0.5.23's own resolution refuses this launch (AssertionError, SGLANG001); " \
+           "kdacheck's start-up rules found no error" in p.stdout, p.stdout
+
+
 def test_sglang_runs_when_kdacheck_cannot_read_the_model(tmp_path: Path) -> None:
     """A config.json kdacheck will not read (not JSON) is no exit 2 under --sglang: SGLang's
     resolution runs, its verdict is the result, and the note says kdacheck could not read it."""
