@@ -316,3 +316,12 @@ def test_sglang_fields_stay_null_where_sglang_leaves_them() -> None:
     assert shown["sglang.mamba_full_memory_ratio"][1] == 0.9
     spec = layers(resolved(f"{KIMI} --tp-size 4 --speculative-algorithm EAGLE", gpu="h200"))
     assert spec["sglang.linear_attn_verify_backend"][1] == "nv_cutedsl"  # kimi_k3_hook.py L28-33
+
+
+def test_deepep_reserves_in_the_memory_fraction() -> None:
+    # memory_hook.py L396-409 reserve_for_deepep_a2a_mb: 2 GiB above the 10 GiB floor with decode graphs;
+    # SGLang's own value: tests/data/sglang-golden/0.5.23.jsonl case 0.5.23-s3-00548 (0.836)
+    base = (f"{LAUNCH} --model-path meta-llama/Meta-Llama-3-8B-Instruct --tensor-parallel-size 3 --speculative-algorithm STANDALONE "
+            "--speculative-num-steps 0 --speculative-eagle-topk 3 --speculative-num-draft-tokens 34 --disaggregation-mode=decode")
+    assert resolved(f"{base} --moe-a2a-backend deepep", gpu="b200").v("mem_fraction_static") == 0.836
+    assert resolved(base, gpu="b200").v("mem_fraction_static") > 0.836 + 2048 / 183359 - 0.001  # the 2 GiB, no more

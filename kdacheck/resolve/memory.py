@@ -70,6 +70,7 @@ def default_mem_fraction_static(r: Resolved, gpu_mib: int) -> tuple[float, str]:
     chunk = chunk if isinstance(chunk, int) else chunk_default
     max_bs = r.v("sglang_decode_graph_max_bs")  # SGLang's field, filled even where the graphs are off
     decode_graphs = r.v("decode_graph_max_bs") is not None
+    deepep = r.user("moe_a2a_backend") == "deepep"  # as given: handle_a2a_moe runs after the memory settings
     mode = r.v("disaggregation_mode")
     if mode == "decode":
         D = r.user("speculative_num_draft_tokens") or 1
@@ -87,14 +88,18 @@ def default_mem_fraction_static(r: Resolved, gpu_mib: int) -> tuple[float, str]:
         mla = r.model is not None and r.model.mla
         given = r.user("cuda_graph_max_bs_prefill")
         graphs += 1.5 * 1024 if mla else prefill_graph_sizes(given if isinstance(given, int) else chunk) * 8
+        if deepep:
+            graphs += 1024  # memory_hook.py L385-391: breakable prefill graphs with DeepEP
     reserved += graphs
     if gpu_mib > 60 * 1024:
         reserved = max(reserved, 10 * 1024)
+    if deepep and mode != "prefill" and decode_graphs:
+        reserved += 2 * 1024  # memory_hook.py L396-409 reserve_for_deepep_a2a_mb, above the floor
     mfs = round((gpu_mib - reserved) / gpu_mib, 3)
     why = (
         f"SGLang's default for a {gpu_mib} MiB GPU: (memory − {reserved:.0f} MiB reserved) / memory "
         f"(activations {activation} tokens, CUDA graphs {graphs:.0f} MiB"
-        + (f"; no prefill graphs: {off}" if off else "") + "; DeepEP reserves not counted)"
+        + (f"; no prefill graphs: {off}" if off else "") + ("; DeepEP reserves 2 GiB + 1 GiB" if deepep else "") + ")"
     )
     return mfs, why
 
