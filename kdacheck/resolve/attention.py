@@ -59,9 +59,14 @@ def backends(r: Resolved) -> None:
         if default is not None:
             assert gpu is not None
             r.put("attention_backend", default, f"SGLang's default on SM{gpu.sm} for this model (get_default_attn_backend)", "gpu")
-    # The backends' page constraints.
+    # The backends' page constraints (the draft backend as given, or Kimi's DSpark default on SM100:
+    # kimi_k3_hook.py L42-55 apply_kimi_k3_spec_backend_defaults, run in the model hook before them).
+    draft = r.user("speculative_draft_attention_backend")
+    if draft is None and m is not None and m.family is Family.KDA and gpu is not None and gpu.sm // 10 == 10 \
+            and str(r.user("speculative_algorithm") or "").upper() == "DSPARK":
+        draft = "trtllm_mha"
     for backend, fields, allowed in _PAGE_CONSTRAINTS:
-        if any((r.v(f) if f != "speculative_draft_attention_backend" else r.user(f)) == backend for f in fields):
+        if any((r.v(f) if f != "speculative_draft_attention_backend" else draft) == backend for f in fields):
             size = r.v("page_size")
             if size not in allowed:
                 r.put("page_size", 64, f"{backend} supports page size {'/'.join(map(str, allowed)) or '64'} only: {size} → 64 "
