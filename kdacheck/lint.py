@@ -205,18 +205,37 @@ def lint_command(cmd: LaunchCommand, opts: Options, model_cache: dict[tuple[str 
     if model_cache is not None and key in model_cache:
         model, note = model_cache[key]
     else:
-        model, note = load_model(*key, version, local, hub=not opts.offline)
+        try:
+            model, note = load_model(*key, version, local, hub=not opts.offline)
+        except InputError as e:
+            if not opts.sglang:
+                raise
+            # --sglang: SGLang reads the model itself; its verdict is reported, kdacheck's rules
+            # run without the model (what needs it says "could not be checked")
+            from kdacheck.rules.sglang import MODEL_UNREAD
+
+            model, note = None, f"{MODEL_UNREAD}: {e}"
+            cmd.notes.append(f"{cmd.loc}: --sglang: kdacheck could not read the model ({e}); SGLang's own resolution "
+                             "still ran, and its verdict is the result")
         if model_cache is not None:
             model_cache[key] = (model, note)
     guess = guess_family(mp if isinstance(mp, str) else None) if model is None else None
     draft = parsed.value("speculative_draft_model_path")
-    block = draft_block_size(draft, local) if isinstance(draft, str) and parsed.value("speculative_algorithm") == "DSPARK" else (None, "")
+    algo = parsed.value("speculative_algorithm")
+    # SGLang upper-cases the algorithm (speculative_hook.py): `dspark` is DSpark too
+    dspark = isinstance(algo, str) and algo.upper() == "DSPARK"
+    block = draft_block_size(draft, local) if isinstance(draft, str) and dspark else (None, "")
     cfg = resolve(parsed, cmd, model, note, opts.gpu, RuleOptions(mem005_share=opts.mem005_share), guess, block)
     if opts.sglang:
         from kdacheck import sglang
 
-        cfg.sglang = sglang.run(_sglang_argv(cmd, opts, local), opts.gpu.name if opts.gpu else None)
+        # always a simulated GPU: the launch is judged, never the machine kdacheck runs on
+        gpu_name = opts.gpu.name if opts.gpu else sglang.DEFAULT_GPU
+        cfg.sglang = sglang.run(_sglang_argv(cmd, opts, local), gpu_name)
         cmd.notes += [f"{cmd.loc}: --sglang: {n}" for n in cfg.sglang.get("notes") or ()]
+        from kdacheck.rules.sglang import reconcile
+
+        return cfg, reconcile(cfg, rulemod.check(cfg, opts.rules))
     return cfg, rulemod.check(cfg, opts.rules)
 
 
@@ -540,8 +559,10 @@ class LintRun:
                     "run kdacheck where SGLang is installed (the SGLang container image, a GPU node), "
                     "or pip install sglang there"
                 )
+            gpu = config.options(top, overrides).gpu
             self.notes.append(f"--sglang: SGLang {installed}'s own resolution, in a subprocess"
-                              + ("" if installed == self.version else f" (kdacheck's tables: {self.version})"))
+                              + ("" if installed == self.version else f" (kdacheck's tables: {self.version})")
+                              + ("" if gpu is not None else f", on a simulated {sglang.DEFAULT_GPU.upper()} (no --gpu given)"))
 
     def lint(self) -> list[FileResult]:
         """Lint ``--cmd`` and every file found; raises ConfigError or InputError."""

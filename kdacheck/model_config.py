@@ -153,11 +153,28 @@ def read(path: Path, name: str, version: str | None = None, data: dict[str, Any]
     dspark = _bundles_dspark(data, path) if origin in ("", "folder", "hf-cache") else \
         (True if any(data.get(k) is not None for k in DSPARK_KEYS) else None)
     common: dict[str, Any] = {"params": params, "weight_bytes_per_param": wbytes, "source": source,
-              "mla": "kv_lora_rank" in (text or data), "dspark_draft": dspark, "origin": origin}
+              "mla": "kv_lora_rank" in (text or data), "dspark_draft": dspark, "origin": origin,
+              "vision": vision_tower(data, text)}
     view = families.ConfigView(path, name, arch, model_type, data, outer, inner, version or versions.NEWEST, common)
     model = families.read(view)  # the first family that claims it; full attention claims every config
     assert model is not None
     return model
+
+def vision_tower(data: dict[str, Any], text: dict[str, Any] | None) -> tuple[int, int] | None:
+    """The vision tower SGLang sizes ``mem_fraction_static`` by, or None where it does not.
+
+    SGLang 0.5.23 ``configs/model_config.py`` L674, L820-828: multimodal when the config nests a
+    ``text_config`` (``hf_config is not hf_text_config``; kdacheck does not copy the architecture
+    list ``multimodal_model_archs`` L2391) and not ``language_model_only``; then
+    ``memory_hook.py`` L432-441 reads ``vision_config.num_hidden_layers`` (24 when absent, e.g.
+    Qwen3.5's ``depth``) and ``hidden_size`` (1024)."""
+    vision = data.get("vision_config")
+    if text is None or not isinstance(vision, dict) or data.get("language_model_only") is True:
+        return None
+    layers, hidden = vision.get("num_hidden_layers", 24), vision.get("hidden_size", 1024)
+    ok = all(isinstance(x, int) and not isinstance(x, bool) and 0 < x <= 1 << 20 for x in (layers, hidden))
+    return (layers, hidden) if ok else None
+
 
 def _weights_from_index(folder: Path) -> int | None:
     """The checkpoint's weight bytes from ``model.safetensors.index.json`` ``metadata.total_size``."""

@@ -78,6 +78,9 @@ class Model:
     dspark_draft: bool | None = None  # the checkpoint bundles a DSpark draft (None: cannot tell, e.g. a preset or a Hub id)
     unmodelled: str = ""  # SGLang keeps state for it that kdacheck does not model: which state (the rules needing it are not checked)
     origin: str = ""  # where the config came from: "folder", "hf-cache", "index", "hub" (empty: a preset or --model)
+    # SGLang treats it as a multimodal model with a vision tower: (vision_config.num_hidden_layers, hidden_size),
+    # SGLang's defaults 24 / 1024 where absent (0.5.23 memory_hook.py L417-462 adjust_mem_fraction_for_vlm)
+    vision: tuple[int, int] | None = None
 
     def __post_init__(self) -> None:
         if not self.intermediate and self.family in (Family.GDN, Family.MAMBA2):

@@ -28,7 +28,7 @@ def qwen3_5(r: Resolved, m: Model, gpu: GPU | None, unset: bool) -> None:
         return
     page = r["page_size"]  # as the step read it, before any override
     d = default_attention_backend(r)
-    plain = r.v("mamba_radix_cache_strategy") not in ("extra_buffer", "extra_buffer_lazy") and not r.v("disable_radix_cache") \
+    plain = r.user("mamba_radix_cache_strategy") not in ("extra_buffer", "extra_buffer_lazy") and not r.v("disable_radix_cache") \
         and r.user("speculative_algorithm") is None
     backend = "trtllm_mha" if d == "trtllm_mha" and not plain else "triton"
     r.put("attention_backend", backend, f"Qwen3-Next/3.5 on SM{gpu.sm}: {backend} (model_overrides/qwen3_5.py)", "model")
