@@ -305,6 +305,7 @@ class Options:
     sglang: bool = False  # --sglang: SGLang's own resolution as a self-check (kdacheck.sglang)
     env: dict[str, str] = field(default_factory=dict)  # --env / --env-file: shell variables the files do not set
     allow_outside: bool = False  # --allow-outside: --config files outside the linted repository are read
+    offline: bool = False  # --offline: no model config.json is asked of the Hugging Face Hub
     version_why: str = ""  # where the version came from ("--sglang-version": also a configuration's)
     file_ignores: tuple[tuple[Any, tuple[str, ...]], ...] = ()  # (compiled glob, codes) from per-file-ignores
     file_ignore_sets: list[Any] = field(default_factory=list, repr=False, compare=False)  # the same globs, indexed (discover.PatternSet)
@@ -326,6 +327,7 @@ class Overrides:
     allow_outside: bool = False
     per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()  # --per-file-ignores GLOB:CODES
     isolated: bool = False  # --isolated: no configuration file is read
+    offline: bool = False  # --offline: never ask the Hub for a model's config.json
 
 
 @functools.cache
@@ -360,7 +362,8 @@ def options(s: Settings, cli: Overrides) -> Options:
     except ValueError as e:
         raise ConfigError(str(e) if s.path is None or cli.select or cli.ignore or cli.extend_select
                           else f"{s.path}: {e}") from None
-    opts = Options(version=version, model=model, gpu=profile, rules=rules, sglang=cli.sglang, env=dict(cli.env), allow_outside=cli.allow_outside, version_why=version_why)
+    opts = Options(version=version, model=model, gpu=profile, rules=rules, sglang=cli.sglang, env=dict(cli.env), allow_outside=cli.allow_outside, version_why=version_why,
+                   offline=cli.offline)
     if s.max_file_size is not None:
         opts.max_bytes = s.max_file_size
     if s.mem005_share is not None:

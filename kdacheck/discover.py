@@ -3,7 +3,8 @@
 - A file named on the command line is always linted.
 - A folder is searched (iteratively, at most :data:`MAX_DEPTH` levels and :data:`MAX_ENTRIES`
   entries, no symlinked folder followed) for ``*.yaml``, ``*.yml``, ``*.sh``, ``*.bash``,
-  ``*.txt`` and ``*.cmd`` files, skipping ``.git``, hidden folders, ``node_modules``,
+  ``*.txt`` and ``*.cmd`` files and Dockerfiles by name (``Dockerfile``, ``Containerfile``,
+  ``*.Dockerfile``, ``Dockerfile.*``), skipping ``.git``, hidden folders, ``node_modules``,
   ``__pycache__``, whatever the ``.gitignore`` files on the way ignore (read as git reads them:
   lines split on ``\\n`` only, git's wildmatch, POSIX classes; checked against git in
   tests/test_fuzz_targets.py) and the configuration's ``exclude`` globs. Files found this way
@@ -25,6 +26,28 @@ from dataclasses import dataclass
 from kdacheck.findings import InputError
 
 LINT_SUFFIXES = (".yaml", ".yml", ".sh", ".bash", ".txt", ".cmd")
+# Container builds, by name as Docker and Podman find them (``docker build -f`` aside):
+# ``Dockerfile``, ``Containerfile``, ``*.Dockerfile``, ``Dockerfile.*`` (``Dockerfile.cuda``).
+_CONTAINER_NAMES = ("dockerfile", "containerfile")
+
+
+# ``Dockerfile.<variant>`` (``.cuda``, ``.rocm``, ``.dev``), not a source, document or template
+# that merely starts so (``dockerfile.py``, ``Dockerfile.md``, ``Dockerfile.j2``).
+_NOT_A_VARIANT = (".py", ".pyc", ".md", ".rst", ".txt", ".json", ".toml", ".lock", ".go", ".rs", ".js", ".ts", ".html",
+                  ".sh", ".bash", ".yaml", ".yml", ".cfg", ".ini", ".j2", ".jinja", ".jinja2", ".tmpl", ".tpl", ".template",
+                  ".in", ".orig", ".rej", ".bak", ".swp", ".patch", ".diff")
+
+
+def is_container_file_name(name: str) -> bool:
+    """Whether a file's name is one Docker or Podman reads as a build file (case-insensitive)."""
+    low = name.lower()
+    return (low in _CONTAINER_NAMES or low.endswith((".dockerfile", ".containerfile"))
+            or (low.startswith(("dockerfile.", "containerfile.")) and not low.endswith(_NOT_A_VARIANT)))
+
+
+def lintable_name(name: str) -> bool:
+    """Whether a folder walk considers a file by its name (relevance decides after reading)."""
+    return not name.startswith(".") and (name.lower().endswith(LINT_SUFFIXES) or is_container_file_name(name))
 SKIP_DIRS = frozenset({"node_modules", "__pycache__", "venv", "site-packages"})
 
 
@@ -642,7 +665,7 @@ def walk(folder: str, exclude: Iterable[Pattern] = ()) -> list[str]:
                     raise InputError(f"{_shown(full)}: folders nested deeper than {MAX_DEPTH} levels: not searched (lint a deeper folder by name)")
                 subdirs.append((full, afull, sets_for(sets, afull), depth + 1))
             elif (not (link and os.path.isdir(full))  # a link to a file is the reader's to confine
-                  and name.lower().endswith(LINT_SUFFIXES) and not name.startswith(".") and not ignored_by(afull, False, checks)):
+                  and lintable_name(name) and not ignored_by(afull, False, checks)):
                 found.append(os.path.normpath(full))
         stack += reversed(subdirs)  # depth first, in sorted order
     return found

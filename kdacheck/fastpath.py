@@ -51,6 +51,8 @@ def build_parser(options: Sequence[Option] = OPTIONS) -> argparse.ArgumentParser
             parser.add_argument(name, default=None)
         elif kind == "flag":
             parser.add_argument(*decls, dest=name, action="store_true", default=None)
+        elif kind == "count":  # -q, -qq
+            parser.add_argument(*decls, dest=name, action="count", default=None)
         elif kind == "flag-pair":  # Typer's --x/--no-x pair
             parser.add_argument(decls[0], dest=name, action="store_true", default=None)
             parser.add_argument(decls[1], dest=name, action="store_false", default=None)
@@ -78,6 +80,10 @@ def _check_words(argv: Sequence[str], parser: argparse.ArgumentParser) -> None:
         if word.startswith("-") and word != "-":
             name, eq, _ = word.partition("=")
             action = actions.get(name)
+            if action is None and len(set(word[1:])) == 1 and not word.startswith("--"):
+                action = actions.get(word[:2])  # -qq: a short counted flag repeated
+                if action is None or action.nargs != 0:
+                    raise _Unsure(f"unknown option {word}")
             if action is None:
                 raise _Unsure(f"unknown option {word}")
             expect_value = action.nargs != 0 and not eq
@@ -176,7 +182,9 @@ def declared_options(func: Callable[..., Any]) -> tuple[Option, ...]:
             raise ValueError(f"option {name}: declarations this parser does not copy")
         decls = tuple(given) or (f"--{name.replace('_', '-')}",)
         choices: tuple[str, ...] = ()
-        if base is bool:
+        if base is int and getattr(info, "count", False):
+            kind = "count"
+        elif base is bool:
             kind = "flag" if given else "flag-pair"
             if not given:
                 decls = (*decls, f"--no-{name.replace('_', '-')}")
@@ -201,7 +209,7 @@ def render_table(rows: Sequence[Option]) -> str:
         "Each row: (parameter name, option strings, kind, choices, environment variable, default).",
         'Kinds: "arguments" (positional, any number), "argument", "str", "int", "strs"/"ints"',
         '(repeatable), "choice"/"choices" (one of the choices; repeatable), "flag" (store true),',
-        '"flag-pair" (--x/--no-x).',
+        '"flag-pair" (--x/--no-x), "count" (a flag counted: -q, -qq).',
         '"""',
         "",
         "from __future__ import annotations",

@@ -56,6 +56,18 @@ class Edit:
     new: str
     safe: bool = True
     stage: int = 0  # 0: a spelling (the flags are read again after it); 1: a value or a flag added
+    after: bool = False  # insert ``new`` after ``old`` (its closing quote included), which stays
+    eol: bool = False  # with ``after``: at the end of ``old``'s line (a new YAML block-list item)
+
+
+@dataclass(frozen=True)
+class Replacement:
+    """An edit as it applies to the text as written: ``start`` up to ``end`` (one file, columns
+    counted in characters, lines at "\n") becomes ``new``; ``start == end`` inserts."""
+
+    start: Location
+    end: Location
+    new: str
 
 
 @dataclass(frozen=True)
@@ -68,6 +80,12 @@ class Finding:
     evidence: tuple[Evidence, ...] = field(default=())
     source: str = ""  # which launch command in the file (e.g. "Deployment/kimi: sglang")
     edits: tuple[Edit, ...] = ()  # the fix as edits, when it is mechanical (``kdacheck lint --fix``)
+    fixes: tuple[Replacement, ...] = ()  # its safe edits where each applies to the text as written (``[*]``): --fix writes them
+
+    @property
+    def fixable(self) -> bool:
+        """Whether ``lint --fix`` applies this finding's fix (its safe edits all apply as written)."""
+        return bool(self.fixes)
 
     def sort_key(self) -> tuple[str, int, int, str, str]:
         loc = self.location

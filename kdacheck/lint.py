@@ -38,6 +38,7 @@ class FileResult:
     suppressed: int = 0
     rules: list[str] = field(default_factory=list)  # codes checked (applicable and selected)
     unused_suppressions: list[tuple[int, str]] = field(default_factory=list)  # (line, code)
+    by_launch: list[list[Finding]] = field(default_factory=list)  # each launch command's findings, as ``resolved``
 
 
 class Results(list[FileResult]):
@@ -204,18 +205,37 @@ def lint_command(cmd: LaunchCommand, opts: Options, model_cache: dict[tuple[str 
     if model_cache is not None and key in model_cache:
         model, note = model_cache[key]
     else:
-        model, note = load_model(*key, version, local)
+        try:
+            model, note = load_model(*key, version, local, hub=not opts.offline)
+        except InputError as e:
+            if not opts.sglang:
+                raise
+            # --sglang: SGLang reads the model itself; its verdict is reported, kdacheck's rules
+            # run without the model (what needs it says "could not be checked")
+            from kdacheck.rules.sglang import MODEL_UNREAD
+
+            model, note = None, f"{MODEL_UNREAD}: {e}"
+            cmd.notes.append(f"{cmd.loc}: --sglang: kdacheck could not read the model ({e}); SGLang's own resolution "
+                             "still ran, and its verdict is the result")
         if model_cache is not None:
             model_cache[key] = (model, note)
     guess = guess_family(mp if isinstance(mp, str) else None) if model is None else None
     draft = parsed.value("speculative_draft_model_path")
-    block = draft_block_size(draft, local) if isinstance(draft, str) and parsed.value("speculative_algorithm") == "DSPARK" else (None, "")
+    algo = parsed.value("speculative_algorithm")
+    # SGLang upper-cases the algorithm (speculative_hook.py): `dspark` is DSpark too
+    dspark = isinstance(algo, str) and algo.upper() == "DSPARK"
+    block = draft_block_size(draft, local) if isinstance(draft, str) and dspark else (None, "")
     cfg = resolve(parsed, cmd, model, note, opts.gpu, RuleOptions(mem005_share=opts.mem005_share), guess, block)
     if opts.sglang:
         from kdacheck import sglang
 
-        cfg.sglang = sglang.run(_sglang_argv(cmd, opts, local), opts.gpu.name if opts.gpu else None)
+        # always a simulated GPU: the launch is judged, never the machine kdacheck runs on
+        gpu_name = opts.gpu.name if opts.gpu else sglang.DEFAULT_GPU
+        cfg.sglang = sglang.run(_sglang_argv(cmd, opts, local), gpu_name)
         cmd.notes += [f"{cmd.loc}: --sglang: {n}" for n in cfg.sglang.get("notes") or ()]
+        from kdacheck.rules.sglang import reconcile
+
+        return cfg, reconcile(cfg, rulemod.check(cfg, opts.rules))
     return cfg, rulemod.check(cfg, opts.rules)
 
 
@@ -225,6 +245,7 @@ def _sanitize(result: FileResult) -> FileResult:
 
     from kdacheck.findings import Evidence
 
+    before = list(result.findings)
     for i, f in enumerate(result.findings):
         if _CONTROL.search(f.message) or (f.fix and _CONTROL.search(f.fix)) or any(_CONTROL.search(e.value) for e in f.evidence):
             result.findings[i] = dataclasses.replace(
@@ -233,11 +254,15 @@ def _sanitize(result: FileResult) -> FileResult:
             )
         if f.source and f.source != visible_name(f.source):
             result.findings[i] = dataclasses.replace(result.findings[i], source=visible_name(f.source))
+    if result.by_launch:  # the same (sanitised) findings, per launch command
+        now = {id(old): new for old, new in zip(before, result.findings, strict=True)}
+        result.by_launch = [[now.get(id(f), f) for f in group] for group in result.by_launch]
     if result.error:
         result.error = _visible(result.error)
     result.notes = [_visible(n) for n in result.notes]
     for cfg in result.resolved:
         cfg.cmd.name = visible_name(cfg.cmd.name)
+        cfg.cmd.unread = [type(u)(u.loc, visible_name(u.what)) for u in cfg.cmd.unread]
     return result
 
 
@@ -270,6 +295,11 @@ def _lint_text(text: str, path: str, opts: Options, base_dir: str | None = None,
     result.rules = [r.code for r in checked if r.applies_to(opts.version)]
     cache: dict[tuple[str | None, str | None], tuple[Model | None, str]] = {}
     for cmd in cmds:
+        if not cmd.unread and cmd.kind != "yaml":  # every reader: a launch with arguments not read is not checked
+            from kdacheck.readers.shell import unread_arguments
+
+            cmd.unread = unread_arguments(cmd)
+            cmd.notes += [f"{u}: not read, so not checked" for u in cmd.unread]
         try:
             cfg, findings = lint_command(cmd, opts, cache)
         except InputError as e:
@@ -282,14 +312,45 @@ def _lint_text(text: str, path: str, opts: Options, base_dir: str | None = None,
         result.notes += cmd.notes
         result.resolved.append(cfg)
         span = sup.command_sites(cmd)
+        kept: list[Finding] = []
         for f in findings:
             if sup.suppressed(f, span) or (opts.file_ignores and config.ignored_here(opts, path, f.code)):
                 result.suppressed += 1
                 continue
-            result.findings.append(f)
+            kept.append(f)
+        result.findings += kept
+        result.by_launch.append(sorted(kept, key=Finding.sort_key))
     result.findings.sort(key=Finding.sort_key)
+    if path != "<cmd>" and any(e.safe for f in result.findings for e in f.edits):
+        try:
+            result.findings = _fixable(result.findings, text, path, opts)
+        except Exception as e:  # a bug: reported in place of a traceback, as for the reading and the rules
+            result.error = internal_error(e, path)
     sup.report_unused(result)
     return result
+
+
+def _fixable(findings: list[Finding], text: str, path: str, opts: Options) -> list[Finding]:
+    """The findings marked with the fixes ``--fix`` would write: edits of this text, or of a
+    ``--config`` file it names, in files ``kdacheck.writes`` may write (inside the working
+    directory's repository, no link on the way: else not fixable)."""
+    from kdacheck import confine, fix, writes
+
+    root = confine.repository_root(os.getcwd())
+
+    def text_of(p: str) -> str | None:
+        if p == path and path.startswith("<"):
+            return text  # standard input: `--fix -` edits the text given
+        try:  # as --fix reads before it writes: inside the repository, no link on the way
+            data = writes.read(p, root)
+        except (InputError, writes.Changed):
+            return None
+        try:
+            return text if p == path else decode(data, p)
+        except InputError:
+            return None
+
+    return fix.mark(findings, text_of)
 
 
 def internal_error(e: BaseException, where: str) -> str:
@@ -444,6 +505,9 @@ def lint_many(
                 elif text is not None and "sglang" in text and c.path.lower().endswith((".yaml", ".yml")):
                     # names SGLang but carries no launch (a Helm values file, a workflow that installs it): said once
                     results.skipped["non-launch YAML file"] = results.skipped.get("non-launch YAML file", 0) + 1
+                elif text is not None and "sglang" in text and discover.is_container_file_name(os.path.basename(c.path)):
+                    # an SGLang image whose CMD/ENTRYPOINT starts something else (a script): said once
+                    results.skipped["non-launch Dockerfile"] = results.skipped.get("non-launch Dockerfile", 0) + 1
                 continue
             base = "." if c.path == "-" else (os.path.dirname(c.path) or ".")
             if c.explicit and only_launch_files and c.path != "-" and not relevance.relevant(c.path, text):
@@ -495,8 +559,10 @@ class LintRun:
                     "run kdacheck where SGLang is installed (the SGLang container image, a GPU node), "
                     "or pip install sglang there"
                 )
+            gpu = config.options(top, overrides).gpu
             self.notes.append(f"--sglang: SGLang {installed}'s own resolution, in a subprocess"
-                              + ("" if installed == self.version else f" (kdacheck's tables: {self.version})"))
+                              + ("" if installed == self.version else f" (kdacheck's tables: {self.version})")
+                              + ("" if gpu is not None else f", on a simulated {sglang.DEFAULT_GPU.upper()} (no --gpu given)"))
 
     def lint(self) -> list[FileResult]:
         """Lint ``--cmd`` and every file found; raises ConfigError or InputError."""
@@ -561,7 +627,11 @@ class LintRun:
         return docs, failed
 
     def not_checked(self) -> list[str]:
-        return sorted({code for r in self.results for cfg in r.resolved for code in (*cfg.not_checked, *cfg.unknown_checks)})
+        """The rules that could not be checked somewhere (the model, the GPU, a value unknown
+        statically): what ``--strict`` fails on. Suppressed findings do not count."""
+        from kdacheck.report import not_checked
+
+        return sorted(not_checked(self.results)[1])
 
     def exit_code(self, threshold: str | None, exit_zero: bool, run_failed: bool = False, strict: bool = False) -> int:
         """2 when a file could not be checked, 1 when findings (or ``--run``) fail, or under

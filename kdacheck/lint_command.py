@@ -161,10 +161,11 @@ def run_lint(
     fix: bool = False,
     unsafe_fixes: bool = False,
     show_diff: bool = False,
-    quiet: bool = False,
+    quiet: int = 0,
     statistics: bool = False,
     show_settings: bool = False,
     color: str | None = None,
+    offline: bool = False,
     isolated: bool = False,
     per_file_ignores: list[str] | None = None,
 ) -> None:
@@ -192,7 +193,7 @@ def run_lint(
     overrides = config.Overrides(
         select=tuple(_split(select) or ()) or None, ignore=tuple(_split(ignore) or ()),
         extend_select=tuple(_split(extend_select) or ()), gpu=gpu, sglang_version=sglang_version, model=model,
-        sglang=sglang, env=tuple(variables.items()), allow_outside=allow_outside, isolated=isolated,
+        sglang=sglang, env=tuple(variables.items()), allow_outside=allow_outside, isolated=isolated, offline=offline,
         per_file_ignores=file_ignores,
     )
     threshold = failure_threshold
@@ -216,6 +217,9 @@ def run_lint(
         source = None
         try:
             session = LintRun(paths or [], cmd, overrides, only_launch_files, stdin_filename)
+            if statistics and session.output_format(output_format) in report.NO_STATISTICS:
+                raise InputError(f"--statistics does not apply to --output-format {session.output_format(output_format)} "
+                                 "(use full, concise, json, sarif or github)")
             if (fix or show_diff) and paths == ["-"]:
                 source = _stdin_bytes(config.options(session.for_file("-"), overrides).max_bytes)
             results = session.lint()
@@ -289,12 +293,15 @@ def run_lint(
                 else:
                     sys.stdout.write(source.decode("utf-8", "replace"))
         ctx = report.RenderContext(session.version, show_resolved, run_docs if fmt == "json" else None, session.threshold(threshold),
-                                   color=color or "auto")
+                                   color=color or "auto", strict=strict, quiet=bool(quiet))
         if quiet and fmt in ("full", "concise", "github"):
             results = report.failing_only(results, ctx.threshold)
+        if quiet >= 2 and not output_file:  # -qq: nothing on standard output, the exit code only
+            code = session.exit_code(threshold, exit_zero, run_failed, strict)
+            raise Exit(2 if refused else code)
         with _output(output_file, allow_outside, sys.stderr if fix and source is not None else None) as out:
             if statistics:
-                report.statistics(results, out, fmt)
+                report.statistics(results, out, fmt, ctx)
             else:
                 report.render(fmt, results, out, ctx)
         for note in [] if quiet else session.notes:

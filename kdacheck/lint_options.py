@@ -6,7 +6,7 @@ tests/test_lint_imports.py fails when the two differ. Importing this module impo
 Each row: (parameter name, option strings, kind, choices, environment variable, default).
 Kinds: "arguments" (positional, any number), "argument", "str", "int", "strs"/"ints"
 (repeatable), "choice"/"choices" (one of the choices; repeatable), "flag" (store true),
-"flag-pair" (--x/--no-x).
+"flag-pair" (--x/--no-x), "count" (a flag counted: -q, -qq).
 """
 
 from __future__ import annotations
@@ -38,10 +38,11 @@ OPTIONS: tuple[Option, ...] = (
     ('fix', ('--fix',), 'flag', (), None, False),
     ('unsafe_fixes', ('--unsafe-fixes',), 'flag', (), None, False),
     ('show_diff', ('--diff',), 'flag', (), None, False),
-    ('quiet', ('--quiet', '-q'), 'flag', (), None, False),
+    ('quiet', ('--quiet', '-q'), 'count', (), None, 0),
     ('statistics', ('--statistics',), 'flag', (), None, False),
     ('show_settings', ('--show-settings',), 'flag', (), None, False),
     ('color', ('--color',), 'choice', ('auto', 'always', 'never'), 'KDACHECK_COLOR', None),
+    ('offline', ('--offline',), 'flag', (), None, False),
     ('isolated', ('--isolated',), 'flag', (), None, False),
     ('per_file_ignores', ('--per-file-ignores',), 'strs', (), None, None),
 )

@@ -36,7 +36,7 @@ from typing import Any
 from kdacheck import families, versions
 from kdacheck.families.fields import Fields
 from kdacheck.findings import InputError
-from kdacheck.models import Model, preset
+from kdacheck.models import Model
 
 MAX_CONFIG_BYTES = 1 << 20
 DSPARK_KEYS = ("dspark_block_size", "dspark_markov_rank", "dspark_noise_token_id", "dspark_target_layer_ids")
@@ -113,29 +113,68 @@ def _bundles_dspark(data: dict[str, Any], path: Path) -> bool | None:
     return None if "snapshots" in path.parts else False
 
 
-def read(path: Path, name: str, version: str | None = None) -> Model:
-    """The model a config.json describes (``name``: the launch's model path, for presets' params)."""
-    data = read_json(path)
+def parse_bytes(raw: bytes, where: str) -> dict[str, Any]:
+    """A config.json's bytes (from the Hugging Face cache or the Hub, already bounded), read as
+    :func:`read_json` reads a file; ``where`` names it in errors."""
+    try:
+        data = loads_config(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError) as e:
+        raise InputError(f"{where}: model config is not valid JSON: ({str(e)[:120]})") from None
+    if not isinstance(data, dict):
+        raise InputError(f"{where}: a model config.json must be a JSON object")
+    return data
+
+
+def read(path: Path, name: str, version: str | None = None, data: dict[str, Any] | None = None, origin: str = "",
+         source: str | None = None) -> Model:
+    """The model a config.json describes (``name``: the launch's model path, for presets' params).
+    ``data``: the config already read (the cache, the Hub, the bundled index), ``path`` then
+    only names it; ``origin``: where it came from (``Model.origin``); ``source``: the sentence
+    that says so (default: the path)."""
+    if data is None:
+        data = read_json(path)
     archs = data.get("architectures")
     arch = str(archs[0])[:120] if isinstance(archs, list) and archs and isinstance(archs[0], str) else "?"
     text = data.get("text_config") if isinstance(data.get("text_config"), dict) else None
     outer = Fields(data, path)
     inner = Fields(text, path, "text_config.") if text is not None else outer
     model_type = (inner.opt_str("model_type") or outer.opt_str("model_type") or "").lower()
-    source = f"config.json at {path}"
-    base = preset(name)
-    params = base.params if base else 0.0
+    source = source or f"config.json at {path}"
+    from kdacheck import model_index
+
+    # a checkpoint the bundled index knows by this name: its weights (the config has no parameter count)
+    base = model_index.match(name) if origin != "index" else None
+    params = float(model_index.entry(base.repo)["params"]) if base else 0.0
     wbytes = base.weight_bytes_per_param if base else 2.0
-    weights = _weights_from_index(path.parent)
+    weights = _weights_from_index(path.parent) if origin in ("", "folder") else None
     if weights is not None and not base:
         params, wbytes = float(weights), 1.0
         source += f"; weights {weights / 2**30:.1f} GiB from model.safetensors.index.json"
+    dspark = _bundles_dspark(data, path) if origin in ("", "folder", "hf-cache") else \
+        (True if any(data.get(k) is not None for k in DSPARK_KEYS) else None)
     common: dict[str, Any] = {"params": params, "weight_bytes_per_param": wbytes, "source": source,
-              "mla": "kv_lora_rank" in (text or data), "dspark_draft": _bundles_dspark(data, path)}
+              "mla": "kv_lora_rank" in (text or data), "dspark_draft": dspark, "origin": origin,
+              "vision": vision_tower(data, text)}
     view = families.ConfigView(path, name, arch, model_type, data, outer, inner, version or versions.NEWEST, common)
     model = families.read(view)  # the first family that claims it; full attention claims every config
     assert model is not None
     return model
+
+def vision_tower(data: dict[str, Any], text: dict[str, Any] | None) -> tuple[int, int] | None:
+    """The vision tower SGLang sizes ``mem_fraction_static`` by, or None where it does not.
+
+    SGLang 0.5.23 ``configs/model_config.py`` L674, L820-828: multimodal when the config nests a
+    ``text_config`` (``hf_config is not hf_text_config``; kdacheck does not copy the architecture
+    list ``multimodal_model_archs`` L2391) and not ``language_model_only``; then
+    ``memory_hook.py`` L432-441 reads ``vision_config.num_hidden_layers`` (24 when absent, e.g.
+    Qwen3.5's ``depth``) and ``hidden_size`` (1024)."""
+    vision = data.get("vision_config")
+    if text is None or not isinstance(vision, dict) or data.get("language_model_only") is True:
+        return None
+    layers, hidden = vision.get("num_hidden_layers", 24), vision.get("hidden_size", 1024)
+    ok = all(isinstance(x, int) and not isinstance(x, bool) and 0 < x <= 1 << 20 for x in (layers, hidden))
+    return (layers, hidden) if ok else None
+
 
 def _weights_from_index(folder: Path) -> int | None:
     """The checkpoint's weight bytes from ``model.safetensors.index.json`` ``metadata.total_size``."""

@@ -1,34 +1,98 @@
-"""Where a model's geometry comes from, in order: ``--model`` (a preset name, a folder or a
-config.json), the launch's ``--model-path`` as a local folder (confined to the repository),
-the Hugging Face cache, then the presets (``kdacheck.models``). Never a network call.
+"""Where a model's config.json comes from, in SGLang's order (transformers' ``AutoConfig``
+through huggingface_hub), then kdacheck's own fall-backs:
+
+1. ``--model`` (a preset name, a folder or a config.json) or the launch's ``--model-path`` as a
+   local folder (confined to the repository): ``origin`` ``folder``;
+2. the Hugging Face cache exactly as huggingface_hub lays it out (:func:`hub_cache_dir`,
+   :func:`cached_config`): ``hf-cache``;
+3. the bundled index of public config.json files (``kdacheck/data/model_index.json``,
+   :mod:`kdacheck.model_index`): ``index``, with its source repository and commit;
+4. the Hub itself, config.json only, in memory (:func:`fetch_hub_config`): ``hub``; never
+   with ``HF_HUB_OFFLINE`` or ``lint --offline``;
+5. else no geometry: the family guessed from the name (``models.guess_family``), said so.
+
+Nothing is written anywhere; huggingface_hub and urllib are imported only for a fetch.
 """
 
 from __future__ import annotations
 
-import contextlib
+import functools
 import os
 import re
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from kdacheck import model_config
+from kdacheck import model_config, model_index
 from kdacheck.findings import InputError
-from kdacheck.models import SHORT_NAMES, Model, preset
+from kdacheck.models import Model
+
+CACHE_MAX_BYTES = model_config.MAX_CONFIG_BYTES
+HUB_MAX_BYTES = 2 << 20  # a config.json from the Hub: 2 MiB at most
+HUB_TIMEOUT = 5.0  # seconds each connect or read may wait
+HUB_DEADLINE = 15.0  # seconds the whole fetch may take (a server trickling bytes)
+_TRUE = {"1", "ON", "YES", "TRUE"}  # huggingface_hub constants.py ENV_VARS_TRUE_VALUES
 
 
-def hf_cache_dirs() -> list[Path]:
-    out = []
-    if os.environ.get("HF_HUB_CACHE"):
-        out.append(Path(os.environ["HF_HUB_CACHE"]))
-    if os.environ.get("HF_HOME"):
-        out.append(Path(os.environ["HF_HOME"]) / "hub")
-    with contextlib.suppress(KeyError, RuntimeError):  # no HOME and no passwd entry (OpenShift-style UIDs)
-        out.append(Path.home() / ".cache" / "huggingface" / "hub")
-    return out
+def _expand(value: str) -> str:
+    return os.path.expandvars(os.path.expanduser(value))
+
+
+def hub_cache_dir() -> Path | None:
+    """The one cache folder huggingface_hub uses (1.x ``constants.py`` L158-183): ``HF_HUB_CACHE``,
+    else the legacy ``HUGGINGFACE_HUB_CACHE``, else ``HF_HOME/hub`` with ``HF_HOME`` defaulting
+    to ``$XDG_CACHE_HOME/huggingface``, else ``~/.cache/huggingface``. None: no home to find it."""
+    env = os.environ
+    try:
+        home = _expand(env.get("HF_HOME") or os.path.join(env.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"),
+                                                           "huggingface"))
+        return Path(_expand(env.get("HF_HUB_CACHE") or env.get("HUGGINGFACE_HUB_CACHE") or os.path.join(home, "hub")))
+    except (KeyError, RuntimeError):  # no HOME and no passwd entry (OpenShift-style UIDs)
+        return None
+
+
+_REVISION = re.compile(r"[A-Za-z0-9._-]{1,128}")
+
+
+def cached_config(repo_id: str) -> tuple[bytes, Path] | str | None:
+    """``config.json`` of ``repo_id`` at ``main`` in the Hugging Face cache, as huggingface_hub's
+    ``try_to_load_from_cache`` finds it (1.x ``file_download.py`` L1572-1613): the folder
+    ``models--{org}--{name}``, ``refs/main`` naming the commit, ``snapshots/<commit>/config.json``
+    (normally a link into ``blobs/``). Read through :mod:`kdacheck.confine` with the repo's folder
+    as the root: a link out of it, a device or a file over the bound is refused, never followed.
+    Returns (bytes, path), a sentence why it was not read, or None (not in the cache)."""
+    cache = hub_cache_dir()
+    if cache is None or hub_id_problem(repo_id) or "/" not in repo_id or repo_id.startswith(("/", ".", "~")):
+        return None
+    repo = cache / ("models--" + repo_id.replace("/", "--"))
+    try:
+        if repo.is_symlink():  # huggingface_hub makes real folders; a link would carry the confinement's root with it
+            return f"Hugging Face cache {repo.name}: a link to {os.path.realpath(repo)[:200]}, not a folder: not read"
+        if not repo.is_dir():
+            return None
+        ref = repo / "refs" / "main"
+        if not ref.is_file():
+            return None
+        from kdacheck import confine
+
+        root = os.path.realpath(repo)
+        revision = (confine.read(ref, root, 256, f"Hugging Face cache {repo.name}/refs/main") or b"").decode("ascii", "replace")
+        # huggingface_hub compares the ref's text with the snapshot names as it is (no strip)
+        if not _REVISION.fullmatch(revision) or revision in (".", "..") or revision not in os.listdir(repo / "snapshots"):
+            return None
+        path = repo / "snapshots" / revision / "config.json"
+        if not os.path.lexists(path):
+            return None
+        data = confine.read(path, root, CACHE_MAX_BYTES, f"Hugging Face cache {repo.name}/snapshots/{revision[:12]}/config.json")
+    except confine.Refused as e:
+        return str(e)
+    except OSError as e:
+        return f"Hugging Face cache {repo.name}: cannot read: {e.strerror or e}"
+    return (data or b""), path
 
 
 def find_local_config(model_path: str) -> Path | None:
-    """``config.json`` for a model path: a local folder, or a snapshot in the HF cache."""
+    """``config.json`` for a local model path: the file itself or a folder holding one."""
     if len(model_path) > 4096 or "\x00" in model_path:
         return None
     p = Path(model_path)
@@ -39,12 +103,6 @@ def find_local_config(model_path: str) -> Path | None:
             return p
         if (p / "config.json").exists():
             return p / "config.json"
-        if "/" in model_path and not p.is_absolute():
-            org_name = "models--" + model_path.strip("/").replace("/", "--")
-            for cache in hf_cache_dirs():
-                snaps = sorted((cache / org_name / "snapshots").glob("*/config.json"))[-1:]
-                if snaps and snaps[0].exists():
-                    return snaps[0]
     except OSError:
         return None
     return None
@@ -76,6 +134,103 @@ def hub_id_problem(path: str) -> str | None:
     return None
 
 
+def is_hub_id(path: str) -> bool:
+    """A valid Hub repo id that names no place on disk (``org/name``)."""
+    return "/" in path and not path.startswith(("/", ".", "~")) and "://" not in path and "$" not in path \
+        and "\\" not in path and hub_id_problem(path) is None
+
+
+def offline() -> bool:
+    """``HF_HUB_OFFLINE`` (or ``TRANSFORMERS_OFFLINE``) as huggingface_hub reads it."""
+    return (os.environ.get("HF_HUB_OFFLINE") or os.environ.get("TRANSFORMERS_OFFLINE") or "").upper() in _TRUE
+
+
+def hub_endpoint() -> str:
+    """``HF_ENDPOINT`` (huggingface_hub ``constants.py`` L69), without its trailing ``/``."""
+    return (os.environ.get("HF_ENDPOINT") or "https://huggingface.co").rstrip("/")
+
+
+def hub_url(repo_id: str) -> str:
+    """``{HF_ENDPOINT}/{repo}/resolve/main/config.json``: huggingface_hub's ``hf_hub_url`` when
+    importable, else the same template (``HUGGINGFACE_CO_URL_TEMPLATE``)."""
+    endpoint = hub_endpoint()
+    try:
+        from huggingface_hub import hf_hub_url
+
+        return str(hf_hub_url(repo_id, "config.json", revision="main", endpoint=endpoint))
+    except Exception:  # not installed, or an API that changed: the documented template
+        return f"{endpoint}/{repo_id}/resolve/main/config.json"
+
+
+class _NoRedirect(Exception):
+    pass
+
+
+def fetch_hub_config(repo_id: str) -> tuple[bytes | None, str]:
+    """config.json of ``repo_id`` from the Hub, in memory: (bytes, the URL) or (None, why not).
+
+    Bounded: at most :data:`HUB_MAX_BYTES` read (a longer body is refused, whatever its
+    Content-Length says), :data:`HUB_TIMEOUT` per socket wait, :data:`HUB_DEADLINE` for the
+    whole fetch. A token only from ``HF_TOKEN`` (or ``HUGGING_FACE_HUB_TOKEN``) and only to
+    the configured endpoint: it is never sent after a redirect. Never raises."""
+    import time
+    import urllib.error
+    import urllib.parse
+    import urllib.request
+
+    url = hub_url(repo_id)
+    endpoint = urllib.parse.urlsplit(hub_endpoint())
+    parts = urllib.parse.urlsplit(url)
+    if parts.scheme not in ("http", "https") or (parts.scheme, parts.netloc) != (endpoint.scheme, endpoint.netloc):
+        return None, f"the Hub URL {url[:200]} is not on HF_ENDPOINT"
+    request = urllib.request.Request(url, headers={"User-Agent": "kdacheck (config.json only)", "Accept": "application/json"})
+    token = os.environ.get("HF_TOKEN") or os.environ.get("HUGGING_FACE_HUB_TOKEN")
+    if token and len(token) < 1024 and token.isprintable():
+        request.add_unredirected_header("Authorization", f"Bearer {token}")  # never carried to a redirect's target
+
+    class Redirects(urllib.request.HTTPRedirectHandler):
+        max_redirections = 3
+
+        def redirect_request(self, req: Any, fp: Any, code: int, msg: str, headers: Any, newurl: str) -> Any:
+            target = urllib.parse.urlsplit(urllib.parse.urljoin(req.full_url, newurl))
+            if target.scheme not in ("http", "https"):
+                raise _NoRedirect(f"a redirect to {target.scheme or '?'}:")
+            return super().redirect_request(req, fp, code, msg, headers, newurl)
+
+    opener = urllib.request.build_opener(Redirects, urllib.request.ProxyHandler())
+    start = time.monotonic()
+    where = f"the Hub ({parts.netloc[:100]}) for {repo_id}"
+    try:
+        with opener.open(request, timeout=HUB_TIMEOUT) as response:
+            length = response.headers.get("Content-Length")
+            if length is not None and length.strip().isdigit() and int(length) > HUB_MAX_BYTES:
+                return None, f"{where}: config.json of {int(length):,} bytes is over the {HUB_MAX_BYTES:,}-byte limit: not read"
+            chunks: list[bytes] = []
+            got = 0
+            while True:
+                if time.monotonic() - start > HUB_DEADLINE:
+                    return None, f"{where}: no complete answer within {HUB_DEADLINE:g} s: not read"
+                # read1: what has arrived (read() would wait for the whole chunk while a server trickles bytes)
+                chunk = response.read1(min(65536, HUB_MAX_BYTES + 1 - got))
+                if not chunk:
+                    break
+                chunks.append(chunk)
+                got += len(chunk)
+                if got > HUB_MAX_BYTES:
+                    return None, f"{where}: config.json over the {HUB_MAX_BYTES:,}-byte limit: not read"
+    except urllib.error.HTTPError as e:
+        hint = {401: " (a gated or private repo: set HF_TOKEN)", 403: " (access refused: set HF_TOKEN)", 404: " (no such repo or file)"}
+        return None, f"{where}: HTTP {e.code}{hint.get(e.code, '')}"
+    except _NoRedirect as e:
+        return None, f"{where}: {e} refused"
+    except (OSError, ValueError) as e:  # URLError, timeouts, resets, a malformed answer
+        reason = getattr(e, "reason", None) or e
+        return None, f"{where}: {str(reason)[:160] or type(e).__name__}"
+    except Exception as e:  # http.client's own errors (IncompleteRead, BadStatusLine, ...)
+        return None, f"{where}: {type(e).__name__}"
+    return b"".join(chunks), url
+
+
 def launch_local_path(path: str, base_dir: str | None, root: str | None, flag: str = "--model-path") -> str:
     """A model folder a launch names, as kdacheck reads it: relative to the launch file's folder
     (else the repository root), refused with exit 2 when it lies outside the repository (``root``
@@ -96,13 +251,73 @@ def launch_local_path(path: str, base_dir: str | None, root: str | None, flag: s
     return path
 
 
+@functools.cache
+def _entry_model(repo: str, version: str | None) -> Model:
+    entry = model_index.entry(repo)
+    source = f"bundled index: {repo} ({entry['source']})"
+    m = model_config.read(Path(f"<bundled index: {repo}>"), repo, version, dict(entry["config"]), "index", source)
+    return replace(m, params=float(entry["params"]), weight_bytes_per_param=float(entry["weight_bytes_per_param"]))
+
+
+def preset(name: str, version: str | None = None, loose: bool = True) -> Model | None:
+    """The bundled index's model for ``name`` (:func:`kdacheck.model_index.match`), read by the
+    family readers as any config.json, or None."""
+    found = model_index.match(name, loose)
+    if found is None:
+        return None
+    m = _entry_model(found.repo, version)
+    if not found.note:
+        return m
+    return replace(m, name=name, weight_bytes_per_param=found.weight_bytes_per_param, source=f"{m.source}; {found.note}")
+
+
+def short_names() -> dict[str, str]:
+    """``--model`` short names (``kimi-linear``) and the ids they stand for."""
+    return model_index.short_names()
+
+
+def _remote(name: str, version: str | None, hub: bool) -> tuple[Model | None, str]:
+    """A Hub id's config from the cache, the bundled index or the Hub, in that order; (None,
+    what was tried) when none holds it."""
+    tried = []
+    cached = cached_config(name)
+    if isinstance(cached, tuple):
+        data, path = cached
+        parsed = model_config.parse_bytes(data, str(path))
+        return model_config.read(path, name, version, parsed, "hf-cache", f"Hugging Face cache: {path}"), f"Hugging Face cache: {path}"
+    tried.append(f"Hugging Face cache: {cached}" if isinstance(cached, str) else "not in the Hugging Face cache")
+    found = preset(name, version, loose=False)
+    if found is not None:
+        return found, found.source
+    tried.append("not in the bundled index")
+    if not hub:
+        tried.append("the Hub not asked (--offline)")
+    elif offline():
+        tried.append("the Hub not asked (HF_HUB_OFFLINE)")
+    else:
+        raw, where = fetch_hub_config(name)
+        answer: dict[str, Any] | None = None
+        if raw is not None:
+            try:
+                answer = model_config.parse_bytes(raw, where)
+            except InputError as e:  # not a config at all (a proxy's page): said, never the run's failure
+                tried.append(f"the Hub's answer is not a config.json: {str(e)[:200]}")
+        if answer is not None:
+            # a config the readers refuse is refused as a local one is (SGLang reads the same file)
+            return model_config.read(Path("config.json"), name, version, answer, "hub", f"the Hub: {where}"), f"the Hub: {where}"
+        if raw is None:
+            tried.append(f"not fetched: {where}")
+    return None, "; ".join(tried)
+
+
 def load_model(spec: str | None, model_path: str | None, version: str | None = None,
-               where: tuple[str | None, str | None] | None = None) -> tuple[Model | None, str]:
-    """The model geometry and a sentence saying where it came from.
+               where: tuple[str | None, str | None] | None = None, hub: bool = True) -> tuple[Model | None, str]:
+    """The model geometry and a sentence saying where it came from (or what was tried).
 
     ``spec`` is the ``--model`` option (preset name, folder or config.json); else the launch's
-    ``--model-path`` is looked up locally, else matched against the presets. ``where``:
-    (the launch file's folder, the repository root or None) to confine a launch's local path.
+    ``--model-path``: a local folder, else (a Hub id) the cache, the bundled index, the Hub
+    (``hub``: False with ``lint --offline``). ``where``: (the launch file's folder, the
+    repository root or None) to confine a launch's local path.
     """
     for candidate, how in ((spec, "--model"), (model_path, "--model-path")):
         if not candidate:
@@ -117,16 +332,22 @@ def load_model(spec: str | None, model_path: str | None, version: str | None = N
             confine.check(cfg_path, where[1], f"--model-path {candidate[:200]}: {cfg_path.name}")
         if cfg_path is not None:
             name = model_path or candidate
-            return model_config.read(cfg_path, name, version), f"{how}: {cfg_path}"
-        if how == "--model-path" and hub_id_problem(candidate):
-            continue  # SGLang cannot load its config (MODEL002): never a preset's geometry
-        found = preset(candidate)
-        if found is not None:
-            return found, f"{found.source}, matched by {how} {candidate}"
+            return model_config.read(cfg_path, name, version, origin="folder" if how == "--model-path" else ""), f"{how}: {cfg_path}"
         if how == "--model":
+            found = preset(candidate, version)
+            if found is not None:
+                return found, f"{found.source}, matched by {how} {candidate}"
             raise InputError(
-                f"--model {candidate}: not a preset ({', '.join(SHORT_NAMES)}), a folder with config.json, or a config.json"
+                f"--model {candidate}: not a preset ({', '.join(short_names())}), a folder with config.json, or a config.json"
             )
+        if hub_id_problem(candidate):
+            continue  # SGLang cannot load its config (MODEL002): never a preset's geometry
+        if is_hub_id(candidate):
+            return _remote(candidate, version, hub)
+        found = preset(candidate, version)  # a path not on this machine: the bundled index, matched by its name
+        if found is not None:
+            return found, f"{found.source}, matched by {how} {candidate[:200]}"
+        return None, "not a local folder here, and not a Hub repo id"
     return None, "no model geometry (unknown model)"
 
 
@@ -138,16 +359,25 @@ def draft_block_size(draft_path: str | None, where: tuple[str | None, str | None
     if isinstance(draft_path, str) and where is not None:
         draft_path = launch_local_path(draft_path, *where, flag="--speculative-draft-model-path")
     path = find_local_config(draft_path) if isinstance(draft_path, str) else None
+    data: dict[str, Any] | None = None
+    if path is None and isinstance(draft_path, str) and is_hub_id(draft_path):
+        cached = cached_config(draft_path)
+        if isinstance(cached, tuple):
+            try:
+                data, path = model_config.parse_bytes(cached[0], str(cached[1])), cached[1]
+            except InputError:
+                return None, f"draft config {cached[1]} unreadable"
     if path is None:
         return None, "no local draft config.json"
-    if where is not None and isinstance(draft_path, str) and os.path.lexists(draft_path):
-        from kdacheck import confine
+    if data is None:
+        if where is not None and isinstance(draft_path, str) and os.path.lexists(draft_path):
+            from kdacheck import confine
 
-        confine.check(path, where[1], f"--speculative-draft-model-path {draft_path[:200]}: {path.name}")
-    try:
-        data = model_config.read_json(path)
-    except InputError:
-        return None, f"draft config {path} unreadable"
+            confine.check(path, where[1], f"--speculative-draft-model-path {draft_path[:200]}: {path.name}")
+        try:
+            data = model_config.read_json(path)
+        except InputError:
+            return None, f"draft config {path} unreadable"
     raw = data.get("dflash_config")
     dflash: dict[str, Any] = raw if isinstance(raw, dict) else {}
     for field, value in (("dspark_block_size", data.get("dspark_block_size")), ("dflash_config.block_size", dflash.get("block_size")),

@@ -1,16 +1,16 @@
 """Model geometry: the family SGLang gives a model and what its state and scratch shapes depend on.
 
-From a local ``config.json`` (a folder, the file itself, or the Hugging Face cache; read by
-``kdacheck.model_config`` the way SGLang's config classes read it) or, failing that, a built-in
-preset of a public checkpoint. Never a network call. An unknown model gets a family guessed
-from its name where one can be (:func:`guess_family`), and says so.
+From a ``config.json`` (``kdacheck.model_source``: a folder, the Hugging Face cache, the bundled
+index of public configs, the Hub; read by ``kdacheck.model_config`` the way SGLang's config
+classes read it). An unknown model gets a family guessed from its name where one can be
+(:func:`guess_family`), and says so.
 """
 
 from __future__ import annotations
 
 import enum
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 DTYPE_BYTES = {"float32": 4, "bfloat16": 2, "float16": 2, "fp8": 1, "float8_e4m3fn": 1}
 
@@ -76,6 +76,11 @@ class Model:
     index_kpool: int = 1  # DSA: index key pooling (page size 64 · index_kpool)
     intermediate: int = 0  # Mamba2/GDN: I of Mamba2StateShape (0: H·P)
     dspark_draft: bool | None = None  # the checkpoint bundles a DSpark draft (None: cannot tell, e.g. a preset or a Hub id)
+    unmodelled: str = ""  # SGLang keeps state for it that kdacheck does not model: which state (the rules needing it are not checked)
+    origin: str = ""  # where the config came from: "folder", "hf-cache", "index", "hub" (empty: a preset or --model)
+    # SGLang treats it as a multimodal model with a vision tower: (vision_config.num_hidden_layers, hidden_size),
+    # SGLang's defaults 24 / 1024 where absent (0.5.23 memory_hook.py L417-462 adjust_mem_fraction_for_vlm)
+    vision: tuple[int, int] | None = None
 
     def __post_init__(self) -> None:
         if not self.intermediate and self.family in (Family.GDN, Family.MAMBA2):
@@ -90,89 +95,26 @@ class Model:
         return int(self.params * self.weight_bytes_per_param)
 
 
-_KIMI = "preset: the public config.json (tests/data/models/kimi-linear-48b); 48 B parameters in bfloat16"
-_QWEN35 = ("preset: the text config of Qwen/Qwen3.5-397B-A17B's public config.json as quoted consistently in several public "
-           "repositories (60 layers, full_attention_interval 4, linear key/value heads 16/64, dims 128, conv 4); 397 B in bfloat16")
-PRESETS: dict[str, Model] = {
-    "moonshotai/Kimi-Linear-48B-A3B-Instruct": Model(
-        "moonshotai/Kimi-Linear-48B-A3B-Instruct", "KimiLinearForCausalLM", Family.KDA, 27, 20, 32, 32, 128, 128, 4,
-        params=48e9, source=_KIMI, mla=True),
-    "Qwen/Qwen3-Next-80B-A3B-Instruct": Model(
-        "Qwen/Qwen3-Next-80B-A3B-Instruct", "Qwen3NextForCausalLM", Family.GDN, 48, 36, 16, 32, 128, 128, 4,
-        params=80e9, source="preset: the public config.json (tests/data/models/qwen3-next-80b); 80 B parameters in bfloat16"),
-    "Qwen/Qwen3.5-397B-A17B": Model(
-        "Qwen/Qwen3.5-397B-A17B", "Qwen3_5MoeForConditionalGeneration", Family.GDN, 60, 45, 16, 64, 128, 128, 4,
-        params=397e9, source=_QWEN35),
-    "Qwen/Qwen3.5-27B": Model(
-        "Qwen/Qwen3.5-27B", "Qwen3_5ForConditionalGeneration", Family.GDN, 64, 48, 16, 48, 128, 128, 4, params=27e9,
-        source="preset: Qwen3.5-27B's text config as quoted in public repositories (64 layers, interval 4, linear key/value "
-               "heads 16/48, dims 128, conv 4); 27 B in bfloat16"),
-    "deepseek-ai/DeepSeek-V3.2": Model(
-        "deepseek-ai/DeepSeek-V3.2", "DeepseekV32ForCausalLM", Family.DSA, 61, index_topk=2048, params=671e9,
-        weight_bytes_per_param=1.0, mla=True,
-        source="preset: the public config.json (tests/data/models/deepseek-v3.2); 671 B parameters in FP8"),
-    "zai-org/GLM-5.1": Model(
-        "zai-org/GLM-5.1", "GlmMoeDsaForCausalLM", Family.DSA, 78, index_topk=2048, params=754e9, mla=True,
-        source="preset: the public config.json of GLM-5.1 (tests/data/models/glm-5.1), the same architecture as GLM-5; "
-               "754 B parameters in bfloat16"),
-    "nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16": Model(
-        "nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16", "NemotronHForCausalLM", Family.MAMBA2, 52, 23, 8, 64, 128, 64, 4,
-        params=31.6e9, source="preset: the public config.json (tests/data/models/nemotron-3-nano: 23 Mamba2 layers of 52, "
-                              "64 heads × 64, 8 groups, state 128, conv 4); about 31.6 B parameters in bfloat16"),
-    "ibm-granite/granite-4.0-h-tiny": Model(
-        "ibm-granite/granite-4.0-h-tiny", "GraniteMoeHybridForCausalLM", Family.MAMBA2, 40, 36, 1, 48, 128, 64, 4,
-        params=7e9, intermediate=3072,
-        source="preset: granite-4.0-h-tiny's config.json as quoted in public repositories (36 Mamba2 layers of 40, "
-               "48 heads × 64, 1 group, state 128, conv 4, expand 2 × hidden 1536); about 7 B parameters in bfloat16"),
-    "meta-llama/Meta-Llama-3-8B-Instruct": Model(
-        "meta-llama/Meta-Llama-3-8B-Instruct", "LlamaForCausalLM", Family.OTHER, 32, params=8.03e9,
-        source="preset: the public config.json (tests/data/models/llama-3-8b); 8.03 B parameters in bfloat16"),
-}
-# Other public names of the same geometry.
-ALIASES = {
-    "moonshotai/Kimi-Linear-48B-A3B-Base": "moonshotai/Kimi-Linear-48B-A3B-Instruct",
-    "Qwen/Qwen3-Next-80B-A3B-Thinking": "Qwen/Qwen3-Next-80B-A3B-Instruct",
-    "deepseek-ai/DeepSeek-V3.2-Exp": "deepseek-ai/DeepSeek-V3.2",
-    "deepseek-ai/DeepSeek-V3.2-Speciale": "deepseek-ai/DeepSeek-V3.2",
-    "zai-org/GLM-5": "zai-org/GLM-5.1",
-    "nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B": "nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16",
-    "meta-llama/Llama-3.1-8B-Instruct": "meta-llama/Meta-Llama-3-8B-Instruct",
-}
-SHORT_NAMES = {
-    "kimi-linear": "moonshotai/Kimi-Linear-48B-A3B-Instruct",
-    "qwen3-next": "Qwen/Qwen3-Next-80B-A3B-Instruct",
-    "qwen3.5-397b": "Qwen/Qwen3.5-397B-A17B",
-    "qwen3.5-27b": "Qwen/Qwen3.5-27B",
-    "deepseek-v3.2": "deepseek-ai/DeepSeek-V3.2",
-    "glm-5": "zai-org/GLM-5.1",
-    "nemotron-3-nano": "nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16",
-    "granite-4.0-h-tiny": "ibm-granite/granite-4.0-h-tiny",
-    "llama-3-8b": "meta-llama/Meta-Llama-3-8B-Instruct",
-}
-# Quantised variants share the base geometry; bytes per parameter of their weights.
-_QUANT_SUFFIXES = (("-nvfp4", 0.5625), ("-fp4", 0.5625), ("-awq", 0.5625), ("-gptq-int4", 0.5625), ("-int4", 0.5625),
-                   ("-fp8-dynamic", 1.0), ("-fp8", 1.0), ("-int8", 1.0), ("-bf16", 2.0))
+ORIGINS = {"folder": "a local folder", "hf-cache": "the Hugging Face cache", "index": "the bundled index", "hub": "the Hub",
+           "": "--model"}
 
 
-def preset(name: str) -> Model | None:
-    """The preset for a model name: exact, alias, a quantised variant (``-FP8``, ``-NVFP4``,
-    ``-AWQ``: the base geometry, its bytes per parameter), a short name, or a name containing one."""
-    if name in PRESETS:
-        return PRESETS[name]
-    if name in ALIASES:
-        return replace(PRESETS[ALIASES[name]], name=name)
-    low = name.lower().rstrip("/")
-    for suffix, wbytes in _QUANT_SUFFIXES:
-        if low.endswith(suffix) and len(low) > len(suffix):
-            base = preset(name.rstrip("/")[: -len(suffix)])
-            if base is not None:
-                return replace(base, name=name, weight_bytes_per_param=wbytes,
-                               source=f"{base.source}; {suffix[1:].upper()} weights ({wbytes:g} bytes per parameter)")
-    leaf = low.rsplit("/", 1)[-1]
-    for short, full in SHORT_NAMES.items():
-        if low == short or short in leaf or short in low:
-            return replace(PRESETS[full], name=name) if name != full else PRESETS[full]
-    return None
+def origin(model: Model | None, guess: Family | None) -> str:
+    """Where a launch's model came from, as one word for JSON (``commands[].model_origin``):
+    ``folder``, ``hf-cache``, ``index``, ``hub``, ``option`` (``--model``), ``guess`` (not read;
+    a family from the name) or ``none``."""
+    if model is not None:
+        return model.origin or "option"
+    return "guess" if guess is not None else "none"
+
+
+def origin_label(model: Model | None, guess: Family | None) -> str:
+    """The same, in words, for the report's header."""
+    if model is not None:
+        return f"from {ORIGINS.get(model.origin, model.origin)}"
+    if guess is not None:
+        return f"not read; guessed from the name: {guess.label}"
+    return "not read"
 
 
 # A family from a model name alone, for models kdacheck has no geometry for (said so).

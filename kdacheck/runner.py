@@ -20,7 +20,7 @@ from typing import IO, Any
 from kdacheck.findings import InputError
 from kdacheck.kernels import ops
 from kdacheck.kernels.cases import AnyCase, Gate, GatherCase, Mamba2Case, VerifyCase
-from kdacheck.models import PRESETS, Family, Model
+from kdacheck.models import Family, Model
 from kdacheck.resolve import Resolved
 
 DEFAULT_MODEL = "moonshotai/Kimi-Linear-48B-A3B-Instruct"
@@ -127,7 +127,11 @@ def _verify_geometry(model: Model) -> tuple[Model, str]:
         return model, "GDN verify (a scalar gate per head: SGLang's fused_sigmoid_gating_delta_rule_update with is_kda=False, a[T, HV] and dt_bias[HV])"
     if model.hybrid:
         return model, "KDA verify"
-    return PRESETS[DEFAULT_MODEL], f"KDA verify (self-check with {DEFAULT_MODEL}: {model.name} has no linear attention)"
+    from kdacheck.model_source import preset
+
+    default = preset(DEFAULT_MODEL)
+    assert default is not None  # the bundled index holds it (tests/test_model_index.py)
+    return default, f"KDA verify (self-check with {DEFAULT_MODEL}: {model.name} has no linear attention)"
 
 
 def plan_from_options(steps: int, topk: int, draft_tokens: int | None, batch: int | None, model_name: str | None, tp: int, buffer_steps: int | None, plan_capacity: int | None, on_cpu: bool, verify_backend: str = "flashinfer") -> Plan:

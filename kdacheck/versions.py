@@ -73,3 +73,6 @@ def vtuple(version: str) -> tuple[int, ...]:
 def at_least(version: str, first: str) -> bool:
     """Whether ``version`` has the behaviour that starts in ``first``."""
     return vtuple(version) >= vtuple(first)
+# --mamba-full-memory-ratio unset resolves to its declared fallback 0.9 (0.5.23
+# arg_groups/fields/schedule.py L220-226 ``fallback=0.9``), in ServerArgs for every model.
+MAMBA_FULL_MEMORY_RATIO_FALLBACK = "0.5.20"

@@ -13,3 +13,7 @@ if os.environ.get("KDACHECK_TEST_DEVICE", "cpu") == "cuda":
     os.environ.pop("TRITON_INTERPRET", None)
 else:
     os.environ["TRITON_INTERPRET"] = "1"
+
+# CI has no network: no test asks the Hugging Face Hub (the Hub tests serve their own, on
+# localhost, and lift this for themselves: tests/test_hostile_models.py).
+os.environ["HF_HUB_OFFLINE"] = "1"

@@ -21,36 +21,23 @@ from kdacheck.gpus import gpu as gpu_profile
 from kdacheck.lint import Options, lint_text
 from kdacheck.resolve import Resolved
 from kdacheck.rules import REGISTRY
+from kdacheck.rules.sglang import AFTER_RESOLUTION
 
 ROOT = Path(__file__).resolve().parent.parent
 GOLDEN = ROOT / "tests" / "data" / "sglang-golden"
 MODELS = ROOT / "tests" / "data" / "models"
 
-# Rules whose errors SGLang raises after its argument pipeline, so a golden "starts" cannot
-# confirm or refute them (the place that raises, SGLang 0.5.23):
-POST_RESOLUTION = {
-    "KDA001": "srt/layers/attention/linear/kernels/kda_flashinfer.py L297 (first verify batch)",
-    "KDA002": "srt/layers/attention/linear/kernels/kda_flashinfer.py L333 (CUDA-graph capture / first verify)",
-    "KDA003": "srt/layers/attention/linear/kda_backend.py L509 (backend init)",
-    "KDA005": "srt/layers/attention/linear/kda_backend.py (backend init)",
-    "KDA007": "srt/configs/mamba_utils.py (state shapes at model init)",
-    "MEM002": "srt/mem_cache/kv_cache_configurator.py (pool sizing at model-runner init)",
-    "HSP001": "srt/managers/hisparse_coordinator.py L180 (coordinator init)",
-    "HSP002": "srt/managers/hisparse_coordinator.py L184 (coordinator init)",
-    "HSP003": "kernels/ops/kvcache/hisparse.py L123 (first speculative swap)",
-    "HSP004": "srt/managers/hisparse_coordinator.py (coordinator init)",
-    "HSP005": "srt/managers/hisparse_coordinator.py (coordinator init)",
-    "SPEC003": "the draft tree builder (first draft)",
-    "SPEC015": "srt/model_executor/model_runner_components/attention_backend_setup.py L55/L65 (model-runner init, after the weights load)",
-    "RSSM001": "srt/layers/attention/linear (ReplaySSM init)",
-    "SPEC010": "the draft worker and the state pool (zero or negative counts pass the argument pipeline)",
-    "SPEC013": "srt/mem_cache/kv_cache_configurator.py L3300 (state-cache sizing asserts D is set)",
-}
+# Rules whose errors SGLang raises after its argument pipeline (kdacheck.rules.sglang.AFTER_RESOLUTION).
+POST_RESOLUTION = AFTER_RESOLUTION
 
 # SGLang's refusal (raising function, and a piece of its message when the function raises
 # several) → the kdacheck code that names that cause.
 CAUSES: tuple[tuple[str, str, str], ...] = (
     ("handle_kv4_compatibility", "nvfp4 requires Blackwell", "ATTN003"),
+    ("handle_kv4_compatibility", "", "ATTN005"),
+    ("handle_nvfp4_prefill_kv_dequant_dtype", "", "ATTN005"),
+    ("_check_dsa_backend_constraints", "", "ATTN004"),
+    ("handle_attention_backend_compatibility", "Flex Attention", "ATTN006"),
     ("validate_mamba_extra_buffer", "", "RADIX001"),  # during resolution (mamba_hook.py), not at cache init
     ("check_server_args", "chunked_prefill_size must be divisible by page_size", "PAR004"),
     ("handle_mxfp8_kv_cache_compatibility", "mxfp8 requires an SM100+", "ATTN003"),
@@ -58,6 +45,7 @@ CAUSES: tuple[tuple[str, str, str], ...] = (
     ("prepare_server_args", "unrecognized arguments", "ARG001"),
     ("prepare_server_args", "invalid", "ARG004"),
     ("prepare_server_args", "expected", "ARG004"),
+    ("_handle_ngram", "division or modulo by zero", "SPEC010"),
     ("_handle_ngram", "", "SPEC006"),
     ("_handle_eagle_family", "page_size > 1 is only supported", "SPEC004"),
     ("_handle_eagle_family", "trtllm_mha backend only supports topk", "SPEC005"),
@@ -80,6 +68,8 @@ CAUSES: tuple[tuple[str, str, str], ...] = (
     ("validate_mamba_no_buffer", "", "RADIX002"),
     ("handle_mamba_radix_cache", "", "RADIX003"),
     ("_mla_kv_cache_dtype_checks", "", "ATTN001"),
+    # SGLang's NemotronHConfig refuses the config at load; kdacheck says so and cannot check (exit 2)
+    ("_validate_layers_block_type", "", "INPUT"),
     ("_dsa_kv_cache_dtype_default", "", "ATTN002"),
 )
 
@@ -110,6 +100,10 @@ class Comparison:
     cause_named: int = 0  # ... and kdacheck reports that code
     cause_unmapped: Counter[str] = field(default_factory=Counter)  # both refuse, cause not in CAUSES
     cause_missed: Counter[str] = field(default_factory=Counter)  # the cause code kdacheck did not report
+    # the resolved view's ``sglang.<field>`` layer against SGLang's resolved_dict(), on cases SGLang starts
+    layer_total: Counter[str] = field(default_factory=Counter)
+    layer_equal: Counter[str] = field(default_factory=Counter)
+    layer_mismatches: list[tuple[str, str, Any, Any]] = field(default_factory=list)  # (id, field, SGLang, kdacheck)
 
     @property
     def verdict_agreement(self) -> float:
@@ -123,6 +117,9 @@ class Comparison:
 
     def field_agreement(self, name: str) -> float:
         return self.field_equal[name] / max(1, self.field_total[name])
+
+    def layer_agreement(self, name: str) -> float:
+        return self.layer_equal[name] / max(1, self.layer_total[name])
 
 
 def load(version: str) -> list[dict[str, Any]]:
@@ -151,6 +148,8 @@ def lint_case(case: dict[str, Any]) -> tuple[Resolved | None, set[str]]:
     """kdacheck on one golden case: its resolved configuration and its error codes."""
     text = "python -m sglang.launch_server " + shlex.join(_drafts_local(case["argv"]))
     folder = MODELS / case["model"]
+    if not folder.is_dir():  # the harness-only model folders (benchmarks/sglang_diff/models, SOURCES.md there)
+        folder = DRAFTS / case["model"]
     opts = Options(version=case["sglang_version"], model=str(folder) if folder.is_dir() else None,
                    gpu=gpu_profile(case["gpu"]))
     result = lint_text(text, "<golden>", opts, ".")
@@ -160,9 +159,27 @@ def lint_case(case: dict[str, Any]) -> tuple[Resolved | None, set[str]]:
     return (result.resolved[0] if result.resolved else None), errors
 
 
-def compare(version: str) -> Comparison:
+def family_of(slug: str) -> str:
+    """The family a golden's model folder belongs to: ``benchmarks/sglang_diff/generate.py``'s
+    ``kind`` (dense, kda, gdn, mamba, dsa), read from that standard-library module."""
+    import importlib.util
+
+    global _KINDS
+    if _KINDS is None:
+        spec = importlib.util.spec_from_file_location("sglang_diff_generate", DRAFTS.parent / "generate.py")
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        _KINDS = {m: info["kind"] for m, info in module.MODELS.items()}
+    return _KINDS.get(slug, "?")
+
+
+_KINDS: dict[str, str] | None = None
+
+
+def compare(version: str, rows: list[dict[str, Any]] | None = None) -> Comparison:
     out = Comparison(version)
-    for case in load(version):
+    for case in load(version) if rows is None else rows:
         if case["verdict"] not in ("starts", "refused"):
             continue
         out.cases += 1
@@ -188,6 +205,7 @@ def compare(version: str) -> Comparison:
                                    "sglang": case.get("exception"), "message": case.get("message", "")[:160],
                                    "raised_at": case.get("raised_at"), "kdacheck": sorted(errors)})
         if case["verdict"] == "starts" and cfg is not None:
+            _compare_layer(out, case, cfg)
             for sg, ours_name in FIELDS.items():
                 if sg not in case["resolved"] or ours_name not in cfg.vals:
                     continue
@@ -202,6 +220,22 @@ def compare(version: str) -> Comparison:
                 if want == got:
                     out.field_equal[sg] += 1
     return out
+
+
+def _compare_layer(out: Comparison, case: dict[str, Any], cfg: Resolved) -> None:
+    """Every ``sglang.<field>`` of the resolved view against the golden's ``resolved`` value."""
+    from kdacheck.report.values import SGLANG_FIELDS, layers
+
+    shown = layers(cfg)
+    for name in SGLANG_FIELDS:
+        if name not in case["resolved"] or f"sglang.{name}" not in shown:
+            continue
+        want, got = case["resolved"][name], shown[f"sglang.{name}"][1]
+        out.layer_total[name] += 1
+        if json.dumps(want) == json.dumps(got):
+            out.layer_equal[name] += 1
+        else:
+            out.layer_mismatches.append((case["id"], name, want, got))
 
 
 def known_codes() -> set[str]:

@@ -35,6 +35,7 @@ CASES: dict[str, tuple[str, str, str | None]] = {
     "MEM003": (f"{KIMI} {EAGLE} --tp-size 2 --max-running-requests 4096", f"{KIMI} {EAGLE} --tp-size 2 --max-running-requests 48", "h100"),
     "MEM004": (f"{KIMI} --speculative-algorithm EAGLE --speculative-adaptive --tp-size 4", f"{KIMI} {EAGLE} --tp-size 4", "h200"),
     "MEM005": (f"{KIMI} {EAGLE} --tp-size 4 --disable-radix-cache --max-running-requests 512", f"{KIMI} {EAGLE} --tp-size 4 --disable-radix-cache --max-running-requests 256", "h200"),
+    "ARG009": (f'{KIMI} "${{EXTRA_ARGS[@]}}"', f'EXTRA_ARGS=(--tp-size 4)\n{KIMI} "${{EXTRA_ARGS[@]}}"', None),
     "HSP003": (f"{LAUNCH} --model-path deepseek-ai/DeepSeek-V3.2 --enable-hisparse --disable-radix-cache {EAGLE}", f"{LAUNCH} --model-path deepseek-ai/DeepSeek-V3.2 --disable-radix-cache {EAGLE}", None),
 }
 # Rules no launch configuration can trigger statically, and where they are exercised instead.
@@ -94,10 +95,11 @@ CLEAN = [
 
 
 @pytest.mark.parametrize("path", CLEAN, ids=lambda p: p.name)
-def test_clean_example_has_no_error(path: Path) -> None:
+def test_clean_example_passes_the_default_gate(path: Path) -> None:
+    """Nothing at or above the default threshold (warning): a clean example exits 0."""
     result = lint(path.read_text(encoding="utf-8"), gpu=gpu_of(path) or "h200", path=str(path))
     assert result.error is None and result.resolved
-    assert not [f for f in result.findings if f.severity.label == "error"], result.findings
+    assert not [f for f in result.findings if f.severity.label in ("error", "warning")], result.findings
 
 
 # Rules whose documented example is not a lint (a `kdacheck run` or SGLang itself), and why.

@@ -40,7 +40,8 @@ def test_statistics_counts_per_rule() -> None:
     assert "2  ARG003    [info]  full-flag-names" in lines
     assert lines[-1].endswith("findings in 2 files")
     doc = json.loads(_kdacheck("lint", ARG003, "--statistics", "--output-format", "json").stdout)
-    assert {"code": "ARG003", "name": "full-flag-names", "severity": "info", "count": 2} in doc
+    assert {"code": "ARG003", "name": "full-flag-names", "severity": "info", "count": 2} in doc["statistics"]["rules"]
+    assert "files" in doc and "summary" in doc  # the report, with its statistics object
 
 
 def test_show_settings_names_each_source(tmp_path: Path) -> None:
@@ -117,8 +118,9 @@ def test_gitlab_code_quality_report(tmp_path: Path) -> None:
         assert set(i) == {"description", "check_name", "fingerprint", "severity", "location"}
         assert i["severity"] in ("info", "minor", "major", "critical", "blocker")
         assert not i["location"]["path"].startswith("/") and i["location"]["lines"]["begin"] >= 1
-    assert {i["check_name"] for i in issues} == {"KDA007", "SPEC002"}  # facts (info) left out
-    assert {i["check_name"]: i["severity"] for i in issues} == {"KDA007": "critical", "SPEC002": "major"}
+    # facts (info) left out; what could not be checked (MEM002 without --gpu) is an info issue
+    assert {i["check_name"]: i["severity"] for i in issues} == {"KDA007": "critical", "SPEC002": "major", "MEM002": "info"}
+    assert "could not be checked: needs --gpu" in next(i["description"] for i in issues if i["check_name"] == "MEM002")
     assert len({i["fingerprint"] for i in issues}) == len(issues)
     fail = _kdacheck("lint", "nonexistent.sh", "--output-format", "gitlab")
     assert fail.returncode == 2 and [i["severity"] for i in json.loads(fail.stdout)] == ["blocker"]

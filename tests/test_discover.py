@@ -181,3 +181,48 @@ def test_file_level_suppression_and_malformed_directives() -> None:
     # an ignore-file that silences nothing is reported like any unused suppression
     _found, unused, _n = codes_at("# kdacheck: ignore-file[KDA001]\nmodel-path: m\n", "c.yaml")
     assert unused == [(1, "KDA001")]
+
+
+def test_folder_walks_find_dockerfiles_by_name(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Docker's and Podman's build-file names (``Dockerfile``, ``Containerfile``, ``*.Dockerfile``,
+    ``Dockerfile.*``), .gitignore respected; a Dockerfile that never starts SGLang is skipped."""
+    (tmp_path / ".git").mkdir()
+    (tmp_path / ".gitignore").write_text("ignored/\n")
+    launch = 'FROM lmsysorg/sglang:v0.5.23\nCMD ["python3", "-m", "sglang.launch_server", "--model-path", "m"]\n'
+    for rel in ("Dockerfile", "a/Containerfile", "a/serve.Dockerfile", "b/Dockerfile.cuda", "ignored/Dockerfile",
+                "c/.Dockerfile", "c/Dockerfilex", "c/notes.dockerfile.md", "c/dockerfile.py", "c/Dockerfile.j2"):
+        p = tmp_path / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(launch)
+    monkeypatch.chdir(tmp_path)
+    assert discover.collect(["."]) == ["Dockerfile", "a/Containerfile", "a/serve.Dockerfile", "b/Dockerfile.cuda"]
+    assert relevance.relevant("Dockerfile", launch)
+    assert not relevance.relevant("Dockerfile", "FROM python:3.12\nENTRYPOINT [\"kdacheck\"]\nCMD [\"lint\", \".\"]\n")
+    # an SGLang image that starts a script: not linted, counted once in the summary
+    (tmp_path / "d").mkdir()
+    (tmp_path / "d" / "Dockerfile").write_text('FROM lmsysorg/sglang:v0.5.23\nCOPY start.sh /\nENTRYPOINT ["/start.sh"]\n')
+    (tmp_path / "d" / "other.Dockerfile").write_text("FROM python:3.12\nCMD [\"python3\"]\n")  # no SGLang: not counted
+    results = lint.lint_many(discover.discover(["d"]), lambda _p: Options(version=NEWEST))
+    assert list(results) == [] and results.skipped == {"non-launch Dockerfile": 1}
+
+
+def test_lint_of_a_folder_holding_only_a_dockerfile_checks_it(tmp_path: Path) -> None:
+    import json
+    import os
+    import subprocess
+    import sys
+
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "Dockerfile").write_text(
+        "FROM lmsysorg/sglang:v0.5.23\n"
+        'CMD ["python3", "-m", "sglang.launch_server", "--model-path", "moonshotai/Kimi-Linear-48B-A3B-Instruct", \\\n'
+        '     "--speculative-algorithm", "EAGLE", "--speculative-eagle-topk", "1", "--speculative-num-draft-tokens", "5"]\n')
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent), "NO_COLOR": "1"}
+    env.pop("GITHUB_ACTIONS", None)
+    p = subprocess.run([sys.executable, "-m", "kdacheck", "lint", ".", "--output-format", "json"], cwd=tmp_path,
+                       capture_output=True, text=True, timeout=120, env=env)
+    assert p.returncode == 1, p.stderr
+    (f,) = json.loads(p.stdout)["files"]
+    spec = [x for x in f["findings"] if x["code"] == "SPEC001"]
+    # on the token: line 3, the opening quote of "--speculative-eagle-topk" (SPEC001 points at the topk)
+    assert f["path"] == "Dockerfile" and [(x["location"]["line"], x["location"]["column"]) for x in spec] == [(3, 42)]

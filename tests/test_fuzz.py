@@ -32,7 +32,7 @@ from kdacheck import report
 from kdacheck.cli import app
 from kdacheck.gpus import GPUS
 from kdacheck.lint import FileResult, Options, lint_text
-from kdacheck.models import PRESETS
+from kdacheck.model_index import ids as index_ids
 from kdacheck.report import RenderContext
 
 pytestmark = pytest.mark.slow  # Hypothesis: thousands of examples (python -m pytest -q -m 'not slow' skips them)
@@ -80,7 +80,7 @@ json_objects = st.dictionaries(
 def value_for(flag: flagmod.Flag) -> st.SearchStrategy[Any]:
     """A value of the flag's type (or a near miss)."""
     if flag.name == "--model-path":
-        return st.sampled_from([*PRESETS, "some/unknown-model", "/no/such/folder"])
+        return st.sampled_from([*index_ids(), "some/unknown-model", "/no/such/folder"])
     if flag.name == "--speculative-algorithm":
         return st.sampled_from(ALGORITHMS)
     if flag.choices:

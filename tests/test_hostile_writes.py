@@ -233,3 +233,132 @@ def test_diff_shows_terminal_escapes_escaped(repo: Path) -> None:
     assert b" # \\x1b]0;pwned\\x07 \\x1b[2J\\x0d\\u202e\n" in p.stdout  # a context line: escaped too
     assert not any(c in p.stdout for c in (b"\x1b", b"\x07", b"\r", "\u202e".encode()))
     assert b" \t# indented\n" in p.stdout  # a tab is indentation a patch keeps: shown as it is
+
+
+# --- --fix on Dockerfiles and YAML lists (flags added in the launch's own style) ----------------------
+
+SPEC001_EXEC = ('FROM lmsysorg/sglang:v0.5.23\n'
+                'CMD ["python3", "-m", "sglang.launch_server", "--model-path", "moonshotai/Kimi-Linear-48B-A3B-Instruct", \\\n'
+                '     "--speculative-algorithm", "EAGLE", "--speculative-eagle-topk", "1", "--speculative-num-draft-tokens", "5"]\n')
+SPEC001_FIXED = SPEC001_EXEC.replace('"5"]', '"5", "--speculative-num-steps", "4"]')
+
+
+@pytest.mark.parametrize("allow_outside", [False, True], ids=["confined", "allow-outside"])
+@pytest.mark.parametrize("args", [["."], ["Dockerfile"]], ids=["walk", "named"])
+def test_fix_of_a_dockerfile_linked_out_of_the_tree_writes_nothing_outside(repo: Path, outside: Path, args: list[str],
+                                                                            allow_outside: bool) -> None:
+    (repo / "run.sh").unlink()
+    (outside / "Dockerfile").write_text(SPEC001_EXEC)
+    (repo / "Dockerfile").symlink_to(Path("..") / "outside" / "Dockerfile")
+    before = tree_state(outside)
+    p = _kdacheck("lint", *args, "--fix", *(["--allow-outside"] if allow_outside else []), cwd=repo)
+    assert tree_state(outside) == before, p.stderr
+    assert (repo / "Dockerfile").is_symlink()
+    assert p.returncode == 2, p.stderr
+    if allow_outside:  # read, never written through the link
+        assert b"Dockerfile: a symbolic link: not written" in p.stderr, p.stderr
+    else:  # refused by name, unread
+        assert b"outside the repository" in p.stdout + p.stderr, p.stdout + p.stderr
+    d = _kdacheck("lint", *args, "--diff", "--allow-outside", cwd=repo)
+    assert d.returncode == 2 and b"a symbolic link: not written" in d.stderr and tree_state(outside) == before
+
+
+ANCHORED = {
+    "compose.yaml": ("x-launch: &launch [python3, -m, sglang.launch_server, --model-path, moonshotai/Kimi-Linear-48B-A3B-Instruct,\n"
+                     "  --speculative-algorithm, EAGLE, --speculative-eagle-topk, '1', --speculative-num-draft-tokens, '5']\n"
+                     "services:\n  a:\n    command: *launch\n  b:\n    command: *launch\n    ports: ['30001:30000']\n"),
+    "deploy.yaml": ("apiVersion: v1\nkind: Pod\nmetadata: {name: two}\nspec:\n  containers:\n"
+                    "    - name: a\n      command: &cmd\n        - python3\n        - -m\n        - sglang.launch_server\n"
+                    "        - --model-path\n        - moonshotai/Kimi-Linear-48B-A3B-Instruct\n        - --speculative-algorithm\n"
+                    "        - EAGLE\n        - --speculative-eagle-topk\n        - '1'\n        - --speculative-num-draft-tokens\n"
+                    "        - '5'\n    - name: b\n      command: *cmd\n"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ANCHORED))
+def test_a_yaml_edit_inside_an_anchor_that_aliases_share_is_not_applied(repo: Path, name: str) -> None:
+    """The launch list is an anchored node (`&launch`) that another service or container names
+    by alias: a new item there would change both. Not fixable, not written, said once."""
+    f = repo / name
+    f.write_text(ANCHORED[name])
+    d = _kdacheck("lint", name, "--diff", cwd=repo)
+    assert d.returncode == 0 and d.stdout == b"", d.stderr
+    assert b"would apply 0 fixes" in d.stderr and d.stderr.count(b"inside a YAML anchor that aliases share") == 1, d.stderr
+    p = _kdacheck("lint", name, "--fix", cwd=repo)
+    assert f.read_text() == ANCHORED[name] and b"applied 0 fixes" in p.stderr
+    concise = _kdacheck("lint", name, "--select", "SPEC001", "--output-format", "concise", cwd=repo).stdout
+    assert concise.count(b"SPEC001") == 2 and b"[*]" not in concise  # both launches found, neither fixable
+
+
+K8S_BLOCK = ("apiVersion: v1\nkind: Pod\nmetadata:\n  name: kimi\nspec:\n  containers:\n    - name: sglang\n"
+             "      args:\n        - --model-path\n        - moonshotai/Kimi-Linear-48B-A3B-Instruct\n"
+             "        - --speculative-algorithm\n        - EAGLE\n        - --speculative-eagle-topk\n        - \"1\"\n"
+             "        - --speculative-num-draft-tokens\n        - \"5\"  # five\n"
+             "      command: [python3, -m, sglang.launch_server]\n")
+
+
+@pytest.mark.parametrize(("name", "text", "fixed"), [
+    ("Dockerfile", SPEC001_EXEC, SPEC001_FIXED),
+    ("pod.yaml", K8S_BLOCK.replace("      command: [python3, -m, sglang.launch_server]\n", ""), None),
+], ids=["dockerfile", "kubernetes-block-list"])
+def test_added_flags_keep_crlf_and_bom(repo: Path, name: str, text: str, fixed: str | None) -> None:
+    if fixed is None:  # a Kubernetes block list: the new items are new lines, ended as the file ends them
+        text = text.replace("      args:\n", "      command: [python3, -m, sglang.launch_server]\n      args:\n")
+        fixed = text.replace('        - "5"  # five\n', '        - "5"  # five\n        - "--speculative-num-steps"\n        - "4"\n')
+    f = repo / name
+    f.write_bytes(BOM + text.replace("\n", "\r\n").encode())
+    p = _kdacheck("lint", name, "--fix", cwd=repo)
+    assert b"applied 1 fix" in p.stderr, p.stderr
+    assert f.read_bytes() == BOM + fixed.replace("\n", "\r\n").encode()
+
+
+def test_a_dockerfile_changed_between_read_and_write_is_not_written(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Planned from the bytes the lint read; the file edited before the write: left as it is now,
+    reported as changed (kdacheck.writes compares the sha256 under the rename)."""
+    from kdacheck.flags import NEWEST
+    from kdacheck.lint import Options, lint_text
+
+    monkeypatch.chdir(repo)
+    f = repo / "Dockerfile"
+    f.write_text(SPEC001_EXEC)
+    digest = writes.sha256(f.read_bytes())
+    findings = [x for x in lint_text(SPEC001_EXEC, "Dockerfile", Options(version=NEWEST)).findings if x.edits]
+    assert [x.code for x in findings] == ["SPEC001"] and findings[0].fixable
+    root = confine.repository_root(".")
+    outcome = fix.gather(findings, False, {os.path.abspath("Dockerfile"): {digest}}, root)
+    assert outcome.files["Dockerfile"][1] == SPEC001_FIXED
+    f.write_text(SPEC001_EXEC + "EXPOSE 30000\n")  # between the plan and the write
+    fix.write(outcome, root)
+    assert f.read_text() == SPEC001_EXEC + "EXPOSE 30000\n"
+    assert "Dockerfile" in outcome.changed and outcome.applied == 0 and outcome.files == {}
+    assert [p.name for p in repo.iterdir() if p.name.startswith(".kdacheck-")] == []
+    # and planned when the bytes already differ from what was read: not planned at all
+    again = fix.gather(findings, False, {os.path.abspath("Dockerfile"): {digest}}, root)
+    assert again.files == {} and "Dockerfile" in again.changed
+
+
+def test_a_file_reached_through_a_link_inside_the_tree_is_not_marked_fixable(repo: Path) -> None:
+    """The marker means what --fix does: a file under a linked folder (even one pointing inside
+    the repository) is read, but never written, so its findings carry no `[*]`."""
+    (repo / "real").mkdir()
+    (repo / "run.sh").rename(repo / "real" / "run.sh")
+    (repo / "alias").symlink_to("real")
+    direct = _kdacheck("lint", "real/run.sh", "--select", "ARG003", "--output-format", "concise", cwd=repo).stdout
+    linked = _kdacheck("lint", "alias/run.sh", "--select", "ARG003", "--output-format", "concise", cwd=repo).stdout
+    assert b"[*] ARG003" in direct and b"[*] 1 fixable with --fix." in direct
+    assert b"ARG003" in linked and b"[*]" not in linked
+    p = _kdacheck("lint", "alias/run.sh", "--fix", cwd=repo)
+    assert p.returncode == 2 and b"alias is a symbolic link" in p.stderr and (repo / "real" / "run.sh").read_text() == ABBREVIATED
+
+
+def test_the_anchor_guard_on_text_libyaml_cannot_encode_holds_every_edit() -> None:
+    """A lone surrogate (from a text handed in, never from a decoded file) in a YAML with an
+    anchor: the guard cannot parse it, so it holds every edit back, and nothing raises."""
+    from kdacheck.findings import Edit, Finding, Location, Severity
+
+    text = "model-path: &m moonshotai/Kimi-Linear-48B-A3B-Instruct  # \ud800\ntp: 2\n"
+    assert fix.shared_spans(text, "c.yaml") == [(0, len(text))]
+    loc = Location("c.yaml", 2, 1)
+    f = Finding("ARG003", Severity.INFO, "abbreviation", loc, edits=(Edit(loc, "tp", "tp-size"),))
+    assert fix.plan([f], False, {"c.yaml": text}).applied == 0
+    assert not fix.mark([f], lambda _p: text)[0].fixable

@@ -151,3 +151,21 @@ def test_kernel_cases_and_run_plans_need_no_torch() -> None:
     p = _python(code)
     assert p.returncode == 0, p.stderr
     assert p.stdout.strip() == "True []", p.stdout
+
+
+def test_lint_imports_no_network_module_unless_it_fetches() -> None:
+    """A launch whose model is a preset (the bundled index), a Hub id with the Hub off, and a
+    local path: nothing loads huggingface_hub, urllib.request or http.client (kdacheck imports
+    them only inside model_source.fetch_hub_config / hub_url)."""
+    launch = ("python -m sglang.launch_server --model-path {} --tp-size 2 --speculative-algorithm EAGLE "
+              "--speculative-num-steps 3 --speculative-eagle-topk 1 --speculative-num-draft-tokens 4")
+    for model, env in (("moonshotai/Kimi-Linear-48B-A3B-Instruct", {}), ("acme/private-model", {"HF_HUB_OFFLINE": "1"}),
+                       ("/mnt/models/prod", {})):
+        p = subprocess.run(
+            [sys.executable, "-X", "importtime", "-m", "kdacheck", "lint", "--cmd", launch.format(model)],
+            capture_output=True, text=True, cwd=ROOT, timeout=120, env={**os.environ, "NO_COLOR": "1", "GITHUB_ACTIONS": "", **env},
+        )
+        assert p.returncode in (0, 1), p.stderr[-2000:]
+        imported = {line.rsplit("|", 1)[-1].strip() for line in p.stderr.splitlines() if line.startswith("import time:")}
+        network = sorted(m for m in imported if m.split(".")[0] == "huggingface_hub" or m in ("urllib.request", "http.client"))
+        assert network == [], (model, network)

@@ -88,12 +88,12 @@ def test_llama_with_extra_buffer_is_sglangs_valueerror() -> None:
     assert f.message == "--mamba-radix-cache-strategy extra_buffer needs mamba state, got LlamaForCausalLM."
 
 
-def test_unknown_model_warns_and_names_the_rules_then_model_option_finds_the_crash() -> None:
+def test_unknown_model_notes_and_names_the_rules_then_model_option_finds_the_crash() -> None:
     seed = (Path(__file__).resolve().parent.parent / "examples/errors/KDA002-dp-attention-row-map.sh").read_text()
     text = seed.replace("moonshotai/Kimi-Linear-48B-A3B-Instruct", "/mnt/models/prod-chat-v3")
     r = lint_ok(text, gpu="b200")
     f = finding(r, "MODEL001")
-    assert f.severity.label == "warning" and "KDA002" in f.message and "--model" in (f.fix or "")
+    assert f.severity.label == "info" and "KDA002" in f.message and "--model" in (f.fix or "")  # a note (issue 24), shown in every format
     assert "KDA002" not in codes(r)
     assert "KDA002" in codes(lint_ok(text, gpu="b200", model="kimi-linear"))
 
@@ -219,3 +219,26 @@ def test_nemotron_h_pattern_spellings(tmp_path: Path) -> None:
     assert model is not None and (model.num_layers, model.linear_layers) == (4, 1)
     with pytest.raises(InputError, match="Pattern must only contain"):
         load_model(str(_write(tmp_path, {**base, "hybrid_override_pattern": "MX"})), None)
+
+
+def test_with_nothing_available_the_model_is_a_named_guess(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """No folder, an empty cache, not in the bundled index, the Hub off: the header says the
+    guess, MODEL001 says the model was not read and lists only the rules the guessed family can
+    have (each rule's ``@rule(families=...)``)."""
+    from kdacheck.models import Family
+    from kdacheck.report.full import headline
+    from kdacheck.rules import REGISTRY
+    from tests.helpers import finding, lint_ok
+
+    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path))
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    spec = "--speculative-algorithm EAGLE --speculative-num-steps 3 --speculative-eagle-topk 1 --speculative-num-draft-tokens 4"
+    r = lint_ok(f"python -m sglang.launch_server --model-path acme/Nemotron-H-Private-9B --tp-size 2 {spec}")
+    cfg = r.resolved[0]
+    assert cfg.model is None and cfg.model_guess is Family.MAMBA2
+    assert "(not read; guessed from the name: a Mamba2 hybrid)" in headline(cfg)
+    f = finding(r, "MODEL001")
+    assert f.message.startswith("model not read: `acme/Nemotron-H-Private-9B` (") and "family guessed from the name: a Mamba2 hybrid" in f.message
+    assert "HF_HUB_OFFLINE" in f.message and "not in the bundled index" in f.message
+    assert cfg.not_checked and all(not REGISTRY[c].families or Family.MAMBA2 in REGISTRY[c].families for c in cfg.not_checked)
+    assert all(c in f.message for c in cfg.not_checked)

@@ -12,7 +12,7 @@ import pytest
 from typer.testing import CliRunner
 
 from kdacheck.cli import app
-from kdacheck.models import preset
+from kdacheck.model_source import preset
 from kdacheck.plan import PlanError, Request, cost, kv, run
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -240,16 +240,22 @@ def test_kv_bytes_per_token_from_config() -> None:
     # MLATokenToKVPool: kv_lora_rank + qk_rope_head_dim elements per layer, not split by TP)
     model = preset("moonshotai/Kimi-Linear-48B-A3B-Instruct")
     assert model is not None
-    shape, _ = kv.shape(MODELS / "kimi-linear-48b" / "config.json", model, 4)
+    raw = json.loads((MODELS / "kimi-linear-48b" / "config.json").read_text())
+    shape, _ = kv.shape(raw, "kimi-linear-48b", model, 4)
     assert shape is not None and shape.bytes_per_token(2) == 7 * 576 * 2
     # Qwen3-Next: 48 layers, full_attention_interval 4, 2 KV heads of 256 (MHATokenToKVPool:
     # 2 · max(1, kv_heads // tp) · head_dim per layer)
     model = preset("Qwen/Qwen3-Next-80B-A3B-Instruct")
     assert model is not None
-    shape, _ = kv.shape(MODELS / "qwen3-next-80b" / "config.json", model, 4)
+    raw = json.loads((MODELS / "qwen3-next-80b" / "config.json").read_text())
+    shape, _ = kv.shape(raw, "qwen3-next-80b", model, 4)
     assert shape is not None and shape.bytes_per_token(2) == 12 * 2 * 1 * 256 * 2
-    shape, why = kv.shape(None, model, 4)
+    shape, why = kv.shape(None, "", model, 4)
     assert shape is None and "config.json" in why
+    # an MLA config without qk_rope_head_dim cannot be sized: said, never guessed
+    shape, why = kv.shape({k: v for k, v in json.loads((MODELS / "kimi-linear-48b" / "config.json").read_text()).items()
+                           if k != "qk_rope_head_dim"}, "x", model, 4)
+    assert shape is None and "qk_rope_head_dim" in why
 
 
 def test_lints_fast_path_never_imports_the_planner() -> None:

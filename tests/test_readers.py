@@ -233,3 +233,95 @@ def test_merge_key_bombs_are_refused() -> None:
     doc = yaml.compose("\n".join(lines) + "\n")
     with pytest.raises(InputError, match="merge keys expand"):
         pairs(doc.value[-1][1])
+
+
+# --- Dockerfiles: every token at its line:col in the file -------------------------------------
+
+
+def _placed(text: str) -> list[tuple[str, int, int]]:
+    (cmd,) = read_text(text, "Dockerfile")
+    return [(t.text, t.loc.line, t.loc.col) for t in cmd.tokens]
+
+
+def test_dockerfile_exec_form_tokens_sit_on_their_quotes_across_continuations() -> None:
+    text = ('FROM lmsysorg/sglang:v0.5.19-cu126\n'
+            'CMD ["python3", "-m", "sglang.launch_server", "--model-path", \\\n'
+            '     # a comment line inside the continuation: Docker drops it\n'
+            '\n'
+            '     "m/x", "--tp", "2"]\n')
+    assert _placed(text) == [("--model-path", 2, 47), ("m/x", 5, 6), ("--tp", 5, 13), ("2", 5, 21)]
+    (cmd,) = read_text(text, "Dockerfile")
+    assert cmd.version_hint is not None and cmd.version_hint[0] == "0.5.19" and (cmd.version_hint[1].line, cmd.version_hint[1].col) == (1, 6)
+
+
+def test_dockerfile_shell_form_with_env_arg_and_continuations() -> None:
+    # ENV is there at run time (the shell expands $TP); an ARG alone is not (unknown at run time)
+    text = ('FROM lmsysorg/sglang:latest\n'
+            'ARG DRAFT=5\n'
+            'ENV TP=2 STEPS=${DRAFT}\n'
+            'CMD python3 -m sglang.launch_server --model-path m --tp-size $TP \\\n'
+            '    # dropped by Docker\n'
+            '    --speculative-num-steps $STEPS --speculative-num-draft-tokens $DRAFT\n')
+    (cmd,) = read_text(text, "Dockerfile")
+    got = [(t.text, t.loc.line, t.loc.col, bool(t.unknown)) for t in cmd.tokens]
+    assert got[:4] == [("--model-path", 4, 37, False), ("m", 4, 50, False), ("--tp-size", 4, 52, False), ("2", 4, 62, False)]
+    assert got[4:6] == [("--speculative-num-steps", 6, 5, False), ("5", 6, 29, False)]
+    assert got[6][:3] == ("--speculative-num-draft-tokens", 6, 36) and got[7][1:] == (6, 67, True)
+
+
+def test_dockerfile_entrypoint_and_cmd_combined_and_the_escape_directive() -> None:
+    text = ('ARG TAG=v0.5.19\n'
+            'FROM lmsysorg/sglang:${TAG}\n'
+            'ENTRYPOINT ["python3", "-m", "sglang.launch_server"]\n'
+            'CMD ["--model-path", "m", "--tp", "$X"]\n')
+    assert _placed(text) == [("--model-path", 4, 6), ("m", 4, 22), ("--tp", 4, 27), ("$X", 4, 35)]  # exec form: no expansion
+    (cmd,) = read_text(text, "Dockerfile")
+    assert cmd.version_hint is not None and cmd.version_hint[0] == "0.5.19"  # ARG before FROM substitutes in FROM
+    escaped = '# escape=`\nFROM x\nCMD python3 -m sglang.launch_server --model-path m `\n  --tp 2\n'
+    assert _placed(escaped) == [("--model-path", 3, 37), ("m", 3, 50), ("--tp", 4, 3), ("2", 4, 8)]
+    # a shell-form ENTRYPOINT ignores CMD
+    shell_entry = 'FROM x\nENTRYPOINT python3 -m sglang.launch_server --tp 2\nCMD ["--tp", "4"]\n'
+    assert _placed(shell_entry) == [("--tp", 2, 44), ("2", 2, 49)]
+
+
+def test_dockerfile_shell_instruction_script_word_heredoc_and_stages() -> None:
+    script = 'FROM x\nENTRYPOINT ["sh", "-c", "python3 -m sglang.launch_server --tp 2"]\n'
+    assert _placed(script) == [("--tp", 2, 58), ("2", 2, 63)]
+    bash = 'FROM x\nSHELL ["/bin/bash", "-o", "pipefail", "-c"]\nCMD python3 -m sglang.launch_server --tp 2\n'
+    assert _placed(bash) == [("--tp", 3, 37), ("2", 3, 42)]
+    with pytest.raises(InputError, match=r"Dockerfile:3: CMD in shell form runs under SHELL \[\"pwsh\", \"-Command\"\]"):
+        read_text('FROM x\nSHELL ["pwsh", "-Command"]\nCMD python3 -m sglang.launch_server --tp 2\n', "Dockerfile")
+    heredoc = 'FROM x\nRUN <<EOF\nCMD this line is the here-document\nEOF\nCMD ["python3", "-m", "sglang.launch_server", "--tp", "2"]\n'
+    assert _placed(heredoc) == [("--tp", 5, 47), ("2", 5, 55)]
+    # the last stage is the image; a stage built FROM an earlier one inherits its ENV and CMD
+    stages = ('FROM lmsysorg/sglang:v0.5.23 AS base\nENV TP=4\nCMD python3 -m sglang.launch_server --tp $TP\n'
+              'FROM base\nRUN true\n')
+    assert _placed(stages) == [("--tp", 3, 37), ("4", 3, 42)]
+    # an ENTRYPOINT set in a stage drops the CMD it inherited
+    assert read_text(stages + 'ENTRYPOINT ["python3", "-m", "sglang.launch_server"]\n', "Dockerfile")[0].tokens == []
+
+
+def test_dockerfile_crlf_keeps_columns() -> None:
+    text = 'FROM x\r\nCMD ["python3", "-m", "sglang.launch_server", \\\r\n  "--tp", "2"]\r\n'
+    assert _placed(text) == [("--tp", 3, 3), ("2", 3, 11)]
+
+
+def test_dockerfile_arg_scopes_as_docker_has_them() -> None:
+    # an ARG before FROM is seen in the stage only when declared again there; ENV carries it to run time
+    text = ("ARG TP=4\nFROM lmsysorg/sglang:v0.5.23\nARG TP\nARG PP=${TP}\nENV TP=$TP PP=$PP\n"
+            "CMD python3 -m sglang.launch_server --model-path m --tp-size $TP --pp-size $PP\n")
+    (cmd,) = read_text(text, "Dockerfile")
+    assert [(t.text, bool(t.unknown)) for t in cmd.tokens[2:]] == [("--tp-size", False), ("4", False), ("--pp-size", False), ("4", False)]
+    # not declared in the stage: empty at build time (Docker substitutes an unset variable with
+    # nothing), so TP and PP are set to "" and the shell drops both words at run time
+    undeclared = text.replace("ARG TP\n", "")
+    (cmd,) = read_text(undeclared, "Dockerfile")
+    assert [t.text for t in cmd.tokens[2:]] == ["--tp-size", "--pp-size"]
+    # an ARG without any default is what `docker build --build-arg` gives: unknown, not empty
+    (cmd,) = read_text("FROM x\nARG TP\nENV TP=$TP\nCMD python3 -m sglang.launch_server --tp-size $TP\n", "Dockerfile")
+    assert [(t.text, bool(t.unknown)) for t in cmd.tokens] == [("--tp-size", False), ("$TP", True)]
+    # ... and `${TP:-2}` is its default, 2, as an ARG default is (a --build-arg overrides either)
+    (cmd,) = read_text("FROM x\nARG TP\nENV TP=${TP:-2}\nCMD python3 -m sglang.launch_server --tp-size $TP\n", "Dockerfile")
+    assert [t.text for t in cmd.tokens] == ["--tp-size", "2"]
+    (cmd,) = read_text("FROM x\nENV TP=${TP:-2}\nCMD python3 -m sglang.launch_server --tp-size $TP\n", "Dockerfile")
+    assert [t.text for t in cmd.tokens] == ["--tp-size", "2"]  # never declared: empty, so the default

@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import pytest
 
-from tests.sglang_golden import GOLDEN, compare
+from tests.sglang_golden import GOLDEN, POST_RESOLUTION, compare
 
-# version → (verdict agreement, {field: agreement}) floors, measured 2026-12-01
+# version → (verdict agreement, {field: agreement}) floors. 0.5.23: the seed-3 golden with the new families
+# (measured 2026-12-02; per family below, where no family of the seed-1 golden dropped); 0.5.21: seed 1.
 FLOORS = {
     "0.5.23": (
-        1.0,
+        0.993,
         {
             "speculative_algorithm": 1.0,
             "speculative_num_steps": 1.0,
@@ -22,24 +23,24 @@ FLOORS = {
             "tp_size": 1.0,
             "dp_size": 1.0,
             "attn_dp_size": 1.0,
-            "page_size": 0.988,
+            "page_size": 0.969,
             "max_running_requests": 1.0,
-            "attention_backend": 0.991,
-            "disable_radix_cache": 1.0,
-            "mem_fraction_static": 0.988,
-            "chunked_prefill_size": 1.0,
-            "cuda_graph_config.decode.max_bs": 1.0,
-            "kv_cache_dtype": 0.997,
-            "disaggregation_mode": 1.0,
+            "attention_backend": 0.964,
             "linear_attn_decode_backend": 1.0,
             "linear_attn_verify_backend": 1.0,
-            "mamba_radix_cache_strategy": 0.994,
-            "disable_overlap_schedule": 1.0,
+            "mamba_radix_cache_strategy": 1.0,
+            "disable_radix_cache": 1.0,
+            "disable_overlap_schedule": 0.936,
+            "mem_fraction_static": 0.996,
+            "chunked_prefill_size": 1.0,
+            "cuda_graph_config.decode.max_bs": 1.0,
+            "kv_cache_dtype": 1.0,
+            "disaggregation_mode": 1.0,
             "mamba_ssm_dtype": 1.0,
         },
     ),
     "0.5.21": (
-        0.998,
+        1.0,
         {
             "speculative_algorithm": 1.0,
             "speculative_num_steps": 1.0,
@@ -47,27 +48,75 @@ FLOORS = {
             "speculative_num_draft_tokens": 1.0,
             "tp_size": 1.0,
             "dp_size": 1.0,
-            "page_size": 0.974,
+            "page_size": 1.0,
             "max_running_requests": 1.0,
-            "attention_backend": 0.98,
+            "attention_backend": 0.997,
             "disable_radix_cache": 1.0,
-            "mem_fraction_static": 0.963,
+            "disable_overlap_schedule": 1.0,
+            "mem_fraction_static": 0.969,
             "chunked_prefill_size": 1.0,
             "cuda_graph_config.decode.max_bs": 1.0,
-            "kv_cache_dtype": 0.994,
+            "kv_cache_dtype": 1.0,
             "disaggregation_mode": 1.0,
             "linear_attn_decode_backend": 1.0,
             "linear_attn_verify_backend": 1.0,
             "mamba_radix_cache_strategy": 1.0,
-            "disable_overlap_schedule": 1.0,
             "mamba_ssm_dtype": 1.0,
         },
     ),
 }
 
 
+# Per family (generate.py's kind), SGLang 0.5.23 golden (seed 3, n 1000; LFM2.5: seed 5, n 80), measured 2026-12-02:
+# (verdict agreement, page_size, attention_backend, mem_fraction_static on the cases both accept).
+# mamba's page/backend: Falcon-H1's and Granite-4.0-H's SM100 overrides (model_overrides/falcon_h1.py,
+# granitemoehybrid.py) are not architecture entries yet (docs/fidelity.md).
+FAMILY_FLOORS = {
+    "0.5.23": {
+        "dense": (1.0, 1.0, 1.0, 1.0),
+        "dsa": (1.0, 1.0, 1.0, 1.0),
+        "gdn": (1.0, 1.0, 1.0, 0.995),
+        "kda": (1.0, 1.0, 1.0, 1.0),
+        "mamba": (1.0, 0.885, 0.857, 0.99),
+        "conv": (0.912, 0.866, 0.866, 1.0),  # LFM2.5 (seed 5): UNMODELLED below
+    },
+}
+# SGLang starts, kdacheck errors (a start-up rule): at most this share, per family
+STARTS_BUT_ERRORS = 0.01
+
+
+@pytest.mark.parametrize("family", sorted(FAMILY_FLOORS["0.5.23"]))
+def test_agreement_per_family(family: str) -> None:
+    from tests.sglang_golden import family_of, load
+
+    rows = [r for r in load("0.5.23") if family_of(r["model"]) == family]
+    assert len(rows) >= 80, (family, len(rows))
+    c = compare("0.5.23", rows)
+    verdict, page, backend, mfs = FAMILY_FLOORS["0.5.23"][family]
+    assert c.verdict_agreement >= verdict, (family, round(c.verdict_agreement, 4), c.mismatches[:3])
+    assert c.confusion[("starts", "error")] / max(1, c.cases - c.post_resolution) <= STARTS_BUT_ERRORS
+    for name, floor in (("page_size", page), ("attention_backend", backend), ("mem_fraction_static", mfs)):
+        assert c.field_agreement(name) >= floor, (family, name, round(c.field_agreement(name), 4))
+    if family not in UNMODELLED:
+        _check_layer(c, min(page, backend, LAYER_FLOORS["0.5.23"]))
+
+
+# families in the golden whose architecture kdacheck does not model yet (their floors say so)
+UNMODELLED = {"conv": "LFM2 (short-conv hybrid): no kdacheck family reader, so no hybrid state or radix strategy"}
+
+
+# sglang.<field> values that hold SGLang's own (null, raw or fallback) value, not kdacheck's effective one
+EXACT_LAYER_FIELDS = (
+    "linear_attn_decode_backend", "linear_attn_verify_backend", "mamba_ssm_dtype", "mamba_full_memory_ratio",
+    "kv_cache_dtype", "cuda_graph_config.decode.max_bs", "dsa_prefill_backend", "dsa_decode_backend",
+    "speculative_dspark_block_size", "disable_overlap_schedule",
+)
+
+# every sglang.<field> of the resolved view (0.5.23: attention_backend 97.2 % with the mamba gap; 0.5.21: mem_fraction_static 96.9 %)
+LAYER_FLOORS = {"0.5.23": 0.97, "0.5.21": 0.96}
+
 # where both refuse, the share of cases whose kdacheck errors include SGLang's cause
-CAUSE_FLOORS = {"0.5.23": 0.97, "0.5.21": 0.98}
+CAUSE_FLOORS = {"0.5.23": 0.983, "0.5.21": 1.0}
 
 
 @pytest.mark.parametrize("version", sorted(FLOORS))
@@ -81,6 +130,18 @@ def test_agreement_with_sglang_never_drops(version: str) -> None:
     assert c.cause_agreement >= CAUSE_FLOORS[version], (round(c.cause_agreement, 4), dict(c.cause_missed), dict(c.cause_unmapped))
     for name, want in fields.items():
         assert c.field_agreement(name) >= want, (name, c.field_agreement(name))
+    # The resolved view's sglang.<field> layer is SGLang's resolved_dict(): the fields SGLang
+    # leaves null or raw, and its fallbacks, equal on every case SGLang starts; every field at its floor.
+    if version not in FAMILY_FLOORS:  # per family where there are family floors (test_agreement_per_family)
+        _check_layer(c, LAYER_FLOORS[version])
+
+
+def _check_layer(c, floor: float) -> None:  # type: ignore[no-untyped-def]
+    for name in EXACT_LAYER_FIELDS:
+        if c.layer_total[name]:
+            assert c.layer_agreement(name) == 1.0, (name, [m for m in c.layer_mismatches if m[1] == name][:3])
+    for name in c.layer_total:
+        assert c.layer_agreement(name) >= floor, (name, c.layer_agreement(name), [m for m in c.layer_mismatches if m[1] == name][:3])
 
 
 def test_a_refusal_sglang_raises_is_an_error_here() -> None:
@@ -102,3 +163,47 @@ def test_a_refusal_sglang_raises_is_an_error_here() -> None:
     )
     assert "PAR002" not in errors and cfg is not None
     assert (cfg.v("attn_dp_size"), cfg.v("dp_size")) == (2, 1)
+
+
+def test_resolution_classes_against_sglang() -> None:
+    """Hand-written launches for the resolution classes of issue 22 (Qwen3.5's vision tower, PD
+    prefill graphs, RADIX001 after the Qwen SM100 override, FA4's page 128, RADIX003 with the radix
+    cache off, the DSA backend pairing, SPEC010's counts, PP with EAGLE, FP4/NVFP4 KV backends;
+    and Kimi's DSpark draft on SM100, trtllm_mha and so page 64, from the seed-4 holdout),
+    run through SGLang 0.5.23's own resolution by benchmarks/sglang_diff/oracle.py
+    (tests/data/sglang-golden/classes-0.5.23.jsonl): kdacheck's verdict is SGLang's, its cause
+    code where CAUSES names one, and its resolved fields equal on the cases SGLang starts."""
+    import json
+
+    from tests.sglang_golden import cause_code, effective, lint_case
+
+    path = GOLDEN / "classes-0.5.23.jsonl"
+    cases = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    assert len(cases) >= 40
+    # SGLang refuses these for a reason kdacheck does not model yet (said in docs/fidelity.md)
+    known_gaps = {
+        "0.5.23-classes-001": "--language-model-only's architecture list (model_hook.py L1103-1109)",
+        "0.5.23-classes-039": "Falcon-H1's SM100 override to triton (model_overrides/falcon_h1.py), an architecture entry not yet made",
+    }
+    wrong = []
+    for case in cases:
+        if case["id"] in known_gaps:
+            continue
+        cfg, errors = lint_case(case)
+        startup = {c for c in errors if c not in POST_RESOLUTION}
+        if (case["verdict"] == "refused") != bool(startup):
+            wrong.append((case["id"], case["verdict"], case.get("message", "")[:80], sorted(errors)))
+            continue
+        code = cause_code(case) if case["verdict"] == "refused" else None
+        if code is not None and code not in errors:
+            wrong.append((case["id"], "cause", code, sorted(errors)))
+        if case["verdict"] == "starts" and cfg is not None:
+            for name in ("page_size", "attention_backend", "mem_fraction_static", "disable_overlap_schedule", "kv_cache_dtype"):
+                want, got = effective(case["resolved"], name), cfg.v(FIELDS_OF[name])
+                if got is not None and want != got:
+                    wrong.append((case["id"], name, want, got))
+    assert not wrong, wrong
+
+
+FIELDS_OF = {"page_size": "page_size", "attention_backend": "attention_backend", "mem_fraction_static": "mem_fraction_static",
+             "disable_overlap_schedule": "disable_overlap_schedule", "kv_cache_dtype": "kv_cache_dtype"}

@@ -50,10 +50,18 @@ MODELS = {
     "nemotron-3-nano": {"kind": "mamba", "mtp": False, "tps": [1, 2, 4], "heads": 32, "kv": 2},
     "deepseek-v3.2": {"kind": "dsa", "mtp": True, "tps": [8], "heads": 128, "kv": 128},
     "glm-5.1": {"kind": "dsa", "mtp": True, "tps": [8], "heads": 64, "kv": 64},
+    "qwen3.5-27b": {"kind": "gdn", "mtp": True, "tps": [1, 2, 4, 8], "heads": 24, "kv": 4},
+    "qwen3.5-35b-a3b": {"kind": "gdn", "mtp": False, "tps": [1, 2, 4], "heads": 16, "kv": 2},
+    "nemotron-3-nano-tf5": {"kind": "mamba", "mtp": False, "tps": [1, 2, 4], "heads": 32, "kv": 2},
+    "falcon-h1-0.5b": {"kind": "mamba", "mtp": False, "tps": [1, 2], "heads": 8, "kv": 2},
+    "granite-4.0-h-toy": {"kind": "mamba", "mtp": False, "tps": [1, 2], "heads": 8, "kv": 8},
+    "lfm2.5-1.2b": {"kind": "conv", "mtp": False, "tps": [1, 2, 4], "heads": 32, "kv": 8},
 }
 MODEL_WEIGHTS = {
     "llama-3-8b": 2, "kimi-linear-48b": 3, "qwen3-next-80b": 3,
     "nemotron-3-nano": 2, "deepseek-v3.2": 2, "glm-5.1": 2,
+    "qwen3.5-27b": 3, "qwen3.5-35b-a3b": 3, "nemotron-3-nano-tf5": 2, "falcon-h1-0.5b": 2, "granite-4.0-h-toy": 2,
+    "lfm2.5-1.2b": 0,  # drawn only with --models (weight 0 keeps the seed-3 golden's draws unchanged)
 }
 # Draft checkpoints (folders under models/) for algorithms that need one.
 DRAFTS = {
@@ -122,13 +130,15 @@ class FlagTable:
 
 
 class Gen:
-    def __init__(self, version: str, seed: int, gpu: str):
+    def __init__(self, version: str, seed: int, gpu: str, models: list | None = None):
         self.version = version
         self.rng = random.Random(seed)
         self.t = FlagTable(version)
         self.gpu_mode = gpu
         self.spec_algos = [a for a in SPEC_ALGOS.get(version, DEFAULT_SPEC_ALGOS)]
-        self.models = [m for m in MODELS if os.path.isfile(os.path.join(HERE, "models", m, "config.json"))]
+        self.models = [m for m in MODELS if os.path.isfile(os.path.join(HERE, "models", m, "config.json"))
+                       and (not models or m in models)]
+        self.weights = [1 if models else MODEL_WEIGHTS[m] for m in self.models]
 
     # --- helpers --------------------------------------------------------------
     def pick(self, seq, weights=None):
@@ -161,7 +171,7 @@ class Gen:
         return self.pick(GPUS, GPU_WEIGHTS)
 
     def model(self):
-        return self.pick(self.models, [MODEL_WEIGHTS[m] for m in self.models])
+        return self.pick(self.models, self.weights)
 
     def tp_flag(self, argv, tp):
         self.emit(argv, "--tp-size", tp)
@@ -413,8 +423,8 @@ class Gen:
         }
 
 
-def generate(n: int, seed: int, version: str, gpu: str = "mixed") -> list:
-    g = Gen(version, seed, gpu)
+def generate(n: int, seed: int, version: str, gpu: str = "mixed", models: list | None = None) -> list:
+    g = Gen(version, seed, gpu, models)
     g.seed_str = str(seed)
     return [g.case(i) for i in range(n)]
 
@@ -426,8 +436,9 @@ def main(argv=None):
     p.add_argument("--sglang-version", default="0.5.23")
     p.add_argument("--gpu", default="mixed", choices=[*GPUS, "mixed"])
     p.add_argument("--out", default="-")
+    p.add_argument("--models", default="", help="comma-separated model folders to draw from (default: all)")
     args = p.parse_args(argv)
-    cases = generate(args.n, args.seed, args.sglang_version, args.gpu)
+    cases = generate(args.n, args.seed, args.sglang_version, args.gpu, [m for m in args.models.split(",") if m])
     out = open(args.out, "w") if args.out != "-" else None
     try:
         for c in cases:

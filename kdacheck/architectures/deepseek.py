@@ -21,11 +21,13 @@ if TYPE_CHECKING:
 
 DSA = ("DeepseekV3ForCausalLM", "DeepseekV32ForCausalLM", "DeepseekV3ForCausalLMNextN", "MistralLarge3ForCausalLM",
        "PixtralForConditionalGeneration", "GlmMoeDsaForCausalLM", "GlmMoeDsaForCausalLMNextN",
-       "Glm5NextForConditionalGeneration", "LongcatFlashForCausalLM", "Dots3NoteForCausalLM", "HYV4ForCausalLM")
+       "Glm5NextForConditionalGenerationNextN", "Glm5NextForConditionalGeneration", "LongcatFlashForCausalLM",
+       "LongcatFlashForCausalLMNextN", "Dots3NoteForCausalLM", "Dots3NoteForCausalLMNextN", "HYV4ForCausalLM",
+       "HYV4ForCausalLMNextN")
 MIRRORS = "0.5.23 srt/arg_groups/model_overrides/deepseek_v2.py L102-179; configs/model_config.py L191-212 is_deepseek_dsa"
 
 
-@architecture(*DSA, mirrors=MIRRORS, dsa=True, hisparse="dsa")
+@architecture(*DSA, mirrors=MIRRORS, dsa=True, hisparse="dsa", families=("dsa",))
 def deepseek_v2(r: Resolved, m: Model, gpu: GPU | None, unset: bool) -> None:
     page = r["page_size"]  # as the step read it, before any override
     if m.family is Family.DSA:
@@ -43,6 +45,9 @@ def deepseek_v2(r: Resolved, m: Model, gpu: GPU | None, unset: bool) -> None:
         r.put("attention_backend", "trtllm_mla", "DeepSeek-V3 on SM100: trtllm_mla (model_overrides/deepseek_v2.py L179)", "model")
 
 
+# DeepSeek-V4: its own sparse attention (is_deepseek_v4), not is_deepseek_dsa's: full attention as far as kdacheck models it
 register("DeepseekV4", prefix=True, hisparse="v4", mirrors="0.5.23 srt/configs/model_config.py L395-400 is_deepseek_v4")
+# MiniMax-M2 / M2.5: full-attention MoE (models/minimax_m2.py); none of hybrid_arch.py's classes, no state
+register("MiniMaxM2ForCausalLM", mirrors="0.5.23 srt/models/minimax_m2.py EntryClass (full attention, no hybrid_arch.py class)")
 register("MiniMaxM3SparseForCausalLM", "MiniMaxM3SparseForConditionalGeneration", hisparse="m3",
          mirrors="0.5.23 srt/configs/model_config.py L426-431 is_minimax_sparse")

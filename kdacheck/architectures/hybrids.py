@@ -15,9 +15,20 @@ EXTRA = "0.5.23 srt/arg_groups/overrides.py L403 _MAMBA_EXTRA_BUFFER_ARCHS"
 
 register("FalconH1", "Lfm2", "Zaya", "Mamba", "FalconMamba", "GraniteMoeHybrid", "Bailing", "MiniCPM", "Jet", "InternS2",
          "Inkling", "GigaChat35", prefix=True, has_state=True, mirrors=STATE)
-register("InternS2PreviewForConditionalGeneration", "MiniCPMV4_6ForConditionalGeneration", "MiniCPMV4_7ForConditionalGeneration",
-         "BailingMoeV2_5ForCausalLM", "BailingMoeV3ForCausalLM", "BailingMoeV3VLForConditionalGeneration", "FalconH1ForCausalLM",
-         "GraniteMoeHybridForCausalLM", "InklingForConditionalGeneration", "InklingForConditionalGenerationMTP",
-         extra_buffer=True, mirrors=EXTRA)
-# a DSA architecture too (deepseek.py): its extra_buffer support as an entry of its own, merged on lookup
-register("Glm5NextForConditionalGeneration", prefix=True, extra_buffer=True, mirrors=EXTRA)
+register("MiniCPMV4_6ForConditionalGeneration", "MiniCPMV4_7ForConditionalGeneration", extra_buffer=True, mirrors=EXTRA)
+register("InternS2PreviewForConditionalGeneration", extra_buffer=True, families=("gdn",), mirrors=f"{EXTRA}; {STATE}")
+register("BailingMoeV2_5ForCausalLM", "BailingMoeV3ForCausalLM", "BailingMoeV3VLForConditionalGeneration", extra_buffer=True,
+         families=("kda", "lightning"), mirrors=f"{EXTRA}; {STATE} (use_kda: short_conv_kernel_size given)")
+register("FalconH1ForCausalLM", "GraniteMoeHybridForCausalLM", "InklingForConditionalGeneration", "InklingForConditionalGenerationMTP",
+         extra_buffer=True, families=("mamba2",), mirrors=f"{EXTRA}; {STATE} mamba2_config")
+# a DSA architecture too (deepseek.py): its extra_buffer support and its KDA text model (glm5_next_config),
+# as an entry of its own, merged on lookup
+register("Glm5NextForConditionalGeneration", prefix=True, extra_buffer=True, families=("kda",), mirrors=f"{EXTRA}; {STATE} glm5_next_config")
+# the rest of hybrid_arch.py's classes, by their model classes' EntryClass names (srt/models/)
+register("InternS2MobiusForConditionalGeneration", "JetNemotronForCausalLM", "JetVLMForConditionalGeneration", families=("gdn",),
+         mirrors=f"{STATE} hybrid_gdn_config")
+register("GigaChat35ForCausalLM", "GigaChat35ForCausalLMNextN", families=("gdn",),
+         mirrors="0.5.23 srt/configs/gigachat35.py L241-253 register_linear_attn_model (GDNAttnBackend)")
+register("MiniCPMSALAForCausalLM", families=("lightning",), mirrors=f"{STATE} hybrid_lightning_config (has_lightning_layers)")
+register("Lfm2ForCausalLM", "Lfm2MoeForCausalLM", "Lfm2VlForConditionalGeneration", "ZayaForCausalLM", "MambaForCausalLM",
+         "Mamba2ForCausalLM", "FalconMambaForCausalLM", families=("mamba2",), mirrors=f"{STATE} mamba2_config")

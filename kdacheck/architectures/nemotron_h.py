@@ -39,4 +39,7 @@ def nemotron_h(r: Resolved, m: Model, gpu: GPU | None, unset: bool) -> None:
 
 
 register("NemotronHForCausalLM", "NemotronHPuzzleForCausalLM", "NemotronH_Omni_Reasoning_V3", extra_buffer=True,
-         mirrors="0.5.23 srt/arg_groups/overrides.py L403 _MAMBA_EXTRA_BUFFER_ARCHS")
+         families=("mamba2",), mirrors="0.5.23 srt/arg_groups/overrides.py L403 _MAMBA_EXTRA_BUFFER_ARCHS")
+# the VL wrappers: hybrid_arch.py mamba2_config returns their llm_config (models/nano_nemotron_vl.py EntryClass)
+register("NemotronH_Nano_VL_V2", "NemotronH_Nano_Omni_Reasoning_V3", families=("mamba2",),
+         mirrors="0.5.23 srt/configs/hybrid_arch.py mamba2_config (NemotronH_Nano_VL_V2_Config.llm_config)")

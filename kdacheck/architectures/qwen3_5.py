@@ -22,13 +22,13 @@ MIRRORS = "0.5.23 srt/arg_groups/model_overrides/qwen3_5.py L17-49; overrides.py
 
 
 @architecture("Qwen3NextForCausalLM", "Qwen3_5MoeForConditionalGeneration", "Qwen3_5ForConditionalGeneration",
-              mirrors=MIRRORS, extra_buffer=True, has_state=True)
+              mirrors=MIRRORS, extra_buffer=True, has_state=True, families=("gdn",))
 def qwen3_5(r: Resolved, m: Model, gpu: GPU | None, unset: bool) -> None:
     if gpu is None or gpu.sm // 10 != 10 or r.v("attention_backend") is not None:
         return
     page = r["page_size"]  # as the step read it, before any override
     d = default_attention_backend(r)
-    plain = r.v("mamba_radix_cache_strategy") not in ("extra_buffer", "extra_buffer_lazy") and not r.v("disable_radix_cache") \
+    plain = r.user("mamba_radix_cache_strategy") not in ("extra_buffer", "extra_buffer_lazy") and not r.v("disable_radix_cache") \
         and r.user("speculative_algorithm") is None
     backend = "trtllm_mha" if d == "trtllm_mha" and not plain else "triton"
     r.put("attention_backend", backend, f"Qwen3-Next/3.5 on SM{gpu.sm}: {backend} (model_overrides/qwen3_5.py)", "model")
@@ -36,6 +36,7 @@ def qwen3_5(r: Resolved, m: Model, gpu: GPU | None, unset: bool) -> None:
           "(model_overrides/qwen3_5.py)", "model", page.loc)
 
 
-register("Qwen3_5MoeForCausalLM", "Qwen3_5ForCausalLM", "Qwen4ExpForConditionalGeneration", mirrors=MIRRORS,
-         extra_buffer=True, has_state=True)
+register("Qwen3_5MoeForCausalLM", "Qwen3_5ForCausalLM", mirrors=MIRRORS, extra_buffer=True, has_state=True, families=("gdn",))
+register("Qwen4ExpForConditionalGeneration", mirrors=MIRRORS + "; configs/qwen4_exp.py (a Qwen3NextConfig: hybrid_gdn_config)",
+         extra_buffer=True, has_state=True, families=("gdn",))
 register("Qwen4Exp", mirrors="0.5.23 srt/configs/hybrid_arch.py", prefix=True, has_state=True)

@@ -29,6 +29,9 @@ class Architecture(NamedTuple):
     large_draft: bool = False  # speculative.py: the draft-size default SGLang gives large models
     override: Override | None = None
     prefix: bool = False  # ``name`` is a prefix of the names it covers
+    # the families (``models.Family`` values) SGLang's ``srt/configs/hybrid_arch.py`` (or its
+    # ``is_deepseek_dsa`` list) can give it; its config.json decides among several (Bailing: KDA or lightning)
+    families: tuple[str, ...] = ()
 
 
 EXACT: dict[str, Architecture] = {}
@@ -69,7 +72,8 @@ def lookup(name: str | None) -> Architecture:
     assert len(overrides) <= 1, f"{name}: more than one override registered"
     merged = {k: any(getattr(e, k) for e in found) for k in ("extra_buffer", "has_state", "dsa", "large_draft")}
     hisparse = next((e.hisparse for e in found if e.hisparse), None)
-    return Architecture(name, "; ".join(e.mirrors for e in found), hisparse=hisparse,
+    fams = tuple(dict.fromkeys(f for e in found for f in e.families))
+    return Architecture(name, "; ".join(e.mirrors for e in found), hisparse=hisparse, families=fams,
                         override=overrides[0] if overrides else None, **merged)  # type: ignore[arg-type]
 
 

@@ -12,8 +12,15 @@ TYPES = ("minicpm_sala", "bailing_hybrid")
 
 
 def read(v: ConfigView) -> Model | None:
-    if v.model_type in TYPES or v.arch.startswith("BailingMoeV"):  # KDA or lightning: not modelled
-        return Model(v.name, v.arch, Family.LIGHTNING, v.layers, **v.common)
+    """Bailing without KDA (the KDA reader claims the others: ``bailing_hybrid.py``
+    ``use_kda``), and MiniCPM hybrids with a ``lightning-attn`` layer among ``mixer_types``
+    (``minicpm.py`` L187-189 ``has_lightning_layers``; without one SGLang keeps no state)."""
+    if v.model_type == "bailing_hybrid":
+        return Model(v.name, v.arch, Family.LIGHTNING, v.layers, unmodelled="the lightning-attention state (bailing_hybrid.py)",
+                     **v.common)
+    if v.model_type == "minicpm_sala" and "lightning-attn" in (v.inner.str_list("mixer_types") or []):
+        return Model(v.name, v.arch, Family.LIGHTNING, v.layers, unmodelled="the lightning-attention state (minicpm.py)",
+                     **v.common)
     return None
 
 

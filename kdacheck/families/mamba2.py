@@ -1,6 +1,8 @@
-"""Mamba2 (selective state space): Nemotron-H, Falcon-H1, Granite-4.0-H; and the families
-SGLang keeps Mamba-style state for whose geometry kdacheck does not read yet (LFM2's short
-convolution, Zaya, Mamba-1 and plain Mamba2).
+"""Mamba2 (selective state space): Nemotron-H (and its Puzzle, Nano-VL and Omni wrappers, whose
+``llm_config`` is a Nemotron-H config), Falcon-H1, Granite-4.0-H; and the families SGLang keeps
+Mamba-style state for whose state kdacheck does not model (``Model.unmodelled``: LFM2's short
+convolution, Zaya, Inkling's short convolutions, Mamba-1 and plain Mamba2), so the rules that
+need it say "not checked".
 
 Readers: 0.5.23 ``srt/configs/nemotron_h.py`` (the ``mamba`` layers of its layer list,
 :func:`nemotron_layer_types`; ``mamba_num_heads``, ``mamba_head_dim``, ``n_groups``,
@@ -30,9 +32,20 @@ from kdacheck.families.registry import (
 from kdacheck.findings import InputError
 from kdacheck.models import Family, Model
 
-TYPES = ("nemotron_h", "falcon_h1", "granitemoehybrid")
-# Mamba-style state SGLang keeps whose geometry kdacheck does not read (short conv, Mamba-1).
-NOT_MODELLED = ("lfm2", "lfm2_moe", "lfm2_vl", "zaya", "mamba2", "mamba", "falcon_mamba")
+NEMOTRON = ("nemotron_h", "nemotron_h_puzzle")
+# NemotronH_Nano_VL_V2_Config and its subclasses (nano_nemotron_vl.py L42-190): hybrid_arch.py
+# mamba2_config returns their ``llm_config`` (model_type compared lower-cased here)
+NEMOTRON_VL = ("nemotronh_nano_vl_v2", "nemotronh_nano_omni_reasoning_v3", "nemotron_h_omni")
+TYPES = (*NEMOTRON, *NEMOTRON_VL, "falcon_h1", "granitemoehybrid")
+# Mamba-style state SGLang keeps (hybrid_arch.py mamba2_config) that kdacheck does not model: which state
+NOT_MODELLED = {
+    "lfm2": "LFM2's short-convolution state (lfm2.py)", "lfm2_moe": "LFM2-MoE's short-convolution state (lfm2_moe.py)",
+    "lfm2_vl": "LFM2-VL's short-convolution state (lfm2_vl.py)", "zaya": "Zaya's state (zaya.py)",
+    "mamba2": "the Mamba2 state of a pure Mamba2 model (mamba2.py)", "mamba": "Mamba-1's state (mamba.py)",
+    "falcon_mamba": "FalconMamba's Mamba-1 state (mamba.py)",
+    "inkling_model": "Inkling's short-convolution state (inkling.py InklingConvStateShape)",
+    "inkling_mm_model": "Inkling's short-convolution state (inkling.py InklingConvStateShape)",
+}
 MAMBA1 = ("mamba", "mamba2", "falcon_mamba")  # registered with SGLang from versions.MAMBA1_FAMILIES
 
 
@@ -73,12 +86,20 @@ def nemotron_layer_types(f: Fields) -> list[str]:
 
 
 def read(v: ConfigView) -> Model | None:
-    if v.model_type == "nemotron_h":
+    outer_type = (v.outer.opt_str("model_type") or "").lower()
+    if outer_type in NEMOTRON_VL:
+        llm = Fields(v.outer.dict("llm_config"), v.path, "llm_config.")
+        return _nemotron_h(llm, llm, v.name, v.arch, v.common)
+    if v.model_type in NEMOTRON:
         return _nemotron_h(v.inner, v.outer, v.name, v.arch, v.common)
+    if v.model_type == "granitemoehybrid" and "mamba" not in (v.inner.str_list("layer_types") or []):
+        return None  # no mamba layer: SGLang keeps no state (hybrid_arch.py mamba2_config); full attention reads it
     if v.model_type in TYPES:
         return _geometry(v.model_type, v.inner, v.outer, v.name, v.arch, v.layers, v.common)
-    if v.model_type in NOT_MODELLED and (v.model_type not in MAMBA1 or versions.at_least(v.version, versions.MAMBA1_FAMILIES)):
-        return Model(v.name, v.arch, Family.MAMBA2, v.layers, **v.common)
+    state = NOT_MODELLED.get(v.model_type) or NOT_MODELLED.get(outer_type)
+    if state and (v.model_type not in MAMBA1 or versions.at_least(v.version, versions.MAMBA1_FAMILIES)):
+        layers = v.inner.data.get("num_hidden_layers", v.outer.data.get("num_hidden_layers"))
+        return Model(v.name, v.arch, Family.MAMBA2, v.layers if layers is not None else 0, unmodelled=state, **v.common)
     return None
 
 
@@ -111,6 +132,6 @@ def _geometry(model_type: str, f: Fields, outer: Fields, name: str, arch: str, l
 
 SPEC = register(FamilySpec(
     Family.MAMBA2, mirrors="0.5.23 srt/configs/nemotron_h.py, falcon_h1.py, granitemoehybrid.py, mamba_utils.py Mamba2StateShape",
-    read=read, model_types=TYPES + NOT_MODELLED, formulas=Formulas(mamba2_conv_dim, ssm_scratch, dedup_conv_scratch, state_bytes),
+    read=read, model_types=TYPES + tuple(NOT_MODELLED), formulas=Formulas(mamba2_conv_dim, ssm_scratch, dedup_conv_scratch, state_bytes),
     op="mamba2_verify", example="nemotron-track-interval",
 ))

@@ -111,24 +111,37 @@ def _memory(v: Verdict, gpu_bytes: int) -> dict[str, Any]:
 def _model_path(spec: str, model: Model) -> str:
     """The launch's --model-path: the folder given (a config.json's folder), else the Hub id a
     short preset name stands for (``kimi-linear`` → its checkpoint), else the name given."""
-    from kdacheck.models import SHORT_NAMES
+    from kdacheck.model_source import short_names
 
     p = Path(spec)
     if p.name.endswith(".json") and p.is_file():
         return str(p.parent)
     if p.is_dir():
         return spec
-    return SHORT_NAMES.get(spec.strip().lower(), model.name)
+    return short_names().get(spec.strip().lower(), model.name)
 
 
-def _mtp(config_path: Path | None) -> bool | None:
-    if config_path is None:
-        return None
-    from kdacheck import model_config
+def _config(spec: str) -> tuple[dict[str, Any] | None, str]:
+    """The model's config as a dict and whence: a local config.json, else the bundled index's
+    fields for a preset name (``kdacheck.model_index``), else (None, "")."""
+    from kdacheck import model_config, model_index
+    from kdacheck.model_source import find_local_config
 
-    try:
-        raw = model_config.read_json(config_path)
-    except InputError:
+    path = find_local_config(spec)
+    if path is not None:
+        try:
+            return model_config.read_json(path), str(path)
+        except InputError:
+            return None, ""
+    found = model_index.match(spec)
+    if found is None:
+        return None, ""
+    cfg = model_index.entry(found.repo).get("config")
+    return (cfg, f"the bundled index ({found.repo})") if isinstance(cfg, dict) else (None, "")
+
+
+def _mtp(raw: dict[str, Any] | None) -> bool | None:
+    if raw is None:
         return None
     text = raw.get("text_config")
     cfg = text if isinstance(text, dict) else raw
@@ -211,7 +224,7 @@ SEARCHED = frozenset({
 def run(req: Request) -> Result:
     from kdacheck import config, gpus
     from kdacheck import flags as flagmod
-    from kdacheck.model_source import find_local_config, load_model
+    from kdacheck.model_source import load_model
 
     t0 = time.monotonic()
     try:
@@ -243,7 +256,7 @@ def run(req: Request) -> Result:
     fixed: Flags = ()
     if req.args_file is not None:
         fixed, _mp = _fixed_flags(req.args_file, opts)
-    cfg_path = find_local_config(req.model)
+    raw_cfg, cfg_where = _config(req.model)
     mp = _model_path(req.model, model)
     base: Flags = (("--model-path", mp), *fixed)
     if not any(f[0] == "--trust-remote-code" for f in fixed):
@@ -260,7 +273,7 @@ def run(req: Request) -> Result:
         counts.linted += 1
         return judge(flags, opts)
 
-    specs = space.speculative(model, req.drafts, _mtp(cfg_path), notes)
+    specs = space.speculative(model, req.drafts, _mtp(raw_cfg), notes)
     table = flagmod.table(version)
     layouts = space.layouts(req.tp, req.gpus, model, table.has_dest("attn_dp_size"))
     flag = next(iter(table.by_dest.get("linear_attn_verify_backend", ())), None)
@@ -335,7 +348,7 @@ def run(req: Request) -> Result:
         R = mem["R"] or cfg.v("R")
         tp = int(cfg.v("tp_size") or 1)
         if tp not in kv_cache:
-            kv_cache[tp] = kv.shape(cfg_path, model, tp)
+            kv_cache[tp] = kv.shape(raw_cfg, cfg_where, model, tp)
         shape, _why = kv_cache[tp]
         tokens = None
         if mem["kv_rest_gib"] is None or mem["kv_rest_gib"] <= 0:
@@ -432,10 +445,9 @@ def run(req: Request) -> Result:
 
 def _signature(v: Verdict) -> tuple[Any, ...]:
     """What SGLang resolves the line to (its ServerArgs fields as kdacheck resolves them)."""
-    from kdacheck.report.values import SGLANG_FIELDS
+    from kdacheck.report.values import layers
 
-    cfg = v.cfg
-    return tuple(repr(cfg.v(name)) if name in cfg else None for name in SGLANG_FIELDS.values())
+    return tuple((key, repr(value)) for key, (_g, value, *_rest) in layers(v.cfg).items() if key.startswith("sglang."))
 
 
 def _no_plan(misses: list[tuple[Verdict, str]], counts: Counts, model: Model, gpu: str, req: Request) -> str:

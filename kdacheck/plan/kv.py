@@ -3,8 +3,8 @@ classes size their KV pools (``--min-context``).
 
 kdacheck's memory account (``kdacheck.resolve.mempool``) stops at what is left for the KV cache
 (``mem_kv_rest_gib``); how many tokens that holds needs the bytes of one token's KV cache, which
-only the config.json says. Without one (a preset name) the figure is not known, and the plan
-says ``--min-context`` could not be checked.
+only the config says (a local config.json, or the bundled index's fields for a preset name).
+When it does not, the plan says ``--min-context`` could not be checked.
 
 - MLA (``kv_lora_rank`` in the config; SGLang 0.5.23 ``srt/mem_cache/memory_pool.py``
   ``MLATokenToKVPool``): ``kv_lora_rank + qk_rope_head_dim`` elements per full-attention layer,
@@ -19,7 +19,6 @@ says ``--min-context`` could not be checked.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from kdacheck.models import Model
@@ -62,37 +61,32 @@ def _full_layers(cfg: dict[str, Any], model: Model) -> tuple[int | None, str]:
     return None, "no layer count"
 
 
-def shape(config_path: Path | None, model: Model, tp: int) -> tuple[KVShape | None, str]:
-    """The KV shape per rank, or (None, why not)."""
-    if config_path is None:
+def shape(raw: dict[str, Any] | None, where: str, model: Model, tp: int) -> tuple[KVShape | None, str]:
+    """The KV shape per rank from a config (``where``: whence it came), or (None, why not)."""
+    if raw is None:
         return None, "the KV bytes per token need the model's config.json (pass --model FOLDER or a config.json)"
-    from kdacheck import model_config
-    from kdacheck.findings import InputError
-
-    try:
-        raw = model_config.read_json(config_path)
-    except InputError as e:
-        return None, str(e)
     text = raw.get("text_config")
     cfg: dict[str, Any] = text if isinstance(text, dict) else raw
     layers, lwhy = _full_layers(cfg, model)
     if layers is None:
-        return None, f"{config_path}: {lwhy}"
+        return None, f"{where}: {lwhy}"
     rank = _int(cfg, "kv_lora_rank")
     if rank is not None:
-        rope = _int(cfg, "qk_rope_head_dim") or 0
+        rope = _int(cfg, "qk_rope_head_dim")
+        if rope is None:
+            return None, f"{where}: an MLA config without qk_rope_head_dim"
         index = _int(cfg, "index_head_dim")
         return KVShape(layers, rank + rope, (index + 4) if index else 0,
                        f"MLA: {layers} layers ({lwhy}) × (kv_lora_rank {rank} + qk_rope_head_dim {rope})"
-                       + (f" + indexer {index} B + 4 B scale" if index else "")), ""
+                       + (f" + indexer {index} B + 4 B scale" if index else "") + f", from {where}"), ""
     heads = _int(cfg, "num_attention_heads")
     kv_heads = _int(cfg, "num_key_value_heads") or heads
     head_dim = _int(cfg, "head_dim") or ((_int(cfg, "hidden_size") or 0) // heads if heads else None)
     if not kv_heads or not head_dim:
-        return None, f"{config_path}: no num_key_value_heads / head_dim"
+        return None, f"{where}: no num_key_value_heads / head_dim"
     per_rank = max(1, kv_heads // max(1, tp))
     return KVShape(layers, 2 * per_rank * head_dim, 0,
-                   f"{layers} layers ({lwhy}) × 2 × {per_rank} KV heads per rank × head_dim {head_dim}"), ""
+                   f"{layers} layers ({lwhy}) × 2 × {per_rank} KV heads per rank × head_dim {head_dim}, from {where}"), ""
 
 
 def dtype_bytes(kv_cache_dtype: Any) -> int:

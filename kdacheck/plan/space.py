@@ -62,8 +62,8 @@ def speculative(model: Model, drafts: dict[str, str], mtp: bool | None, notes: l
     out: list[Spec] = []
     eagle_like: list[tuple[str, Flags]] = []
     if mtp is None:
-        notes.append("NEXTN searched: whether the checkpoint has MTP layers could not be checked (no config.json read); "
-                     "SGLang's argument resolution does not check it either")
+        notes.append("NEXTN searched: whether the checkpoint has MTP layers could not be checked (the config read does not "
+                     "say: num_nextn_predict_layers / mtp_num_hidden_layers); SGLang's argument resolution does not check it either")
     if mtp is not False:
         eagle_like.append(("NEXTN", ()))
     elif "NEXTN" not in drafts:

@@ -16,6 +16,7 @@ Scripts are read by the shell reader (kdacheck/readers/shell.py), placed inside 
 from __future__ import annotations
 
 import functools
+import re
 
 import yaml
 
@@ -79,10 +80,17 @@ def _env(node: yaml.Node | None) -> dict[str, str]:
             if isinstance(k, yaml.ScalarNode) and isinstance(v, yaml.ScalarNode) and "${{" not in str(v.value)}
 
 
+# A GitHub Actions expression naming an env variable: the runner substitutes it into the
+# script before the shell runs it (docs "Contexts": env context; "Expressions").
+_GH_ENV = re.compile(r"\$\{\{\s*env\.([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
+
+
 def _script(node: yaml.Node | None, path: str, budget: _Budget, lines: list[str] | None, values: dict[str, str],
             name: str, kind: str) -> list[LaunchCommand]:
     if not isinstance(node, yaml.ScalarNode) or "sglang" not in node.value:
         return []
+    if kind == "github":  # ${{ env.X }} known where env: sets X; other expressions stay unknown to the shell
+        return _script_launches(node, path, budget, lines, values, name, kind, _GH_ENV, lambda m: values.get(m.group(1)))
     return _script_launches(node, path, budget, lines, values, name, kind)
 
 

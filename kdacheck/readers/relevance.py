@@ -2,7 +2,8 @@
 
 Named files are always linted; files a folder walk finds are linted only when they plausibly
 are SGLang launch configurations: a GitHub workflow or a Helm values file is skipped, not
-linted into a pile of ARG001s.
+linted into a pile of ARG001s; a Dockerfile whose ``CMD``/``ENTRYPOINT`` never names SGLang
+(the image of some other program) is skipped too.
 """
 
 from __future__ import annotations
@@ -26,6 +27,10 @@ def relevant(path: str, text: str) -> bool:
 
     if is_helm_template(path, text):
         return False  # rendered by `helm template`, linted from its output
+    from kdacheck.readers import dockerfile
+
+    if dockerfile.is_dockerfile(path, text):
+        return dockerfile.starts_sglang(text)  # a build that never starts SGLang is not a launch
     if not path.lower().endswith(YAML_SUFFIXES):
         return looks_like_shell_launch(text) or text.lstrip().startswith("--")
     try:  # libyaml, after the size/depth/tag pre-pass: hostile files cost no more here
@@ -37,8 +42,11 @@ def relevant(path: str, text: str) -> bool:
         return False
     if any(yamlfiles.is_kubernetes(d) or yamlfiles.is_compose(d) for d in docs):
         return "sglang" in text
-    if len(docs) == 1 and kind_of(docs[0]) is not None:
-        return "sglang" in text  # a recipe, a Truss config, a SkyPilot task, a workflow that starts SGLang
+    kind = kind_of(docs[0]) if len(docs) == 1 else None
+    if kind == "recipe":
+        return "sglang" in text
+    if kind is not None:  # a Truss config, a SkyPilot task, a workflow: only one whose script starts SGLang
+        return looks_like_shell_launch(text)
     if len(docs) == 1 and isinstance(docs[0], yaml.MappingNode):
         keys = [k.value for k, _v in docs[0].value if isinstance(k, yaml.ScalarNode)]
         return plausible_config_keys(keys)

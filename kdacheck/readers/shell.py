@@ -25,7 +25,7 @@ from __future__ import annotations
 import re
 
 from kdacheck.findings import InputError, Location
-from kdacheck.readers.base import LaunchCommand, Token
+from kdacheck.readers.base import LaunchCommand, Token, Unread
 
 _SEPARATORS = {";", "&&", "||", "|", "&", "\n"}
 MAX_TOKENS = 50_000  # a real launch line has a few hundred words
@@ -600,6 +600,11 @@ def find_launch(words: list[Token]) -> int | None:
 
 
 _SHELLS = ("sh", "bash", "dash", "zsh", "ksh")
+_KEYWORDS = frozenset({"if", "then", "elif", "else", "while", "until", "do", "{", "!"})  # a command follows each
+
+
+def _keyword(w: Word | ArrayAssign) -> bool:
+    return isinstance(w, Word) and (w.literal or "") in _KEYWORDS
 
 
 def read_shell(text: str, path: str, env: dict[str, str] | None = None, line0: int = 1, col0: int = 1,
@@ -613,6 +618,8 @@ def _launches(items: list[Item], env: Env, path: str, kind: str, name: str, dept
     for words in _simple_commands(items):
         local = env
         i = 0
+        while i < len(words) and _keyword(words[i]):
+            i += 1  # `then ARGS+=(...)`, `do python -m ...`: the command after a keyword
         while i < len(words):  # VAR=x [VAR=y] [cmd]; NAME=(...)
             w = words[i]
             if isinstance(w, ArrayAssign):
@@ -650,7 +657,7 @@ def _launches(items: list[Item], env: Env, path: str, kind: str, name: str, dept
         tokens = [t for w in rest if isinstance(w, Word) for t in expand(w, env)]  # prefixes are not seen by the expansion
         k = find_launch(tokens)
         if k is not None:
-            cmd = LaunchCommand(path, tokens[k:], kind, tokens[0].loc, name)
+            cmd = LaunchCommand(path, tokens[k:], kind, tokens[0].loc, name, program=tokens[:k])
             unknown = sorted({t.unknown for t in tokens[k:] if t.unknown})
             cmd.notes += [f"{path}:{cmd.loc.line}: {why}: its value is unknown here (give it with --env NAME=VALUE)" for why in unknown]
             cmd.unread = unread_arguments(cmd)
@@ -668,12 +675,13 @@ def _launches(items: list[Item], env: Env, path: str, kind: str, name: str, dept
     return found
 
 
-def unread_arguments(cmd: LaunchCommand) -> list[str]:
+def unread_arguments(cmd: LaunchCommand) -> list[Unread]:
     """What could hide flags in a launch: no arguments at all after the program, or an unknown
-    expansion standing where a flag would be (not a value after a flag), as ``$ARGS`` or
-    ``"${EXTRA[@]}"`` of an array this file does not set. Each as ``place: what``."""
+    expansion standing where a flag would be (not a value after a flag), as ``$ARGS``,
+    ``"${EXTRA[@]}"`` of an array this file does not set or a Kubernetes ``$(VAR)`` that is
+    not in the container's env. Each with its place."""
     if not cmd.tokens:
-        return [f"{cmd.loc}: no arguments after the SGLang program"]
+        return [Unread(cmd.loc, "no arguments after the SGLang program")]
     out = []
     for j, t in enumerate(cmd.tokens):
         if not t.unknown or not t.text.startswith(("$", "`")):
@@ -681,7 +689,7 @@ def unread_arguments(cmd: LaunchCommand) -> list[str]:
         prev = cmd.tokens[j - 1].text if j else ""
         if prev.startswith("-") and "=" not in prev:
             continue  # the value of a flag: the flag itself is read
-        out.append(f"{t.loc}: `{t.text[:60]}` ({t.unknown})")
+        out.append(Unread(t.loc, f"`{t.text[:60]}` ({t.unknown})"))
     return out
 
 
@@ -713,7 +721,7 @@ def launches_in_tokens(tokens: list[Token], path: str, kind: str, name: str = ""
     for t in [*tokens, Token("\n", tokens[-1].loc if tokens else Location(path))]:
         if t.text in _SEPARATORS and t.is_flag is None:
             if words and (k := find_launch(words)) is not None:
-                found.append(LaunchCommand(path, words[k:], kind, words[0].loc, name))
+                found.append(LaunchCommand(path, words[k:], kind, words[0].loc, name, program=words[:k]))
             words = []
         else:
             words.append(t)

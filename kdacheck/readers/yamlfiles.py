@@ -15,7 +15,7 @@ from typing import Any
 import yaml
 
 from kdacheck.findings import InputError, Location
-from kdacheck.readers.base import LaunchCommand, Token
+from kdacheck.readers.base import Append, LaunchCommand, Token
 from kdacheck.readers.shell import find_launch, launches_in_tokens, tokenize
 
 MAX_NODES = 200_000  # nodes walked, alias re-visits included
@@ -42,6 +42,7 @@ class _Budget:
     def __init__(self, path: str) -> None:
         self.path = path
         self.nodes = 0
+        self.expanded = 0  # characters made by substitutions ($(VAR), ${VAR}) in this file
 
     def spend(self, node: yaml.Node, depth: int, n: int = 1) -> None:
         self.nodes += n
@@ -278,32 +279,131 @@ def _words(node: yaml.Node | None, path: str, budget: _Budget) -> list[Token]:
     return []
 
 
-def _scalar_shell_tokens(node: yaml.ScalarNode, path: str, budget: _Budget, lines: list[str] | None = None,
-                         env: dict[str, str] | None = None) -> list[Token]:
-    """Shell-tokenize a YAML string (``sh -c "..."``), placing words inside the file."""
-    budget.spend(node, 0, 1 + len(node.value) // 16)  # an aliased script costs each time
-    line = node.start_mark.line + 1
-    col = node.start_mark.column + 1
+_BLOCK_ITEM = re.compile(r"[ \t]*-[ \t]+$")
+
+
+def list_append(node: yaml.Node | None, lines: list[str] | None) -> tuple[Append | None, str]:
+    """How ``--fix`` adds items after the last one of a ``command``/``args`` list, in its
+    style (flow or block, the last item's quoting and indentation); (None, why) where it
+    cannot: the last item spans lines, is a block scalar, or shares its line with more."""
+    if not isinstance(node, yaml.SequenceNode) or not node.value:
+        return None, "the launch's list is empty or not a list"
+    last = node.value[-1]
+    if not isinstance(last, yaml.ScalarNode) or last.style in ("|", ">") or last.start_mark.line != last.end_mark.line:
+        return None, "the last item of the launch's list spans lines"
+    quoting = {'"': "double", "'": "single"}.get(last.style or "", "plain")
+    if node.flow_style:
+        return Append(", ", quoting), ""
+    if lines is None and last.start_mark.buffer:
+        lines = last.start_mark.buffer.split("\n")
+    line = lines[last.start_mark.line].rstrip("\r") if lines is not None and last.start_mark.line < len(lines) else ""
+    prefix = line[: last.start_mark.column]
+    if not _BLOCK_ITEM.match(prefix):
+        return None, "the last item of the launch's list shares its line with more"
+    return Append("\n" + prefix, quoting, eol=True), ""
+
+
+Shifts = dict[int, list[tuple[int, int]]]  # file line → (column in the expanded text from which, how far it moved)
+
+
+def _text_origin(node: yaml.ScalarNode, lines: list[str] | None) -> tuple[int, int, int]:
+    """(line, column, indent) where a YAML string's text starts: a block scalar on the next
+    line at the block's indentation (every line of it at that indentation), a quoted one after
+    its quote."""
+    line, col = node.start_mark.line + 1, node.start_mark.column + 1
     if node.style in ("|", ">"):
-        # Block scalar: the text starts on the next line, at the block's indentation.
         if lines is None and node.start_mark.buffer:
             lines = node.start_mark.buffer.splitlines()
-        raw_line = lines[line] if lines is not None and line < len(lines) else ""
-        indent = len(raw_line) - len(raw_line.lstrip(" ")) if raw_line else 0
-        text = node.value
-        out: list[Token] = []
-        for t in tokenize(text, path, line + 1, 1, env):
-            out.append(Token(t.text, Location(path, t.loc.line, t.loc.col + indent), t.origin, t.is_flag, t.unknown))
-        return out
-    if node.style in ("'", '"'):
-        col += 1
-    return tokenize(node.value, path, line, col, env)
+        raw = lines[line] if lines is not None and line < len(lines) else ""
+        indent = len(raw) - len(raw.lstrip(" ")) if raw else 0
+        return line + 1, 1, indent
+    return line, col + (node.style in ("'", '"')), 0
+
+
+def expand_refs(text: str, pattern: re.Pattern[str], value_of: Callable[[re.Match[str]], str | None],
+                line0: int, col0: int, indent: int = 0, budget: _Budget | None = None) -> tuple[str, Shifts]:
+    """``text`` with ``pattern``'s references replaced by ``value_of`` (None: left as written),
+    as a substitution made before the text is split (the kubelet's ``$(VAR)``, Compose's
+    ``${VAR}``), and how it moved the characters after each reference on its line: file line →
+    ``(column, delta)``, a character at that column of the expanded text or later stood
+    ``delta`` columns further (accumulated on the line)."""
+    out: list[str] = []
+    shifts: Shifts = {}
+    last = row = row_start = acc = size = 0
+    for m in pattern.finditer(text):
+        gap = text[last:m.start()]
+        if "\n" in gap:
+            row += gap.count("\n")
+            row_start = last + gap.rfind("\n") + 1
+            acc = 0
+        value = value_of(m)
+        new = m.group(0) if value is None else value
+        out += [gap, new]
+        last = m.end()
+        size += len(gap) + len(new)
+        if len(out) > 2 * MAX_REFS or size > MAX_EXPANDED or (budget is not None and budget.expanded + size > MAX_FILE_EXPANDED):
+            raise InputError(f"line {line0 + row}: a YAML string with more than {MAX_REFS:,} variable references, or "
+                             f"expanding to over {MAX_EXPANDED:,} characters; refusing")
+        if len(new) != len(m.group(0)) and "\n" not in new:
+            acc += len(new) - len(m.group(0))
+            base = (col0 if row == 0 else 1) + indent
+            shifts.setdefault(line0 + row, []).append((base + m.start() - row_start + acc + len(m.group(0)), acc))
+    out.append(text[last:])
+    if budget is not None:
+        budget.expanded += size
+    return "".join(out), shifts
+
+
+MAX_REFS = 10_000
+MAX_EXPANDED = 1 << 20  # characters of one expanded YAML string
+MAX_FILE_EXPANDED = 16 << 20  # characters all substitutions of one file may make
+
+
+def unshift(loc: Location, shifts: Shifts) -> Location:
+    """Where a word of an expanded text is written in the file (see ``expand_refs``)."""
+    for end, delta in reversed(shifts.get(loc.line, ())):
+        if loc.col >= end:
+            return Location(loc.path, loc.line, loc.col - delta)
+    return loc
+
+
+def moved(cmds: list[LaunchCommand], shifts: Shifts, indent: int = 0, after: int = 0) -> None:
+    """Every place of ``cmds`` (tokens, program, start, unread places and the notes naming them)
+    put back where it is written: the expansion's shifts undone, and ``indent`` added on the
+    lines after ``after`` (a block scalar's lines, read from column 1)."""
+    if not shifts and not indent:
+        return
+
+    def at(loc: Location) -> Location:
+        loc = Location(loc.path, loc.line, loc.col + (indent if loc.line > after else 0))
+        return unshift(loc, shifts)
+
+    for c in cmds:
+        c.tokens = [Token(t.text, at(t.loc), t.origin, t.is_flag, t.unknown) for t in c.tokens]
+        c.program = [Token(t.text, at(t.loc), t.origin, t.is_flag, t.unknown) for t in c.program]
+        c.loc = at(c.loc)
+        was = [str(u) for u in c.unread]
+        c.unread = [type(u)(at(u.loc), u.what) for u in c.unread]
+        for a, b in zip(was, c.unread, strict=True):  # the notes that name them
+            c.notes = [n.replace(a, str(b), 1) for n in c.notes]
+
+
+def _scalar_shell_tokens(node: yaml.ScalarNode, path: str, budget: _Budget, lines: list[str] | None = None,
+                         env: dict[str, str] | None = None, text: str | None = None) -> list[Token]:
+    """Shell-tokenize a YAML string (``sh -c "..."``), placing words inside the file; ``text``:
+    the string after a substitution (its places are the expanded text's: see ``moved``)."""
+    budget.spend(node, 0, 1 + len(node.value) // 16)  # an aliased script costs each time
+    line, col, indent = _text_origin(node, lines)
+    toks = tokenize(node.value if text is None else text, path, line, col, env)
+    if not indent:
+        return toks
+    return [Token(t.text, Location(path, t.loc.line, t.loc.col + indent), t.origin, t.is_flag, t.unknown) for t in toks]
 
 
 _K8S_VAR = re.compile(r"\$\$|\$\(([A-Za-z_][A-Za-z0-9_.-]*)\)")
 
 
-def container_env(container: yaml.Node) -> tuple[dict[str, str], set[str]]:
+def container_env(container: yaml.Node, budget: _Budget | None = None) -> tuple[dict[str, str], set[str]]:
     """A container's ``env``: literal values, and the names set from elsewhere (``valueFrom``)."""
     values: dict[str, str] = {}
     opaque: set[str] = set()
@@ -313,8 +413,9 @@ def container_env(container: yaml.Node) -> tuple[dict[str, str], set[str]]:
             name, value = _mapping_get(item, "name"), _mapping_get(item, "value")
             if not isinstance(name, yaml.ScalarNode):
                 continue
-            if isinstance(value, yaml.ScalarNode):
-                values[name.value] = _K8S_VAR.sub(lambda m: _k8s_ref(m, values), value.value)[:100_000]
+            if isinstance(value, yaml.ScalarNode):  # `$(A)` of an earlier entry, bounded before it is built
+                values[name.value] = expand_refs(str(value.value), _K8S_VAR, lambda m: _k8s_value(m, values), 1, 1,
+                                                 0, budget)[0][:100_000]
             else:
                 opaque.add(name.value)
     return values, opaque
@@ -323,11 +424,6 @@ def container_env(container: yaml.Node) -> tuple[dict[str, str], set[str]]:
 def _k8s_value(m: re.Match[str], values: dict[str, str]) -> str | None:
     """The kubelet's value for one ``$(VAR)`` (``$$`` is ``$``); None when not in the env."""
     return "$" if m.group(0) == "$$" else values.get(m.group(1))
-
-
-def _k8s_ref(m: re.Match[str], values: dict[str, str]) -> str:
-    value = _k8s_value(m, values)
-    return m.group(0) if value is None else value
 
 
 def _substitute(words: list[Token], pattern: re.Pattern[str], value_of: Callable[[re.Match[str]], str | None],
@@ -366,7 +462,7 @@ def expand_k8s(words: list[Token], values: dict[str, str], opaque: set[str]) -> 
 
 
 def _container_launches(container: yaml.Node, path: str, name: str, budget: _Budget, lines: list[str] | None) -> list[LaunchCommand]:
-    values, opaque = container_env(container)
+    values, opaque = container_env(container, budget)
     words = _words(_mapping_get(container, "command"), path, budget) + _words(_mapping_get(container, "args"), path, budget)
     words = expand_k8s(words, values, opaque)
     k = find_launch(words)
@@ -378,8 +474,11 @@ def _container_launches(container: yaml.Node, path: str, name: str, budget: _Bud
         tagged = image_version(str(image.value))
         hint = (tagged, _loc(path, image)) if tagged else None
     if k is not None:
-        c = LaunchCommand(path, words[k:], "kubernetes", words[0].loc, name)
+        c = LaunchCommand(path, words[k:], "kubernetes", words[0].loc, name, program=words[:k])
         c.version_hint = hint
+        args = _mapping_get(container, "args")
+        holder = args if isinstance(args, yaml.SequenceNode) and args.value else _mapping_get(container, "command")
+        c.append, c.append_why = list_append(holder, lines)
         return [c]
     # sh -c "python -m sglang.launch_server ...": the script is one string, read as shell with
     # the container's env (after the kubelet's $(VAR) expansion).
@@ -394,28 +493,24 @@ def _container_launches(container: yaml.Node, path: str, name: str, budget: _Bud
 
 
 def _script_launches(node: yaml.ScalarNode, path: str, budget: _Budget, lines: list[str] | None,
-                     values: dict[str, str], name: str, kind: str = "kubernetes") -> list[LaunchCommand]:
+                     values: dict[str, str], name: str, kind: str = "kubernetes",
+                     pattern: re.Pattern[str] | None = None, value_of: Callable[[re.Match[str]], str | None] | None = None,
+                     shell_env: dict[str, str] | None = None) -> list[LaunchCommand]:
     """A shell script held in one YAML string, read as shell (its assignments, quoting and
-    redirections) with the container's env, after the kubelet's ``$(VAR)`` expansion."""
+    redirections) with ``shell_env`` (default ``values``: the container's env), after the
+    substitution its format makes before the shell sees it: the kubelet's ``$(VAR)`` from
+    ``values`` by default; ``pattern`` with ``value_of`` for another (Compose's ``${VAR}``);
+    none for a carrier (``kind`` other than kubernetes and no ``pattern``)."""
     from kdacheck.readers.shell import read_shell
 
     budget.spend(node, 0, 1 + len(node.value) // 16)
-    text = _K8S_VAR.sub(lambda m: _k8s_ref(m, values), node.value)
-    line, col = node.start_mark.line + 1, node.start_mark.column + 1
-    indent = 0
-    if node.style in ("|", ">"):
-        if lines is None and node.start_mark.buffer:
-            lines = node.start_mark.buffer.splitlines()
-        raw = lines[line] if lines is not None and line < len(lines) else ""
-        indent = len(raw) - len(raw.lstrip(" ")) if raw else 0
-        line, col = line + 1, indent + 1
-    elif node.style in ("'", '"'):
-        col += 1
-    cmds = read_shell(text, path, values, line, col, kind, name)
-    if indent:  # block scalars: every line of the script starts at the block's indentation
-        for c in cmds:
-            c.tokens = [Token(t.text, Location(path, t.loc.line, t.loc.col + (indent if t.loc.line > line else 0)),
-                              t.origin, t.is_flag, t.unknown) for t in c.tokens]
+    line, col, indent = _text_origin(node, lines)
+    if pattern is None and kind == "kubernetes":
+        pattern, value_of = _K8S_VAR, (lambda m: _k8s_value(m, values))
+    text, shifts = (node.value, {}) if pattern is None or value_of is None else \
+        expand_refs(node.value, pattern, value_of, line, col, indent, budget)
+    cmds = read_shell(text, path, values if shell_env is None else shell_env, line, col + indent, kind, name)
+    moved(cmds, shifts, indent, line)  # the first line starts at the indentation already
     return cmds
 
 
@@ -430,7 +525,28 @@ def _string_nodes(container: yaml.Node) -> list[yaml.ScalarNode]:
     return out
 
 
-def _walk_containers(node: yaml.Node, path: str, owner: str, budget: _Budget, lines: list[str] | None, depth: int = 0) -> list[LaunchCommand]:
+# Keys whose pod templates are one role of a multi-pod workload: LeaderWorkerSet's
+# `leaderWorkerTemplate.leaderTemplate`/`workerTemplate`, RoleBasedGroup's leader/worker template
+# patches (v1alpha1 `leaderWorkerSet.patchLeaderTemplate`, v1alpha2
+# `leaderWorkerPattern.leaderTemplatePatch`), KubeRay's `headGroupSpec` (RayCluster, and inside
+# RayService `rayClusterConfig` and RayJob `rayClusterSpec`).
+ROLE_KEYS = {"leaderTemplate": "leader", "workerTemplate": "worker", "patchLeaderTemplate": "leader patch",
+             "patchWorkerTemplate": "worker patch", "leaderTemplatePatch": "leader patch",
+             "workerTemplatePatch": "worker patch", "headGroupSpec": "head"}
+# Lists whose items are named roles: RoleBasedGroup `spec.roles[].name`, KubeRay
+# `workerGroupSpecs[].groupName`.
+ROLE_LISTS = {"roles": ("name", "role"), "workerGroupSpecs": ("groupName", "worker group")}
+
+
+def _label(owner: str, role: str, rest: str) -> str:
+    return ", ".join(p for p in (owner, role, rest) if p)
+
+
+def _walk_containers(node: yaml.Node, path: str, owner: str, budget: _Budget, lines: list[str] | None, depth: int = 0,
+                     role: str = "") -> list[LaunchCommand]:
+    """Every container's launch, named ``OWNER[, ROLE], container NAME``: the role is the
+    template or list item it sits in (ROLE_KEYS, ROLE_LISTS), so a leader, a worker, a prefill
+    and a decode of one manifest are told apart."""
     budget.spend(node, depth)
     found: list[LaunchCommand] = []
     if isinstance(node, yaml.MappingNode):
@@ -440,17 +556,31 @@ def _walk_containers(node: yaml.Node, path: str, owner: str, budget: _Budget, li
                 for c in v.value:
                     budget.spend(c, depth + 2)
                     cname = _mapping_get(c, "name")
-                    label = f"{owner}, container {cname.value}" if isinstance(cname, yaml.ScalarNode) else owner
+                    label = _label(owner, role, f"container {cname.value}" if isinstance(cname, yaml.ScalarNode) else "")
                     found += _container_launches(c, path, label, budget, lines)
             elif key in ("container", "model") and isinstance(v, yaml.MappingNode) and (
                     _mapping_get(v, "command") is not None or _mapping_get(v, "args") is not None):
                 # Argo templates' `container:`, KServe's `predictor.model`: one container
-                found += _container_launches(v, path, f"{owner}, {key}", budget, lines)
+                found += _container_launches(v, path, _label(owner, role, key), budget, lines)
+            elif key == "entrypoint" and isinstance(v, yaml.ScalarNode) and "sglang" in str(v.value):
+                # KubeRay RayJob `spec.entrypoint`: a shell command run on the head
+                from kdacheck.readers.shell import looks_like_shell_launch
+
+                if looks_like_shell_launch(str(v.value)):
+                    # run by Ray's job submission as a shell command: no kubelet $(VAR) expansion
+                    found += _script_launches(v, path, budget, lines, {}, _label(owner, role, "entrypoint"), "rayjob")
+            elif key in ROLE_LISTS and isinstance(v, yaml.SequenceNode):
+                name_key, what = ROLE_LISTS[key]
+                for n, item in enumerate(v.value, 1):
+                    name = _mapping_get(item, name_key)
+                    sub = f"{what} {name.value if isinstance(name, yaml.ScalarNode) and name.value else n}"
+                    found += _walk_containers(item, path, owner, budget, lines, depth + 2, _label("", role, sub))
             else:
-                found += _walk_containers(v, path, owner, budget, lines, depth + 1)
+                sub = _label("", role, ROLE_KEYS[key]) if key in ROLE_KEYS else role
+                found += _walk_containers(v, path, owner, budget, lines, depth + 1, sub)
     elif isinstance(node, yaml.SequenceNode):
         for item in node.value:
-            found += _walk_containers(item, path, owner, budget, lines, depth + 1)
+            found += _walk_containers(item, path, owner, budget, lines, depth + 1, role)
     return found
 
 
@@ -473,27 +603,29 @@ def read_kubernetes(doc: yaml.Node, path: str, lines: list[str] | None = None) -
 _COMPOSE_VAR = re.compile(r"\$\$|\$\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?[-?+])([^}]*))?\}|\$([A-Za-z_][A-Za-z0-9_]*)")
 
 
+def compose_value(m: re.Match[str], env: dict[str, str]) -> str | None:
+    """Compose's value for one reference (``$$`` is ``$``); None: unset without a default."""
+    if m.group(0) == "$$":
+        return "$"
+    op, arg = m.group(2), m.group(3) or ""
+    value = env.get(m.group(1) or m.group(4))
+    unset = value is None or (value == "" and (op or "").startswith(":"))
+    if op in ("-", ":-"):
+        return arg if unset else str(value)
+    if op in ("+", ":+"):
+        return "" if unset else arg
+    return None if unset else str(value)
+
+
 def compose_interpolate(words: list[Token], env: dict[str, str]) -> list[Token]:
     """Compose's interpolation of ``${VAR}``, ``${VAR:-d}``, ``${VAR-d}``, ``${VAR:?err}``,
     ``${VAR:+alt}`` and ``$VAR`` from the ``.env`` file beside it and the environment (``--env``);
     ``$$`` is a literal ``$``. An unset variable without a default is unknown."""
 
-    def value_of(m: re.Match[str]) -> str | None:
-        if m.group(0) == "$$":
-            return "$"
-        op, arg = m.group(2), m.group(3) or ""
-        value = env.get(m.group(1) or m.group(4))
-        unset = value is None or (value == "" and (op or "").startswith(":"))
-        if op in ("-", ":-"):
-            return arg if unset else str(value)
-        if op in ("+", ":+"):
-            return "" if unset else arg
-        return None if unset else str(value)
-
     def why(m: re.Match[str]) -> str:
         return f"`${{{m.group(1) or m.group(4)}}}` is not set in the .env file beside it (give it with --env)"
 
-    return _substitute(words, _COMPOSE_VAR, value_of, why)
+    return _substitute(words, _COMPOSE_VAR, lambda m: compose_value(m, env), why)
 
 
 DOTENV_BYTES = 1 << 20
@@ -531,12 +663,11 @@ def read_compose(doc: yaml.Node, path: str, lines: list[str] | None = None, env:
     import os
 
     values = {**read_dotenv(os.path.dirname(path) or ".", allow_outside), **(env or {})} if path not in ("<stdin>", "<cmd>") else dict(env or {})
-    found = _read_compose(doc, path, lines)
+    found = _read_compose(doc, path, lines, values)
     from kdacheck.readers.dockerfile import image_version
 
     services = _mapping_get(doc, "services")
     for c in found:
-        c.tokens = compose_interpolate(c.tokens, values)
         svc = _mapping_get(services, c.name.removeprefix("service ")) if isinstance(services, yaml.MappingNode) else None
         image = _mapping_get(svc, "image") if svc is not None else None
         tagged = image_version(str(image.value)) if isinstance(image, yaml.ScalarNode) else None
@@ -545,29 +676,77 @@ def read_compose(doc: yaml.Node, path: str, lines: list[str] | None = None, env:
     return found
 
 
-def _read_compose(doc: yaml.Node, path: str, lines: list[str] | None = None) -> list[LaunchCommand]:
+def _read_compose(doc: yaml.Node, path: str, lines: list[str] | None = None, values: dict[str, str] | None = None) -> list[LaunchCommand]:
+    """Each service's launch: ``entrypoint`` then ``command``, as Compose joins them into one
+    argv, each in list or string form. Compose interpolates every string before anything
+    splits it (compose-spec "Interpolation"), so ``values`` (the ``.env`` file, ``--env``) are
+    known values in the string form exactly as in the list form, and what stays unset is
+    unknown. ``sh -c SCRIPT`` is read as a shell script with the service's ``environment:``
+    (what the container's shell sees; ``$$VAR`` there is the shell's ``$VAR``)."""
+    from kdacheck.readers.shell import _SHELLS, looks_like_shell_launch, read_shell
+
     services = _mapping_get(doc, "services")
     found: list[LaunchCommand] = []
     if not isinstance(services, yaml.MappingNode):
         return found
     budget = _Budget(path)
+    env = dict(values or {})
+
+    def interpolate(m: re.Match[str]) -> str | None:
+        return compose_value(m, env)
+
     for k, svc in pairs(services):
         budget.spend(svc, 1)
         label = f"service {k.value}" if isinstance(k, yaml.ScalarNode) else "service ?"
-        for key in ("entrypoint", "command"):
-            node = _mapping_get(svc, key)
+        shell_env = _service_environment(svc, env, budget)
+        nodes = [n for n in (_mapping_get(svc, "entrypoint"), _mapping_get(svc, "command")) if n is not None]
+        words: list[Token] = []
+        shifts: Shifts = {}
+        for node in nodes:
             if isinstance(node, yaml.ScalarNode):
-                found += launches_in_tokens(_scalar_shell_tokens(node, path, budget, lines), path, "compose", label)
-            elif isinstance(node, yaml.SequenceNode):
-                words = _words(node, path, budget)
-                # entrypoint + command together form the argv
-                if key == "entrypoint":
-                    words += _words(_mapping_get(svc, "command"), path, budget)
-                j = find_launch(words)
-                if j is not None:
-                    found.append(LaunchCommand(path, words[j:], "compose", words[0].loc, label))
-                    break
-                for n in node.value:
-                    if isinstance(n, yaml.ScalarNode) and "sglang" in str(n.value) and " " in str(n.value):
-                        found += launches_in_tokens(_scalar_shell_tokens(n, path, budget, lines), path, "compose", label)
+                line, col, indent = _text_origin(node, lines)
+                text, moves = expand_refs(str(node.value), _COMPOSE_VAR, interpolate, line, col, indent, budget)
+                shifts.update(moves)
+                words += _scalar_shell_tokens(node, path, budget, lines, None, text)
+            else:
+                words += compose_interpolate(_words(node, path, budget), env)
+        cmds = launches_in_tokens(words, path, "compose", label)
+        if cmds and isinstance(nodes[-1], yaml.SequenceNode):
+            for c in cmds:  # --fix adds a flag as a new item of the last list, in its style
+                c.append, c.append_why = list_append(nodes[-1], lines)
+        # sh -c SCRIPT: a list item read as a script in place, or a word of the string form
+        for node in nodes:
+            for item in (node.value if isinstance(node, yaml.SequenceNode) else []):
+                if not cmds and isinstance(item, yaml.ScalarNode) and looks_like_shell_launch(str(item.value)) \
+                        and any(c.isspace() for c in str(item.value)):
+                    cmds = _script_launches(item, path, budget, lines, env, label, "compose", _COMPOSE_VAR, interpolate, shell_env)
+        for i in range(len(words) - 2):
+            if cmds:
+                break
+            script = words[i + 2]
+            if words[i].text.rsplit("/", 1)[-1] in _SHELLS and words[i + 1].text == "-c" and looks_like_shell_launch(script.text):
+                raw = lines[script.loc.line - 1] if lines is not None and 0 < script.loc.line <= len(lines) else ""
+                quoted = 0 < script.loc.col <= len(raw) and raw[script.loc.col - 1] in "'\""
+                cmds = read_shell(script.text, path, shell_env, script.loc.line, script.loc.col + quoted, "compose", label)
+        moved(cmds, shifts)
+        found += cmds
     return found
+
+
+def _service_environment(svc: yaml.Node, env: dict[str, str], budget: _Budget | None = None) -> dict[str, str]:
+    """A service's ``environment:`` (a mapping, or a list of ``KEY=VALUE``), interpolated: the
+    variables its container's shell sees."""
+    node = _mapping_get(svc, "environment")
+    out: dict[str, str] = {}
+    items: list[tuple[str, str]] = []
+    if isinstance(node, yaml.MappingNode):
+        items = [(str(k.value), str(v.value)) for k, v in pairs(node)[:10_000]
+                 if isinstance(k, yaml.ScalarNode) and isinstance(v, yaml.ScalarNode) and v.tag != "tag:yaml.org,2002:null"]
+    elif isinstance(node, yaml.SequenceNode):
+        items = [tuple(str(i.value).split("=", 1)) for i in node.value[:10_000]  # type: ignore[misc]
+                 if isinstance(i, yaml.ScalarNode) and "=" in str(i.value)]
+    for key, value in items:
+        text, _moves = expand_refs(value[:100_000], _COMPOSE_VAR, lambda m: compose_value(m, env), 1, 1, 0, budget)
+        if "$" not in text:
+            out[key] = text
+    return out

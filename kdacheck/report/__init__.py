@@ -27,12 +27,14 @@ FORMATS: dict[str, str] = {
 class RenderContext:
     """What a report needs besides the results (a plain class: nothing built at import)."""
 
-    __slots__ = ("color", "run", "sglang_version", "show_resolved", "threshold")
+    __slots__ = ("color", "quiet", "run", "sglang_version", "show_resolved", "strict", "threshold")
 
     def __init__(
         self, sglang_version: str, show_resolved: bool = False, run: list[dict[str, Any]] | None = None,
-        threshold: Severity = Severity.WARNING, color: str = "auto",
+        threshold: Severity = Severity.WARNING, color: str = "auto", strict: bool = False, quiet: bool = False,
     ) -> None:
+        self.strict = strict  # --strict: a check that could not run fails
+        self.quiet = quiet  # -q: the findings that fail the run and the summary only
         self.color = color  # auto (a terminal without NO_COLOR), always, never
         self.sglang_version = sglang_version
         self.show_resolved = show_resolved
@@ -56,8 +58,31 @@ def render_failure(name: str | None, message: str, out: IO[str], sglang_version:
         mod.render_failure(message, out, sglang_version)
 
 
+def not_checked(results: list[FileResult]) -> tuple[Counter[str], set[str]]:
+    """Every check that could not run, one per rule and launch command, by what it lacked
+    (``model``: the rules MODEL001 names; ``gpu``: "needs --gpu"; ``values``: a value not known
+    statically; ``other``), and the distinct rules among them. Suppressed findings are not counted."""
+    reasons: Counter[str] = Counter()
+    codes: set[str] = set()
+    for r in results:
+        unknown = {code for cfg in r.resolved for code in cfg.unknown_checks}
+        for cfg in r.resolved:
+            reasons["model"] += len(cfg.not_checked)
+            codes.update(cfg.not_checked)
+        for f in r.findings:
+            if f.not_checked:
+                codes.add(f.code)
+                reasons["gpu" if "needs --gpu" in f.message else "model" if "needs the model" in f.message
+                        else "values" if f.code in unknown else "other"] += 1
+    for kind in ("model", "gpu", "values", "other"):
+        reasons.setdefault(kind, 0)
+    return reasons, codes
+
+
 def summary(results: list[FileResult]) -> dict[str, int]:
+    results = getattr(results, "counted", results)  # -q shows fewer findings; the summary counts the run
     counts = Counter(f.severity.label for r in results for f in r.findings)
+    reasons, codes = not_checked(results)
     return {
         "files": len(results),
         "commands": sum(len(r.resolved) for r in results),
@@ -67,8 +92,11 @@ def summary(results: list[FileResult]) -> dict[str, int]:
         "unreadable": sum(1 for r in results if r.error),
         "suppressed": sum(r.suppressed for r in results),
         "unused_suppressions": sum(len(r.unused_suppressions) for r in results),
-        "not_checked": len({code for r in results for cfg in r.resolved for code in cfg.not_checked}),
-        "unknown_values": len({code for r in results for cfg in r.resolved for code in cfg.unknown_checks}),
+        "not_checked": sum(reasons.values()),  # occurrences: one per rule and launch command
+        "not_checked_rules": len(codes),  # distinct rules among them
+        "not_checked_model": reasons["model"],
+        "not_checked_gpu": reasons["gpu"],
+        "unknown_values": reasons["values"],
         "skipped": sum(getattr(results, "skipped", {}).values()),  # found in folders, skipped on purpose
     }
 
@@ -87,14 +115,28 @@ def summary_line(results: list[FileResult]) -> str:
         n = s["unused_suppressions"]
         parts.append(f"{n} unused suppression{'s' * (n != 1)}")
     if s["not_checked"]:
-        n = s["not_checked"]
-        parts.append(f"{n} rule{'s' * (n != 1)} not checked: needs the model")
-    if s["unknown_values"]:
-        n = s["unknown_values"]
-        parts.append(f"{n} rule{'s' * (n != 1)} not checked: values not known statically")
+        n, d = s["not_checked"], s["not_checked_rules"]
+        def verb(k: int, one: str, many: str) -> str:
+            return f"{k} {one if k == 1 else many}"
+
+        why = [verb(s["not_checked_model"], "needs the model", "need the model")] if s["not_checked_model"] else []
+        why += [verb(s["not_checked_gpu"], "needs --gpu", "need --gpu")] if s["not_checked_gpu"] else []
+        why += [f"{s['unknown_values']} on values not known statically"] if s["unknown_values"] else []
+        other = n - s["not_checked_model"] - s["not_checked_gpu"] - s["unknown_values"]
+        why += [verb(other, "lacks another fact", "lack another fact")] if other else []
+        parts.append(f"{n} check{'s' * (n != 1)} not run ({d} rule{'s' * (d != 1)}: {', '.join(why)})")
     for kind, n in sorted(getattr(results, "skipped", {}).items()):
         parts.append(f"{n} {kind}{'s' * (n != 1)} skipped")
     return "Checked " + ", ".join(parts) + "."
+
+
+FIXABLE = "[*] "  # before the code of a finding `lint --fix` fixes (as ruff marks them)
+
+
+def fixable_line(results: list[FileResult]) -> str:
+    """``[*] N fixable with --fix.`` under the summary (empty when none is)."""
+    n = sum(f.fixable for r in results for f in r.findings)
+    return f"[*] {n} fixable with --fix." if n else ""
 
 
 def worst(results: list[FileResult]) -> Severity | None:
@@ -109,29 +151,43 @@ def failing_only(results: list[FileResult], threshold: Severity) -> list[FileRes
     out = [dataclasses.replace(r, findings=[f for f in r.findings if f.severity >= threshold and not f.not_checked], notes=[])
            for r in results]
     skipped = getattr(results, "skipped", None)
-    if skipped is not None:  # the run's Results: what it skipped is still counted
+    if skipped is not None:  # the run's Results: what it skipped is still counted, and the summary counts them all
         kept = type(results)(out)
         kept.skipped = dict(skipped)  # type: ignore[attr-defined]
+        kept.counted = results  # type: ignore[attr-defined]
         return kept
     return out
 
 
-def statistics(results: list[FileResult], out: IO[str], fmt: str) -> None:
-    """``--statistics``: the number of findings per rule, most frequent first (JSON for json)."""
+# --statistics has no place in these formats (a JUnit test suite, a GitLab code-quality list): refused, exit 2
+NO_STATISTICS = ("junit", "gitlab")
+
+
+def statistics_rows(results: list[FileResult]) -> list[dict[str, Any]]:
+    """The number of findings per rule and severity, most frequent first."""
     from kdacheck.rules import REGISTRY
 
-    by_code = REGISTRY.get
     counts = Counter((f.code, f.severity) for r in results for f in r.findings)
     rows = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0][0]))
-    if fmt == "json":
-        import json
+    return [{"code": c, "name": getattr(REGISTRY.get(c), "name", None), "severity": s.label, "count": n} for (c, s), n in rows]
 
-        doc = [{"code": c, "name": getattr(by_code(c), "name", None), "severity": s.label, "count": n} for (c, s), n in rows]
-        json.dump(doc, out, indent=2)
-        out.write("\n")
+
+def statistics(results: list[FileResult], out: IO[str], fmt: str, ctx: RenderContext | None = None) -> None:
+    """``--statistics``: the number of findings per rule, most frequent first. In full and
+    concise, a table in place of the findings; in json the report with a ``statistics`` object;
+    in sarif the log with the counts in the run's ``properties``; in github the annotations and
+    a notice with the counts (each format's ``render_statistics``). JUnit and GitLab are refused
+    before linting (``NO_STATISTICS``)."""
+    rows = statistics_rows(results)
+    total = sum(int(row["count"]) for row in rows)
+    stats = {"total": total, "files": len(results), "rules": rows}
+    mod = module(fmt) if fmt in FORMATS else None
+    if mod is not None and hasattr(mod, "render_statistics"):  # json, sarif, github: the report with the counts
+        mod.render_statistics(results, out, ctx or RenderContext(""), stats)
         return
-    width = max((len(str(n)) for _k, n in rows), default=1)
-    for (code, sev), n in rows:
-        rule = by_code(code)
-        out.write(f"{n:>{width}}  {code:<9} [{sev.label}]  {rule.name if rule else ''}\n")
-    out.write(f"{sum(counts.values())} finding{'s' if sum(counts.values()) != 1 else ''} in {len(results)} file{'s' if len(results) != 1 else ''}\n")
+    if fmt in NO_STATISTICS:
+        raise ValueError(f"--statistics does not apply to --output-format {fmt}")
+    width = max((len(str(row["count"])) for row in rows), default=1)
+    for row in rows:
+        out.write(f"{row['count']:>{width}}  {row['code']:<9} [{row['severity']}]  {row['name'] or ''}\n")
+    out.write(f"{total} finding{'s' if total != 1 else ''} in {len(results)} file{'s' if len(results) != 1 else ''}\n")

@@ -42,3 +42,17 @@ def workspace_path(path: str) -> str:
 
 def all_findings(results: list[FileResult]) -> list[Finding]:
     return sorted((f for r in results for f in r.findings), key=Finding.sort_key)
+
+
+def loud(f: Finding) -> bool:
+    """A note every format shows where a user looks (a GitHub notice, a GitLab info issue): a
+    check that could not run, or a rule that asks for it (``@rule(notice=True)``: MODEL001)."""
+    from kdacheck.rules import REGISTRY
+
+    rule = REGISTRY.get(f.code)
+    return f.not_checked or bool(rule is not None and rule.notice)
+
+
+def in_role(f: Finding) -> str:
+    """`` (in ROLE)`` for a finding of a named launch (a role, service or container), else empty."""
+    return f" (in {f.source})" if f.source else ""

@@ -8,7 +8,8 @@ from typing import IO, TYPE_CHECKING
 
 from kdacheck.findings import Finding, Severity
 from kdacheck.lint import FileResult
-from kdacheck.report import RenderContext, summary_line
+from kdacheck.report import FIXABLE, RenderContext, fixable_line, summary_line
+from kdacheck.report._common import in_role
 from kdacheck.resolve import Resolved
 
 if TYPE_CHECKING:
@@ -41,15 +42,18 @@ LABELS = {"speculative_algorithm": "algorithm", "steps": "S", "topk": "K", "draf
 
 
 def headline(cfg: Resolved) -> str:
+    from kdacheck.models import origin_label
     from kdacheck.sanitize import visible_name
 
-    parts = [f"SGLang {cfg.version}", f"model {visible_name(cfg.model.name) if cfg.model else '?'}"]
+    name = visible_name(cfg.model.name) if cfg.model else visible_name(str(cfg.user("model_path") or "?")[:200])
+    parts = [f"SGLang {cfg.version}", f"model {name} ({origin_label(cfg.model, cfg.model_guess)})"]
     if not cfg.v("spec_on"):
         parts.append("no speculative decoding")
     else:
         for name in HEADLINE:
             if name in cfg and cfg.v(name) is not None:
-                parts.append(f"{LABELS[name]} {cfg.v(name)}")
+                capped = name == "R" and isinstance(cfg.v("scratch_R"), int) and cfg.v("scratch_R") < cfg.v("R")
+                parts.append(f"{LABELS[name]} {cfg.v(name)}" + (f" → {cfg.v('scratch_R')} (memory solve)" if capped else ""))
     return " · ".join(parts)
 
 
@@ -109,21 +113,32 @@ def verdict(r: FileResult) -> Line:
         rule = REGISTRY.get(first.code)
         what = rule.consequence if rule else "fails"
         also = f" (and {errors - 1} more error{'s' * (errors != 2)})" if errors > 1 else ""
-        return [("  ✗ ", STYLE[Severity.ERROR]), (f"{what} ({first.code}){also}", "bold"), (more, "")]
-    unread = [u for cfg in r.resolved for u in cfg.cmd.unread]
+        where = in_role(first) if len(r.resolved) > 1 else ""
+        return [("  ✗ ", STYLE[Severity.ERROR]), (f"{what} ({first.code}){where}{also}", "bold"), (more, "")]
+    unread = [(cfg.cmd.role, u) for cfg in r.resolved for u in cfg.cmd.unread]
     if unread:  # never "✓ starts" on arguments that were not read
         also = f" (and {len(unread) - 1} more)" if len(unread) > 1 else ""
-        return [("  ? ", "yellow"), ("not checked", "bold"), (f": not read: {unread[0]}{also}", ""), (more, "")]
+        role = f" (in {unread[0][0]})" if unread[0][0] and len(r.resolved) > 1 else ""
+        return [("  ? ", "yellow"), ("not checked", "bold"), (f": not read: {unread[0][1]}{role}{also}", ""), (more, "")]
     scratch = [
-        cfg.v("intermediate_ssm_bytes") + cfg.v("intermediate_conv_window_bytes")
+        (cfg.v("intermediate_ssm_bytes") + cfg.v("intermediate_conv_window_bytes"), _capped(cfg))
         for cfg in r.resolved
         if "intermediate_ssm_bytes" in cfg and cfg.v("scratch_allocated")
     ]
-    starts = f"starts · verify scratch {max(scratch) / 2**30:.2f} GiB per rank" if scratch else "starts"
+    most = max(scratch) if scratch else None
+    starts = f"starts · verify scratch {most[0] / 2**30:.2f} GiB per rank{most[1]}" if most else "starts"
     if any(cfg.unknown_checks or cfg.not_checked for cfg in r.resolved) or any(f.not_checked for f in r.findings):
         starts += " as far as checked"
     return [("  ✓ ", "green"), (starts, "bold"), (more, "")]
 
+
+def _capped(cfg: Resolved) -> str:
+    """The scratch's R where SGLang's memory solve caps it (the figure is for the capped R)."""
+    rows, R = cfg.v("scratch_R"), cfg.v("R")
+    return f" (R {rows}, capped from {R} by SGLang's memory solve)" if rows is not None and R is not None and rows < R else ""
+
+
+NOT_A_TERMINAL_WIDTH = 1000  # columns Rich lays tables out in when the output is not a terminal
 
 MEMORY = ("weight_bytes_per_rank", "max_mamba_cache_size", "per_request_state_bytes", "spec_reserve_bytes", "mem_kv_rest_gib", "mem_fraction_static")
 BAR = 32  # characters for the whole GPU
@@ -140,7 +155,7 @@ def memory_lines(cfg: Resolved) -> list[Line]:
     parts = [
         ("weights", cfg.v("weight_bytes_per_rank") / gib, "estimate: parameters × bytes / (tp × pp)"),
         ("hybrid state pool", pool, f"{cfg.v('max_mamba_cache_size'):,} slots × {cfg.v('per_request_state_bytes') / 2**20:.1f} MiB"),
-        ("speculative scratch", cfg.v("spec_reserve_bytes") / gib, "reserved: per_req × (R + 1) × D"),
+        _scratch_part(cfg),
         ("KV cache", float(cfg.v("mem_kv_rest_gib")), "what the static pool leaves"),
         ("outside the static pool", total * (1 - frac), f"1 − mem_fraction_static {frac:g}: activations, CUDA graphs"),
     ]
@@ -153,48 +168,69 @@ def memory_lines(cfg: Resolved) -> list[Line]:
     return out
 
 
+def _scratch_part(cfg: Resolved) -> tuple[str, float, str]:
+    """The scratch as allocated (the figure MEM001, MEM005 and the verdict show), with what
+    SGLang's budget reserved for it beside it."""
+    gib = 2**30
+    reserved = f"SGLang's budget reserves per_req × (R + 1) × D = {cfg.v('spec_reserve_bytes') / gib:.2f} GiB"
+    if "intermediate_ssm_bytes" not in cfg or not cfg.v("scratch_allocated"):
+        return ("speculative scratch", cfg.v("spec_reserve_bytes") / gib, reserved)
+    allocated = (cfg.v("intermediate_ssm_bytes") + cfg.v("intermediate_conv_window_bytes")) / gib
+    rows = cfg.v("scratch_R")
+    return ("speculative scratch", allocated, f"allocated for R {rows} + 1 rows{_capped(cfg) and ' (capped)'}; {reserved}")
+
+
 def _ordered(r: FileResult) -> list[Finding]:
     """Errors, then warnings, then facts (info), each in file order."""
     return sorted(r.findings, key=lambda f: (-f.severity, f.sort_key()))
 
 
-def lines(results: list[FileResult], show_resolved: bool = False, plain: bool = True) -> list[Line | Table]:
-    """The report, line by line; ``--show-resolved`` tables are Rich tables on a terminal."""
+def lines(results: list[FileResult], show_resolved: bool = False, plain: bool = True, quiet: bool = False) -> list[Line | Table]:
+    """The report, line by line; ``--show-resolved`` tables are Rich tables on a terminal.
+    ``quiet`` (``-q``): only the files with findings, each with its findings, and the summary."""
     out: list[Line | Table] = []
     for r in results:
         if r.error:
             out.append([(r.path, "bold"), (": ", ""), ("cannot check", "bold red"), (f": {r.error}", "")])
             continue
+        if quiet and not r.findings:
+            continue
         if not r.resolved and not r.findings:
             out += [[(note, "dim")] for note in r.notes]
             continue
         out.append([(r.path, "bold underline")])
-        if r.resolved:
+        if r.resolved and not quiet:
             out.append(verdict(r))
-        for cfg in r.resolved:
-            label = f"{cfg.cmd.name}: " if cfg.cmd.name and cfg.cmd.kind != "yaml" else ""
+        for cfg in [] if quiet else r.resolved:
+            label = f"{cfg.cmd.role}: " if cfg.cmd.role else ""
             out.append([(f"  {label}{headline(cfg)}", "dim")])
             out += memory_lines(cfg)
         out += [[(f"  note: {note}", "dim")] for note in r.notes]
         facts = False
+        several = len({cfg.cmd.role for cfg in r.resolved}) > 1  # which launch each finding is in
         for f in _ordered(r):
             if f.severity == Severity.INFO and not facts:
                 facts = True
                 out.append([("  facts:", "dim")])
             style = STYLE[f.severity]
-            out.append([(f"  {f.location}: ", ""), (f.code, style), (" ", ""), (f.severity.label, style), (f" {f.message}", "")])
+            out.append([(f"  {f.location}: ", ""), *([(FIXABLE, "green")] if f.fixable else []),
+                        (f.code, style), (" ", ""), (f.severity.label, style), (f" {f.message}{in_role(f) if several else ''}", "")])
             if f.severity > Severity.INFO:  # an info finding's message holds its numbers already
                 out += [[(f"      {ev.name}: {ev.value}" if ev.provenance == "picture" else f"      {ev.name} = {ev.value} ({ev.provenance})", "dim")]
                         for ev in f.evidence]
             if f.fix:
-                out.append([("      ", ""), ("fix:", "green"), (f" {f.fix}", "")])
-        if show_resolved:
+                unfit = not f.fixable and any(e.safe for e in f.edits)  # mechanical, but not on the text as written
+                out.append([("      ", ""), ("fix:", "green"), (f" {f.fix}", ""),
+                            *([(" (--fix cannot apply it to the text as written)", "dim")] if unfit else [])])
+        if show_resolved and not quiet:
             for cfg in r.resolved:
                 if plain:
                     out += _plain_table(cfg)
                 else:
                     out.append(resolved_table(cfg))
     out.append([(summary_line(results), "")])
+    if fixable_line(results):
+        out.append([(fixable_line(results), "")])
     return out
 
 
@@ -203,7 +239,7 @@ def render(results: list[FileResult], out: IO[str], ctx: RenderContext, plain: b
     show_resolved = ctx.show_resolved
     if plain is None:  # --color auto: style a terminal, unless NO_COLOR asks for none (no bold or dim either)
         plain = ctx.color == "never" or (ctx.color == "auto" and (not _is_terminal(out) or bool(os.environ.get("NO_COLOR"))))
-    report = lines(results, show_resolved, plain)
+    report = lines(results, show_resolved, plain, ctx.quiet)
     if plain:
         for line in report:
             assert isinstance(line, list)
@@ -212,6 +248,8 @@ def render(results: list[FileResult], out: IO[str], ctx: RenderContext, plain: b
     from rich.console import Console
     from rich.text import Text
 
-    console = Console(file=out, highlight=False, soft_wrap=True, emoji=False, force_terminal=ctx.color == "always" or None)
+    # not a terminal (a CI log, a file, --color always into a pipe): no wrapping at 80 columns
+    width = None if _is_terminal(out) else NOT_A_TERMINAL_WIDTH
+    console = Console(file=out, highlight=False, soft_wrap=True, emoji=False, force_terminal=ctx.color == "always" or None, width=width)
     for line in report:
         console.print(Text.assemble(*line) if isinstance(line, list) else line)

@@ -9,12 +9,12 @@ the message, ``escapeProperty`` for the properties). Chosen automatically when
 from __future__ import annotations
 
 import os
-from typing import IO
+from typing import IO, Any
 
 from kdacheck.findings import Finding, Severity
 from kdacheck.lint import FileResult
 from kdacheck.report import RenderContext, summary_line
-from kdacheck.report._common import all_findings, is_pseudo, workspace_path
+from kdacheck.report._common import all_findings, in_role, is_pseudo, loud, workspace_path
 
 COMMAND = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "notice"}
 
@@ -40,7 +40,7 @@ CAP = 10  # annotations GitHub shows per kind and step; the rest are dropped sil
 def _annotation(f: Finding) -> str:
     loc = f.location
     props: dict[str, str | int] = {} if is_pseudo(loc.path) else {"file": workspace_path(loc.path), "line": loc.line, "col": loc.col}
-    props["title"] = f"kdacheck ({f.code})"
+    props["title"] = f"kdacheck ({f.code}){in_role(f)}"
     message = f"{loc}: {f.message}" if is_pseudo(loc.path) else f.message
     if f.fix:
         message += f"\nfix: {f.fix}"
@@ -63,14 +63,20 @@ def step_summary(results: list[FileResult]) -> str:
 
 
 def render(results: list[FileResult], out: IO[str], ctx: RenderContext) -> None:
-    """Errors first (GitHub keeps only the first ten of each kind), then warnings; info
-    findings are facts, written as plain log lines, not notices. A notice says when the cap
+    """Errors first (GitHub keeps only the first ten of each kind), then warnings, then the
+    notes a user must see (an unknown model, "could not be checked") as notices; the other
+    info findings are facts, written as plain log lines. A notice says when the cap
     hides some, and the step summary gets a table of them all."""
     for r in results:
         if r.error:
             props: dict[str, str | int] = {} if is_pseudo(r.path) else {"file": workspace_path(r.path)}
             props["title"] = "kdacheck: cannot check"
             out.write(command("error", props, r.error) + "\n")
+        for cfg in r.resolved:  # never a silent pass on arguments that were not read
+            for u in cfg.cmd.unread[:CAP]:
+                props = {} if is_pseudo(u.loc.path) else {"file": workspace_path(u.loc.path), "line": u.loc.line, "col": u.loc.col}
+                props["title"] = "kdacheck: not checked" + (f" (in {cfg.cmd.role})" if cfg.cmd.role else "")
+                out.write(command("notice", props, f"not read: {u.what}; this launch is not checked") + "\n")
     findings = all_findings(results)
     for severity in (Severity.ERROR, Severity.WARNING):
         group = [f for f in findings if f.severity == severity]
@@ -84,7 +90,13 @@ def render(results: list[FileResult], out: IO[str], ctx: RenderContext) -> None:
             props = {} if is_pseudo(r.path) else {"file": workspace_path(r.path), "line": line}
             props["title"] = "kdacheck: unused suppression"
             out.write(command("notice", props, f"`# kdacheck: ignore[{code}]` suppresses nothing here") + "\n")
-    facts = [f for f in findings if f.severity == Severity.INFO]
+    # notes a user must see (an unknown model, a check that could not run): notice annotations
+    notices = [f for f in findings if f.severity == Severity.INFO and loud(f)]
+    for f in notices[:CAP]:
+        out.write(_annotation(f) + "\n")
+    if len(notices) > CAP:
+        out.write(command("notice", {"title": "kdacheck"}, f"GitHub shows {CAP} notices per step: {len(notices) - CAP} more are in this log") + "\n")
+    facts = [f for f in findings if f.severity == Severity.INFO and not loud(f)]
     if facts:
         out.write("::group::kdacheck: info\n")
         for f in facts:
@@ -98,3 +110,11 @@ def render(results: list[FileResult], out: IO[str], ctx: RenderContext) -> None:
                 fh.write(step_summary(results))
         except OSError:
             pass  # a summary is a courtesy: the annotations above are the report
+
+
+def render_statistics(results: list[FileResult], out: IO[str], ctx: RenderContext, stats: dict[str, Any]) -> None:
+    """``--statistics``: the annotations as usual, then one notice with the counts per rule."""
+    render(results, out, ctx)
+    rows, total = stats["rules"], stats["total"]
+    text = "; ".join(f"{row['count']} {row['code']} [{row['severity']}]" for row in rows) or "no findings"
+    out.write(command("notice", {"title": "kdacheck statistics"}, f"{total} finding{'s' * (total != 1)}: {text}") + "\n")

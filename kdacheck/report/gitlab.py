@@ -3,9 +3,10 @@
 ``check_name``, ``fingerprint``, ``severity`` and ``location.path``/``lines.begin``.
 
 Paths are relative to the repository root (``CI_PROJECT_DIR`` when set), as GitLab wants;
-fingerprints are SARIF's (``kdacheck/v1``: stable across runs and line moves). "Could not be
-checked" findings and facts (info) are left out unless ``--failure-threshold info``: the
-widget lists faults in the merge request.
+fingerprints are SARIF's (``kdacheck/v1``: stable across runs and line moves). Facts (info)
+are left out unless ``--failure-threshold info``: the widget lists faults in the merge request;
+but what could not be checked (an unknown model, MODEL001; each "could not be checked") is an
+``info`` issue, so that a check that did not run never looks like one that passed.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from typing import IO, Any
 from kdacheck.findings import Finding, Location, Severity
 from kdacheck.lint import FileResult
 from kdacheck.report import RenderContext
-from kdacheck.report._common import is_pseudo, relative_to, repo_root
+from kdacheck.report._common import in_role, is_pseudo, loud, relative_to, repo_root
 from kdacheck.report.sarif import fingerprint, identity
 
 SEVERITY = {Severity.ERROR: "critical", Severity.WARNING: "major", Severity.INFO: "info"}
@@ -33,7 +34,7 @@ def _path(path: str) -> str:
 
 
 def issue(f: Finding, occurrence: int) -> dict[str, Any]:
-    text = f.message if not f.fix else f"{f.message} (fix: {f.fix})"
+    text = f"{f.message}{in_role(f)}" if not f.fix else f"{f.message}{in_role(f)} (fix: {f.fix})"
     return {
         "description": f"{f.code}: {text}",
         "check_name": f.code,
@@ -51,8 +52,14 @@ def render(results: list[FileResult], out: IO[str], ctx: RenderContext) -> None:
             issues.append({"description": f"kdacheck could not check this file: {r.error}", "check_name": "kdacheck",
                            "fingerprint": fingerprint(Finding("kdacheck", Severity.ERROR, r.error, Location(r.path)), 0),
                            "severity": "blocker", "location": {"path": _path(r.path), "lines": {"begin": 1}}})
+        for cfg in r.resolved:  # a launch whose arguments were not read is no pass: one issue per place
+            for u in cfg.cmd.unread:
+                text = f"kdacheck did not check this launch: not read: {u.what}" + (f" (in {cfg.cmd.role})" if cfg.cmd.role else "")
+                issues.append({"description": text, "check_name": "kdacheck-not-checked",
+                               "fingerprint": fingerprint(Finding("kdacheck", Severity.INFO, text, u.loc), 0),
+                               "severity": "info", "location": {"path": _path(u.loc.path), "lines": {"begin": u.loc.line}}})
         for f in sorted(r.findings, key=Finding.sort_key):
-            if f.not_checked or f.severity < min(ctx.threshold, Severity.WARNING):
+            if not loud(f) and f.severity < min(ctx.threshold, Severity.WARNING):
                 continue
             key = identity(f)
             issues.append(issue(f, seen[key]))

@@ -8,11 +8,12 @@ from typing import IO, Any
 from kdacheck import __version__
 from kdacheck.findings import Finding, Location
 from kdacheck.lint import FileResult
+from kdacheck.models import origin
 from kdacheck.report import RenderContext, summary
 from kdacheck.report.values import layers, unit_of
 from kdacheck.resolve import Resolved
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3  # 3: commands[].command is the launch as read, its label moved to commands[].role
 
 
 def location(loc: Location | None) -> dict[str, Any] | None:
@@ -27,25 +28,31 @@ def finding(f: Finding) -> dict[str, Any]:
         "location": location(f.location),
         "fix": f.fix,
         "edits": [{"location": location(e.location), "old": e.old, "new": e.new,
-                   "applicability": "safe" if e.safe else "unsafe"} for e in f.edits],
+                   "applicability": "safe" if e.safe else "unsafe", **({"after": True} if e.after else {})} for e in f.edits],
         "evidence": [{"name": e.name, "value": e.value, "provenance": e.provenance} for e in f.evidence],
         "command": f.source,
+        "fixable": f.fixable,  # added within schema version 2: at the end
     }
 
 
 def resolved(cfg: Resolved) -> dict[str, Any]:
+    from kdacheck.readers.base import launch_text
+
     return {
-        "command": cfg.cmd.name,
+        "command": launch_text(cfg.cmd),
         "location": location(cfg.cmd.loc),
         "sglang_version": cfg.version,
         "model": cfg.model.name if cfg.model else None,
         "model_source": cfg.model_note,
+        "model_origin": origin(cfg.model, cfg.model_guess),
         "gpu": cfg.gpu.name if cfg.gpu else None,
         "values": {
             key: {"value": value, "origin": origin, "why": why, "location": location(val.loc) if val else None,
                   "group": group, "unit": unit_of(key.rsplit(".", 1)[-1])}
             for key, (group, value, origin, why, val) in layers(cfg).items()
         },
+        "role": cfg.cmd.role,
+        "unread": [str(u) for u in cfg.cmd.unread],
     }
 
 
@@ -80,5 +87,13 @@ def render(results: list[FileResult], out: IO[str], ctx: RenderContext) -> None:
     doc = document(results, ctx.sglang_version)
     if ctx.run is not None:
         doc["run"] = ctx.run  # lint --run: the kernels' reports, one per launch command
+    json.dump(doc, out, indent=2, ensure_ascii=False)
+    out.write("\n")
+
+
+def render_statistics(results: list[FileResult], out: IO[str], ctx: RenderContext, stats: dict[str, Any]) -> None:
+    """``--statistics``: the report with a ``statistics`` object (docs/json-schema.md)."""
+    doc = document(results, ctx.sglang_version)
+    doc["statistics"] = stats
     json.dump(doc, out, indent=2, ensure_ascii=False)
     out.write("\n")

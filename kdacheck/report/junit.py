@@ -1,13 +1,16 @@
 """``--output-format junit``: JUnit XML for CI dashboards (Jenkins, GitLab, Azure).
 
-One ``testsuite`` per file, one ``testcase`` per rule checked on it (``classname`` = the
-file with its dots written ``_``, since Jenkins splits a class name at its last dot into
-package and class; ``file`` = the path; ``name`` = the code). A rule's findings at or above
-``--failure-threshold`` become that test case's ``failure`` (``type`` = the worst severity,
-``message`` = the finding, or a count when there are several; the text lists each finding with
-its place and fix). Findings below the threshold, and info findings (facts, not faults), go to
-the test case's ``system-out`` and leave it passing, so that the XML and the exit code agree. An
-unreadable file is one test case with an ``error``.
+One ``testsuite`` per file, one ``testcase`` per launch command found in it, so that the test
+count is the launch count (``classname`` = the file with its dots written ``_``, since Jenkins
+splits a class name at its last dot into package and class; ``name`` = the command, with its
+line). A launch with findings at or above ``--failure-threshold`` fails (``type`` = the worst
+severity, ``message`` = the finding or a count; the text lists each with its place and fix).
+Otherwise, a launch on which some check could not run (the model or the GPU unknown, a value not
+known statically, arguments not read) is ``skipped``, its message naming those checks, and under
+``--strict`` it fails; a launch checked in full passes. Findings that do not fail it (notes,
+findings below the threshold) go to its ``system-out``. Rules that do not apply to a launch
+produce nothing. An unreadable file is one test case with an ``error``. No ``file`` attribute:
+the path is the class name (Jenkins' schema, tests/data/junit/junit-10.xsd, is the contract).
 
 ``kdacheck run --output-format junit`` is written here too (:func:`render_run`): one
 ``testsuite`` per plan, one ``testcase`` per kernel check (``classname`` =
@@ -29,6 +32,7 @@ from kdacheck.sanitize import visible_name
 
 if TYPE_CHECKING:
     from kdacheck.kernels.harness import CaseResult
+    from kdacheck.resolve import Resolved
     from kdacheck.runner import Case, Plan
 
 _INVALID_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
@@ -42,57 +46,88 @@ def _x(text: str) -> str:
 def _failure_text(findings: list[Finding]) -> str:
     out = []
     for f in findings:
-        out.append(f"{f.location}: {f.code} [{f.severity.label}] {f.message}")
+        out.append(f"{f.location}: {f.code} [{f.severity.label}] {f.message}" + (f" (in {f.source})" if f.source else ""))
         if f.fix:
             out.append(f"    fix: {f.fix}")
     return _x("\n".join(out))
+
+
+def _cases(codes: list[str], by_code: dict[str, list[Finding]], roles: bool) -> list[tuple[str, str, list[Finding]]]:
+    """(code, role, findings) per test case: one per rule; in a file of several named launches
+    (roles, services, containers) a rule with findings gets one case per launch it fired in."""
+    out: list[tuple[str, str, list[Finding]]] = []
+    for code in codes:
+        found = by_code.get(code, [])
+        sources = list(dict.fromkeys(f.source for f in found))
+        if not roles or len(sources) < 1 or sources == [""]:
+            out.append((code, "", found))
+            continue
+        out += [(code, src, [f for f in found if f.source == src]) for src in sources]
+    return out
+
+
+def _one(text: str) -> str:
+    return " ".join(text.split())[:500]
 
 
 def classname(path: str) -> str:
     return _x(path.replace(".", "_"))
 
 
-def tree(results: list[FileResult], threshold: Severity = Severity.WARNING) -> ET.Element:
+def _launch_name(cfg: Resolved) -> str:
+    cmd = cfg.cmd
+    role = visible_name(cmd.role) if cmd.role else ""
+    return _x(f"{role} (line {cmd.loc.line})" if role else f"launch at line {cmd.loc.line}")
+
+
+def _not_run(cfg: Resolved, findings: list[Finding]) -> list[str]:
+    """What could not be checked on one launch: the rules needing the model, each "could not
+    be checked" finding, the arguments not read."""
+    out = [f"{code}: needs the model (MODEL001)" for code in cfg.not_checked]
+    out += [f"{f.code}: {f.message}" for f in findings if f.not_checked]
+    out += [f"not read: {u}" for u in cfg.cmd.unread]
+    return out
+
+
+def tree(results: list[FileResult], threshold: Severity = Severity.WARNING, strict: bool = False) -> ET.Element:
     root = ET.Element("testsuites", name="kdacheck")
-    totals = {"tests": 0, "failures": 0, "errors": 0}
+    totals = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
     for r in results:
         suite = ET.SubElement(root, "testsuite", name=_x(r.path))
-        tests = failures = errors = 0
+        counts = dict.fromkeys(totals, 0)
         if r.error:
-            case = ET.SubElement(suite, "testcase", classname=classname(r.path), name="read", file=_x(r.path))
+            case = ET.SubElement(suite, "testcase", classname=classname(r.path), name="read")
             ET.SubElement(case, "error", message=_x(r.error), type="unreadable").text = _x(r.error)
-            tests, errors = 1, 1
-        else:
-            by_code: dict[str, list[Finding]] = {}
-            for f in r.findings:
-                by_code.setdefault(f.code, []).append(f)
-            codes = list(r.rules) + sorted(c for c in by_code if c not in r.rules)
-            for code in codes:
-                case = ET.SubElement(suite, "testcase", classname=classname(r.path), name=code, file=_x(r.path))
-                tests += 1
-                found = by_code.get(code)
-                if not found:
-                    continue
-                worst = max(f.severity for f in found)
-                if worst < threshold or worst == Severity.INFO:
-                    # Below the threshold, or facts (sizes, defaults that applied): not failures,
-                    # kept visible.
-                    ET.SubElement(case, "system-out").text = _failure_text(found)
-                else:
-                    failures += 1
-                    message = found[0].message if len(found) == 1 else f"{len(found)} {code} findings"
-                    ET.SubElement(case, "failure", message=_x(message), type=worst.label).text = _failure_text(found)
-        suite.set("tests", str(tests))
-        suite.set("failures", str(failures))
-        suite.set("errors", str(errors))
-        suite.set("skipped", "0")
+            counts["tests"], counts["errors"] = 1, 1
+        groups = r.by_launch if len(r.by_launch) == len(r.resolved) else [r.findings] * len(r.resolved)
+        for cfg, found in zip(r.resolved if not r.error else [], groups, strict=False):
+            case = ET.SubElement(suite, "testcase", classname=classname(r.path), name=_launch_name(cfg))
+            counts["tests"] += 1
+            failing = [f for f in found if f.severity >= threshold and not f.not_checked]
+            unrun = _not_run(cfg, found)
+            if failing:
+                counts["failures"] += 1
+                worst = max(f.severity for f in failing)
+                message = failing[0].message if len(failing) == 1 else f"{len(failing)} findings"
+                ET.SubElement(case, "failure", message=_x(message), type=worst.label).text = _failure_text(failing)
+            elif unrun and strict:
+                counts["failures"] += 1
+                ET.SubElement(case, "failure", message=_x(f"--strict: {len(unrun)} check{'s' * (len(unrun) != 1)} could not be run"),
+                              type="not-checked").text = _x("\n".join(unrun))
+            elif unrun:
+                counts["skipped"] += 1
+                ET.SubElement(case, "skipped", message=_x(f"{len(unrun)} check{'s' * (len(unrun) != 1)} could not be run: "
+                                                          + "; ".join(unrun)[:500])).text = _x("\n".join(unrun))
+            rest = [f for f in found if f not in failing and not f.not_checked]
+            if rest:
+                ET.SubElement(case, "system-out").text = _failure_text(rest)
+        for k, v in counts.items():
+            suite.set(k, str(v))
+            totals[k] += v
         if r.notes:
             ET.SubElement(suite, "system-out").text = _x("\n".join(r.notes))
-        totals["tests"] += tests
-        totals["failures"] += failures
-        totals["errors"] += errors
-    for k, v in totals.items():
-        root.set(k, str(v))
+    for k in ("tests", "failures", "errors"):
+        root.set(k, str(totals[k]))
     return root
 
 
@@ -105,7 +140,7 @@ def write(root: ET.Element, out: IO[str]) -> None:
 
 
 def render(results: list[FileResult], out: IO[str], ctx: RenderContext) -> None:
-    write(tree(results, ctx.threshold), out)
+    write(tree(results, ctx.threshold, ctx.strict), out)
 
 
 # ----------------------------------------------------------------------------- kdacheck run

@@ -27,7 +27,7 @@ from kdacheck import __version__
 from kdacheck.findings import Finding, Location, Severity
 from kdacheck.lint import FileResult
 from kdacheck.report import RenderContext
-from kdacheck.report._common import all_findings, is_pseudo, relative_to, repo_root
+from kdacheck.report._common import all_findings, in_role, is_pseudo, relative_to, repo_root
 from kdacheck.rules import Rule, all_rules
 
 SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
@@ -104,8 +104,16 @@ def fingerprint(f: Finding, occurrence: int) -> str:
     return hashlib.sha256(key.encode("utf-8", "surrogateescape")).hexdigest()[:32]
 
 
+def _with_role(locs: list[dict[str, Any]], f: Finding) -> list[dict[str, Any]]:
+    """The launch a finding belongs to (a role, service or container) as the location's
+    logicalLocation (SARIF 2.1.0 §3.33: ``kind`` "resource")."""
+    if f.source and locs:
+        locs[0]["logicalLocations"] = [{"name": f.source, "kind": "resource"}]
+    return locs
+
+
 def result(f: Finding, index: dict[str, int], occurrence: int = 0) -> dict[str, Any]:
-    text = f.message if not f.fix else f"{f.message}\nFix: {f.fix}"
+    text = f"{f.message}{in_role(f)}" if not f.fix else f"{f.message}{in_role(f)}\nFix: {f.fix}"
     if is_pseudo(f.location.path):
         text = f"{f.location.path}: {text}"
     out: dict[str, Any] = {
@@ -113,7 +121,7 @@ def result(f: Finding, index: dict[str, int], occurrence: int = 0) -> dict[str, 
         "ruleIndex": index[f.code],
         "level": LEVEL[f.severity],
         "message": {"text": text},
-        "locations": locations(f.location),
+        "locations": _with_role(locations(f.location), f),
         "partialFingerprints": {"kdacheck/v1": fingerprint(f, occurrence)},
         "properties": {
             "severity": f.severity.label,
@@ -122,7 +130,26 @@ def result(f: Finding, index: dict[str, int], occurrence: int = 0) -> dict[str, 
             "evidence": [{"name": e.name, "value": e.value, "provenance": e.provenance} for e in f.evidence],
         },
     }
+    if f.fixes and not is_pseudo(f.location.path):  # only what `lint --fix` writes, as the text is written
+        out["fixes"] = [fix_object(f)]
     return out
+
+
+def fix_object(f: Finding) -> dict[str, Any]:
+    """SARIF 2.1.0 §3.55: the finding's replacements, grouped by file."""
+    by_file: dict[str, list[dict[str, Any]]] = {}
+    for r in f.fixes:
+        by_file.setdefault(r.start.path, []).append({
+            "deletedRegion": {"startLine": r.start.line, "startColumn": r.start.col, "endLine": r.end.line, "endColumn": r.end.col},
+            "insertedContent": {"text": r.new},
+        })
+    return {"description": {"text": f.fix or f.message},
+            "artifactChanges": [{"artifactLocation": _artifact(path), "replacements": reps} for path, reps in by_file.items()]}
+
+
+def _artifact(path: str) -> dict[str, Any]:
+    uri, base = _uri(path)
+    return {"uri": uri, "uriBaseId": base} if base else {"uri": uri}
 
 
 def document(results: list[FileResult], sglang_version: str) -> dict[str, Any]:
@@ -215,4 +242,13 @@ def render_failure(message: str, out: IO[str], sglang_version: str) -> None:
 def render(results: list[FileResult], out: IO[str], ctx: RenderContext) -> None:
     sglang_version = ctx.sglang_version
     json.dump(document(results, sglang_version), out, indent=2, ensure_ascii=False)
+    out.write("\n")
+
+
+def render_statistics(results: list[FileResult], out: IO[str], ctx: RenderContext, stats: dict[str, Any]) -> None:
+    """``--statistics``: the log, with the counts in each run's ``properties`` (a SARIF property bag)."""
+    doc = document(results, ctx.sglang_version)
+    for run in doc.get("runs", []):
+        run.setdefault("properties", {})["statistics"] = stats
+    json.dump(doc, out, indent=2, ensure_ascii=False)
     out.write("\n")

@@ -4,13 +4,22 @@
   (``speculative_num_draft_tokens``, ``attention_backend``, ``page_size``, ...);
 - ``input.<dest>``: the flags as written in the launch;
 - ``kdacheck.<name>``: what only kdacheck computes (scratch shapes and bytes, the memory solve,
-  the verify row map, HiSparse's plan), with origin ``estimate`` where kdacheck assumed.
+  the verify row map, HiSparse's plan), with origin ``estimate`` where kdacheck assumed, and the
+  values in effect where SGLang's field stays null or raw: ``kdacheck.decode_backend`` /
+  ``kdacheck.verify_backend`` (the linear-attention kernels that run), ``kdacheck.ssm_dtype``
+  (the SSM dtype in effect), ``kdacheck.decode_graph_max_bs`` (None: no decode graphs, e.g. a PD
+  prefill server, where SGLang's ``cuda_graph_config.decode.max_bs`` keeps its number).
+
+``sglang.<field>`` holds what SGLang 0.5.23's ``ServerArgs.resolved_dict()`` holds: null stays
+null, fallbacks (``mamba_full_memory_ratio`` 0.9) included; ``tests/test_sglang_golden.py``
+checks it against the goldens' ``resolved`` fields.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from kdacheck import flags as flagmod
 from kdacheck.resolve import Resolved, Val
 
 # SGLang ServerArgs name → kdacheck's resolved name, for what SGLang's argument pipeline resolves.
@@ -20,20 +29,20 @@ SGLANG_FIELDS: dict[str, str] = {
     "disaggregation_mode": "disaggregation_mode",
     "speculative_algorithm": "speculative_algorithm", "speculative_num_steps": "steps", "speculative_eagle_topk": "topk",
     "speculative_num_draft_tokens": "draft_tokens", "speculative_adaptive": "adaptive",
-    "speculative_ngram_max_bfs_breadth": "ngram_breadth", "speculative_dspark_block_size": "dspark_gamma",
+    "speculative_ngram_max_bfs_breadth": "ngram_breadth", "speculative_dspark_block_size": "speculative_dspark_block_size",  # raw: the gamma in effect is kdacheck.dspark_gamma
     "speculative_dflash_block_size": "dflash_block_size", "max_running_requests": "max_running_requests",
     "attention_backend": "attention_backend", "decode_attention_backend": "decode_attention_backend",
     "prefill_attention_backend": "prefill_attention_backend", "page_size": "page_size", "kv_cache_dtype": "kv_cache_dtype",
-    "linear_attn_backend": "linear_attn_backend", "linear_attn_decode_backend": "decode_backend",
-    "linear_attn_verify_backend": "verify_backend", "mamba_ssm_dtype": "ssm_dtype",
+    "linear_attn_backend": "linear_attn_backend", "linear_attn_decode_backend": "linear_attn_decode_backend",
+    "linear_attn_verify_backend": "linear_attn_verify_backend", "mamba_ssm_dtype": "mamba_ssm_dtype",
     "mamba_radix_cache_strategy": "mamba_radix_cache_strategy", "mamba_track_interval": "mamba_track_interval",
     "disable_radix_cache": "disable_radix_cache", "disable_overlap_schedule": "disable_overlap_schedule",
     "enable_linear_replayssm_spec": "enable_linear_replayssm_spec", "enable_linear_replayssm": "enable_linear_replayssm",
     "linear_replayssm_cache_len": "linear_replayssm_cache_len",
     "chunked_prefill_size": "chunked_prefill_size", "mem_fraction_static": "mem_fraction_static",
-    "cuda_graph_config.decode.max_bs": "decode_graph_max_bs", "mamba_full_memory_ratio": "mamba_full_memory_ratio",
+    "cuda_graph_config.decode.max_bs": "sglang_decode_graph_max_bs", "mamba_full_memory_ratio": "mamba_full_memory_ratio",
     "enable_hisparse": "enable_hisparse", "hisparse_config": "hisparse_config",
-    "dsa_decode_backend": "dsa_decode_backend", "dsa_prefill_backend": "dsa_prefill_backend",
+    "dsa_decode_backend": "sglang_dsa_decode_backend", "dsa_prefill_backend": "sglang_dsa_prefill_backend",
     "enable_mixed_chunk": "enable_mixed_chunk", "speculative_adaptive_config": "speculative_adaptive_config",
 }
 # kdacheck names whose value is SGLang's only before the state pool is sized (the solve
@@ -113,6 +122,12 @@ def layers(cfg: Resolved) -> dict[str, tuple[str, Any, str, str, Val | None]]:
     mapped = set()
     for field, name in SGLANG_FIELDS.items():
         val = cfg.vals.get(name)
+        if val is None and field in cfg.parsed.given:
+            g = cfg.parsed.given[field]
+            val = Val(g.value, "user", f"given: {g.written} at {g.loc}", g.loc)
+        elif val is None and flagmod.table(cfg.version).has_dest(field):
+            # a field no step resolves for this launch keeps its flag default in ServerArgs
+            val = Val(flagmod.table(cfg.version).default(field), "default", f"SGLang {cfg.version} default")
         if val is None or (name in _RUNTIME_OVERWRITES and val.origin == "derived"):
             continue
         mapped.add(name)

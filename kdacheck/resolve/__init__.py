@@ -18,6 +18,7 @@ from kdacheck.resolve import (
     attention,
     buffers,
     cuda_graph,
+    dsa,
     hisparse,
     mamba,
     memory,
@@ -39,6 +40,8 @@ STEPS: tuple[Step, ...] = (
     attention.backends,           # ... the model overrides; handle_attention_backend_compatibility
     mamba.radix_cache,            # ... again after the overrides (model_hook.py L737)
     attention.linear_attention,   # handle_linear_attn_backend
+    dsa.backends,                 # _dsa_split_backend_resolution, _check_dsa_backend_constraints
+    parallel.pipeline_overlap,    # _pipeline_parallel_overlap_disable
     speculative.algorithm,        # handle_speculative_decoding
     speculative.requests,         # max running requests under speculation, R per worker
     # What the model runner computes at start-up:

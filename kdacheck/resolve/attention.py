@@ -14,6 +14,7 @@ from __future__ import annotations
 from kdacheck import architectures
 from kdacheck.architectures.defaults import default_attention_backend
 from kdacheck.models import Family
+from kdacheck.resolve import kv4
 from kdacheck.resolve.core import Event, Resolved, step
 
 # Page sizes each backend accepts (0.5.23 overrides.py L1144 ``_mla_backend_page_constraints``):
@@ -33,7 +34,7 @@ _PAGE_CONSTRAINTS = (
             "qwen3_5.py); attention_hook.py handle_attention_backend_compatibility (overrides.py _attention_backend_default, "
             "_mla_backend_page_constraints)",
     sets=("attention_backend", "decode_attention_backend", "prefill_attention_backend", "page_size", "kv_cache_dtype",
-          "page_after_overrides", "mamba_radix_cache_strategy"),
+          "page_after_overrides", "mamba_radix_cache_strategy", "nvfp4_problem", "decode_graph_max_bs"),
 )
 def backends(r: Resolved) -> None:
     r.flag("kv_cache_dtype")
@@ -48,6 +49,8 @@ def backends(r: Resolved) -> None:
     if override is not None and m is not None:
         override(r, m, gpu, unset)
     r.put("page_after_overrides", r.v("page_size"), "the page size after the model overrides, before the backends' constraints")
+    kv4.nvfp4_prefill(r)  # may set the prefill/decode backends (pipeline.py: before the default fill)
+    pre, dec = r.v("prefill_attention_backend"), r.v("decode_attention_backend")
     # The default fill (_attention_backend_default).
     if pre is not None and pre == dec:
         r.put("attention_backend", pre, "--prefill-attention-backend = --decode-attention-backend", loc=r.place("prefill_attention_backend"))
@@ -56,13 +59,29 @@ def backends(r: Resolved) -> None:
         if default is not None:
             assert gpu is not None
             r.put("attention_backend", default, f"SGLang's default on SM{gpu.sm} for this model (get_default_attn_backend)", "gpu")
-    # The backends' page constraints.
+    # The backends' page constraints (the draft backend as given, or Kimi's DSpark default on SM100:
+    # kimi_k3_hook.py L42-55 apply_kimi_k3_spec_backend_defaults, run in the model hook before them).
+    draft = r.user("speculative_draft_attention_backend")
+    if draft is None and m is not None and m.family is Family.KDA and gpu is not None and gpu.sm // 10 == 10 \
+            and str(r.user("speculative_algorithm") or "").upper() == "DSPARK":
+        draft = "trtllm_mha"
     for backend, fields, allowed in _PAGE_CONSTRAINTS:
-        if any((r.v(f) if f != "speculative_draft_attention_backend" else r.user(f)) == backend for f in fields):
+        if any((r.v(f) if f != "speculative_draft_attention_backend" else draft) == backend for f in fields):
             size = r.v("page_size")
             if size not in allowed:
                 r.put("page_size", 64, f"{backend} supports page size {'/'.join(map(str, allowed)) or '64'} only: {size} → 64 "
                       "(overrides.py _mla_backend_page_constraints)", loc=page.loc)
+    if r.v("attention_backend") in ("torch_native", "flex_attention") and r.v("decode_graph_max_bs") is not None:
+        # attention_hook.py L122-160: CUDA graphs off for these two (after the memory fraction is set)
+        r.put("decode_graph_max_bs", None, f"--attention-backend {r.v('attention_backend')}: SGLang disables CUDA graphs",
+              loc=r.place("attention_backend"))
+    # FA4 on SM100 for a non-MLA model runs page 128 only, unless EAGLE tree decoding as given
+    # (0.5.23 overrides.py L1274-1296 _fa4_page_constraint, attention_hook.py L241).
+    fa4 = any(r.v(f) == "fa4" for f in ("attention_backend", "decode_attention_backend", "prefill_attention_backend"))
+    if fa4 and m is not None and not m.mla and gpu is not None and gpu.sm // 10 == 10 \
+            and (r.user("speculative_eagle_topk") or 0) <= 1 and r.v("page_size") != 128:
+        r.put("page_size", 128, f"FA4 on SM{gpu.sm} supports page size 128 only for a non-MLA model: "
+              f"{r.v('page_size')} → 128 (overrides.py _fa4_page_constraint)", loc=page.loc)
     if r.v("page_size") is None:
         r.put("page_size", 1, f"SGLang {r.version} default (1)")
 
@@ -84,8 +103,10 @@ def linear_attention(r: Resolved) -> None:
     kimi = m is not None and m.family is Family.KDA
     if dec_given.value == "flashkda" and dec_given.origin == "user":
         r.events.add(Event.FLASHKDA_DECODE)
+    declared = True  # SGLang writes the decode backend into its own field (not a kernel fallback)
     if dec_given.value is not None:
         r.put("decode_backend", dec_given.value, dec_given.why, "user", dec_given.loc)
+        declared = False
     elif gpu is not None and gpu.sm >= 100 and ssm_given.value == "bfloat16" and ssm_given.origin == "user" and base.value != "helion":
         if kimi:
             r.put("decode_backend", "triton", "SM100 + bfloat16 SSM would pick flashinfer; Kimi-Linear keeps triton (kimi_k3_hook)")
@@ -95,6 +116,14 @@ def linear_attention(r: Resolved) -> None:
         r.put("decode_backend", "triton", "--linear-attn-backend flashkda is prefill-only: decode falls back to triton", loc=base.loc)
     else:
         r.put("decode_backend", base.value or "triton", f"--linear-attn-backend ({base.why})", base.origin, base.loc)
+        declared = False
+    # SGLang's own fields keep only what the launch gives or a hook declares (attention_hook.py
+    # L289-330, kimi_k3_hook.py L18-76); the kernels' fallbacks are kdacheck's decode_backend /
+    # verify_backend above and below.
+    if declared:
+        r.put("linear_attn_decode_backend", r.v("decode_backend"), f"declared by SGLang: {r['decode_backend'].why}")
+    if ver_given.value is None and kimi and spec:
+        r.put("linear_attn_verify_backend", "nv_cutedsl", "declared by SGLang (kimi_k3_hook.py apply_kimi_k3_spec_backend_defaults)")
     if ver_given.value is not None:
         r.put("verify_backend", ver_given.value, ver_given.why, "user", ver_given.loc)
     elif kimi and spec:

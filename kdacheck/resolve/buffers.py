@@ -19,11 +19,31 @@ from kdacheck.models import DTYPE_BYTES, Family
 from kdacheck.resolve.core import Resolved, step
 
 
+def put_scratch(r: Resolved, rows: int, capped: str = "") -> None:
+    """``intermediate_ssm`` and ``intermediate_conv_window`` for ``rows`` request rows (R + 1:
+    the discard row for padding), the widest draft ``d_max`` and the rank's heads; ``why`` says
+    ``capped``: why R is smaller than requested (the memory solve re-puts them when SGLang caps R)."""
+    m = r.model
+    assert m is not None
+    L, hv, attn_tp, ssm_dtype = int(r.v("L")), int(r.v("HV")), r.v("attn_tp_size"), r.v("ssm_dtype")
+    fam = families.formulas(m.family)
+    shape, layout = fam.ssm_scratch_shape(L, rows, r.v("d_max"), hv, m)
+    nbytes = math.prod(shape) * DTYPE_BYTES.get(ssm_dtype, 4)
+    r.put("intermediate_ssm_shape", shape, f"{layout}, {ssm_dtype}" + (f"; {capped}" if capped else ""))
+    r.put("intermediate_ssm_bytes", nbytes, f"{nbytes / 2**30:.3f} GiB per rank ({rows} rows)")
+    conv_ch = fam.conv_dim(m, attn_tp or 1) // (attn_tp or 1)  # mamba_utils: tp = attention TP
+    cshape, clayout = fam.conv_scratch_shape(L, rows, r.v("d_max"), conv_ch, r.v("topk") or 1, m)
+    cbytes = math.prod(cshape) * 2
+    r.put("intermediate_conv_window_shape", cshape, f"{clayout}, bfloat16")
+    r.put("intermediate_conv_window_bytes", cbytes, f"{cbytes / 2**30:.3f} GiB per rank ({rows} rows)")
+    r.put("scratch_R", rows - 1, capped or "the requested R: the scratch has R + 1 rows")
+
+
 @step(
     "speculative scratch",
     mirrors="0.5.23 srt/mem_cache/memory_pool.py MambaPool.SpeculativeState; kv_cache_configurator.py _build_hybrid_req_pool",
     sets=("scratch_allocated", "L", "HV", "intermediate_ssm_shape", "intermediate_ssm_bytes",
-          "intermediate_conv_window_shape", "intermediate_conv_window_bytes", "per_request_state_bytes"),
+          "intermediate_conv_window_shape", "intermediate_conv_window_bytes", "per_request_state_bytes", "scratch_R"),
 )
 def scratch(r: Resolved) -> None:
     m = r.model
@@ -37,20 +57,11 @@ def scratch(r: Resolved) -> None:
     attn_tp = r.v("attn_tp_size")
     L = math.ceil(m.linear_layers / pp)
     hv = m.linear_v_heads // attn_tp if attn_tp else 0
-    dmax = r.v("d_max")
-    ssm_dtype = r.v("ssm_dtype")
-    ssm_bytes = DTYPE_BYTES.get(ssm_dtype, 4)
+    ssm_bytes = DTYPE_BYTES.get(r.v("ssm_dtype"), 4)
     r.put("L", L, f"{m.linear_layers} linear-attention layers" + (f" / pp {pp}" if pp > 1 else ""), "model")
     r.put("HV", hv, f"{m.linear_v_heads} {'value' if m.family is not Family.MAMBA2 else 'mamba'} heads / attention TP {attn_tp}", "model")
+    put_scratch(r, R + 1)
     fam = families.formulas(m.family)
-    shape, layout = fam.ssm_scratch_shape(L, R + 1, dmax, hv, m)
-    nbytes = math.prod(shape) * ssm_bytes
-    r.put("intermediate_ssm_shape", shape, f"{layout}, {ssm_dtype}")
-    r.put("intermediate_ssm_bytes", nbytes, f"{nbytes / 2**30:.3f} GiB per rank")
     conv_ch = fam.conv_dim(m, attn_tp or 1) // (attn_tp or 1)  # mamba_utils: tp = attention TP
-    cshape, clayout = fam.conv_scratch_shape(L, R + 1, dmax, conv_ch, r.v("topk") or 1, m)
-    cbytes = math.prod(cshape) * 2
-    r.put("intermediate_conv_window_shape", cshape, f"{clayout}, bfloat16")
-    r.put("intermediate_conv_window_bytes", cbytes, f"{cbytes / 2**30:.3f} GiB per rank")
     state = fam.state_bytes(L, hv, conv_ch, ssm_bytes, m)
     r.put("per_request_state_bytes", state, "one request's SSM + conv state, all layers, per rank")

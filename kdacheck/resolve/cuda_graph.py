@@ -52,30 +52,39 @@ class RowMapParams(NamedTuple):
 
 @step(
     "decode CUDA graphs",
-    mirrors="0.5.23 srt/arg_groups/memory_hook.py handle_gpu_memory_settings (cuda_graph_max_bs)",
-    sets=("decode_graph_max_bs",),
+    mirrors="0.5.23 srt/arg_groups/memory_hook.py handle_gpu_memory_settings (cuda_graph_max_bs); "
+            "cuda_graph_hook.py apply_cuda_graph_disaggregation_roles",
+    sets=("decode_graph_max_bs", "sglang_decode_graph_max_bs"),
 )
 def graphs(r: Resolved) -> None:
+    """``sglang_decode_graph_max_bs`` is SGLang's ``cuda_graph_config.decode.max_bs`` (filled even
+    where the decode graphs are off); ``decode_graph_max_bs`` is the cap in effect (None: off)."""
     tp = int(r.v("tp_size") or 1)
-    if r.user("disable_cuda_graph") or r.user("disable_decode_cuda_graph"):
-        r.put("decode_graph_max_bs", None, "decode CUDA graphs disabled")
-        return
     bs_list = r.user("cuda_graph_bs_decode")
     if isinstance(bs_list, list) and bs_list:
-        r.put("decode_graph_max_bs", max(int(x) for x in bs_list), "the largest of --cuda-graph-bs-decode")
-        return
-    if r.user("cuda_graph_max_bs_decode") is not None:
-        r.flag("decode_graph_max_bs", "cuda_graph_max_bs_decode")
-        return
-    if r.gpu is None:
-        cap, why = 160, "assumed 160 (the GPU is not known: pass --gpu)"
+        field = r.put("sglang_decode_graph_max_bs", max(int(x) for x in bs_list), "the largest of --cuda-graph-bs-decode")
+    elif r.user("cuda_graph_max_bs_decode") is not None:
+        field = r.flag("sglang_decode_graph_max_bs", "cuda_graph_max_bs_decode")
     else:
-        cap = default_capacity(r.gpu.memory_mib, tp)[1]
-        why = f"SGLang's default for a {r.gpu.memory_mib} MiB GPU at tp {tp}"
-    mrr = r.user("max_running_requests")
-    if mrr is not None and cap > int(mrr) and r.at_least(versions.DECODE_GRAPH_CAPPED_BY_REQUESTS):
-        cap, why = int(mrr), f"{why}, capped by --max-running-requests"
-    r.put("decode_graph_max_bs", cap, why, "assumed" if r.gpu is None else "gpu")
+        if r.gpu is None:
+            cap, why = 160, "assumed 160 (the GPU is not known: pass --gpu)"
+        else:
+            cap = default_capacity(r.gpu.memory_mib, tp)[1]
+            why = f"SGLang's default for a {r.gpu.memory_mib} MiB GPU at tp {tp}"
+        mrr = r.user("max_running_requests")
+        if mrr is not None and cap > int(mrr) and r.at_least(versions.DECODE_GRAPH_CAPPED_BY_REQUESTS):
+            cap, why = int(mrr), f"{why}, capped by --max-running-requests"
+        field = r.put("sglang_decode_graph_max_bs", cap, why, "assumed" if r.gpu is None else "gpu")
+    backend = r.user("cuda_graph_backend_decode")
+    if r.user("disable_cuda_graph") or r.user("disable_decode_cuda_graph") or backend == "disabled":
+        r.put("decode_graph_max_bs", None, "decode CUDA graphs disabled")
+    elif r.v("disaggregation_mode") == "prefill" and backend is None:
+        # 0.5.23 cuda_graph_hook.py L557-567: a PD prefill server never decodes; its decode
+        # graphs are switched off unless --cuda-graph-backend-decode names one.
+        r.put("decode_graph_max_bs", None, "a PD prefill server: SGLang disables the decode CUDA graphs "
+              "(apply_cuda_graph_disaggregation_roles)", loc=r.place("disaggregation_mode"))
+    else:
+        r.put("decode_graph_max_bs", field.value, field.why, field.origin, field.loc)
 
 
 def row_map_params(r: Resolved) -> RowMapParams:

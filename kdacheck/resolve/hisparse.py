@@ -68,7 +68,7 @@ def plan(r: Resolved) -> None:
 
 def _launch_flags(r: Resolved) -> None:
     """The launch flags ``validate_hisparse`` reads (``srt/arg_groups/hisparse_hook.py``)."""
-    kv = r.flag("kv_cache_dtype")
+    kv = r["kv_cache_dtype"]  # as the model override resolved it (a DSA model: bfloat16 / fp8_e4m3)
     r.flag("dsa_decode_backend")
     r.flag("dsa_prefill_backend")
     r.flag("enable_mixed_chunk")

@@ -31,8 +31,11 @@ def radix_cache(r: Resolved) -> None:
     strat = r.flag("mamba_radix_cache_strategy")
     dense_guess = m is None and r.model_guess is not None and not r.model_guess.has_state
     if ((dense_guess or (m is not None and architectures.without_mamba_state(m))) and strat.origin == "user"
-            and strat.value in ("extra_buffer", "extra_buffer_lazy") and r.at_least(versions.EXTRA_BUFFER_NEEDS_MAMBA)):
-        r.events.add(Event.EXTRA_BUFFER_WITHOUT_MAMBA)  # model_hook.py L1062, whatever the radix cache
+            and strat.value in ("extra_buffer", "extra_buffer_lazy") and r.at_least(versions.EXTRA_BUFFER_NEEDS_MAMBA)
+            and not r.v("disable_radix_cache")):
+        # model_hook.py L1062 via model_override_base.py L260 mamba_extra_buffer_of: only with the
+        # radix cache on (--disable-radix-cache, or a PD decode server, turns the check off)
+        r.events.add(Event.EXTRA_BUFFER_WITHOUT_MAMBA)
     if m is None or not m.hybrid or r.v("disable_radix_cache"):
         return
     r.flag("disable_overlap_schedule")

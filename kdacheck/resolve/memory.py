@@ -39,6 +39,8 @@ def prefill_graphs_off(r: Resolved) -> str | None:
         return "prefill CUDA graphs disabled"
     if r.v("disaggregation_mode") == "decode":
         return "a PD decode server"
+    if int(r.v("pp_size") or 1) > 1 and r.user("cuda_graph_backend_prefill") is None:
+        return "pipeline parallelism (opt-in: cuda_graph_hook.py L145-161)"
     if m is not None and m.family is Family.KDA:
         return "KDA hybrid linear attention"
     if (r.user("attn_cp_size") or 1) > 1 or (r.user("dcp_size") or 1) > 1:
@@ -66,7 +68,9 @@ def default_mem_fraction_static(r: Resolved, gpu_mib: int) -> tuple[float, str]:
     chunk_default, _ = default_capacity(gpu_mib, tp)
     chunk = r.user("chunked_prefill_size")
     chunk = chunk if isinstance(chunk, int) else chunk_default
-    max_bs = r.v("decode_graph_max_bs")
+    max_bs = r.v("sglang_decode_graph_max_bs")  # SGLang's field, filled even where the graphs are off
+    decode_graphs = r.v("decode_graph_max_bs") is not None
+    deepep = r.user("moe_a2a_backend") == "deepep"  # as given: handle_a2a_moe runs after the memory settings
     mode = r.v("disaggregation_mode")
     if mode == "decode":
         D = r.user("speculative_num_draft_tokens") or 1
@@ -75,23 +79,27 @@ def default_mem_fraction_static(r: Resolved, gpu_mib: int) -> tuple[float, str]:
         activation = max(chunk, 2048) if chunk > 0 else max(r.user("max_prefill_tokens") or 16384, 2048)
     reserved = 512 + activation * 1.5 + tp * pp / 8 * 1024
     graphs = 0.0
-    if max_bs is not None and mode != "prefill":
+    if decode_graphs and max_bs is not None and mode != "prefill":
         graphs += max_bs * 2
-    if attn_dp > 1 and mode != "prefill" and max_bs is not None:
+    if attn_dp > 1 and mode != "prefill" and max_bs is not None:  # memory_hook.py L367-374: graphs on or off
         graphs += max_bs * attn_dp * 3 + (max_bs * attn_dp * 1.5 if max_bs > 300 else 0)
     off = prefill_graphs_off(r)
     if off is None:
         mla = r.model is not None and r.model.mla
         given = r.user("cuda_graph_max_bs_prefill")
         graphs += 1.5 * 1024 if mla else prefill_graph_sizes(given if isinstance(given, int) else chunk) * 8
+        if deepep:
+            graphs += 1024  # memory_hook.py L385-391: breakable prefill graphs with DeepEP
     reserved += graphs
     if gpu_mib > 60 * 1024:
         reserved = max(reserved, 10 * 1024)
+    if deepep and mode != "prefill" and decode_graphs:
+        reserved += 2 * 1024  # memory_hook.py L396-409 reserve_for_deepep_a2a_mb, above the floor
     mfs = round((gpu_mib - reserved) / gpu_mib, 3)
     why = (
         f"SGLang's default for a {gpu_mib} MiB GPU: (memory − {reserved:.0f} MiB reserved) / memory "
         f"(activations {activation} tokens, CUDA graphs {graphs:.0f} MiB"
-        + (f"; no prefill graphs: {off}" if off else "") + "; DeepEP reserves not counted)"
+        + (f"; no prefill graphs: {off}" if off else "") + ("; DeepEP reserves 2 GiB + 1 GiB" if deepep else "") + ")"
     )
     return mfs, why
 
@@ -104,7 +112,9 @@ def default_mem_fraction_static(r: Resolved, gpu_mib: int) -> tuple[float, str]:
 )
 def static_fraction(r: Resolved) -> None:
     mfs_val = r.flag("mem_fraction_static")
-    r.flag("mamba_full_memory_ratio")
+    if r.flag("mamba_full_memory_ratio").value is None and r.at_least(versions.MAMBA_FULL_MEMORY_RATIO_FALLBACK):
+        r.put("mamba_full_memory_ratio", mempool.FULL_MEMORY_RATIO_DEFAULT,
+              f"SGLang's fallback {mempool.FULL_MEMORY_RATIO_DEFAULT} (arg_groups/fields/schedule.py mamba_full_memory_ratio)", "default")
     r.flag("max_mamba_cache_size")
     chunk = r.flag("chunked_prefill_size")
     if chunk.value is None and r.gpu is not None:
@@ -116,7 +126,23 @@ def static_fraction(r: Resolved) -> None:
     if r.gpu is None or mfs_val.value is not None:
         return
     mfs, why = default_mem_fraction_static(r, r.gpu.memory_mib)
+    m = r.model
+    if m is not None and m.vision is not None and not r.user("language_only") and not r.user("language_model_only") \
+            and r.v("disaggregation_mode") != "decode":
+        mfs, why = vlm_fraction(mfs, m.vision), why + f"; × the vision-tower factor for {m.vision[0]} layers × {m.vision[1]} hidden " \
+            "(memory_hook.py adjust_mem_fraction_for_vlm)"
     r.put("mem_fraction_static", mfs, why, "assumed")
+
+
+def vlm_fraction(mfs: float, vision: tuple[int, int]) -> float:
+    """SGLang 0.5.23 ``memory_hook.py`` L417-462 ``adjust_mem_fraction_for_vlm`` (no post-capture
+    sizing: ``SGLANG_ENABLE_POST_CAPTURE_KV_SIZING`` is off by default): 0.95 × a factor in
+    [0.8, 1.05] falling 10 % for each doubling of the tower's layers · hidden² over ViT-L/14's
+    24 · 1024². Not rounded, as in SGLang (0.648 → 0.599… for Qwen3.5's 24 × 1152)."""
+    layers, hidden = vision
+    ratio = (layers * hidden**2) / (24 * 1024**2)
+    factor = max(0.8, min(1.05, 1.0 - 0.1 * (ratio - 1.0)))
+    return mfs * (0.95 * factor)
 
 
 def solve_inputs(r: Resolved, **change: Any) -> mempool.MemInputs | None:
@@ -146,7 +172,9 @@ def solve_inputs(r: Resolved, **change: Any) -> mempool.MemInputs | None:
     "hybrid state pool",
     mirrors="0.5.23 srt/mem_cache/kv_cache_configurator.py _handle_max_mamba_cache, resolve_max_num_reqs",
     sets=("weight_bytes_per_rank", "mamba_ratio", "mem_rest_gib", "spec_reserve_bytes", "R_after_solve",
-          "mem_kv_rest_gib", "mem_solve", "mamba_radix_cache_strategy", "mamba_full_memory_ratio", "max_mamba_cache_size"),
+          "mem_kv_rest_gib", "mem_solve", "mamba_radix_cache_strategy", "mamba_full_memory_ratio", "max_mamba_cache_size",
+          "intermediate_ssm_shape", "intermediate_ssm_bytes", "intermediate_conv_window_shape",
+          "intermediate_conv_window_bytes", "scratch_R"),
 )
 def state_pool(r: Resolved) -> None:
     m, gpu = r.model, r.gpu
@@ -204,3 +232,10 @@ def state_pool(r: Resolved) -> None:
               if res.branch != "disable_radix_cache" else "max_mamba_cache_size (= R)")
     r.put("mem_kv_rest_gib", round(res.rest_after_gib, 2), "left for the KV cache after the state pool and the reservation")
     r.put("mem_solve", res, f"memory solve ({res.branch})")
+    if res.capped and res.failure is None and res.R is not None and r.v("scratch_allocated"):
+        # SGLang sizes the request pool, and the scratch with it, by the capped R (0.5.23
+        # kv_cache_configurator.py L1700-1721 _build_hybrid_req_pool: mamba_spec_state_size =
+        # max_num_reqs, after resolve_max_num_reqs' cap): one account for every figure
+        from kdacheck.resolve.buffers import put_scratch
+
+        put_scratch(r, int(res.R) + 1, f"R capped to {res.R} by SGLang's memory solve (from {res.requested_R}; MEM003)")

@@ -55,3 +55,18 @@ def layout(r: Resolved) -> None:
               "no DP attention" + (" (--enable-dp-attention with dp size 1: SGLang turns it off)" if dpa else ""))
     r.put("attn_tp_size", max(1, tp // adp), f"tp {tp} // attention DP {adp}")
     r.flag("enable_two_batch_overlap")
+
+
+@step(
+    "pipeline parallelism and the overlap schedule",
+    mirrors="0.5.23 srt/arg_groups/overrides.py L1623-1628 _pipeline_parallel_overlap_disable (pipeline.py L302, "
+            "before handle_speculative_decoding)",
+    sets=("disable_overlap_schedule",),
+)
+def pipeline_overlap(r: Resolved) -> None:
+    if "disable_overlap_schedule" not in r.vals:
+        r.flag("disable_overlap_schedule")
+    pp = r.v("pp_size")
+    if isinstance(pp, int) and pp > 1 and not r.v("disable_overlap_schedule"):
+        r.put("disable_overlap_schedule", True, f"pipeline parallelism (pp {pp}): SGLang turns the overlap schedule off",
+              loc=r.place("pp_size"))

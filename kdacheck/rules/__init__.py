@@ -65,13 +65,16 @@ def evidence(cfg: Resolved, names: tuple[str, ...]) -> tuple[Evidence, ...]:
 
 def check(cfg: Resolved, rules: list[Rule] | None = None) -> list[Finding]:
     """Every finding of every applicable rule, in one pass."""
-    from kdacheck.fix import set_flag
+    from kdacheck.fix import cannot_set, set_flag
 
     findings: list[Finding] = []
     chosen = [r for r in (rules if rules is not None else all_rules()) if r.applies_to(cfg.version)]
     if cfg.model is None:  # rules that need the geometry do not run; MODEL001 names the relevant ones
         cfg.not_checked = model.not_checked(cfg, chosen) if cfg.user("model_path") else []
         chosen = [r for r in chosen if r.needs != "model"]
+    elif cfg.model.unmodelled:  # a config read, but its state not modelled: MODEL001 names what is not checked
+        cfg.not_checked = model.not_checked(cfg, chosen)
+        chosen = [r for r in chosen if r.code not in cfg.not_checked]
     for r in sorted(chosen, key=lambda r: r.code == "MODEL001"):  # MODEL001 reads not_checked: last
         cfg.taint_seen = None
         hits = list(r.check(cfg))
@@ -80,17 +83,20 @@ def check(cfg: Resolved, rules: list[Rule] | None = None) -> list[Finding]:
             # the rule's verdict rests on a value that is not known statically: say so, never guess
             hits = [unknown_hit(why, hits)]
             cfg.unknown_checks.append(r.code)
+        elif not hits and cfg.taint_seen is not None and r.code not in cfg.unknown_checks:
+            cfg.unknown_checks.append(r.code)  # a pass that read an unknown value is no pass: "as far as checked"
         for hit in hits:
+            sets = tuple(e for name, value, safe in hit.sets for e in set_flag(cfg, name, value, safe))
             findings.append(
                 Finding(
                     code=r.code,
                     severity=hit.severity if hit.severity is not None else r.severity,
                     message=hit.message,
                     location=hit.at or cfg.place(*hit.values),
-                    fix=hit.fix,
+                    fix=f"{hit.fix} ({cannot_set(cfg, hit.sets[0][0])})" if hit.fix and hit.sets and not sets else hit.fix,
                     evidence=evidence(cfg, hit.values) + tuple(Evidence(n, v, "picture") for n, v in hit.pictures),
-                    source=cfg.cmd.name,
-                    edits=hit.edits + tuple(e for name, value, safe in hit.sets for e in set_flag(cfg, name, value, safe)),
+                    source=cfg.cmd.role,
+                    edits=hit.edits + sets,
                 )
             )
     return findings

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from kdacheck.args import ArgKind
 from kdacheck.findings import Severity
 from kdacheck.resolve import Resolved
-from kdacheck.rules.base import Check, Hit, rule
+from kdacheck.rules.base import Check, Hit, rule, unchecked
 
 _TABLES = "SGLang's argument parser, `srt/server_args.py` `ServerArgs.add_cli_args` (tables in `kdacheck/data/`)"
 
@@ -100,7 +100,7 @@ rule(
 
 
 rule(
-    "ARG005", Severity.WARNING,
+    "ARG005", Severity.INFO,
     name="no-deprecated-spelling",
     summary="deprecated spellings still accepted: use the current one",
     what="""
@@ -108,7 +108,11 @@ rule(
         (`DeprecatedAliasStoreAction`, `DeprecatedStoreTrueAction`, ...), e.g.
         `--cuda-graph-max-bs` and `--mamba-scheduler-strategy` in 0.5.19.
     """,
-    why="The spelling prints a deprecation warning and disappears in a later release (ARG001 then).",
+    why="""
+        The target version accepts the spelling and does what it says (a note, not a failure:
+        SGLang's own documentation still writes `--enable-dp-attention`); it prints a
+        deprecation warning and disappears in a later release (ARG001 then).
+    """,
     fix="Write the current flag kdacheck names.",
     example="python -m sglang.launch_server --model-path Qwen/Qwen3-Next-80B-A3B-Instruct --cuda-graph-max-bs 32   # SGLang 0.5.19",
     sources=(_TABLES,),
@@ -175,3 +179,34 @@ rule(
     example="python -m sglang.launch_server --model-path Qwen/Qwen3-Next-80B-A3B-Instruct --tp-size 4 --tp-size 8",
     sources=(_TABLES, "0.5.23 `srt/server_args_config_parser.py` (command line after the config's arguments)"),
 )(reporter(ArgKind.REPEATED))
+
+
+def _unread(cfg: Resolved) -> Iterator[Hit]:
+    """One "could not be checked" per place the reader could not read (``LaunchCommand.unread``);
+    the rules that ran saw the launch without those arguments, so the run counts it as a rule
+    resting on a value not known statically (``--strict`` fails on it)."""
+    for u in cfg.cmd.unread[:100]:
+        if "ARG009" not in cfg.unknown_checks:
+            cfg.unknown_checks.append("ARG009")
+        hit = unchecked(f"not read: {u.what}; SGLang gets arguments here that kdacheck did not see")
+        yield Hit(hit.message, "write the arguments in the launch, or give the variable with `--env NAME=VALUE`",
+                  at=u.loc, severity=hit.severity)
+
+
+rule(
+    "ARG009", Severity.INFO,
+    name="launch-read",
+    summary="every argument of the launch was read",
+    what="""
+        A launch whose arguments kdacheck could not read: an expansion it does not follow
+        where a flag would stand (`$EXTRA_ARGS`, `"${ARGS[@]}"` of an array the file does not
+        set, a `$(...)`, a Kubernetes `$(VAR)` set from a secret), or a program with no
+        arguments after it at all. The other rules saw the launch without them, so the launch
+        is "not checked", never "starts"; `--strict` fails on it.
+    """,
+    why="The flags SGLang gets there are unknown here: any rule might fail on them at start.",
+    fix="Write the arguments in the launch, or give the variable with `--env NAME=VALUE` (`--env-file`).",
+    example='python -m sglang.launch_server --model-path Qwen/Qwen3-Next-80B-A3B-Instruct "${EXTRA_ARGS[@]}"',
+    sources=("0.5.23 `srt/server_args.py` `prepare_server_args`: SGLang parses every argument it is given; "
+             "bash(1) \"Arrays\" and \"Parameter Expansion\" for what the shell passes",),
+)(_unread)

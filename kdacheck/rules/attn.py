@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 from kdacheck.findings import Severity
 from kdacheck.models import Family
-from kdacheck.resolve import Resolved
+from kdacheck.resolve import Resolved, dsa
 from kdacheck.rules.base import Hit, rule
 
 _OVERRIDES = "0.5.23 `srt/arg_groups/overrides.py`"
@@ -33,7 +33,11 @@ def attn001(cfg: Resolved) -> Iterator[Hit]:
     names = [n for n in ("attention_backend", "decode_attention_backend") if cfg.v(n) == "trtllm_mla"]
     if not names:
         return
-    if cfg.gpu is not None and cfg.gpu.sm // 10 not in (10, 11, 12):
+    if cfg.gpu is None:
+        from kdacheck.rules.base import unchecked
+
+        yield unchecked(f"needs --gpu: `{names[0]}` trtllm_mla runs on Blackwell GPUs only (SM100, SM12x)", names[0])
+    elif cfg.gpu.sm // 10 not in (10, 11, 12):
         yield Hit(f"{TRTLLM_MLA_BLACKWELL} (`{names[0]}` trtllm_mla on SM{cfg.gpu.sm})",
                   "use fa3 or flashinfer on this GPU, or leave the attention backend to SGLang", values=(names[0],))
     if cfg.v("kv_cache_dtype") not in ("fp8_e4m3", "bf16", "auto", None):
@@ -105,3 +109,158 @@ def attn003(cfg: Resolved) -> Iterator[Hit]:
         message = NVFP4_KV if kv == "nvfp4" else MXFP8_KV
         yield Hit(f"{message} (SM{sm}: {cfg.gpu.name})", "use `--kv-cache-dtype fp4_mx_block16`" if kv == "nvfp4" else
                   "use `--kv-cache-dtype fp8_e4m3` or auto on this GPU", values=("kv_cache_dtype",))
+
+
+@rule(
+    "ATTN004", Severity.ERROR,
+    name="dsa-backend-constraints",
+    needs="gpu",
+    summary="DSA prefill/decode backends: triton is ROCm-only; TileLang with an FP8 KV cache on both, without DCP or HiSparse",
+    what="""
+        For a DSA model SGLang fills the prefill and decode DSA backends from the KV-cache dtype
+        and the GPU (FP8: trtllm on Blackwell, flashmla_kv on Hopper; bfloat16: flashmla_sparse
+        with trtllm or fa3; with HiSparse flashmla_kv or flashmla_sparse), then checks the
+        pair: the `triton` DSA backend runs on ROCm only, and TileLang with an fp8_e4m3 KV cache
+        needs TileLang on both sides, no `--dcp-size` > 1 and no HiSparse.
+    """,
+    why="SGLang refuses to start with a ValueError.",
+    sglang_message="\n".join((dsa.TRITON_ROCM_ONLY, dsa.TILELANG_FP8_PAIR, dsa.TILELANG_FP8_DCP, dsa.TILELANG_FP8_HISPARSE)),
+    fix="On CUDA pick flashmla_kv (Hopper) or trtllm (Blackwell), or set both `--dsa-prefill-backend` and `--dsa-decode-backend` to tilelang.",
+    example="kdacheck lint --gpu h200 --cmd 'python -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3.2 --tp-size 8 --kv-cache-dtype fp8_e4m3 --dsa-prefill-backend tilelang'",
+    sources=(f"{_OVERRIDES} L550-583 `_check_dsa_backend_constraints`, L600-733 `_dsa_split_backend_resolution`",
+             "0.5.23 `srt/arg_groups/hisparse_hook.py` L26-29 `_hisparse_default_backend`"),
+)
+def attn004(cfg: Resolved) -> Iterator[Hit]:
+    if cfg.gpu is None and cfg.family is Family.DSA and (cfg.user("dsa_prefill_backend") or cfg.user("dsa_decode_backend")):
+        from kdacheck.rules.base import unchecked
+
+        yield unchecked("needs --gpu: SGLang pairs the DSA backends by the GPU and the KV-cache dtype it resolves for it")
+        return
+    problem = cfg.v("dsa_backend_problem")
+    if problem:
+        pre, dec = cfg.v("dsa_backends")
+        yield Hit(f"{problem} (prefill {pre}, decode {dec}, KV cache {cfg.v('kv_cache_dtype')})",
+                  "use flashmla_kv (Hopper) or trtllm (Blackwell), or tilelang for both DSA backends",
+                  values=("dsa_backends", "kv_cache_dtype"))
+
+
+_KV4 = "kv4".upper()  # SGLang's name for the FP4 KV caches in its messages
+_KV4_MLA: tuple[str, ...] = ("flashinfer", "trtllm_mla")
+_KV4_MHA: tuple[str, ...] = ("triton", "torch_native", "flex_attention", "trtllm_mha")
+_KV4_FA4_MHA: tuple[str, ...] = ("triton", "torch_native", "flex_attention")
+_NATIVE_NVFP4_SPEC = ("EAGLE", "EAGLE3", "NEXTN", "NGRAM")
+
+
+def _kv4_problem(cfg: Resolved, kv: str, sm: int) -> str | None:
+    """SGLang's refusal of an FP4 KV cache with these backends (0.5.23 ``kv_cache_hook.py``
+    L112-318 ``handle_kv4_compatibility``, CUDA), or None."""
+    if cfg.user("enable_unified_memory"):
+        return ("FP4 KV cache does not yet support --enable-unified-memory: the unified MHA pool does not allocate FP4 "
+                "block scales or the prefill dequant workspace.")
+    attn = cfg.v("attention_backend")
+    pre = cfg.v("prefill_attention_backend") or attn
+    dec = cfg.v("decode_attention_backend") or attn
+    native = kv == "nvfp4" and sm // 10 == 10 and "trtllm_mha" in (pre, dec)
+    algo = (cfg.user("speculative_algorithm") or "").upper() or None
+    if native and algo in ("DFLASH", "DSPARK"):
+        return f"SM100 native NVFP4 speculative decoding does not yet support {algo}; use EAGLE/NEXTN or NGRAM."
+    if native and algo is not None and algo not in _NATIVE_NVFP4_SPEC:
+        return f"SM100 native NVFP4 speculative decoding supports EAGLE, EAGLE3, NEXTN, and breadth-1 NGRAM; got {algo}."
+    breadth = cfg.user("speculative_ngram_max_bfs_breadth")
+    breadth = 10 if breadth is None else breadth  # the flag's default
+    if native and algo == "NGRAM" and breadth != 1:
+        return ("SM100 native NVFP4 NGRAM speculative decoding requires --speculative-ngram-max-bfs-breadth=1 because "
+                f"trtllm_mha supports linear target verification only; got {breadth}.")
+    draft = cfg.user("speculative_draft_attention_backend")
+    if native and algo not in (None, "NGRAM") and draft is not None and draft != "trtllm_mha":
+        return ("SM100 native NVFP4 speculative decoding requires --speculative-draft-attention-backend=trtllm_mha so the "
+                f"draft worker consumes its physical NVFP4 KV layout; got {draft!r}.")
+    if native and cfg.v("disaggregation_mode") not in (None, "null"):
+        return ("SM100 native NVFP4 with trtllm_mha does not yet support PD disaggregation because its physical block-scale "
+                "layout is not implemented by the KV transfer path.")
+    if native and (cfg.user("enable_hierarchical_cache") or cfg.user("enable_lmcache")):
+        return ("SM100 native NVFP4 with trtllm_mha does not yet support hierarchical KV cache or LMCache because their host "
+                "pools do not preserve the physical block-scale layout.")
+    mla = cfg.model is not None and cfg.model.mla
+    if pre != dec and pre != "fa4":
+        return None  # a mixed pair: SGLang only warns
+    if pre == "fa4":
+        allowed, got, field = (_KV4_MLA if mla else _KV4_FA4_MHA), dec, "decode_attention_backend"
+    else:
+        allowed, got, field = (_KV4_MLA if mla else _KV4_MHA), attn, "attention_backend"
+    which = ("FA4 " if pre == "fa4" else "") + ("MLA" if mla else "MHA")
+    if got not in allowed:
+        return f"{_KV4} {which} expects {field} to be one of {list(allowed)}, but got {got}"
+    return None
+
+
+@rule(
+    "ATTN005", Severity.ERROR,
+    name="fp4-kv-cache-backends",
+    summary="an FP4 KV cache (nvfp4, fp4_mx_block16) runs with the attention backends SGLang lists for it",
+    what="""
+        With `--kv-cache-dtype nvfp4` or `fp4_mx_block16` SGLang checks the attention backends
+        it resolved: one backend for prefill and decode must be triton, torch_native,
+        flex_attention or trtllm_mha (flashinfer or trtllm_mla for an MLA model; with FA4
+        prefill, the decode backend triton, torch_native or flex_attention). On SM100 with
+        trtllm_mha (native NVFP4) speculative decoding is EAGLE, EAGLE3, NEXTN or breadth-1
+        NGRAM only, the draft runs trtllm_mha, and PD disaggregation, hierarchical cache and
+        LMCache are refused; `--enable-unified-memory` is refused with any FP4 KV cache.
+    """,
+    why="SGLang refuses to start (an AssertionError for the backend lists, a ValueError otherwise).",
+    sglang_message="""
+        KV4 MHA expects attention_backend to be one of ['triton', 'torch_native', 'flex_attention', 'trtllm_mha'], but got {backend}
+        SM100 native NVFP4 speculative decoding does not yet support {algorithm}; use EAGLE/NEXTN or NGRAM.
+    """,
+    fix="Use `--attention-backend trtllm_mha` (or triton) with an FP4 KV cache, or `--kv-cache-dtype fp8_e4m3`.",
+    example="kdacheck lint --gpu h200 examples/errors/ATTN005-fp4-kv-fa3.sh",
+    sources=(f"{_KV_HOOK} L112-318 `handle_kv4_compatibility`",
+             f"{_KV_HOOK} L24-97 `handle_nvfp4_prefill_kv_dequant_dtype` (runs first: the prefill dequant dtype and the backends it selects)",
+             "0.5.23 `srt/arg_groups/model_override_base.py` L138-152 `attention_backends_of`"),
+)
+def attn005(cfg: Resolved) -> Iterator[Hit]:
+    nvfp4 = cfg.v("nvfp4_problem")
+    if nvfp4:  # handle_nvfp4_prefill_kv_dequant_dtype runs first (pipeline.py)
+        yield Hit(nvfp4, "drop the backend options and let --kv-cache-dtype nvfp4 select them",
+                  values=("kv_cache_dtype", "prefill_attention_backend", "decode_attention_backend"))
+        return
+    kv = cfg.v("kv_cache_dtype")
+    if kv not in ("nvfp4", "fp4_mx_block16") or cfg.family is Family.DSA:
+        return
+    if cfg.gpu is None:
+        if kv == "fp4_mx_block16":  # for nvfp4 ATTN003 says so
+            from kdacheck.rules.base import unchecked
+
+            yield unchecked("needs --gpu: the attention backends an FP4 KV cache is checked against depend on the GPU")
+        return
+    sm = cfg.gpu.sm
+    if kv == "nvfp4" and not (sm // 10 == 10 or sm == 120):
+        return  # ATTN003
+    problem = _kv4_problem(cfg, kv, sm)
+    if problem is not None:
+        yield Hit(problem, "use `--attention-backend trtllm_mha` (or triton), or `--kv-cache-dtype fp8_e4m3`",
+                  values=("kv_cache_dtype", "attention_backend"))
+
+
+FLEX_SPEC = "Speculative decoding is currently not supported with Flex Attention backend"
+
+
+@rule(
+    "ATTN006", Severity.ERROR,
+    name="flex-attention-without-speculation",
+    summary="the flex_attention backend runs without speculative decoding",
+    what="""
+        With `--attention-backend flex_attention` (torch's Flex Attention) SGLang turns the CUDA
+        graphs off and asserts that no speculative algorithm is set.
+    """,
+    why="SGLang refuses to start with an AssertionError.",
+    sglang_message=FLEX_SPEC,
+    fix="Drop `--speculative-algorithm`, or use another attention backend (triton, fa3, flashinfer).",
+    example="python -m sglang.launch_server --model-path meta-llama/Meta-Llama-3-8B-Instruct --attention-backend flex_attention --speculative-algorithm NGRAM",
+    sources=("0.5.23 `srt/arg_groups/attention_hook.py` L143-163 `handle_attention_backend_compatibility`",),
+)
+def attn006(cfg: Resolved) -> Iterator[Hit]:
+    if cfg.v("attention_backend") == "flex_attention" and cfg.user("speculative_algorithm") is not None:
+        yield Hit(f"{FLEX_SPEC} (--speculative-algorithm {cfg.user('speculative_algorithm')})",
+                  "drop --speculative-algorithm, or use `--attention-backend triton`",
+                  values=("attention_backend", "speculative_algorithm"))

@@ -30,9 +30,10 @@ class Hit:
     pictures: tuple[tuple[str, str], ...] = ()  # (name, one line) shown with the evidence, e.g. KDA002's row map
 
 
-def unchecked(reason: str) -> Hit:
-    """The rule needs a fact the configuration does not hold: say so, never guess."""
-    return Hit(f"{NOT_CHECKED}: {reason}", severity=Severity.INFO)
+def unchecked(reason: str, *values: str) -> Hit:
+    """The rule needs a fact the configuration does not hold: say so, never guess (``values``:
+    the resolved names it would have judged, for the place and the evidence)."""
+    return Hit(f"{NOT_CHECKED}: {reason}", values=values, severity=Severity.INFO)
 
 
 Check = Callable[[Resolved], Iterable[Hit]]
@@ -58,6 +59,7 @@ class Rule:
     needs: str = ""  # "model": not run without the model's geometry (MODEL001 lists it)
     families: tuple[Family, ...] = ()  # the families it can fire on (empty: any); a guessed family outside them rules it out
     speculative: bool = False  # fires only under speculative decoding
+    notice: bool = False  # an info finding every format shows where a user looks (a GitHub notice, a SARIF note)
 
     @property
     def prefix(self) -> str:
@@ -146,6 +148,7 @@ def rule(
     needs: str = "",
     families: tuple[Family, ...] = (),
     speculative: bool = False,
+    notice: bool = False,
 ) -> Callable[[Check], Check]:
     """Register a check function as rule ``code`` with its documentation."""
 
@@ -156,7 +159,7 @@ def rule(
             code, severity, summary, _dedent(what), _dedent(why), _dedent(fix), fn,
             _dedent(sglang_message) if sglang_message else None,
             _dedent(example) if example else None, sources, since, until,
-            _dedent(inferred) if inferred else None, changes, name, needs, families, speculative,
+            _dedent(inferred) if inferred else None, changes, name, needs, families, speculative, notice,
         )
         return fn
 

@@ -383,6 +383,11 @@ def hsp006(cfg: Resolved) -> Iterator[Hit]:
     allowed = BACKENDS_BY_DTYPE.get(str(dtype), ALL_BACKENDS)
     for name, label in (("dsa_prefill_backend", "prefill"), ("dsa_decode_backend", "decode")):
         backend = cfg.v(name)
+        if backend is not None and dtype == "auto" and cfg.gpu is None and any(backend not in b for b in BACKENDS_BY_DTYPE.values()):
+            # auto is fp8_e4m3 on SM100+, bfloat16 before: which backends HiSparse accepts depends on the GPU
+            yield unchecked(f"needs --gpu: --kv-cache-dtype auto is fp8_e4m3 on SM100+ and bfloat16 before, and HiSparse "
+                            f"accepts --dsa-{label}-backend {backend} with only one of them", name, "kv_cache_dtype")
+            continue
         if backend is not None and backend not in allowed:
             note = ""
             if kv == "auto" and dtype != "auto":

@@ -41,7 +41,16 @@ def mem001(cfg: Resolved) -> Iterator[Hit]:
     )
     if cfg.gpu is not None:
         msg += f"; {100 * (ssm + conv) / cfg.gpu.memory_bytes:.1f}% of a {cfg.gpu.name.upper()}"
+    msg += capped_note(cfg)
     yield Hit(msg, None, values=("intermediate_ssm_bytes", "intermediate_conv_window_bytes", "per_request_state_bytes", "R", "d_max"))
+
+
+def capped_note(cfg: Resolved) -> str:
+    """Where SGLang's memory solve caps R, every scratch figure is for the capped R and says so."""
+    rows, R = cfg.v("scratch_R"), cfg.v("R")
+    if rows is None or R is None or rows >= R:
+        return ""
+    return f" (R capped to {rows} by SGLang's memory solve, from {R}: MEM003)"
 
 
 # -- the memory solve (kdacheck/resolve/mempool.py) ------------------------------------------------------
@@ -194,7 +203,7 @@ def mem002(cfg: Resolved) -> Iterator[Hit]:
 
 
 @rule(
-    "MEM003", Severity.WARNING,
+    "MEM003", Severity.INFO,
     name="state-pool-caps-requests",
     needs="model", families=HYBRID,
     summary="the memory solve caps max running requests (and the scratch rows with it)",
@@ -206,6 +215,7 @@ def mem002(cfg: Resolved) -> Iterator[Hit]:
     why="""
         Fewer concurrent requests than asked for (a log warning only), and a different row map: a
         configuration whose map was the identity for the requested `R` may not be for the capped one.
+        A note: the cap is kdacheck's estimate of SGLang's solve, and SGLang starts with it.
     """,
     fix="Make the cap explicit with `--max-running-requests`, or give the state more room: `--mamba-full-memory-ratio`, `--mamba-ssm-dtype bfloat16`, `--disable-radix-cache` (1 slot per request instead of 3–5).",
     sglang_message="""
@@ -252,7 +262,7 @@ def mem003(cfg: Resolved) -> Iterator[Hit]:
 
 
 @rule(
-    "MEM004", Severity.WARNING,
+    "MEM004", Severity.INFO,
     name="adaptive-reserves-widest-draft",
     needs="model", families=HYBRID, speculative=True,
     summary="adaptive speculation reserves memory for D but allocates D_max",
@@ -264,7 +274,9 @@ def mem003(cfg: Resolved) -> Iterator[Hit]:
     """,
     why="""
         The allocation comes out of memory SGLang had already given to the KV cache: an
-        out-of-memory error at start-up or a KV cache smaller than the log says.
+        out-of-memory error at start-up or a KV cache smaller than the log says. A note, and a
+        warning only where kdacheck's estimate of what is left for the KV cache is smaller
+        than the uncounted allocation (the estimate's inputs are not SGLang's measurements).
     """,
     fix="Lower `--max-running-requests`, or pass `--mem-fraction-static` with room for the difference.",
     example="kdacheck lint --cmd 'python -m sglang.launch_server --model-path moonshotai/Kimi-Linear-48B-A3B-Instruct --tp 4 --speculative-algorithm EAGLE --speculative-adaptive'",
@@ -292,21 +304,23 @@ def mem004(cfg: Resolved) -> Iterator[Hit]:
         f"{under:,} bytes ({gib(under)}) per rank are not in the memory budget (per_req {per_req:,} × (R {R} + 1) × ({dmax} − {D}))"
     )
     rest = cfg.v("mem_kv_rest_gib")
+    severity = None
     if rest is not None:
         msg += f"; kdacheck's estimate leaves {rest:.2f} GiB for the KV cache ({memory.ASSUMPTIONS})"
         if under / 2**30 >= rest:
             msg += ": the allocation does not fit (out of memory at start-up)"
+            severity = Severity.WARNING
     if cfg.gpu is not None and cfg.v("mem_fraction_static") is not None:
         mfs = float(cfg.v("mem_fraction_static"))
         drop = -(-under * 1000 // cfg.gpu.memory_bytes) / 1000
         fix = f"pass --mem-fraction-static {mfs - drop:.3f} (lower by {drop:.3f}: room for the uncounted scratch), or fewer --max-running-requests"
     else:
         fix = "lower --max-running-requests, or leave room for it by lowering --mem-fraction-static"
-    yield Hit(msg, fix, values=("adaptive", "draft_tokens", "d_max", "R", "per_request_state_bytes"))
+    yield Hit(msg, fix, values=("adaptive", "draft_tokens", "d_max", "R", "per_request_state_bytes"), severity=severity)
 
 
 @rule(
-    "MEM005", Severity.WARNING,
+    "MEM005", Severity.INFO,
     name="scratch-share-of-memory",
     needs="model", families=HYBRID, speculative=True,
     summary="the speculative scratch takes more than a set share of GPU memory",
@@ -315,7 +329,7 @@ def mem004(cfg: Resolved) -> Iterator[Hit]:
         leaves) against the GPU's memory. The share is kdacheck policy, not an SGLang limit: default 10%, set with
         `mem005-share = 0.2` in `[tool.kdacheck]` / `kdacheck.toml` (`Options.mem005_share`).
     """,
-    why="Scratch memory is taken from the KV cache: a large share means far fewer cached tokens than expected.",
+    why="Scratch memory is taken from the KV cache: a large share means far fewer cached tokens than expected. A note: the share is kdacheck's policy, and SGLang starts.",
     fix="Lower `--max-running-requests`, use `--mamba-ssm-dtype bfloat16`, or `--enable-linear-replayssm-spec` (a ring instead of the scratch).",
     example="kdacheck lint --gpu h200 --cmd 'python -m sglang.launch_server --model-path moonshotai/Kimi-Linear-48B-A3B-Instruct --tp 4 --disable-radix-cache --max-running-requests 512 --speculative-algorithm EAGLE --speculative-num-steps 3 --speculative-eagle-topk 1 --speculative-num-draft-tokens 4'",
     sources=("0.5.19 `srt/mem_cache/memory_pool.py:714-822` (the buffers); nothing in SGLang checks a share",),
@@ -327,13 +341,8 @@ def mem005(cfg: Resolved) -> Iterator[Hit]:
         return  # MEM002 says once that --gpu is needed
     share = cfg.options.mem005_share
     total = int(cfg.v("intermediate_ssm_bytes")) + int(cfg.v("intermediate_conv_window_bytes") or 0)
-    R = int(cfg.v("R"))
-    res = cfg.v("mem_solve")
-    Rs = int(res.R) if res is not None and res.failure is None and res.R is not None else R
-    note = ""
-    if Rs < R:
-        total = total * (Rs + 1) // (R + 1)
-        note = f" (with R capped to {Rs} by the memory solve, MEM003)"
+    Rs = int(cfg.v("scratch_R", cfg.v("R")))  # the memory solve's R: one account with MEM001 and the report
+    note = capped_note(cfg)
     frac = total / cfg.gpu.memory_bytes
     if frac <= share:
         return

@@ -12,14 +12,19 @@ from kdacheck.rules.base import Hit, Rule, rule
 
 def not_checked(cfg: Resolved, rules: list[Rule]) -> list[str]:
     """The rules that would apply to this launch but need the model's geometry: each rule's
-    declared scope (``@rule(families=..., speculative=...)``) against the family guessed from
-    the name, if any, and whether the launch speculates."""
+    declared scope (``@rule(families=..., speculative=...)``) against the model's family (read
+    from a config whose state kdacheck does not model, ``Model.unmodelled``) or the family
+    guessed from the name, if any, and whether the launch speculates."""
     out = []
+    family = cfg.model.family if cfg.model is not None else cfg.model_guess
     for r in rules:
         if r.needs != "model":
             continue
-        if cfg.model_guess is not None and r.families and cfg.model_guess not in r.families:
-            continue  # the name says a family this rule is not about
+        if family is not None and not family.hybrid and family.has_state and r.families:
+            if not any(f.has_state for f in r.families):
+                continue  # a state kdacheck has no rules of its own for (lightning): every state rule is in doubt
+        elif family is not None and r.families and family not in r.families:
+            continue  # the family is not one this rule is about
         if r.speculative and not cfg.v("spec_on"):
             continue
         out.append(r.code)
@@ -27,16 +32,24 @@ def not_checked(cfg: Resolved, rules: list[Rule]) -> list[str]:
 
 
 @rule(
-    "MODEL001", Severity.WARNING,
+    "MODEL001", Severity.INFO,
     name="model-known",
-    summary="the model's geometry is known (a local config.json, the Hugging Face cache, or a preset)",
+    notice=True,
+    summary="the model's geometry is known (a local config.json, the Hugging Face cache, the bundled index or the Hub)",
     what="""
         The scratch buffers, the memory solve, the row map and the HiSparse plan depend on the
-        model's geometry. When `--model-path` is neither a local folder nor in the Hugging Face
-        cache nor a known checkpoint, those rules cannot run: this finding names each of them,
-        and the family kdacheck guessed from the name where it could (the rules that need only
-        the family, e.g. RADIX003 and HSP006, still run on the guess). `--strict` fails the gate
-        on it whatever the threshold.
+        model's geometry. kdacheck reads the model's config.json where SGLang would find it (a
+        local folder, the Hugging Face cache, then the Hub unless `--offline` or
+        `HF_HUB_OFFLINE`), with its bundled index of public checkpoints' configs before the
+        Hub. When none has it, those rules cannot run: this finding says what was tried, names
+        each rule not checked, and the family guessed from the name where one can be (only the
+        rules that family can have are listed; the rules that need only the family, e.g.
+        RADIX003 and HSP006, still run on the guess). `--strict` fails the gate on it whatever
+        the threshold. It is a note, not a failure (SGLang itself may well start), but shown in
+        every format: a `::notice` annotation on GitHub, a SARIF note, the summary line's count
+        of checks not run. A config that is read but whose state kdacheck does not model (LFM2's
+        short convolutions, Mamba-1, the lightning-attention hybrids, Inkling) is an info:
+        "state not modelled", with the rules that need that state listed as not checked.
     """,
     why="A check that did not run must not look like a check that passed.",
     fix="Pass `--model` (a preset name, a model folder or its config.json), or lint on a machine where the model path exists.",
@@ -45,16 +58,27 @@ def not_checked(cfg: Resolved, rules: list[Rule]) -> list[str]:
 )
 def model001(cfg: Resolved) -> Iterator[Hit]:
     name = cfg.user("model_path")
+    if cfg.model is not None and cfg.model.unmodelled:
+        n = len(cfg.not_checked)
+        listed = f"{n} rule{'s' * (n != 1)} not checked: {', '.join(cfg.not_checked)}" if n else "no rule needs it here"
+        yield Hit(
+            f"state not modelled for {cfg.model.architecture[:120]}: SGLang keeps {cfg.model.unmodelled}, whose shapes "
+            f"kdacheck does not model; {listed}",
+            None, values=("model_path",), severity=Severity.INFO,
+        )
+        return
     if cfg.model is not None or not cfg.not_checked or not name:  # no --model-path: nothing to know
         return
     if cfg.model is None and isinstance(name, str) and hub_id_problem(name):
         return  # MODEL002 says why: SGLang cannot load it at all
-    guess = f"; its name suggests {cfg.model_guess.label}" if cfg.model_guess is not None else ""
+    guess = f"family guessed from the name: {cfg.model_guess.label} (its geometry unknown)" if cfg.model_guess is not None \
+        else "no family can be guessed from the name"
     n = len(cfg.not_checked)
+    tried = f" ({cfg.model_note[:300]})" if cfg.model_note else ""
     yield Hit(
-        f"model `{str(name)[:200]}` is not known to kdacheck (not a local folder, not in the Hugging Face cache, not a preset){guess}: "
+        f"model not read: `{str(name)[:200]}`{tried}; {guess}: "
         f"{n} rule{'s' * (n != 1)} not checked (needs the model): {', '.join(cfg.not_checked)}",
-        "pass `--model <preset | model folder | config.json>`",
+        "pass `--model <preset | model folder | config.json>`, or lint where the model folder, the Hugging Face cache or the Hub is at hand",
         values=("model_path",),
     )
 

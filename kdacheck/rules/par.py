@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from kdacheck import versions
 from kdacheck.findings import Severity
 from kdacheck.resolve import Event, Resolved
-from kdacheck.rules.base import Hit, divisors, rule
+from kdacheck.rules.base import Hit, divisors, rule, unchecked
 
 _HOOK = "0.5.23 `srt/arg_groups/parallel_hook.py`"
 
@@ -70,6 +70,7 @@ def par002(cfg: Resolved) -> Iterator[Hit]:
 
 PP_SPEC_MESSAGE = "Pipeline parallelism currently only supports EAGLE (non-multi-layer) speculative decoding"
 PP_DSPARK_MESSAGE = "Pipeline parallel DSPARK requires disaggregation-mode=prefill"
+PP_MTP_PREFILL_MESSAGE = "PP + speculative decoding (MTP) is only supported on prefill nodes (disaggregation-mode=prefill)"
 
 
 @rule(
@@ -79,13 +80,16 @@ PP_DSPARK_MESSAGE = "Pipeline parallel DSPARK requires disaggregation-mode=prefi
     what="""
         With `--pp-size` > 1 the only speculative algorithm SGLang accepts is EAGLE (NEXTN is
         its alias) without multi-layer EAGLE; EAGLE3, STANDALONE, NGRAM and DFLASH are refused,
-        and DSPARK needs `--disaggregation-mode prefill`.
+        and DSPARK needs `--disaggregation-mode prefill`. EAGLE itself runs only on a PD
+        prefill server unless the server's environment sets `SGLANG_ENABLE_PP_SPEC=1`
+        (kdacheck cannot see the environment, so it says so).
     """,
     why="SGLang refuses to start with an AssertionError.",
-    sglang_message=f"{PP_SPEC_MESSAGE}\n{PP_DSPARK_MESSAGE}",
+    sglang_message=f"{PP_SPEC_MESSAGE}\n{PP_DSPARK_MESSAGE}\n{PP_MTP_PREFILL_MESSAGE}",
     fix="Use `--speculative-algorithm EAGLE` (or NEXTN) with pipeline parallelism, or `--pp-size 1`.",
     example="python -m sglang.launch_server --model-path moonshotai/Kimi-Linear-48B-A3B-Instruct --tp-size 4 --pp-size 2 --speculative-algorithm EAGLE3 --speculative-draft-model-path d",
-    sources=("0.5.23 `srt/arg_groups/validation_hook.py` L119-145 `check_pipeline_parallel_compat` (called for pp_size > 1, L196)",),
+    sources=("0.5.23 `srt/arg_groups/validation_hook.py` L119-164 `check_pipeline_parallel_compat` (called for pp_size > 1, L196; "
+             "EAGLE off a PD prefill server: L160-164, `SGLANG_ENABLE_PP_SPEC` off by default)",),
 )
 def par003(cfg: Resolved) -> Iterator[Hit]:
     pp, algo = cfg.v("pp_size") or 1, cfg.v("speculative_algorithm")
@@ -97,9 +101,15 @@ def par003(cfg: Resolved) -> Iterator[Hit]:
     elif algo != "EAGLE" or cfg.user("enable_multi_layer_eagle"):
         yield Hit(f"{PP_SPEC_MESSAGE} (pp {pp}, algorithm {algo})", "use `--speculative-algorithm EAGLE` (or NEXTN), or `--pp-size 1`",
                   values=("pp_size", "speculative_algorithm"))
+    elif cfg.v("disaggregation_mode") != "prefill":
+        yield Hit(f"{PP_MTP_PREFILL_MESSAGE} (pp {pp}; SGLang accepts it off a prefill node only with SGLANG_ENABLE_PP_SPEC=1 in "
+                  "the server's environment, which kdacheck cannot see)",
+                  "run EAGLE with `--pp-size 1`, on a PD prefill server, or set SGLANG_ENABLE_PP_SPEC=1",
+                  values=("pp_size", "speculative_algorithm", "disaggregation_mode"))
 
 
 CHUNK_PAGE = "chunked_prefill_size must be divisible by page_size"
+DEFAULT_CHUNKS = (2048, 4096, 8192, 16384)  # SGLang's defaults by GPU memory (kdacheck.resolve.cuda_graph.default_capacity)
 
 
 @rule(
@@ -123,6 +133,14 @@ CHUNK_PAGE = "chunked_prefill_size must be divisible by page_size"
 )
 def par004(cfg: Resolved) -> Iterator[Hit]:
     chunk, page = cfg.v("chunked_prefill_size"), cfg.v("page_size")
+    if chunk is None and cfg.gpu is None and isinstance(page, int) and page > 1 and cfg.v("disaggregation_mode") != "decode":
+        adp = max(1, int(cfg.v("attn_dp_size") or 1))
+        bad = [c for c in DEFAULT_CHUNKS if (c // adp) % page]
+        if bad:  # the default depends on the GPU's memory, and some defaults fail
+            yield unchecked(f"needs --gpu: SGLang's default --chunked-prefill-size depends on the GPU's memory, and "
+                            f"{bad[0]} // attention DP {adp} is not a multiple of the page size {page}",
+                            "attn_dp_size", "page_size")
+        return
     if not isinstance(chunk, int) or not isinstance(page, int) or chunk <= 0 or page <= 1:
         return
     if cfg.v("disaggregation_mode") == "decode" or chunk % page == 0:

@@ -43,6 +43,7 @@ EXTRA_BUFFER_LAZY_PD = "extra_buffer_lazy unsupported under PD disaggregation; u
         "0.5.19 `srt/arg_groups/mamba_hook.py:98-122` `validate_mamba_extra_buffer`; 0.5.23 lines 115-135 (extra_buffer_lazy and PD: "
         "0.5.20 L113, 0.5.23 L125-128)",
         "0.5.19 `srt/arg_groups/overrides.py:545-588` `supports_mamba_cache_extra_buffer`, `_mamba_radix_cache_resolution`; 0.5.23 lines 437-490",
+        "0.5.23 `srt/arg_groups/model_hook.py` L737 `handle_mamba_radix_cache`: validated after the model overrides (their page size)",
     ),
     inferred="""
         Read in the source: the check runs in the model-specific hook, before the speculative
@@ -81,10 +82,17 @@ def radix001(cfg: Resolved) -> Iterator[Hit]:
             f"set `--mamba-track-interval {good}`",
             values=("mamba_track_interval", "draft_tokens", "mamba_radix_cache_strategy"),
         )
-    elif isinstance(page, int) and page > 1 and interval % page:
+        return
+    # SGLang validates at model_hook.py L737, after the model overrides wrote the page size (Qwen3-Next/3.5
+    # on SM100: 1 or 64, whatever --page-size says); the earlier call at L225 runs only for the
+    # architectures registered with a LinearAttnModelSpec (configs/linear_attn_model_registry.py: GigaChat).
+    after = cfg.v("page_after_overrides")
+    size = after if "page_after_overrides" in cfg else page
+    said = "the page size" if size == page else "the page size the model override sets"
+    if isinstance(size, int) and size > 1 and interval % size:
         yield Hit(
-            f"--mamba-track-interval {interval} is not a multiple of the page size {page} under the {cfg.v('mamba_radix_cache_strategy')} prefix cache: SGLang stops with a bare AssertionError",
-            f"set `--mamba-track-interval {-(-interval // page) * page}`",
+            f"--mamba-track-interval {interval} is not a multiple of {said} ({size}) under the {cfg.v('mamba_radix_cache_strategy')} prefix cache: SGLang stops with a bare AssertionError",
+            f"set `--mamba-track-interval {-(-interval // size) * size}`",
             values=("mamba_track_interval", "page_size", "mamba_radix_cache_strategy"),
         )
 

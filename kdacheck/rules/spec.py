@@ -397,7 +397,7 @@ def spec009(cfg: Resolved) -> Iterator[Hit]:
 
 
 @rule(
-    "SPEC010", Severity.ERROR,
+    "SPEC010", Severity.WARNING,
     name="speculative-counts-positive",
     summary="every speculative count positive (S ≥ 1, K ≥ 1, D ≥ 2; NGRAM breadth ≥ 1)",
     what="""
@@ -408,14 +408,16 @@ def spec009(cfg: Resolved) -> Iterator[Hit]:
     """,
     why="""
         SGLang has no generic check for EAGLE: zero or negative values pass argument
-        resolution and fail later in various ways (empty draft loops, zero-sized buffers,
-        CUDA-graph capture errors); an NGRAM breadth of 0 divides by zero at start-up.
+        resolution (SGLang starts its argument pipeline with them) and are expected to fail
+        later (empty draft loops, zero-sized buffers, CUDA-graph capture); that failure is
+        inferred, not a line of SGLang's, so it is a warning. An NGRAM breadth of 0 without
+        `--speculative-num-steps` divides by zero in SGLang's resolution: an error.
     """,
     fix="Use positive values: e.g. `--speculative-num-steps 3 --speculative-eagle-topk 1 --speculative-num-draft-tokens 4`.",
     example="python -m sglang.launch_server --model-path Qwen/Qwen3-Next-80B-A3B-Instruct --speculative-algorithm NEXTN --speculative-num-steps 0 --speculative-eagle-topk 1 --speculative-num-draft-tokens 1",
     sources=(
         "0.5.23 `srt/arg_groups/speculative_hook.py:1072` `_handle_eagle_family` (no positivity check)",
-        "0.5.23 `srt/arg_groups/speculative_hook.py:1285` `_handle_ngram` (`num_draft_tokens // topk`)",
+        "0.5.23 `srt/arg_groups/speculative_hook.py:1324-1330` `_handle_ngram` (steps unset: `num_draft_tokens // topk`, topk = the breadth)",
         "0.5.23 `srt/arg_groups/speculative_hook.py:1255-1266` (topk 1: draft tokens := steps + 1, whatever was given)",
     ),
     inferred="The failure mode for non-positive EAGLE counts is inferred (SGLang does not check them).",
@@ -434,7 +436,12 @@ def spec010(cfg: Resolved) -> Iterator[Hit]:
     elif algo == "NGRAM":
         b = cfg.v("ngram_breadth")
         if isinstance(b, int) and b < 1:
-            yield Hit(f"NGRAM breadth {b}: draft tokens // breadth divides by zero", "set `--speculative-ngram-max-bfs-breadth 1` or more", values=("ngram_breadth",))
+            if cfg.parsed.value("speculative_num_steps") is None:  # speculative_hook.py L1324-1330: ZeroDivisionError
+                yield Hit(f"NGRAM breadth {b}: SGLang computes steps as draft tokens // breadth and stops with a ZeroDivisionError",
+                          "set `--speculative-ngram-max-bfs-breadth 1` or more", values=("ngram_breadth",), severity=Severity.ERROR)
+            else:
+                yield Hit(f"NGRAM breadth {b}: no candidate per step (SGLang's resolution accepts it; the draft fails later)",
+                          "set `--speculative-ngram-max-bfs-breadth 1` or more", values=("ngram_breadth",))
 
 
 @rule(

@@ -36,6 +36,10 @@ MESSAGE_LIMIT = 500
 _ENV_KEPT = ("LANG", "LC_ALL", "LC_CTYPE", "TZ", "SYSTEMROOT", "LD_LIBRARY_PATH", "CUDA_HOME", "CUDA_PATH",
              "CUDA_VISIBLE_DEVICES", "NVIDIA_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES")
 
+# The GPU SGLang's resolution runs on when the launch names none (--gpu): always a simulated one,
+# so the verdict is about the launch, never about the machine kdacheck runs on.
+DEFAULT_GPU = "h200"
+
 # SGLang ServerArgs field → kdacheck's resolved name, for the fields both resolve.
 FIELDS = {
     "speculative_algorithm": "speculative_algorithm",
@@ -237,3 +241,4 @@ def run(argv: list[str], gpu: str | None, python: str | None = None) -> dict[str
         tail = err.strip().splitlines()[-1:] or ["no output"]
         raise InputError(f"--sglang: SGLang's resolution failed to report ({visible_line(tail[0][:200])})")
     return dict(_visible(result))
+

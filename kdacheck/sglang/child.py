@@ -6,9 +6,9 @@ failure of the simulation, not an SGLang refusal), ``exception``, ``message``, `
 (the innermost frame inside the sglang package), ``resolved`` (the ServerArgs fields that
 matter here, through SGLang's ``resolved_dict()``) and ``notes`` (what the caller reports as
 notes: ``--trust-remote-code`` dropped). No model's own code is imported here: the flag is
-dropped before SGLang parses the line, and transformers' remote-code consent answers no. With ``gpu`` set and no CUDA device, the GPU
-is simulated (``sim_gpu``) and SGLang's CUDA-only extension modules are stubbed (``stubs``)
-before sglang is imported. Nothing is loaded: no weights, no GPU memory.
+dropped before SGLang parses the line, and transformers' remote-code consent answers no. With ``gpu`` set the GPU
+is simulated (``sim_gpu``) on every machine, and where there is no CUDA device SGLang's CUDA-only
+extension modules are stubbed (``stubs``), before sglang is imported. Nothing is loaded: no weights, no GPU memory.
 
 Used by ``kdacheck lint --sglang`` (``kdacheck.sglang``) and the differential harness
 (``benchmarks/sglang_diff/oracle.py``). From kdacheck it imports only ``kdacheck.sglang``'s
@@ -291,13 +291,21 @@ def prepare(gpu: str | None) -> None:
     os.environ.setdefault("DO_NOT_TRACK", "1")
     _no_remote_code()
     if gpu is not None:
-        import torch
+        # The named GPU on every machine (kdacheck lint --sglang judges the launch, not the host):
+        # simulated even where a CUDA device is present; the CUDA-only packages are stubbed only
+        # where CUDA is absent (a GPU node keeps its own).
+        torch: Any = None
+        try:
+            import torch
+        except ImportError:  # no torch here: nothing asks a device (SGLang itself would fail to import)
+            pass
+        cuda_here = torch is not None and torch.cuda.is_available()
+        _own_package()
+        from kdacheck.sglang import sim_gpu, stubs
 
-        if not torch.cuda.is_available():
-            _own_package()
-            from kdacheck.sglang import sim_gpu, stubs
-
+        if not cuda_here:
             stubs.install()
+        if torch is not None:
             sim_gpu.install(gpu)
     import logging
     import warnings

@@ -20,6 +20,13 @@ GPU_PROFILES = {
     "h200": {"name": "NVIDIA H200", "mem_mib": 143771, "cc": (9, 0), "sms": 132},
     "b200": {"name": "NVIDIA B200", "mem_mib": 183359, "cc": (10, 0), "sms": 148},
     "h100": {"name": "NVIDIA H100 80GB HBM3", "mem_mib": 81559, "cc": (9, 0), "sms": 132},
+    # the other kdacheck --gpu profiles (kdacheck/gpus.py memory; vendor names and SM counts)
+    "a100": {"name": "NVIDIA A100-SXM4-80GB", "mem_mib": 81920, "cc": (8, 0), "sms": 108},
+    "a100-40gb": {"name": "NVIDIA A100-SXM4-40GB", "mem_mib": 40960, "cc": (8, 0), "sms": 108},
+    "l40s": {"name": "NVIDIA L40S", "mem_mib": 46068, "cc": (8, 9), "sms": 142},
+    "h20": {"name": "NVIDIA H20", "mem_mib": 97871, "cc": (9, 0), "sms": 78},
+    "gb200": {"name": "NVIDIA GB200", "mem_mib": 189471, "cc": (10, 0), "sms": 152},
+    "b300": {"name": "NVIDIA B300 SXM6 AC", "mem_mib": 275040, "cc": (10, 3), "sms": 148},
 }
 GPU_COUNT = 8
 

@@ -59,7 +59,7 @@ def test_mem002_near_miss_tp4_on_l40s_and_unchecked_without_gpu() -> None:
 def test_mem003_cap_and_kda002_recheck() -> None:
     r = lint(KIMI + "--tp-size 4 --max-running-requests 512 " + EAGLE, gpu="l40s")
     f = finding(r, "MEM003")
-    assert f.severity == Severity.WARNING
+    assert f.severity == Severity.INFO  # an estimate: a note (docs/ci.md, severity policy)
     cfg = r.resolved[0]
     capped = cfg.v("R_after_solve")
     assert capped < 512

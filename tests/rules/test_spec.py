@@ -128,9 +128,13 @@ _EXAMPLES = [
 def test_examples_trigger_and_clean_twins_pass():
     from pathlib import Path
 
+    from kdacheck.rules import REGISTRY
+
     root = Path(__file__).resolve().parents[2] / "examples"
     for code, short, g in _EXAMPLES:
         for path, want in ((root / "errors" / f"{code}-{short}.sh", True), (root / "clean" / f"{short}.sh", False)):
             r = lint_ok(path.read_text(), "0.5.23", gpu=g, path=str(path))
             errors = {f.code for f in r.findings if f.severity.name == "ERROR"}
-            assert (code in errors) if want else not errors, (path, errors)
+            # at the rule's own severity (SPEC010 is a warning: SGLang's resolution accepts the counts)
+            hits = {f.code for f in r.findings if f.severity >= REGISTRY[code].severity and not f.not_checked}
+            assert (code in hits) if want else not errors, (path, hits)

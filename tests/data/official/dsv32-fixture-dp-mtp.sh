@@ -1,0 +1,2 @@
+# sglang 0.5.23 wheel sglang/test/server_fixtures/dsa_mtp_fixture.py DsaMtpServerBase with the docstring's TestDsv32DP (attn_dp_size 8)
+python3 -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3.2 --trust-remote-code --tp 8 --attn-dp-size 8 --speculative-algorithm EAGLE --speculative-num-steps 5 --speculative-eagle-topk 1 --speculative-num-draft-tokens 6 --mem-frac 0.7 --model-loader-extra-config '{"enable_multithread_load": true, "num_threads": 64}'

@@ -1,0 +1,2 @@
+# sglang 0.5.23 wheel sglang/test/server_fixtures/dsa_mtp_fixture.py DsaMtpServerBase defaults (tp 8, attn_dp_size 1) with model deepseek-ai/DeepSeek-V3.2
+python3 -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3.2 --trust-remote-code --tp 8 --speculative-algorithm EAGLE --speculative-num-steps 5 --speculative-eagle-topk 1 --speculative-num-draft-tokens 6 --mem-frac 0.7 --model-loader-extra-config '{"enable_multithread_load": true, "num_threads": 64}'

@@ -1,0 +1,2 @@
+# sgl-project/sglang test/registered/8-gpu-models/test_dsa_models_mtp.py TestGLM5DPMTP
+SGLANG_ENABLE_SPEC_V2=1 python3 -m sglang.launch_server --model-path zai-org/GLM-5-FP8 --trust-remote-code --tp 8 --dp 8 --enable-dp-attention --speculative-algorithm EAGLE --speculative-num-steps 3 --speculative-eagle-topk 1 --speculative-num-draft-tokens 4 --mem-frac 0.8 --model-loader-extra-config '{"enable_multithread_load": true, "num_threads": 64}'

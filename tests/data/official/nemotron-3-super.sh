@@ -1,0 +1,2 @@
+# sgl-project/sglang test/registered/8-gpu-models/test_nvidia_nemotron_3_super_bf16.py TestNvidiaNemotron3SuperBF16
+python3 -m sglang.launch_server --model-path nvidia/NVIDIA-Nemotron-3-Super-120B-A12B-BF16 --tp-size 8 --trust-remote-code --reasoning-parser nemotron_3 --tool-call-parser qwen3_coder --disable-radix-cache --model-loader-extra-config '{"enable_multithread_load": true, "num_threads": 50}'

@@ -1,0 +1,2 @@
+# sgl-project/sglang docs/basic_usage/qwen3.md (Launch Qwen3-Next)
+python3 -m sglang.launch_server --model Qwen/Qwen3-Next-80B-A3B-Instruct --tp 4

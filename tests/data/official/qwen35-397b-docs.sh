@@ -1,0 +1,2 @@
+# sgl-project/sglang docs/basic_usage/qwen3_5.md (Dense Model)
+python3 -m sglang.launch_server --model-path Qwen/Qwen3.5-397B-A17B --tp 8 --trust-remote-code

@@ -1,0 +1,162 @@
+"""Every hybrid and DSA architecture SGLang 0.5.23 registers has an entry, and each config class's
+reader counts as SGLang's class does.
+
+The architecture names are SGLang 0.5.23's: the ``EntryClass`` of each ``srt/models/`` module
+whose config class ``srt/configs/hybrid_arch.py`` claims (``hybrid_gdn_config``,
+``mamba2_config``, ``kimi_linear_config``, ``glm5_next_config``, ``hybrid_lightning_config``),
+GigaChat 3.5's ``register_linear_attn_model`` (``configs/gigachat35.py`` L241-253) and
+``configs/model_config.py`` L191-212 ``is_deepseek_dsa``. Each expected count below is worked
+from the config in the test and the SGLang formula cited beside it, never from kdacheck.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from kdacheck import architectures, model_config
+from kdacheck.models import Family
+from tests.helpers import codes, finding, lint_ok
+
+LAUNCH = "python -m sglang.launch_server"
+SPEC = "--speculative-algorithm EAGLE --speculative-num-steps 3 --speculative-eagle-topk 1 --speculative-num-draft-tokens 4"
+
+SGLANG_HYBRIDS = {
+    "gdn": ("Qwen3NextForCausalLM", "Qwen3_5MoeForConditionalGeneration", "Qwen3_5ForConditionalGeneration",  # models/qwen3_next.py, qwen3_5.py
+            "InternS2PreviewForConditionalGeneration", "InternS2MobiusForConditionalGeneration",  # interns2preview.py, interns2_mobius.py
+            "JetNemotronForCausalLM", "JetVLMForConditionalGeneration",  # jet_nemotron.py, jet_vlm.py
+            "GigaChat35ForCausalLM", "GigaChat35ForCausalLMNextN",  # configs/gigachat35.py arch_names
+            "Qwen4ExpForConditionalGeneration"),  # configs/qwen4_exp.py: Qwen4ExpTextConfig(Qwen3NextConfig)
+    "kda": ("KimiLinearForCausalLM", "KimiK3ForConditionalGeneration", "KimiK3LinearForCausalLM",  # kimi_linear.py, kimi_k3.py
+            "Glm5NextForConditionalGeneration"),  # glm5_next.py (glm5_next_config)
+    "kda|lightning": ("BailingMoeV2_5ForCausalLM", "BailingMoeV3ForCausalLM", "BailingMoeV3VLForConditionalGeneration"),
+    "lightning": ("MiniCPMSALAForCausalLM",),  # minicpm.py (MiniCPMHybridConfig)
+    "mamba2": ("NemotronHForCausalLM", "NemotronHPuzzleForCausalLM", "NemotronH_Nano_VL_V2", "NemotronH_Nano_Omni_Reasoning_V3",
+               "NemotronH_Omni_Reasoning_V3", "FalconH1ForCausalLM", "GraniteMoeHybridForCausalLM", "Lfm2ForCausalLM",
+               "Lfm2MoeForCausalLM", "Lfm2VlForConditionalGeneration", "ZayaForCausalLM", "MambaForCausalLM", "Mamba2ForCausalLM",
+               "FalconMambaForCausalLM", "InklingForConditionalGeneration", "InklingForConditionalGenerationMTP"),
+    "dsa": ("DeepseekV3ForCausalLM", "DeepseekV32ForCausalLM", "DeepseekV3ForCausalLMNextN", "MistralLarge3ForCausalLM",
+            "PixtralForConditionalGeneration", "GlmMoeDsaForCausalLM", "GlmMoeDsaForCausalLMNextN",
+            "Glm5NextForConditionalGenerationNextN", "LongcatFlashForCausalLM", "LongcatFlashForCausalLMNextN",
+            "Dots3NoteForCausalLM", "Dots3NoteForCausalLMNextN", "HYV4ForCausalLM", "HYV4ForCausalLMNextN"),
+}
+
+
+@pytest.mark.parametrize(("fams", "name"), [(f, n) for f, names in SGLANG_HYBRIDS.items() for n in names])
+def test_every_hybrid_and_dsa_architecture_has_an_entry_with_its_families(fams: str, name: str) -> None:
+    entry = architectures.lookup(name)
+    assert set(fams.split("|")) <= set(entry.families), (name, entry.families)
+    assert entry.mirrors.startswith("0.5.")
+    if fams == "dsa":
+        assert entry.dsa
+
+
+def test_minimax_m2_is_known_as_full_attention() -> None:
+    entry = architectures.lookup("MiniMaxM2ForCausalLM")  # models/minimax_m2.py: no hybrid_arch.py class
+    assert entry.mirrors.startswith("0.5.") and not entry.families and not entry.has_state
+
+
+def read(tmp_path: Path, config: dict[str, Any]) -> Any:
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(config))
+    return model_config.read(path, "acme/x")
+
+
+def test_bailing_with_a_short_conv_is_kda_counted_by_layer_group_size(tmp_path: Path) -> None:
+    # bailing_hybrid.py L158 use_kda = short_conv_kernel_size is not None; L171-185 layer l full iff (l + 1) % 4 == 0
+    m = read(tmp_path, {"architectures": ["BailingMoeV3ForCausalLM"], "model_type": "bailing_hybrid", "num_hidden_layers": 8,
+                        "layer_group_size": 4, "num_attention_heads": 16, "head_dim": 128, "short_conv_kernel_size": 4})
+    assert (m.family, m.num_layers, m.linear_layers, m.linear_v_heads, m.linear_v_dim, m.conv_kernel) == (Family.KDA, 8, 6, 16, 128, 4)
+    # L186-193: a list marks each linear layer with 1
+    m = read(tmp_path, {"architectures": ["BailingMoeV3ForCausalLM"], "model_type": "bailing_hybrid", "num_hidden_layers": 4,
+                        "layer_group_size": [1, 1, 0, 1], "num_attention_heads": 8, "hidden_size": 1024, "head_dim": None,
+                        "short_conv_kernel_size": 4})
+    assert (m.linear_layers, m.linear_v_dim) == (3, 128)  # L129: head_dim or hidden_size // num_attention_heads = 1024 // 8
+
+
+def test_bailing_without_a_short_conv_is_lightning_state_not_modelled(tmp_path: Path) -> None:
+    m = read(tmp_path, {"architectures": ["BailingMoeV2_5ForCausalLM"], "model_type": "bailing_hybrid", "num_hidden_layers": 8})
+    assert m.family is Family.LIGHTNING and m.unmodelled
+
+
+def test_glm5_next_counts_kda_layers_from_zero(tmp_path: Path) -> None:
+    # glm5_next.py L245-256: layer_idx in linear_attn_config["kda_layers"] for layer_idx in range(num_hidden_layers)
+    m = read(tmp_path, {"architectures": ["Glm5NextForConditionalGeneration"], "model_type": "glm5_next",
+                        "text_config": {"model_type": "glm5_next_text", "num_hidden_layers": 6, "linear_attn_config": {
+                            "num_heads": 8, "head_dim": 64, "short_conv_kernel_size": 4, "kda_layers": [0, 1, 3, 4, 6]}}})
+    assert (m.family, m.linear_layers, m.linear_v_heads, m.linear_v_dim) == (Family.KDA, 4, 8, 64)
+    assert architectures.lookup(m.architecture).dsa  # is_deepseek_dsa lists it too
+
+
+def test_kimi_k3_reads_its_text_config_as_kimi_linear(tmp_path: Path) -> None:
+    # kimi_k3.py L84-97: text_config is a KimiLinearConfig; kimi_linear.py L158-161: (layer_idx + 1) in kda_layers
+    m = read(tmp_path, {"architectures": ["KimiK3ForConditionalGeneration"], "model_type": "kimi_k3", "text_config": {
+        "num_hidden_layers": 3, "linear_attn_config": {"num_heads": 4, "head_dim": 32, "short_conv_kernel_size": 4, "kda_layers": [1, 2]}}})
+    assert (m.family, m.num_layers, m.linear_layers) == (Family.KDA, 3, 2)
+
+
+def test_jet_nemotron_geometry(tmp_path: Path) -> None:
+    # jet_nemotron.py L51-83: "jet" layers; heads = groups = num_heads, N = head_dim, P = int(head_dim * expand_v), I = H * P
+    m = read(tmp_path, {"architectures": ["JetNemotronForCausalLM"], "model_type": "jet_nemotron", "layer_types": ["jet", "attn", "jet", "swa"],
+                        "efficient_attention_config": {"jet": {"num_heads": 12, "head_dim": 96, "expand_v": 2.0, "conv_size": 4}}})
+    assert (m.family, m.num_layers, m.linear_layers) == (Family.GDN, 4, 2)
+    assert (m.linear_k_heads, m.linear_v_heads, m.linear_k_dim, m.linear_v_dim, m.intermediate) == (12, 12, 96, 192, 12 * 192)
+
+
+def test_gigachat_layer_types_and_full_attention_layers(tmp_path: Path) -> None:
+    base = {"architectures": ["GigaChat35ForCausalLM"], "model_type": "gigachat3_5", "num_hidden_layers": 4, "linear_num_key_heads": 4,
+            "linear_num_value_heads": 8, "linear_key_head_dim": 64, "linear_value_head_dim": 64, "linear_conv_kernel_dim": 4}
+    # gigachat35.py L157-178: layer_types first (attention / full_attention are full), else all linear but full_attention_layers
+    m = read(tmp_path, {**base, "layer_types": ["linear_attention", "attention", "full_attention", "linear_attention"]})
+    assert (m.family, m.linear_layers) == (Family.GDN, 2)
+    assert read(tmp_path, {**base, "full_attention_layers": [1, 3]}).linear_layers == 2
+    assert read(tmp_path, base).linear_layers == 4
+
+
+def test_interns2_preview_is_gdn_through_its_text_config(tmp_path: Path) -> None:
+    m = read(tmp_path, {"architectures": ["InternS2PreviewForConditionalGeneration"], "model_type": "intern_s2_preview",
+                        "text_config": {"model_type": "qwen3_5_moe_text", "num_hidden_layers": 8, "full_attention_interval": 4,
+                                        "linear_num_key_heads": 4, "linear_num_value_heads": 8, "linear_key_head_dim": 64,
+                                        "linear_value_head_dim": 64}})
+    assert (m.family, m.linear_layers) == (Family.GDN, 6)  # qwen3_next.py: (l + 1) % 4 == 0 is full attention
+
+
+def test_nemotron_h_nano_vl_reads_its_llm_config(tmp_path: Path) -> None:
+    # hybrid_arch.py mamba2_config: NemotronH_Nano_VL_V2_Config -> config.llm_config (a NemotronHConfig)
+    m = read(tmp_path, {"architectures": ["NemotronH_Nano_VL_V2"], "model_type": "NemotronH_Nano_VL_V2", "llm_config": {
+        "model_type": "nemotron_h", "hybrid_override_pattern": "M*M-ME", "mamba_num_heads": 16, "mamba_head_dim": 64, "n_groups": 2,
+        "ssm_state_size": 128, "conv_kernel": 4}})
+    assert (m.family, m.num_layers, m.linear_layers, m.linear_v_heads) == (Family.MAMBA2, 6, 3, 16)
+
+
+def test_granite_without_mamba_layers_is_full_attention(tmp_path: Path) -> None:
+    # hybrid_arch.py mamba2_config: GraniteMoeHybridConfig with no "mamba" in layer_types is not a mamba config
+    m = read(tmp_path, {"architectures": ["GraniteMoeHybridForCausalLM"], "model_type": "granitemoehybrid", "num_hidden_layers": 2,
+                        "layer_types": ["attention", "attention"]})
+    assert m.family is Family.OTHER
+
+
+def test_minicpm_is_lightning_only_with_a_lightning_layer(tmp_path: Path) -> None:
+    # minicpm.py L187-189 has_lightning_layers; hybrid_arch.py hybrid_lightning_config
+    base = {"architectures": ["MiniCPMSALAForCausalLM"], "model_type": "minicpm_sala", "num_hidden_layers": 2}
+    assert read(tmp_path, {**base, "mixer_types": ["minicpm4", "lightning-attn"]}).family is Family.LIGHTNING
+    assert read(tmp_path, {**base, "mixer_types": ["minicpm4", "minicpm4"]}).family is Family.OTHER
+
+
+@pytest.mark.parametrize(("arch", "model_type"), [("Lfm2ForCausalLM", "lfm2"), ("ZayaForCausalLM", "zaya"),
+                                                  ("Qwen4ExpForConditionalGeneration", "qwen4_exp"),
+                                                  ("BailingMoeV2_5ForCausalLM", "bailing_hybrid")])
+def test_state_not_modelled_is_said_with_the_rules_not_checked(tmp_path: Path, arch: str, model_type: str) -> None:
+    folder = tmp_path / "m"
+    folder.mkdir()
+    (folder / "config.json").write_text(json.dumps({"architectures": [arch], "model_type": model_type, "num_hidden_layers": 16}))
+    r = lint_ok(f"{LAUNCH} --model-path {folder} --tp-size 2 {SPEC}")
+    f = finding(r, "MODEL001")
+    assert f.severity.label == "info" and f.message.startswith(f"state not modelled for {arch}: SGLang keeps ")
+    listed = r.resolved[0].not_checked
+    assert listed and all(code in f.message for code in listed)
+    assert not set(listed) & set(codes(r))  # the rules that need the state did not run
+    assert "KDA001" in listed  # the verify scratch check covers every state-keeping family
