@@ -133,7 +133,7 @@ def run(
     sglang_version: Annotated[str | None, typer.Option("--sglang-version", help="Target SGLang version for --args.")] = None,
     gpu: Annotated[str | None, typer.Option(help="GPU profile SGLang's backends are resolved for (--args, and the default --verify-backend).")] = None,
     output_format: Annotated[RunFormat, typer.Option("--output-format", help="full (streamed as each case finishes), json or junit.")] = RunFormat.full,
-    work_budget: Annotated[float | None, typer.Option("--work-budget", metavar="SECONDS", min=0.0, help="Refuse a run estimated to take longer (default: 300 s in the interpreter, 600 s on a GPU).")] = None,
+    work_budget: Annotated[float | None, typer.Option("--work-budget", metavar="SECONDS", min=0.0, help="Refuse a run estimated to need more CPU seconds (process time, not wall time: a loaded machine takes longer; default: 300 s in the interpreter, 600 s on a GPU).")] = None,
 ) -> None:
     """Allocate the buffers at the configured shapes and launch the real Triton kernels."""
     from kdacheck import config, runner

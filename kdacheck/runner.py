@@ -295,7 +295,7 @@ def check_work(plans: list[Plan], device: str, budget_s: float | None = None) ->
     worst = max(items, key=lambda i: i[2].seconds)
     where = "Triton's interpreter" if device == "cpu" else "the GPU"
     raise InputError(
-        f"this run's estimated work is {total:,.0f} s on {where}, over the budget of {budget:,.0f} s (--work-budget); "
+        f"this run's estimated work is {total:,.0f} s of CPU time on {where}, over the budget of {budget:,.0f} s (--work-budget); "
         f"the largest part is {worst[1].label}'s {worst[2].what}: {worst[2].units:.2e} {worst[2].unit} (~{worst[2].seconds:,.0f} s). "
         "Lower --batch, --steps, --topk or --draft-tokens, run on a GPU, or raise --work-budget"
     )
