@@ -355,6 +355,7 @@ def test_run_help_names_the_default_backend() -> None:
     assert r.exit_code == 0
     assert "Default: the backend SGLang picks for the model" in text
     assert "SGLang's default path" not in text
+    assert "CPU seconds (process time, not wall time" in text  # what --work-budget prices
 
 
 def test_full_report_is_not_folded_when_not_a_terminal() -> None:
