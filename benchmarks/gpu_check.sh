@@ -9,7 +9,7 @@
 #   verify    correctness at the deployed sizes: Kimi-Linear tp 4 and tp 8, Qwen3-Next tp 4,
 #             Nemotron-H tp 2, R = 48, chain D = 4 and tree D = 33 (benchmarks/kernels.py
 #             DEPLOYED), each through kdacheck run's harness
-#   fla       KDA verify against fla's fused_recurrent_kda_fwd (the carried fla-core)
+#   fla       KDA and GDN verify against fla's fused_recurrent kernels (the carried fla-core)
 #   floor     the copy floor and the verify kernels' share of it at the deployed sizes
 #   gather    the HiSparse gather's plan against the PCIe floor from pinned host memory
 #   memcheck  compute-sanitizer memcheck over small launches of every kernel
@@ -53,16 +53,16 @@ DRY_PART_LIMIT=400  # the dry run's toy parts, in the interpreter on a loaded CP
 PARTS=(
     "prepare:20:tree as the installed layout, carried wheels installed offline, versions, nvidia-smi"
     "verify:100:correctness at the deployed sizes (Kimi-Linear tp 4 and tp 8, Qwen3-Next, Nemotron-H; R = 48, D = 4 and 33)"
-    "fla:60:KDA verify vs fla fused_recurrent_kda_fwd (Kimi-Linear tp 4 and tp 8, R = 48)"
-    "floor:50:copy floor and the verify kernels' share of it at the deployed sizes"
-    "gather:50:HiSparse gather plan vs the PCIe floor from pinned host memory (top_k 2048, B 8 and 64)"
+    "fla:70:verify vs fla: fused_recurrent_kda_fwd (Kimi-Linear tp 4 and tp 8), fused_recurrent_gated_delta_rule_fwd (Qwen3-Next tp 4); R = 48"
+    "floor:45:copy floor and the verify kernels' share of it at the deployed sizes"
+    "gather:45:HiSparse gather plan vs the PCIe floor from pinned host memory (top_k 2048, B 8 and 64)"
     "memcheck:60:compute-sanitizer memcheck over small launches of every kernel"
 )
 
 budget_of() { local p; for p in "${PARTS[@]}"; do [ "${p%%:*}" = "$1" ] && { p="${p#*:}"; echo "${p%%:*}"; }; done; }
 SUM=0; for p in "${PARTS[@]}"; do q="${p#*:}"; SUM=$((SUM + ${q%%:*})); done
 
-echo "gpu_check plan (python: $PY; $([ "$DRY" = 1 ] && echo "dry run: toy sizes in Triton's interpreter" || echo "device run"))"
+echo "gpu_check plan (python: $PY; $([ "$PLAN_ONLY" = 1 ] && echo "the plan only" || { [ "$DRY" = 1 ] && echo "dry run: toy sizes in Triton's interpreter" || echo "device run"; }))"
 for p in "${PARTS[@]}"; do q="${p#*:}"; printf '  %-9s %4s s  %s\n' "${p%%:*}" "${q%%:*}" "${q#*:}"; done
 printf '  %-9s %4s s  (budget %s s)\n' "total" "$SUM" "$TOTAL_BUDGET"
 if [ "$SUM" -gt "$TOTAL_BUDGET" ]; then echo "over budget: $SUM s > $TOTAL_BUDGET s"; exit 1; fi

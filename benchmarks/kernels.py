@@ -786,9 +786,71 @@ def part_verify(device: Any, toy: bool, out: str | None) -> int:
     return 1 if failed else 0
 
 
+QWEN3_NEXT_K_HEADS, QWEN3_NEXT_V_HEADS = 16, 32  # Qwen3-Next-80B: 16 key heads, 32 value heads, Kd = Vd = 128
+
+
+def bench_gdn_fla(tp: int, N: int, T: int, state: str, device: Any, timer: Timer, seed: int) -> dict[str, Any]:
+    """GDN verify (our kernel, per-head gate) against fla's fused_recurrent_gated_delta_rule_fwd
+    on the same inputs (Qwen3-Next shapes): the same recurrence (gate -exp(A_log)·softplus(a +
+    dt_bias), beta sigmoid, q/k l2norm in the kernel, SGLang's [Vd, Kd] state), compared by
+    output. fla keeps the state in registers and writes no per-step states, so its time is a
+    lower bound on the work, not a peer ratio."""
+    import torch
+
+    H, HV, Kd, Vd = max(1, QWEN3_NEXT_K_HEADS // tp), max(1, QWEN3_NEXT_V_HEADS // tp), 128, 128
+    NT = N * T
+    st = {"float32": torch.float32, "bfloat16": torch.bfloat16}[state]
+    gen = torch.Generator(device=device).manual_seed(seed)
+
+    def rnd(*shape: int, dtype: Any = torch.bfloat16, scale: float = 1.0) -> Any:
+        return (torch.randn(*shape, generator=gen, device=device) * scale).to(dtype)
+
+    q, k, v, a, b = rnd(NT, H, Kd), rnd(NT, H, Kd), rnd(NT, HV, Vd), rnd(NT, HV), rnd(NT, HV)
+    A_log = torch.log(1 + 15 * torch.rand(HV, generator=gen, device=device))
+    dt_bias = rnd(HV, dtype=torch.float32, scale=0.5)
+    pool = rnd(N, HV, Vd, Kd, dtype=st, scale=0.5)
+    ci = torch.arange(N, dtype=torch.int32, device=device)
+    scratch = torch.empty((N, T, HV, Vd, Kd), dtype=st, device=device)
+    out = torch.empty((NT, HV, Vd), dtype=torch.float32, device=device)
+    kda_verify = ops.KDA_VERIFY.load("kernel")
+
+    def ours() -> object:
+        return kda_verify(q, k, v, a, b, A_log, dt_bias, pool, ci, scratch, ci, out=out, validate=False)
+
+    ours()
+    row: dict[str, Any] = {"kernel": "gdn_verify", "shape": {"model": "Qwen3-Next-80B", "tp": tp, "H": H, "HV": HV, "Kd": Kd,
+                           "Vd": Vd, "N": N, "T": T, "state_dtype": state}, "label": timer.label,
+                           "peer": "fla fused_recurrent_gated_delta_rule_fwd (no per-step states)", "notes": []}  # fmt: skip
+    row["time_s"] = timer(ours)
+    try:
+        from fla.ops.gated_delta_rule.fused_recurrent import (
+            fused_recurrent_gated_delta_rule_fwd as fn,
+        )
+    except Exception as exc:
+        row["peer_status"] = f"fla not importable: {type(exc).__name__}: {exc}"
+        return row
+    h0 = pool.float()
+
+    def theirs() -> Any:
+        return fn(q.view(N, T, H, Kd), k.view(N, T, H, Kd), v.view(N, T, HV, Vd), g=a.view(N, T, HV),
+                  beta=b.view(N, T, HV), A_log=A_log, dt_bias=dt_bias, scale=Kd**-0.5, initial_state=h0,
+                  use_qk_l2norm_in_kernel=True, use_beta_sigmoid_in_kernel=True, state_v_first=True)  # fmt: skip
+
+    try:
+        o, _ = theirs()
+        ref = out.double()
+        row["peer_rel_diff"] = float((o.reshape(NT, HV, Vd).double() - ref).norm() / ref.norm().clamp_min(1e-30))
+        row["peer_time_s"] = timer(theirs)
+        row["peer_status"] = "ok"
+    except Exception as exc:  # recorded, the part goes on
+        row["peer_status"] = f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
+    return row
+
+
 def part_fla(device: Any, toy: bool, out: str | None) -> int:
     """Our KDA verify against fla's fused_recurrent_kda_fwd at Kimi-Linear's deployed chain
-    sizes (tp 4 and 8, N = 48, T = 4): the outputs compared, both timed. On the device a
+    sizes (tp 4 and 8, N = 48, T = 4), and our GDN verify against fla's
+    fused_recurrent_gated_delta_rule_fwd at Qwen3-Next tp 4: the outputs compared, both timed. On the device a
     missing fla (the carried wheels not installed) fails the part; in the interpreter fla's
     kernel may not run, which is recorded."""
     timer = Timer(device, 1)
@@ -800,6 +862,15 @@ def part_fla(device: Any, toy: bool, out: str | None) -> int:
             row = bench_verify(ops.KDA_VERIFY, size, device, timer, None, i)
         except Exception as exc:
             row = {"kernel": "kda_verify", "shape": shape_of(size), "error": f"{type(exc).__name__}: {exc}"}
+        finally:
+            release(device)
+        rows.append(row)
+        _dump(out, _part_doc("fla", device, toy, rows, False, fla=status))
+    for j, (tp, st) in enumerate([(8, "float32")] if toy else [(4, "float32"), (4, "bfloat16")]):
+        try:
+            row = bench_gdn_fla(tp, 1 if toy else DEPLOYED_R, 2 if toy else 4, st, device, timer, 100 + j)
+        except Exception as exc:
+            row = {"kernel": "gdn_verify", "shape": {"tp": tp, "state_dtype": st}, "error": f"{type(exc).__name__}: {exc}"}
         finally:
             release(device)
         rows.append(row)
