@@ -38,6 +38,8 @@ Usage::
     python -m pip install --no-index --no-deps --target /tmp/t36/site /tmp/t36/triton-3.6.0-*.whl
     PYTHONPATH=/tmp/t36/site python benchmarks/record_registers.py \\
         --json tests/data/triton-3.6-registers.json
+    # check a recorded table against a live compile with that Triton:
+    KDACHECK_TRITON36_SITE=/tmp/t36/site python -m pytest tests/kernels/test_harness.py -k triton_36
 """
 
 from __future__ import annotations

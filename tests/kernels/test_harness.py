@@ -256,6 +256,31 @@ def test_recorded_triton_36_table_is_current_and_within_the_target() -> None:
     _judge(doc, rec)
 
 
+def test_recorded_triton_36_table_matches_a_live_compile(tmp_path: Any) -> None:
+    """With KDACHECK_TRITON36_SITE naming a folder that holds Triton 3.6.0 (pip install
+    --target, as record_registers.py's docstring shows), compile with it now: the registers
+    and spills must equal the recorded table's."""
+    site = os.environ.get("KDACHECK_TRITON36_SITE")
+    if not site:
+        pytest.skip("KDACHECK_TRITON36_SITE is not set: the recorded Triton 3.6 table is judged alone")
+    import json
+
+    out = tmp_path / "registers-36.json"
+    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (site, env.get("PYTHONPATH", "")) if p)
+    proc = subprocess.run([sys.executable, _RECORDER, "--json", str(out)], capture_output=True, text=True,
+                          timeout=600, env=env)  # fmt: skip
+    assert out.exists(), proc.stdout[-3000:] + proc.stderr[-3000:]
+    live = json.loads(out.read_text())
+    with open(_RECORDED_36, encoding="utf-8") as fh:
+        recorded = json.load(fh)
+    assert live["triton"] == "3.6.0", live["triton"]
+    rec = _recorder()
+    print(rec.table(live))
+    key = lambda d: {(r["kernel"], r["variant"]): (r["regs"], r["local"], r["stack"]) for r in d["rows"]}  # noqa: E731
+    assert key(live) == key(recorded), rec.table(live) + "\n--- recorded ---\n" + rec.table(recorded)
+
+
 # --- tolerances that catch kernel bugs ---------------------------------------------------------
 # Each mutant wraps the real kernel and damages its results the way a plausible bug would; the
 # harness must fail every one at both state dtypes (the tolerances are 1e-5 / 1e-3 relative,
