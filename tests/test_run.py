@@ -307,7 +307,7 @@ def test_full_report_streams_each_case_as_it_finishes(monkeypatch: pytest.Monkey
 # ----------------------------------------------------------------------------- conventions
 
 
-@pytest.mark.parametrize("fmt", ["full", "json"])
+@pytest.mark.parametrize("fmt", ["full", "json", "junit"])
 def test_a_model_without_hybrid_state_has_nothing_to_run(fmt: str) -> None:
     """Llama-3-8B: no verify scratch in SGLang, so no kernel check (never another family's)."""
     r = run("--model", "meta-llama/Meta-Llama-3-8B-Instruct", "--output-format", fmt)
@@ -315,6 +315,13 @@ def test_a_model_without_hybrid_state_has_nothing_to_run(fmt: str) -> None:
     if fmt == "json":
         doc = json.loads(r.stdout)
         assert doc["cases"] == [] and doc["nothing_to_run"].startswith("nothing to run for a model without hybrid state")
+    elif fmt == "junit":  # one skipped case that says why, not an empty pass
+        import xml.etree.ElementTree as ET
+
+        root = ET.fromstring(r.stdout)
+        assert root.get("tests") == "1" and root.get("skipped") == "1" and root.get("failures") == "0"
+        skipped = root.find(".//testcase/skipped")
+        assert skipped is not None and "without hybrid state" in (skipped.get("message") or "")
     else:
         assert "nothing to run for a model without hybrid state" in r.stdout
         assert "kernel checks passed" not in r.stdout
