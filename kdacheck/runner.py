@@ -50,6 +50,7 @@ class Plan:
     source: str
     cases: list[Case]
     notes: list[str] = field(default_factory=list)
+    nothing: str | None = None  # why there is no case to run (a model without hybrid state): said, exit 0
 
 
 def check_limits(**values: int | None) -> None:
@@ -108,33 +109,76 @@ def _gather_case(b: int, d: int, top_k: int, capacity: int | None, emulate: bool
     return GatherCase(B=b, D=d, top_k=top_k, max_seq=max(4 * top_k * max(d, 1), 8192), plan_capacity=capacity, emulate_sglang_limits=emulate)
 
 
+NOTHING_TO_RUN = "nothing to run for a model without hybrid state"
+
+
+def _no_state(model: Model, hisparse: bool | None = None) -> str | None:
+    """Why a model has no verify case: None for a model with hybrid state kdacheck runs.
+    A family that keeps state kdacheck has no kernel for is refused by name (exit 2)."""
+    from kdacheck import families
+
+    spec = families.spec(model.family)
+    if model.family.has_state and spec.op is None:
+        raise InputError(f"{model.name} is {model.family.label}: {spec.no_kernel}")
+    if model.family.hybrid and not model.hybrid:
+        raise InputError(f"{model.name} is {model.family.label} whose state kdacheck does not model (no linear layers read): "
+                         "nothing to run")
+    if model.family.hybrid:
+        return None
+    why = f"{NOTHING_TO_RUN}: {model.name} is {model.family.label} (SGLang allocates no verify scratch for it)"
+    if spec.op is not None and ops.by_name(spec.op).kind is ops.Kind.GATHER and hisparse is False:
+        why += "; HiSparse is off, so there is no speculative gather either (--enable-hisparse)"
+    return why
+
+
 def _verify_geometry(model: Model) -> tuple[Model, str]:
     """The geometry the verify case runs at and its label, by the kernel op the model's family
-    names (``kdacheck.families``); a family with no kernel is refused by name (exit 2)."""
+    names (``kdacheck.families``); only for a model with hybrid state (``_no_state`` None)."""
     from kdacheck import families
     from kdacheck.kernels import ops
 
     spec = families.spec(model.family)
-    if spec.op is None:
-        raise InputError(f"{model.name} is {model.family.label}: {spec.no_kernel}")
+    assert spec.op is not None and model.hybrid, model.name
     kind = ops.by_name(spec.op).kind
-    if model.family.hybrid and not model.hybrid:
-        raise InputError(f"{model.name} is {model.family.label} whose state kdacheck does not model (no linear layers read): "
-                         "nothing to run")
     if kind is ops.Kind.MAMBA2:
         return model, MAMBA2_LABEL
     if model.family is Family.GDN:
         return model, "GDN verify (a scalar gate per head: SGLang's fused_sigmoid_gating_delta_rule_update with is_kda=False, a[T, HV] and dt_bias[HV])"
-    if model.hybrid:
-        return model, "KDA verify"
-    from kdacheck.model_source import preset
-
-    default = preset(DEFAULT_MODEL)
-    assert default is not None  # the bundled index holds it (tests/test_model_index.py)
-    return default, f"KDA verify (self-check with {DEFAULT_MODEL}: {model.name} has no linear attention)"
+    return model, "KDA verify"
 
 
-def plan_from_options(steps: int, topk: int, draft_tokens: int | None, batch: int | None, model_name: str | None, tp: int, buffer_steps: int | None, plan_capacity: int | None, on_cpu: bool, verify_backend: str = "flashinfer") -> Plan:
+# What kdacheck's verify kernel does for each SGLang verify backend (0.5.23
+# layers/attention/linear/: kda_flashinfer.py checks the scratch's step count and KDA's row
+# map; the Triton verify, which nv_cutedsl also runs for Kimi-Linear, stores every step unchecked)
+BACKEND_KERNEL = {
+    "flashinfer": "FlashInfer-compatible path: its step-count check before launch",
+    "triton": "SGLang's Triton verify path: every step stored unchecked",
+    "nv_cutedsl": "nv_cutedsl runs SGLang's Triton verify kernel: every step stored unchecked",
+}
+
+
+def sglang_verify_backend(model: Model, note: str, tp: int, steps: int, topk: int, d: int, gpu: str | None) -> tuple[str, str]:
+    """The linear-attention verify backend SGLang picks for this model and GPU, and why: a
+    launch line of these options resolved as ``lint`` resolves it (``resolve/attention.py``)."""
+    from kdacheck import args as argmod
+    from kdacheck import config
+    from kdacheck.readers.shell import read_shell
+    from kdacheck.resolve import resolve
+
+    line = (f"python -m sglang.launch_server --model-path model --tp-size {tp} --speculative-algorithm EAGLE "
+            f"--speculative-num-steps {steps} --speculative-eagle-topk {topk} --speculative-num-draft-tokens {d}")  # fmt: skip
+    opts = config.options(config.EMPTY, config.Overrides(gpu=gpu))
+    cmd = read_shell(line, "<cmd>")[0]
+    cfg = resolve(argmod.parse(cmd, opts.version), cmd, model, note, opts.gpu)
+    if "verify_backend" not in cfg or cfg.v("verify_backend") is None:
+        raise InputError("the verify backend SGLang would pick could not be resolved: pass --verify-backend")
+    return str(cfg.v("verify_backend")), cfg["verify_backend"].why
+
+
+def plan_from_options(steps: int, topk: int, draft_tokens: int | None, batch: int | None, model_name: str | None, tp: int, buffer_steps: int | None, plan_capacity: int | None, on_cpu: bool, verify_backend: str | None = None, gpu: str | None = None) -> Plan:
+    """The cases of ``run``'s options: the model's verify (a model with hybrid state) at the
+    verify backend SGLang picks for it unless ``verify_backend`` says; a DSA model's HiSparse
+    gather; for a model without either, no case and ``Plan.nothing``."""
     check_limits(steps=steps, topk=topk, draft_tokens=draft_tokens, batch=batch, tp=tp, buffer_steps=buffer_steps, plan_capacity=plan_capacity)
     from kdacheck.model_source import load_model
 
@@ -148,17 +192,24 @@ def plan_from_options(steps: int, topk: int, draft_tokens: int | None, batch: in
         notes.append(f"SGLang would use D = {steps + 1} for topk 1 (SPEC002); running D = {d} as asked")
     n = batch or (CPU_BATCH if on_cpu else 48)
     cases: list[Case] = []
-    geom, label = _verify_geometry(model)
-    if geom.family is Family.MAMBA2:
-        cases.append(Case(_mamba2_case(geom, tp, n, d, buffer_steps or d, "float32", topk, on_cpu, notes), label))
-    else:
-        cases.append(Case(_verify_case(geom, tp, n, d, buffer_steps or d, "float32", topk, on_cpu, notes, step_guard=verify_backend == "flashinfer"), label))
-    if model.family is Family.DSA:
+    source = f"--steps {steps} --topk {topk}"
+    nothing = _no_state(model)
+    if nothing is None:
+        geom, label = _verify_geometry(model)
+        if geom.family is Family.MAMBA2:
+            cases.append(Case(_mamba2_case(geom, tp, n, d, buffer_steps or d, "float32", topk, on_cpu, notes), label))
+        else:
+            if verify_backend is None:
+                verify_backend, why = sglang_verify_backend(model, note, tp, steps, topk, d, gpu)
+                notes.append(f"verify backend: {verify_backend}, SGLang's choice for this model: {why} (--verify-backend to change it)")
+            label += f" ({BACKEND_KERNEL.get(verify_backend, verify_backend)})"
+            cases.append(Case(_verify_case(geom, tp, n, d, buffer_steps or d, "float32", topk, on_cpu, notes, step_guard=verify_backend == "flashinfer"), label))
+    elif model.family is Family.DSA:
         top_k = model.index_topk or 2048
+        notes.append(f"{model.name} has no hybrid state: the HiSparse speculative gather at its index top-k ({top_k}), as --enable-hisparse runs it")
         cases.append(Case(_gather_case(batch or 1, d, top_k, plan_capacity), "HiSparse speculative gather"))
-    else:
-        cases.append(Case(_gather_case(batch or 1, 2, 1024, plan_capacity), "HiSparse speculative gather (self-check: not a HiSparse configuration)"))
-    return Plan(f"--steps {steps} --topk {topk}", cases, notes)
+        nothing = None
+    return Plan(source, cases, notes, nothing)
 
 
 def sglang_row_map(r: int, p: int, batch: int) -> list[int]:
@@ -188,7 +239,16 @@ def plan_from_resolved(cfg: Resolved, batch: int | None, buffer_steps: int | Non
         notes_adaptive = []
     notes = [f"model: {cfg.model_note}", f"SGLang {cfg.version}", *notes_adaptive]
     cases: list[Case] = []
+    nothing = _no_state(model, bool(cfg.v("enable_hisparse")))
+    if nothing is not None:
+        if cfg.v("enable_hisparse"):
+            top_k = cfg.v("hisparse_top_k") or 2048
+            cases.append(Case(_gather_case(batch or 1, d, top_k, plan_capacity or cfg.v("plan_capacity")), "HiSparse speculative gather"))
+            nothing = None
+        return Plan(name, cases, notes, nothing)
     geom, base_label = _verify_geometry(model)
+    if geom.family is not Family.MAMBA2 and "verify_backend" in cfg:
+        notes.append(f"SGLang's verify backend: {cfg.v('verify_backend')} ({cfg['verify_backend'].why})")
     tp = cfg.v("attn_tp_size") or 1
     t_alloc = buffer_steps or cfg.v("d_max") or d
     r = cfg.v("R") or 48
@@ -220,8 +280,6 @@ def plan_from_resolved(cfg: Resolved, batch: int | None, buffer_steps: int | Non
         top_k = cfg.v("hisparse_top_k") or 2048
         cap = plan_capacity or cfg.v("plan_capacity")
         cases.append(Case(_gather_case(batch or 1, d, top_k, cap), "HiSparse speculative gather"))
-    else:
-        cases.append(Case(_gather_case(1, 2, 1024, plan_capacity), "HiSparse speculative gather (self-check: not a HiSparse configuration)"))
     return Plan(name, cases, notes)
 
 
@@ -237,7 +295,7 @@ def check_work(plans: list[Plan], device: str, budget_s: float | None = None) ->
     worst = max(items, key=lambda i: i[2].seconds)
     where = "Triton's interpreter" if device == "cpu" else "the GPU"
     raise InputError(
-        f"this run's estimated work is {total:,.0f} s on {where}, over the budget of {budget:,.0f} s (--work-budget); "
+        f"this run's estimated work is {total:,.0f} s of CPU time on {where}, over the budget of {budget:,.0f} s (--work-budget); "
         f"the largest part is {worst[1].label}'s {worst[2].what}: {worst[2].units:.2e} {worst[2].unit} (~{worst[2].seconds:,.0f} s). "
         "Lower --batch, --steps, --topk or --draft-tokens, run on a GPU, or raise --work-budget"
     )
@@ -380,6 +438,12 @@ def execute(plan: Plan, device: str, out: IO[str], output_format: str = "full", 
     results: list[tuple[Case, Any]] = []
     if output_format == "full":
         run_full.header(plan, device, out)
+    if not plan.cases:  # nothing to run (Plan.nothing says why): no kernel, no failure
+        if output_format == "json":
+            run_json.render(plan, device, results, out)
+        elif output_format == "full":
+            run_full.footer(results, out, plan)
+        return 0, results
     for case, r in run_cases(plan, device, free_bytes, progress):
         results.append((case, r))
         if output_format == "full":
@@ -388,7 +452,7 @@ def execute(plan: Plan, device: str, out: IO[str], output_format: str = "full", 
     if output_format == "json":
         run_json.render(plan, device, results, out)
     elif output_format == "full":
-        run_full.footer(results, out)
+        run_full.footer(results, out, plan)
     return (0 if all(r.passed for _c, r in results) else 1), results
 
 

@@ -238,11 +238,13 @@ AnyCase = VerifyCase | Mamba2Case | GatherCase
 # ----------------------------------------------------------------------------- work
 
 
-# Cost model of one run, calibrated on the interpreter (2-core x86-64, Python 3.11, Triton 3.9;
-# docs/performance.md "kdacheck run work budget"): seconds per unit of work.
-INTERPRETER_S_PER_STATE_UPDATE = 0.3e-6  # verify kernel: one state element, one token, one head
-REFERENCE_S_PER_STATE_UPDATE = 0.1e-6  # the float64 reference (CPU torch) on its subsample
-GATHER_S_PER_SELECTION_CPU = 250e-6  # interpreter plan + copy kernels and the reference loop
+# Cost model of one run in CPU seconds (time.process_time: the interpreter and the reference
+# run in-process, so a loaded machine's wall time is longer, its CPU time is not), calibrated
+# by benchmarks/work_estimate.py (2-core x86-64, Python 3.11, Triton 3.9 interpreter;
+# docs/performance.md "kdacheck run work budget"): CPU seconds per unit of work.
+INTERPRETER_S_PER_STATE_UPDATE = 0.55e-6  # verify kernel: one state element, one token, one head
+REFERENCE_S_PER_STATE_UPDATE = 0.18e-6  # the float64 reference (CPU torch) on its subsample
+GATHER_S_PER_SELECTION_CPU = 360e-6  # interpreter plan + copy kernels and the reference loop
 GATHER_S_PER_SELECTION_GPU = 2e-6  # the reference's Python loop over every selection
 GPU_S_PER_STATE_UPDATE = 1e-11  # the verify kernel on a GPU (bandwidth-bound; generous)
 

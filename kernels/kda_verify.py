@@ -330,7 +330,7 @@ def verify_blocks(Kd: int, Vd: int, block_v: int | None = None) -> tuple[int, in
     """Fixed tile sizes (no autotune): BK covers Kd; BV keeps the tile near 4096 elements."""
     BK = triton.next_power_of_2(Kd)
     if block_v is None:
-        block_v = min(triton.next_power_of_2(Vd), max(16, 4096 // BK))
+        block_v = min(triton.next_power_of_2(Vd), max(16, 2048 // BK))
     BV = triton.next_power_of_2(block_v)
     return BK, BV
 

@@ -131,6 +131,15 @@ def overflow_blocks(N_scratch: int, T_alloc: int, T: int, rows: list[int]) -> in
     return max(0, top - N_scratch * T_alloc)
 
 
+
+def verify_blocks(P: int, DS: int, block_p: int | None = None) -> tuple[int, int]:
+    """Fixed tile sizes (no autotune), the launch config: BDS covers DS; BP rows of the head
+    dim keep the ``[BP, BDS]`` state tile near 4096 elements."""
+    BDS = triton.next_power_of_2(DS)
+    BP = triton.next_power_of_2(block_p) if block_p else min(triton.next_power_of_2(P), max(4, 2048 // BDS))
+    return BP, BDS
+
+
 def mamba2_verify(
     x: torch.Tensor,
     dt: torch.Tensor,
@@ -208,8 +217,7 @@ def mamba2_verify(
                              "SGLang would write past intermediate_ssm unchecked (pass a guarded flat buffer)")
     o = out if out is not None else torch.zeros((NT, H, P), dtype=torch.float32, device=x.device)
     _check(tuple(o.shape) == (NT, H, P) and o.dtype == torch.float32, f"out must be float32 [{NT}, {H}, {P}]")
-    BDS = triton.next_power_of_2(DS)
-    BP = triton.next_power_of_2(block_p) if block_p else min(triton.next_power_of_2(P), max(4, 4096 // BDS))
+    BP, BDS = verify_blocks(P, DS, block_p)
     grid = (N, H, triton.cdiv(P, BP))
     _mamba2_verify_kernel[grid](
         x, dt, A, B, C, D, dt_bias, ssm_states, cache_indices, scratch, row_map,
