@@ -19,6 +19,15 @@ KDA_TREE_FLASHINFER_MESSAGE = (
     "(EAGLE tree verify / retrieve_parent_token is unsupported)."
 )
 
+# Not SGLang's: FlashInfer 0.7.2 (the version SGLang 0.5.23 pins: flashinfer_python==0.7.2),
+# flashinfer/gdn_decode.py L1352-1355 gated_delta_rule_mtp (AssertionError), which
+# srt/layers/attention/linear/kernels/gdn_flashinfer.py target_verify calls with
+# intermediate_ssm as it is (GDN's FlashInfer verify checks no step count itself).
+FLASHINFER_GDN_MTP_STEPS_MESSAGE = (
+    "intermediate_states_buffer second dimension (cache_steps={scratch_steps}) "
+    "must be at least T={draft_token_num} to prevent out-of-bounds indexing"
+)
+
 # kernels/ops/kvcache/hisparse.py L97 (ValueError)
 HSP001_MESSAGE = "HiSparse speculative swap requires 2-4 steps, got {n}."
 # srt/managers/hisparse_coordinator.py L180 (ValueError, at start-up, 0.5.22+)

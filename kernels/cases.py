@@ -13,7 +13,11 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
+from kdacheck.messages import FLASHINFER_GDN_MTP_STEPS_MESSAGE, KDA001_MESSAGE
+
 DTYPE_SIZES = {"float32": 4, "bfloat16": 2, "float16": 2, "int32": 4, "int64": 8}
+# the SSM state dtypes the verify kernels run: SGLang 0.5.23's --mamba-ssm-dtype choices
+STATE_DTYPES = ("float32", "bfloat16", "float16")
 CANARY_MARGIN = 256  # elements each side of a guarded buffer (kernels/canary.py DEFAULT_MARGIN)
 
 
@@ -86,12 +90,38 @@ class VerifyCase(_Rows):
 
 
     @property
+    def rows(self) -> list[int]:
+        """Each request's scratch row: ``row_map`` or SGLang's ``arange(N)``."""
+        return list(self.row_map[: self.N]) if self.row_map is not None else list(range(self.N))
+
+    @property
+    def unguarded(self) -> bool:
+        """SGLang's Triton verify: no step or row check, every store where its address lands."""
+        return not (self.step_guard or self.flashinfer_compat)
+
+    @property
     def overflow(self) -> int:
-        """Elements an unguarded launch stores past the scratch's end (the last row's steps
-        ≥ T_alloc), which the harness's guarded buffer must hold."""
-        if self.step_guard or self.flashinfer_compat or self.T_alloc >= self.T:
+        """Elements an unguarded launch stores past the scratch's end (steps ≥ T_alloc of the
+        last rows, and rows past ``N_scratch``: a padding request's missing discard row),
+        which the harness's guarded buffer must hold. Step t of row r is state r·T_alloc + t."""
+        if not self.unguarded or not self.rows:
             return 0
-        return (self.T - self.T_alloc) * self.HV * self.Vd * self.Kd
+        top = max(self.rows) * self.T_alloc + self.T
+        return max(0, top - self.n_scratch * self.T_alloc) * self.HV * self.Vd * self.Kd
+
+    @property
+    def misaddressed(self) -> bool:
+        """An unguarded launch whose stores leave their rows: steps past ``T_alloc`` or a row
+        past ``N_scratch`` (what the harness reports as SGLang's silent corruption)."""
+        return self.unguarded and (self.T_alloc < self.T or max(self.rows, default=-1) >= self.n_scratch)
+
+    @property
+    def step_message(self) -> str:
+        """The step check's text, the verify's own: KDA's FlashInfer verify raises KDA001
+        (SGLang 0.5.23 ``kda_flashinfer.py``); GDN's FlashInfer verify raises nothing itself
+        (``gdn_flashinfer.py``) and FlashInfer 0.7.2, which SGLang 0.5.23 pins, asserts
+        (``flashinfer/gdn_decode.py`` ``gated_delta_rule_mtp`` L1352)."""
+        return FLASHINFER_GDN_MTP_STEPS_MESSAGE if self.gate is Gate.HEAD else KDA001_MESSAGE
 
 
 @dataclass
@@ -159,14 +189,15 @@ class Mamba2Case(_Rows):
 
 
 def verify_bytes_moved(case: VerifyCase, misses: int = 0) -> int:
-    """Each live request's committed state read once and its T states written (a tree re-reads
-    T − 1 parent states from scratch), its tokens' inputs (q, k, v, gate, beta) and float32
-    output, the per-head parameters and the two index vectors."""
+    """Each live request's committed state read once; every request's T states written (a tree
+    re-reads T − 1 parent states from scratch), its tokens' inputs (q, k, v, gate, beta) and
+    float32 output (a padding request, cache index -1, is computed from a zero state and
+    writes its scratch row, as SGLang's verify); the per-head parameters and index vectors."""
     s_st, s_in = DTYPE_SIZES[case.state_dtype], DTYPE_SIZES[case.input_dtype]
     HV, Kd, Vd, T = case.HV, case.Kd, case.Vd, case.T
-    state_rw = case.live * HV * Vd * Kd * s_st * (1 + T + (T - 1 if case.tree else 0))
+    state_rw = HV * Vd * Kd * s_st * (case.live + case.N * (T + (T - 1 if case.tree else 0)))
     gate = HV if case.gate is Gate.HEAD else HV * Kd
-    inputs = case.live * T * ((2 * case.H * Kd + HV * Vd + gate + HV) * s_in + HV * Vd * 4)
+    inputs = case.N * T * ((2 * case.H * Kd + HV * Vd + gate + HV) * s_in + HV * Vd * 4)
     return int(state_rw + inputs + HV * (1 + Kd) * 4 + case.N * 8)
 
 

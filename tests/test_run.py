@@ -301,3 +301,68 @@ def test_full_report_streams_each_case_as_it_finishes(monkeypatch: pytest.Monkey
     plan = runner.plan_from_options(2, 1, None, 1, None, 8, None, None, on_cpu=True)
     code, _results = runner.execute(plan, "cpu", out)
     assert code == 0 and seen and "KDA verify" in seen[0] and "verdict" in seen[0]
+
+
+SHORT_SCRATCH_ARGS = """\
+model-path: {model}
+tp-size: 4
+linear-attn-verify-backend: flashinfer
+speculative-algorithm: EAGLE
+speculative-num-steps: 3
+speculative-eagle-topk: 1
+speculative-num-draft-tokens: 4
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("model,kda", [("Qwen/Qwen3-Next-80B-A3B-Instruct", False), ("moonshotai/Kimi-Linear-48B-A3B-Instruct", True)])
+def test_flashinfer_short_scratch_fails_as_each_family_does(tmp_path: Path, model: str, kda: bool) -> None:
+    # KDA's FlashInfer verify raises KDA001 (0.5.23 layers/attention/linear/kernels/kda_flashinfer.py
+    # L297); GDN's (gdn_flashinfer.py target_verify) checks nothing itself and calls FlashInfer
+    # 0.7.2's gated_delta_rule_mtp, which asserts the step count (flashinfer/gdn_decode.py L1352).
+    f = tmp_path / "short.yaml"
+    f.write_text(SHORT_SCRATCH_ARGS.format(model=model))
+    r = run("--args", str(f), "--gpu", "h200", "--buffer-steps", "3")
+    assert r.exit_code == 1, r.stdout
+    assert ("KDA verify needs 4 scratch steps, but intermediate_ssm only has 3." in r.stdout) is kda
+    if not kda:
+        assert "KDA verify needs" not in r.stdout
+        assert "intermediate_states_buffer second dimension (cache_steps=3) must be at least T=4" in r.stdout
+
+
+@pytest.mark.slow
+def test_gdn_tree_routes_to_triton_from_options() -> None:
+    # GDN sends tree drafts to its Triton verify whatever the backend (0.5.23 gdn_backend.py
+    # L505-512): no step check, the short scratch shows its real effect
+    r = run("--model", "qwen3-next", "--steps", "2", "--topk", "2", "--buffer-steps", "3", "--verify-backend", "flashinfer")
+    assert r.exit_code == 1, r.stdout
+    assert "silent corruption" in r.stdout and "KDA verify needs" not in r.stdout and "cache_steps=" not in r.stdout
+
+
+@pytest.mark.slow
+def test_fp16_state_runs_in_float16() -> None:
+    # SGLang 0.5.23 accepts --mamba-ssm-dtype float16 (srt/arg_groups/fields/exec_.py L490-495);
+    # the kernel it runs is held to SGLang's own kernel on float16 state in test_sglang_oracle
+    code, doc = run_json("--model", "kimi-linear", "--steps", "3", "--topk", "1", "--ssm-dtype", "float16")
+    assert code == 0, doc
+    verify = doc["cases"][0]
+    assert verify["kernel"] == "kda_verify" and verify["shapes"]["state_dtype"] == "float16" and verify["passed"]
+
+
+def test_unknown_state_dtype_is_refused_by_name() -> None:
+    r = run("--steps", "3", "--topk", "1", "--ssm-dtype", "float8_e4m3")
+    assert r.exit_code == 2 and "float8_e4m3" in r.output and "cannot be run" in r.output, r.output
+
+
+@pytest.mark.slow
+def test_buffer_rows_shows_what_a_missing_discard_row_overwrites() -> None:
+    # SGLang allocates one discard row more than the requests and sends padded batch positions
+    # there (0.5.23 srt/layers/attention/linear/utils.py L125-155); its Triton verify writes a
+    # padding request's states there unchecked. With the row: clean. Without: past the end.
+    code, doc = run_json("--steps", "3", "--topk", "1", "--batch", "2", "--buffer-rows", "3")
+    assert code == 0, doc
+    assert doc["cases"][0]["shapes"]["n_padding"] == 1
+    r = run("--steps", "3", "--topk", "1", "--batch", "2", "--buffer-rows", "2")
+    assert r.exit_code == 1, r.stdout
+    assert "silent corruption" in r.stdout and "intermediate_ssm has 2 rows" in r.stdout
+    assert "written past the end of intermediate_ssm" in r.stdout and " 0 elements" not in r.stdout
