@@ -219,6 +219,30 @@ def gather_bytes_moved(case: GatherCase, misses: int = 0) -> int:
     return int(meta + 2 * misses * case.item_bytes)
 
 
+# ----------------------------------------------------------------------------- floors
+# Where SGLang's data lives: HiSparse's host_cache is pinned, registered host memory (0.5.23
+# srt/managers/hisparse_coordinator.py L618 builds MLATokenToKVPoolHost, pin_memory=True by
+# default: srt/mem_cache/pool_host/mla.py L106), so every miss crosses the host link once;
+# only the destination write and the plan touch device memory.
+PCIE_NOMINAL_GBS = 64.0  # PCIe Gen5 x16, one direction (H100/H200 SXM): the run report's figure
+HBM_NOMINAL_GBS = 4800.0  # H200 HBM3e; benchmarks/kernels.py measures both links instead
+
+
+def gather_host_bytes(case: GatherCase, misses: int) -> int:
+    """Bytes the gather reads from pinned host memory: one item per unique miss."""
+    return int(misses * case.item_bytes)
+
+
+def gather_floor_s(case: GatherCase, misses: int, pcie_gbs: float = PCIE_NOMINAL_GBS,
+                   hbm_gbs: float = HBM_NOMINAL_GBS) -> float:
+    """The gather's floor where its data lives: the misses' items over the host link, or the
+    device-side bytes (the items written, the plan and metadata: ``gather_bytes_moved`` less
+    the host reads) over device memory, whichever is longer (the two overlap)."""
+    host = gather_host_bytes(case, misses)
+    device = gather_bytes_moved(case, misses) - host
+    return max(host / (pcie_gbs * 1e9), device / (hbm_gbs * 1e9))
+
+
 # ----------------------------------------------------------------------------- bytes needed
 
 

@@ -31,7 +31,7 @@ from typing import Any
 import torch
 
 from . import canary as cn
-from . import ops
+from . import cases, ops
 from .cases import DTYPE_SIZES, AnyCase, Gate, GatherCase, Mamba2Case, VerifyCase
 from .ops import bytes_needed
 
@@ -693,9 +693,16 @@ def _run_gather(
     res.canaries_intact = cn.all_intact(reports)
     res.bytes_moved = ops.HISPARSE_GATHER.bytes_moved(case, misses)
     res.notes.append(f"{misses} unique misses copied ({case.item_bytes} B items)")
+    # the floor where SGLang's data lives: host_cache in pinned host memory, misses over PCIe
+    # (this run's host_cache is device memory: the floor is the deployment's, not this copy's)
+    floor_s = cases.gather_floor_s(case, misses)
+    res.notes.append(f"floor in SGLang's deployment: {cases.gather_host_bytes(case, misses):,} B from pinned host memory over "
+                     f"PCIe at a nominal {cases.PCIE_NOMINAL_GBS:g} GB/s = {floor_s * 1e6:.1f} us")
     if dev.type == "cuda":
         res.time_s, res.timing_method = _time(lambda: call(validate=False), dev)
         res.bandwidth_gbs = res.bytes_moved / res.time_s / 1e9 if res.time_s else None
+        if res.time_s:
+            res.notes.append(f"{floor_s / res.time_s:.0%} of that floor (this run reads device memory, so above 100 % is possible)")
     else:
         res.time_s, res.timing_method = wall, WALL_CLOCK
         res.notes.append("CPU: Triton interpreter, wall clock of one checked call; no bandwidth")
