@@ -366,3 +366,25 @@ def test_buffer_rows_shows_what_a_missing_discard_row_overwrites() -> None:
     assert r.exit_code == 1, r.stdout
     assert "silent corruption" in r.stdout and "intermediate_ssm has 2 rows" in r.stdout
     assert "written past the end of intermediate_ssm" in r.stdout and " 0 elements" not in r.stdout
+
+
+@pytest.mark.slow
+def test_args_fp16_state_runs_in_float16(tmp_path: Path) -> None:
+    # the launch's --mamba-ssm-dtype float16 (a choice SGLang 0.5.23 accepts) is run, never mapped
+    f = tmp_path / "fp16.yaml"
+    f.write_text(SHORT_SCRATCH_ARGS.format(model="Qwen/Qwen3-Next-80B-A3B-Instruct").replace(
+        "linear-attn-verify-backend: flashinfer\n", "mamba-ssm-dtype: float16\n"))
+    code, doc = run_json("--args", str(f), "--gpu", "h200")
+    assert code == 0, doc
+    assert doc["cases"][0]["shapes"]["state_dtype"] == "float16" and doc["cases"][0]["shapes"]["gate"] == "head"
+
+
+def test_state_dtype_refusal_is_sanitised() -> None:
+    from kdacheck.findings import InputError
+
+    with pytest.raises(InputError) as e:
+        runner.state_dtype("float16\x1b[2J\n", "f.yaml: --mamba-ssm-dtype")
+    assert "\x1b" not in str(e.value) and "\n" not in str(e.value) and "f.yaml" in str(e.value)
+    with pytest.raises(InputError, match="'unknown'"):
+        runner.state_dtype(None, "f.yaml: --mamba-ssm-dtype")
+    assert [runner.state_dtype(d, "x") for d in ("float32", "bfloat16", "float16")] == ["float32", "bfloat16", "float16"]
