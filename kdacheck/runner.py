@@ -175,10 +175,7 @@ def plan_from_options(steps: int, topk: int, draft_tokens: int | None, batch: in
     geom, label = _verify_geometry(model)
     if dtype != "float32":
         notes.append(f"SSM state {dtype} (--ssm-dtype): intermediate_ssm and the pool in {dtype}, each stored state rounded to nearest even as SGLang's kernels store it")
-    if verify_backend is None:
-        verify_backend = "triton" if buffer_rows is not None else "flashinfer"
-        if buffer_rows is not None:
-            notes.append("--buffer-rows: SGLang's Triton verify (it stores a row wherever its address lands; --verify-backend to choose)")
+    verify_backend = verify_backend or "flashinfer"
     n_all, n_pad, rows, n_scratch = _padded_batch(n, buffer_rows, notes)
     if geom.family is Family.MAMBA2:
         cases.append(Case(_mamba2_case(geom, tp, n_all, d, buffer_steps or d, dtype, topk, on_cpu, notes, n_scratch=n_scratch, n_padding=n_pad), label))

@@ -101,19 +101,21 @@ class VerifyCase(_Rows):
 
     @property
     def overflow(self) -> int:
-        """Elements an unguarded launch stores past the scratch's end (steps ≥ T_alloc of the
-        last rows, and rows past ``N_scratch``: a padding request's missing discard row),
-        which the harness's guarded buffer must hold. Step t of row r is state r·T_alloc + t."""
-        if not self.unguarded or not self.rows:
+        """Elements a launch stores past the scratch's end, which the harness's guarded buffer
+        must hold: step t of row r is state r·T_alloc + t, unchecked by SGLang's Triton verify
+        and by FlashInfer's KDA kernel alike (kda_flashinfer.py L317-335: row·steps + step), so
+        a row past ``N_scratch`` (a padding request's missing discard row) lands past the end;
+        steps past ``T_alloc`` too, where no step check refuses the launch first."""
+        if not self.rows or (not self.unguarded and self.T_alloc < self.T):
             return 0
         top = max(self.rows) * self.T_alloc + self.T
         return max(0, top - self.n_scratch * self.T_alloc) * self.HV * self.Vd * self.Kd
 
     @property
     def misaddressed(self) -> bool:
-        """An unguarded launch whose stores leave their rows: steps past ``T_alloc`` or a row
-        past ``N_scratch`` (what the harness reports as SGLang's silent corruption)."""
-        return self.unguarded and (self.T_alloc < self.T or max(self.rows, default=-1) >= self.n_scratch)
+        """A launch whose stores leave their rows: a row past ``N_scratch``, or steps past
+        ``T_alloc`` unchecked (what the harness reports as SGLang's silent corruption)."""
+        return (self.unguarded and self.T_alloc < self.T) or max(self.rows, default=-1) >= self.n_scratch
 
     @property
     def step_message(self) -> str:

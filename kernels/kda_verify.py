@@ -227,9 +227,9 @@ def validate_verify_inputs(
     mode); then index values (ValueError) unless ``validate_indices`` is False.
     ``step_message``: the step check's text (``{draft_token_num}``, ``{scratch_steps}``), the
     verify's own: KDA001 for KDA's FlashInfer verify, FlashInfer's assertion for GDN's.
-    ``owned_after``: state elements after ``scratch`` the caller owns (a guarded buffer); with
-    ``step_guard`` False, rows past ``N_scratch`` and steps past ``T_alloc`` may land there, as
-    SGLang's unchecked Triton verify stores them (``dims["row_limit"]``: the rows addressable).
+    ``owned_after``: state elements after ``scratch`` the caller owns (a guarded buffer): rows
+    past ``N_scratch`` (and, with ``step_guard`` False, steps past ``T_alloc``) may land there,
+    as SGLang's verify stores them unchecked (``dims["row_limit"]``: the rows addressable).
     """
     named = {
         "q": q, "k": k, "v": v, "a": a, "b": b, "A_log": A_log, "dt_bias": dt_bias,
@@ -300,10 +300,9 @@ def validate_verify_inputs(
     # KDA001: every mode, before any launch.
     if T_alloc < T and (step_guard or flashinfer_compat):
         raise RuntimeError(step_message.format(draft_token_num=T, scratch_steps=T_alloc))
-    unguarded = not (step_guard or flashinfer_compat)
     state = HV * Vd * Kd
     # rows a launch may address: the buffer's, plus whole rows of the owned room after it
-    row_limit = N_scratch + (max(0, owned_after) // max(1, T_alloc * state) + 1 if unguarded and owned_after else 0)
+    row_limit = N_scratch + (max(0, owned_after) // max(1, T_alloc * state) + 1 if owned_after > 0 else 0)
     dims = {"N": N, "T": T, "H": H, "HV": HV, "Kd": Kd, "Vd": Vd, "P": P, "N_scratch": N_scratch,
             "T_alloc": T_alloc, "head_gate": int(head_gate), "row_limit": row_limit}  # fmt: skip
     if not (flashinfer_compat or validate_indices):
@@ -320,16 +319,16 @@ def validate_verify_inputs(
                 f"cache_indices[{n}] = {int(slots[n])} is outside [0, {P}) and not -1 (padding)."
             )
         bad = ((rows < -1) | (rows >= N_scratch)).nonzero()
-        if bad.numel() and not unguarded:
+        if bad.numel() and (owned_after <= 0 or int(rows.min()) < -1):
             n = int(bad[0, 0])
             raise ValueError(f"row_map[{n}] = {int(rows[n])} is outside [0, {N_scratch}) and not -1 (no row).")
-        # SGLang's Triton verify stores step t of row r at state r·T_alloc + t, unchecked: an
-        # unguarded launch is allowed only when every such store lands in the owned room
-        top = int(rows.max()) * T_alloc + T if unguarded else 0
-        if unguarded and (int(rows.min()) < -1 or (top - N_scratch * T_alloc) * state > max(0, owned_after)):
+        # SGLang's verify stores step t of row r at state r·T_alloc + t, unchecked: a row past
+        # the buffer is allowed only when every such store lands in the room the caller owns
+        top = int(rows.max()) * T_alloc + T
+        if bad.numel() and (top - N_scratch * T_alloc) * state > owned_after:
             raise ValueError(
                 f"row_map reaches state {top} of a scratch of {N_scratch * T_alloc} states and "
-                f"{owned_after} owned elements after it: an unguarded launch would write outside."
+                f"{owned_after} owned elements after it: the launch would write outside."
             )
         live = [r for r in rows[slots >= 0].tolist() if r >= 0]
         if len(set(live)) != len(live):
