@@ -203,6 +203,35 @@ def sglang_row_map(r: int, p: int, batch: int) -> list[int]:
     return (full + [r] * max(0, batch - len(full)))[:batch]
 
 
+def _gdn_verify_on_flashinfer(cfg: Resolved, notes: list[str]) -> bool:
+    """Whether SGLang 0.5.23 runs GDN's chain verify on FlashInfer's kernel: not when
+    ``--linear-attn-verify-backend triton``; else when decode or prefill is FlashInfer's on an
+    SM90/SM100 GPU (``srt/layers/attention/linear/gdn_backend.py`` L347-361,
+    ``kernels/gdn_flashinfer.py`` L211); otherwise its Triton kernel, whatever the verify flag says."""
+    if cfg.v("verify_backend") == "triton":
+        return False
+    prefill_given = cfg.user("linear_attn_prefill_backend")
+    prefill = prefill_given or cfg.v("linear_attn_backend")
+    if cfg.v("decode_backend") != "flashinfer" and prefill != "flashinfer":
+        if cfg.v("verify_backend") == "flashinfer":
+            notes.append("GDN verify: neither decode nor prefill is FlashInfer's, so SGLang runs its Triton verify kernel "
+                         "whatever --linear-attn-verify-backend says (gdn_backend.py L347-361)")
+        if prefill_given is None and cfg.v("linear_attn_backend") == "triton" and (cfg.gpu is None or cfg.gpu.sm // 10 in (9, 10)):
+            notes.append("could not be checked: SGLang may pick FlashInfer's GDN prefill by default on SM90/SM100 (gdn_backend.py "
+                         "L191-226: CUDA version, chunk size, state dtype), which would put the verify on FlashInfer's kernel too; "
+                         "kdacheck runs the Triton verify")
+        return False
+    if cfg.gpu is None:
+        notes.append("could not be checked: no GPU profile (--gpu); GDN's FlashInfer verify runs only on SM90/SM100, "
+                     "assumed here (gdn_flashinfer.py L211)")
+        return True
+    if cfg.gpu.sm // 10 not in (9, 10):
+        notes.append(f"GDN verify: FlashInfer's kernel needs SM90/SM100, this is SM{cfg.gpu.sm}: SGLang runs its Triton verify "
+                     "(gdn_flashinfer.py L211, gdn_backend.py L347-361)")
+        return False
+    return True
+
+
 def plan_from_resolved(cfg: Resolved, batch: int | None, buffer_steps: int | None, plan_capacity: int | None, on_cpu: bool, buffer_rows: int | None = None) -> Plan:
     check_limits(batch=batch, buffer_steps=buffer_steps, plan_capacity=plan_capacity, buffer_rows=buffer_rows)
     name = cfg.cmd.name or cfg.cmd.path
@@ -234,7 +263,8 @@ def plan_from_resolved(cfg: Resolved, batch: int | None, buffer_steps: int | Non
     # layers/attention/linear/kernels/kda_flashinfer.py); GDN's FlashInfer verify copies
     # non-identity rows through a scratch (gdn_flashinfer.py) and raises nothing.
     fi = cfg.v("verify_backend") == "flashinfer" and not cfg.v("fused_accept") and model.family is Family.KDA
-    if cfg.v("verify_backend") == "flashinfer" and model.family is Family.GDN:
+    gdn_fi = model.family is Family.GDN and topk == 1 and _gdn_verify_on_flashinfer(cfg, notes)
+    if gdn_fi:
         notes.append("GDN FlashInfer verify: SGLang copies non-identity rows through a scratch, so no row-map check applies")
     if fi and topk == 1:
         p = cfg.v("row_map_len") or r
@@ -254,7 +284,7 @@ def plan_from_resolved(cfg: Resolved, batch: int | None, buffer_steps: int | Non
         # GDN sends tree drafts to its Triton verify whatever the backend (0.5.23 gdn_backend.py L505-512)
         # GDN's FlashInfer verify checks no step count itself (gdn_flashinfer.py); FlashInfer
         # 0.7.2's gated_delta_rule_mtp asserts it (cases.VerifyCase.step_message).
-        guard = cfg.v("verify_backend") == "flashinfer" and not (model.family is Family.GDN and topk > 1)
+        guard = gdn_fi if model.family is Family.GDN else cfg.v("verify_backend") == "flashinfer"
         cases.append(Case(_verify_case(geom, tp, n_all, d, t_alloc, dtype, topk, on_cpu, notes, flashinfer=fi and topk == 1, step_guard=guard,
                                        n_scratch=n_scratch, row_map=pad_rows, n_padding=n_pad), label))
     if cfg.v("enable_hisparse"):

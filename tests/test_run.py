@@ -315,19 +315,30 @@ speculative-num-draft-tokens: 4
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("model,kda", [("Qwen/Qwen3-Next-80B-A3B-Instruct", False), ("moonshotai/Kimi-Linear-48B-A3B-Instruct", True)])
-def test_flashinfer_short_scratch_fails_as_each_family_does(tmp_path: Path, model: str, kda: bool) -> None:
-    # KDA's FlashInfer verify raises KDA001 (0.5.23 layers/attention/linear/kernels/kda_flashinfer.py
-    # L297); GDN's (gdn_flashinfer.py target_verify) checks nothing itself and calls FlashInfer
-    # 0.7.2's gated_delta_rule_mtp, which asserts the step count (flashinfer/gdn_decode.py L1352).
+@pytest.mark.parametrize(
+    "model,extra,expect",
+    [
+        ("moonshotai/Kimi-Linear-48B-A3B-Instruct", "", "kda001"),
+        # GDN's FlashInfer verify (gdn_flashinfer.py target_verify) checks nothing itself; with a
+        # FlashInfer decode on SM90 SGLang runs it (gdn_backend.py L347-361), and FlashInfer
+        # 0.7.2's gated_delta_rule_mtp asserts the step count (flashinfer/gdn_decode.py L1352)
+        ("Qwen/Qwen3-Next-80B-A3B-Instruct", "linear-attn-decode-backend: flashinfer\n", "flashinfer"),
+        # decode and prefill on Triton: SGLang runs GDN's Triton verify whatever the verify flag
+        # says, which stores every step unchecked: the short scratch's real effect
+        ("Qwen/Qwen3-Next-80B-A3B-Instruct", "linear-attn-prefill-backend: triton\n", "corruption"),
+    ],
+    ids=["kda", "gdn-flashinfer", "gdn-triton"],
+)
+def test_flashinfer_short_scratch_fails_as_each_family_does(tmp_path: Path, model: str, extra: str, expect: str) -> None:
+    # KDA's FlashInfer verify raises KDA001 (0.5.23 layers/attention/linear/kernels/kda_flashinfer.py L297)
     f = tmp_path / "short.yaml"
-    f.write_text(SHORT_SCRATCH_ARGS.format(model=model))
+    f.write_text(SHORT_SCRATCH_ARGS.format(model=model) + extra)
     r = run("--args", str(f), "--gpu", "h200", "--buffer-steps", "3")
     assert r.exit_code == 1, r.stdout
-    assert ("KDA verify needs 4 scratch steps, but intermediate_ssm only has 3." in r.stdout) is kda
-    if not kda:
-        assert "KDA verify needs" not in r.stdout
-        assert "intermediate_states_buffer second dimension (cache_steps=3) must be at least T=4" in r.stdout
+    out = " ".join(r.stdout.split())
+    assert ("KDA verify needs 4 scratch steps, but intermediate_ssm only has 3." in out) is (expect == "kda001")
+    assert ("intermediate_states_buffer second dimension (cache_steps=3) must be at least T=4" in out) is (expect == "flashinfer")
+    assert ("silent corruption" in out) is (expect == "corruption")
 
 
 @pytest.mark.slow
