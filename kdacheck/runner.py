@@ -20,6 +20,10 @@ from typing import IO, Any
 from kdacheck.findings import InputError
 from kdacheck.kernels import ops
 from kdacheck.kernels.cases import STATE_DTYPES, AnyCase, Gate, GatherCase, Mamba2Case, VerifyCase
+from kdacheck.messages import (
+    FLASHINFER_GDN_MTP_BF16_STEPS_MESSAGE,
+    FLASHINFER_GDN_MTP_STATE_MESSAGE,
+)
 from kdacheck.models import PRESETS, Family, Model
 from kdacheck.resolve import Resolved
 
@@ -80,7 +84,7 @@ def default_draft_tokens(steps: int, topk: int) -> int:
     return steps + 1 if topk == 1 else steps * topk + 1
 
 
-def _verify_case(model: Model, tp: int, n: int, t: int, t_alloc: int, ssm_dtype: str, topk: int, on_cpu: bool, notes: list[str], *, n_scratch: int | None = None, row_map: list[int] | None = None, flashinfer: bool = False, step_guard: bool = True, n_padding: int = 0) -> VerifyCase:
+def _verify_case(model: Model, tp: int, n: int, t: int, t_alloc: int, ssm_dtype: str, topk: int, on_cpu: bool, notes: list[str], *, n_scratch: int | None = None, row_map: list[int] | None = None, flashinfer: bool = False, step_guard: bool = True, n_padding: int = 0, refusal: str | None = None, step_text: str | None = None) -> VerifyCase:
     hv = max(1, model.linear_v_heads // tp)
     h = max(1, model.linear_k_heads // tp)
     block_v = None
@@ -96,6 +100,7 @@ def _verify_case(model: Model, tp: int, n: int, t: int, t_alloc: int, ssm_dtype:
         state_dtype=ssm_dtype, input_dtype="bfloat16",
         tree=topk > 1, K=topk, row_map=row_map, flashinfer_compat=flashinfer, block_v=block_v,
         gate=Gate.HEAD if model.family is Family.GDN else Gate.CHANNEL, step_guard=step_guard, n_padding=n_padding,
+        refusal=refusal, step_text=step_text,
     )
 
 
@@ -232,6 +237,23 @@ def _gdn_verify_on_flashinfer(cfg: Resolved, notes: list[str]) -> bool:
     return True
 
 
+def _gdn_flashinfer_kernel(cfg: Resolved, dtype: str, notes: list[str]) -> tuple[str | None, str | None]:
+    """The FlashInfer 0.7.2 kernel GDN's FlashInfer verify calls, by SM (0.5.23
+    ``gdn_flashinfer.py`` L205-264): SM90 its float32-state ``gated_delta_rule_mtp``, SM100 the
+    bfloat16-state one; each asserts its state dtype, then the scratch's steps. Returns (what it
+    raises before launching with this state dtype, its step check's text)."""
+    if cfg.gpu is not None and cfg.gpu.sm // 10 == 10:
+        refusal = None if dtype == "bfloat16" else (
+            "AssertionError (no message): FlashInfer 0.7.2's bfloat16-state gated_delta_rule_mtp, which GDN's FlashInfer "
+            "verify runs on SM100, asserts initial_state_source.dtype == torch.bfloat16 "
+            f"(flashinfer/gdn_kernels/gdn_decode_bf16_state.py L3676); this state pool is {dtype}")
+        return refusal, FLASHINFER_GDN_MTP_BF16_STEPS_MESSAGE
+    if cfg.gpu is None:
+        notes.append("could not be checked: which FlashInfer GDN verify kernel (SM90: float32 state, SM100: bfloat16) "
+                     "without a GPU profile; the SM90 one assumed")
+    return (None if dtype == "float32" else FLASHINFER_GDN_MTP_STATE_MESSAGE.format(dtype=f"torch.{dtype}")), None
+
+
 def plan_from_resolved(cfg: Resolved, batch: int | None, buffer_steps: int | None, plan_capacity: int | None, on_cpu: bool, buffer_rows: int | None = None) -> Plan:
     check_limits(batch=batch, buffer_steps=buffer_steps, plan_capacity=plan_capacity, buffer_rows=buffer_rows)
     name = cfg.cmd.name or cfg.cmd.path
@@ -285,8 +307,10 @@ def plan_from_resolved(cfg: Resolved, batch: int | None, buffer_steps: int | Non
         # GDN's FlashInfer verify checks no step count itself (gdn_flashinfer.py); FlashInfer
         # 0.7.2's gated_delta_rule_mtp asserts it (cases.VerifyCase.step_message).
         guard = gdn_fi if model.family is Family.GDN else cfg.v("verify_backend") == "flashinfer"
+        refusal, step_text = _gdn_flashinfer_kernel(cfg, dtype, notes) if gdn_fi else (None, None)
         cases.append(Case(_verify_case(geom, tp, n_all, d, t_alloc, dtype, topk, on_cpu, notes, flashinfer=fi and topk == 1, step_guard=guard,
-                                       n_scratch=n_scratch, row_map=pad_rows, n_padding=n_pad), label))
+                                       n_scratch=n_scratch, row_map=pad_rows, n_padding=n_pad, refusal=refusal,
+                                       step_text=step_text), label))
     if cfg.v("enable_hisparse"):
         top_k = cfg.v("hisparse_top_k") or 2048
         cap = plan_capacity or cfg.v("plan_capacity")

@@ -84,6 +84,8 @@ class VerifyCase(_Rows):
     gate: Gate = Gate.CHANNEL
     gate_scale: float = 1.0
     step_guard: bool = True  # False: SGLang's Triton/nv_cutedsl verify, no step-count check
+    refusal: str | None = None  # what SGLang (or the library it calls) raises before this launch
+    step_text: str | None = None  # the step check's text when not the gate's default (step_message)
 
     def __post_init__(self) -> None:
         self.gate = Gate(self.gate)  # "head" given as its value: the member
@@ -123,6 +125,8 @@ class VerifyCase(_Rows):
         (SGLang 0.5.23 ``kda_flashinfer.py``); GDN's FlashInfer verify raises nothing itself
         (``gdn_flashinfer.py``) and FlashInfer 0.7.2, which SGLang 0.5.23 pins, asserts
         (``flashinfer/gdn_decode.py`` ``gated_delta_rule_mtp`` L1352)."""
+        if self.step_text is not None:
+            return self.step_text
         return FLASHINFER_GDN_MTP_STEPS_MESSAGE if self.gate is Gate.HEAD else KDA001_MESSAGE
 
 

@@ -204,6 +204,8 @@ def run_verify(case: VerifyCase, device: torch.device | str) -> CaseResult:
     }  # fmt: skip
 
     def body(dev: torch.device, seed: int, res: CaseResult, bufs: dict[str, Any]) -> None:
+        if case.refusal is not None:  # SGLang's verify raises before its kernel runs: nothing to launch
+            raise RuntimeError(case.refusal)
         op = ops.KDA_VERIFY
         _run_verify(case, dev, seed, res, bufs, op.load("kernel"), op.load("reference"))
 

@@ -399,3 +399,33 @@ def test_state_dtype_refusal_is_sanitised() -> None:
     with pytest.raises(InputError, match="'unknown'"):
         runner.state_dtype(None, "f.yaml: --mamba-ssm-dtype")
     assert [runner.state_dtype(d, "x") for d in ("float32", "bfloat16", "float16")] == ["float32", "bfloat16", "float16"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "gpu,dtype,refusal",
+    [("h200", "bfloat16", "initial_state must be float32, got torch.bfloat16"), ("h200", "float32", None),
+     ("b200", "bfloat16", None), ("b200", "float32", "AssertionError (no message)")],
+)
+def test_gdn_flashinfer_verify_state_dtype_by_sm(tmp_path: Path, gpu: str, dtype: str, refusal: str | None) -> None:
+    # SM90: GDN's FlashInfer verify calls FlashInfer 0.7.2's float32-state gated_delta_rule_mtp,
+    # which asserts the pool's dtype (flashinfer/gdn_decode.py L1289); SM100 adapts the
+    # bfloat16-state kernel (0.5.23 gdn_flashinfer.py L231-264; gdn_decode_bf16_state.py L3676)
+    f = tmp_path / "gdn.yaml"
+    f.write_text(SHORT_SCRATCH_ARGS.format(model="Qwen/Qwen3-Next-80B-A3B-Instruct")
+                 + f"linear-attn-decode-backend: flashinfer\nmamba-ssm-dtype: {dtype}\n")
+    code, doc = run_json("--args", str(f), "--gpu", gpu)
+    verify = doc["cases"][0]
+    if refusal is None:
+        assert code == 0 and verify["error"] is None, verify
+    else:
+        assert code == 1 and (verify["error"] or "").startswith(refusal), verify
+
+
+@pytest.mark.slow
+def test_gdn_flashinfer_short_scratch_on_sm100_is_the_bf16_kernels_assertion(tmp_path: Path) -> None:
+    f = tmp_path / "gdn.yaml"
+    f.write_text(SHORT_SCRATCH_ARGS.format(model="Qwen/Qwen3-Next-80B-A3B-Instruct")
+                 + "linear-attn-decode-backend: flashinfer\nmamba-ssm-dtype: bfloat16\n")
+    code, doc = run_json("--args", str(f), "--gpu", "b200", "--buffer-steps", "3")
+    assert code == 1 and doc["cases"][0]["error"] == "intermediate_states_buffer dim 1 (3) must be >= T=4", doc["cases"][0]
