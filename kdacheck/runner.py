@@ -23,9 +23,12 @@ from kdacheck.kernels.cases import STATE_DTYPES, AnyCase, Gate, GatherCase, Mamb
 from kdacheck.messages import (
     FLASHINFER_GDN_MTP_BF16_STEPS_MESSAGE,
     FLASHINFER_GDN_MTP_STATE_MESSAGE,
+    LINEAR_FLASHINFER_SM100_DECODE_MESSAGE,
+    LINEAR_FLASHINFER_SM100_VERIFY_MESSAGE,
 )
 from kdacheck.models import PRESETS, Family, Model
 from kdacheck.resolve import Resolved
+from kdacheck.sanitize import visible_name
 
 DEFAULT_MODEL = "moonshotai/Kimi-Linear-48B-A3B-Instruct"
 CPU_BATCH = 2  # requests per verify batch in the interpreter unless --batch says otherwise
@@ -71,8 +74,6 @@ def state_dtype(name: object, where: str) -> str:
     never run at another precision."""
     if isinstance(name, str) and name in STATE_DTYPES:
         return name
-    from kdacheck.sanitize import visible_name
-
     shown = visible_name(str(name)) if isinstance(name, str) else "unknown"
     raise InputError(f"{where}: the SSM state dtype {shown!r} cannot be run by kdacheck run "
                      f"(it runs {', '.join(STATE_DTYPES)}: SGLang's --mamba-ssm-dtype choices)")
@@ -243,10 +244,13 @@ def _gdn_flashinfer_kernel(cfg: Resolved, dtype: str, notes: list[str]) -> tuple
     bfloat16-state one; each asserts its state dtype, then the scratch's steps. Returns (what it
     raises before launching with this state dtype, its step check's text)."""
     if cfg.gpu is not None and cfg.gpu.sm // 10 == 10:
-        refusal = None if dtype == "bfloat16" else (
-            "AssertionError (no message): FlashInfer 0.7.2's bfloat16-state gated_delta_rule_mtp, which GDN's FlashInfer "
-            "verify runs on SM100, asserts initial_state_source.dtype == torch.bfloat16 "
-            f"(flashinfer/gdn_kernels/gdn_decode_bf16_state.py L3676); this state pool is {dtype}")
+        # SGLang refuses any other state dtype at start-up (attention_hook.py L335-377), before
+        # the bfloat16-state kernel's own assert (gdn_decode_bf16_state.py L3676) could
+        refusal = None
+        if dtype != "bfloat16":
+            given = repr(cfg.user("mamba_ssm_dtype"))
+            text = LINEAR_FLASHINFER_SM100_DECODE_MESSAGE if cfg.v("decode_backend") == "flashinfer" else LINEAR_FLASHINFER_SM100_VERIFY_MESSAGE
+            refusal = text.format(given=visible_name(given))
         return refusal, FLASHINFER_GDN_MTP_BF16_STEPS_MESSAGE
     if cfg.gpu is None:
         notes.append("could not be checked: which FlashInfer GDN verify kernel (SM90: float32 state, SM100: bfloat16) "

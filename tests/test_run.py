@@ -405,12 +405,14 @@ def test_state_dtype_refusal_is_sanitised() -> None:
 @pytest.mark.parametrize(
     "gpu,dtype,refusal",
     [("h200", "bfloat16", "initial_state must be float32, got torch.bfloat16"), ("h200", "float32", None),
-     ("b200", "bfloat16", None), ("b200", "float32", "AssertionError (no message)")],
+     ("b200", "bfloat16", None),
+     ("b200", "float32", "--linear-attn-decode-backend flashinfer on SM100+ requires --mamba-ssm-dtype bfloat16, got 'float32'")],
 )
 def test_gdn_flashinfer_verify_state_dtype_by_sm(tmp_path: Path, gpu: str, dtype: str, refusal: str | None) -> None:
     # SM90: GDN's FlashInfer verify calls FlashInfer 0.7.2's float32-state gated_delta_rule_mtp,
     # which asserts the pool's dtype (flashinfer/gdn_decode.py L1289); SM100 adapts the
-    # bfloat16-state kernel (0.5.23 gdn_flashinfer.py L231-264; gdn_decode_bf16_state.py L3676)
+    # bfloat16-state kernel (0.5.23 gdn_flashinfer.py L231-264), and SGLang refuses another
+    # state dtype there at start-up (srt/arg_groups/attention_hook.py L335-345)
     f = tmp_path / "gdn.yaml"
     f.write_text(SHORT_SCRATCH_ARGS.format(model="Qwen/Qwen3-Next-80B-A3B-Instruct")
                  + f"linear-attn-decode-backend: flashinfer\nmamba-ssm-dtype: {dtype}\n")
