@@ -131,7 +131,7 @@ def variants() -> list[tuple[Variant, Any, dict[str, str]]]:
 
     out: list[tuple[Variant, Any, dict[str, str]]] = []
     BK, BV = kv.verify_blocks(128, 128)
-    for state in ("fp32", "bf16"):
+    for state in ("fp32", "bf16", "fp16"):  # SGLang's mamba_ssm_dtype choices
         for tree in (False, True):
             shape = "tree" if tree else "chain"
             for kernel, heads, head_gate in (("kda_verify", (32, 32), False), ("gdn_verify", (16, 32), True)):
@@ -147,7 +147,8 @@ def variants() -> list[tuple[Variant, Any, dict[str, str]]]:
     tile = dict(N_SEL=n_sel, BLOCK=block)
     n_tiles = -(-n_sel // block)
     gp = _pointer_types("hisparse_gather", "")
-    for name, fn, extra in (("plan-mark", hg._plan_mark_kernel, {}), ("plan-count", hg._plan_count_kernel, {}),
+    for name, fn, extra in (("plan-reset", hg._plan_reset_kernel, {}), ("plan-mark", hg._plan_mark_kernel, {}),
+                            ("plan-count", hg._plan_count_kernel, {}),
                             ("plan-write", hg._plan_write_kernel, {"BT": 1 << max(0, (n_tiles - 1).bit_length())}),
                             ("plan-out", hg._plan_out_kernel, {})):  # fmt: skip
         out.append((Variant("hisparse_gather", name, "gather", 4, dict(tile, **extra)), fn, gp))
@@ -165,7 +166,7 @@ def source_hash() -> str:
     from kdacheck.kernels import mamba2_verify as mv
 
     parts = []
-    for fn in (kv._kda_verify_kernel, mv._mamba2_verify_kernel, hg._plan_mark_kernel, hg._plan_count_kernel,
+    for fn in (kv._kda_verify_kernel, mv._mamba2_verify_kernel, hg._plan_reset_kernel, hg._plan_mark_kernel, hg._plan_count_kernel,
                hg._plan_write_kernel, hg._plan_out_kernel, hg._hisparse_copy_kernel):  # fmt: skip
         parts.append(inspect.getsource(getattr(fn, "fn", fn)))  # a JITFunction's (or interpreted) Python function
     parts += [inspect.getsource(kv.verify_blocks), inspect.getsource(mv.verify_blocks), inspect.getsource(variants)]
