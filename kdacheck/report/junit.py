@@ -153,7 +153,7 @@ def run_tree(plans: list[tuple[Plan, list[tuple[Case, CaseResult]]]], device: st
     nothing = sum(1 for p, r in plans if not r and p.nothing)
     total = sum(len(r) for _p, r in plans) + nothing
     failed = sum(1 for _p, r in plans for _c, res in r if not res.passed)
-    root = ET.Element("testsuites", name="kdacheck run", tests=str(total), failures=str(failed), skipped=str(nothing))
+    root = ET.Element("testsuites", name="kdacheck run", tests=str(total), failures=str(failed))  # Jenkins: no `skipped` on testsuites
     for plan, results in plans:
         bad = sum(1 for _c, res in results if not res.passed)
         if not results and plan.nothing:  # said as one skipped case, never as a pass
