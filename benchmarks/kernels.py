@@ -313,7 +313,7 @@ def fla_peer() -> tuple[Callable[..., Any] | None, bool, str]:
 
 
 def bench_verify(op: ops.Op, size: VerifySize, device: Any, timer: Timer, floor_gbs: float | None,
-                 seed: int) -> dict[str, Any]:  # fmt: skip
+                 seed: int, peer: bool = True) -> dict[str, Any]:  # fmt: skip
     import torch
     from kdacheck.kernels import harness
     from kdacheck.kernels import kda_verify as kv  # the jitted kernel, for the launch-only time
@@ -368,7 +368,7 @@ def bench_verify(op: ops.Op, size: VerifySize, device: Any, timer: Timer, floor_
             row["notes"].append("kernel_only_time_s: the jitted kernel launched directly "
                                 "(no wrapper checks; the wrapper copies row_map to the host)")  # fmt: skip
 
-    fn, v_first, status = fla_peer()
+    fn, v_first, status = fla_peer() if peer else (None, False, "peer not run in this part")
     if fn is None:
         row["peer_status"] = status if device.type == "cuda" else f"{PEER_NA_CPU}: {status}"
     else:
@@ -715,6 +715,269 @@ def render(doc: dict[str, Any], markdown: bool) -> str:
     return "\n".join(lines) + "\n"
 
 
+# ----------------------------------------------------------------------------- device-check parts
+# benchmarks/gpu_check.sh runs these, one process each, in order of value, each within its
+# budget; each writes $OUT/<part>.json after every row (a part stopped at its budget still
+# leaves its rows). ``--toy`` runs the same code at toy sizes in the interpreter (the dry run).
+
+# The deployed sizes, R = 48 requests per verify batch (SGLang's default max running requests
+# on these launches): (model, tp, steps, topk, state dtype). The chain is D = steps + 1; the
+# tree steps 4 x topk 8 is D = 33, the widest default tree (runner.default_draft_tokens).
+DEPLOYED_R = 48
+DEPLOYED: tuple[tuple[str, int, int, int, str], ...] = (
+    ("moonshotai/Kimi-Linear-48B-A3B-Instruct", 4, 3, 1, "bfloat16"),
+    ("moonshotai/Kimi-Linear-48B-A3B-Instruct", 4, 4, 8, "bfloat16"),
+    ("moonshotai/Kimi-Linear-48B-A3B-Instruct", 8, 3, 1, "bfloat16"),
+    ("moonshotai/Kimi-Linear-48B-A3B-Instruct", 8, 4, 8, "float32"),
+    ("Qwen/Qwen3-Next-80B-A3B-Instruct", 4, 3, 1, "float32"),
+    ("Qwen/Qwen3-Next-80B-A3B-Instruct", 4, 4, 8, "float32"),
+    ("nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16", 2, 3, 1, "float32"),
+    ("nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16", 2, 4, 8, "bfloat16"),
+)
+PART_NAMES = ("verify", "fla", "floor", "gather", "memcheck")
+
+
+def _part_doc(part: str, device: Any, toy: bool, rows: list[dict[str, Any]], complete: bool, **extra: Any) -> dict[str, Any]:
+    import torch
+    import triton
+
+    return {"part": part, "toy": toy, "device": str(device),
+            "device_name": torch.cuda.get_device_name(device) if device.type == "cuda" else "CPU: Triton interpreter",
+            "torch": torch.__version__, "triton": triton.__version__, "rows": rows, "complete": complete, **extra}  # fmt: skip
+
+
+def _dump(path: str | None, doc: dict[str, Any]) -> None:
+    """Rewritten in place after every row (no temporary file: the device returns at most 8
+    files from $OUT, each part's one JSON among them)."""
+    if not path:
+        return
+    with open(path, "w", encoding="utf-8") as fh:
+        json.dump(doc, fh, indent=1, default=str)
+        fh.write("\n")
+
+
+def part_verify(device: Any, toy: bool, out: str | None) -> int:
+    """Correctness at the deployed sizes: each DEPLOYED launch as ``kdacheck run`` plans it
+    (SGLang's default verify backend, the model's heads per rank, R = 48), its state dtype,
+    through the harness (float64 reference on a subsample, canaries over the whole buffers)."""
+    import dataclasses
+
+    from kdacheck import runner
+
+    rows: list[dict[str, Any]] = []
+    failed = 0
+    sizes = DEPLOYED if not toy else tuple(d for i, d in enumerate(DEPLOYED) if i in (0, 1, 4, 6))
+    for model, tp, steps, topk, state in sizes:
+        if toy:  # the interpreter: batch 1, two steps, a two-wide tree, heads scaled down by the runner
+            steps, topk = 2, min(topk, 2)
+        plan = runner.plan_from_options(steps, topk, None, 1 if toy else DEPLOYED_R, model, tp, None, None, on_cpu=toy)
+        for c in plan.cases:
+            spec = dataclasses.replace(c.spec, state_dtype=state)  # type: ignore[type-var]
+            t0 = time.perf_counter()
+            res = c.op.load("run")(spec, device.type)
+            row = {"model": model, "tp": tp, "steps": steps, "topk": topk, "label": c.label,
+                   "wall_s": time.perf_counter() - t0, **res.to_dict()}  # fmt: skip
+            rows.append(row)
+            failed += not res.passed
+            print(f"# verify {model} tp {tp} S {steps} K {topk} {state}: {'pass' if res.passed else 'FAIL'} "
+                  f"rel {res.rel_err} ({row['wall_s']:.1f} s)", file=sys.stderr)  # fmt: skip
+            _dump(out, _part_doc("verify", device, toy, rows, False, plan_notes=plan.notes))
+    _dump(out, _part_doc("verify", device, toy, rows, True, failed=failed))
+    return 1 if failed else 0
+
+
+QWEN3_NEXT_K_HEADS, QWEN3_NEXT_V_HEADS = 16, 32  # Qwen3-Next-80B: 16 key heads, 32 value heads, Kd = Vd = 128
+
+
+def bench_gdn_fla(tp: int, N: int, T: int, state: str, device: Any, timer: Timer, seed: int) -> dict[str, Any]:
+    """GDN verify (our kernel, per-head gate) against fla's fused_recurrent_gated_delta_rule_fwd
+    on the same inputs (Qwen3-Next shapes): the same recurrence (gate -exp(A_log)·softplus(a +
+    dt_bias), beta sigmoid, q/k l2norm in the kernel, SGLang's [Vd, Kd] state), compared by
+    output. fla keeps the state in registers and writes no per-step states, so its time is a
+    lower bound on the work, not a peer ratio."""
+    import torch
+
+    H, HV, Kd, Vd = max(1, QWEN3_NEXT_K_HEADS // tp), max(1, QWEN3_NEXT_V_HEADS // tp), 128, 128
+    NT = N * T
+    st = {"float32": torch.float32, "bfloat16": torch.bfloat16}[state]
+    gen = torch.Generator(device=device).manual_seed(seed)
+
+    def rnd(*shape: int, dtype: Any = torch.bfloat16, scale: float = 1.0) -> Any:
+        return (torch.randn(*shape, generator=gen, device=device) * scale).to(dtype)
+
+    q, k, v, a, b = rnd(NT, H, Kd), rnd(NT, H, Kd), rnd(NT, HV, Vd), rnd(NT, HV), rnd(NT, HV)
+    A_log = torch.log(1 + 15 * torch.rand(HV, generator=gen, device=device))
+    dt_bias = rnd(HV, dtype=torch.float32, scale=0.5)
+    pool = rnd(N, HV, Vd, Kd, dtype=st, scale=0.5)
+    ci = torch.arange(N, dtype=torch.int32, device=device)
+    scratch = torch.empty((N, T, HV, Vd, Kd), dtype=st, device=device)
+    out = torch.empty((NT, HV, Vd), dtype=torch.float32, device=device)
+    kda_verify = ops.KDA_VERIFY.load("kernel")
+
+    def ours() -> object:
+        return kda_verify(q, k, v, a, b, A_log, dt_bias, pool, ci, scratch, ci, out=out, validate=False)
+
+    ours()
+    row: dict[str, Any] = {"kernel": "gdn_verify", "shape": {"model": "Qwen3-Next-80B", "tp": tp, "H": H, "HV": HV, "Kd": Kd,
+                           "Vd": Vd, "N": N, "T": T, "state_dtype": state}, "label": timer.label,
+                           "peer": "fla fused_recurrent_gated_delta_rule_fwd (no per-step states)", "notes": []}  # fmt: skip
+    row["time_s"] = timer(ours)
+    try:
+        from fla.ops.gated_delta_rule.fused_recurrent import (
+            fused_recurrent_gated_delta_rule_fwd as fn,
+        )
+    except Exception as exc:
+        row["peer_status"] = f"fla not importable: {type(exc).__name__}: {exc}"
+        return row
+    h0 = pool.float()
+
+    def theirs() -> Any:
+        return fn(q.view(N, T, H, Kd), k.view(N, T, H, Kd), v.view(N, T, HV, Vd), g=a.view(N, T, HV),
+                  beta=b.view(N, T, HV), A_log=A_log, dt_bias=dt_bias, scale=Kd**-0.5, initial_state=h0,
+                  use_qk_l2norm_in_kernel=True, use_beta_sigmoid_in_kernel=True, state_v_first=True)  # fmt: skip
+
+    try:
+        o, _ = theirs()
+        ref = out.double()
+        row["peer_rel_diff"] = float((o.reshape(NT, HV, Vd).double() - ref).norm() / ref.norm().clamp_min(1e-30))
+        row["peer_time_s"] = timer(theirs)
+        row["peer_status"] = "ok"
+    except Exception as exc:  # recorded, the part goes on
+        row["peer_status"] = f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
+    return row
+
+
+def part_fla(device: Any, toy: bool, out: str | None) -> int:
+    """Our KDA verify against fla's fused_recurrent_kda_fwd at Kimi-Linear's deployed chain
+    sizes (tp 4 and 8, N = 48, T = 4), and our GDN verify against fla's
+    fused_recurrent_gated_delta_rule_fwd at Qwen3-Next tp 4: the outputs compared, both timed. On the device a
+    missing fla (the carried wheels not installed) fails the part; in the interpreter fla's
+    kernel may not run, which is recorded."""
+    timer = Timer(device, 1)
+    sizes = [VerifySize(8, 1, 2, "float32")] if toy else [VerifySize(tp, DEPLOYED_R, 4, st) for tp in (4, 8) for st in ("float32", "bfloat16")]
+    fn, _v_first, status = fla_peer()
+    rows: list[dict[str, Any]] = []
+    for i, size in enumerate(sizes):
+        try:
+            row = bench_verify(ops.KDA_VERIFY, size, device, timer, None, i)
+        except Exception as exc:
+            row = {"kernel": "kda_verify", "shape": shape_of(size), "error": f"{type(exc).__name__}: {exc}"}
+        finally:
+            release(device)
+        rows.append(row)
+        _dump(out, _part_doc("fla", device, toy, rows, False, fla=status))
+    for j, (tp, st) in enumerate([(8, "float32")] if toy else [(4, "float32"), (4, "bfloat16")]):
+        try:
+            row = bench_gdn_fla(tp, 1 if toy else DEPLOYED_R, 2 if toy else 4, st, device, timer, 100 + j)
+        except Exception as exc:
+            row = {"kernel": "gdn_verify", "shape": {"tp": tp, "state_dtype": st}, "error": f"{type(exc).__name__}: {exc}"}
+        finally:
+            release(device)
+        rows.append(row)
+        _dump(out, _part_doc("fla", device, toy, rows, False, fla=status))
+    _dump(out, _part_doc("fla", device, toy, rows, True, fla=status))
+    if fn is None:
+        print(f"# fla: {status}", file=sys.stderr)
+        return 0 if toy else 1  # the dry run checks the carried wheels' import itself
+    bad = [r for r in rows if r.get("error") or (device.type == "cuda" and r.get("peer_status") != "ok")]
+    diff = [r for r in rows if r.get("peer_rel_diff") is not None and not r["peer_rel_diff"] < 2e-2]
+    return 1 if bad or diff else 0
+
+
+def part_floor(device: Any, toy: bool, out: str | None) -> int:
+    """The copy floor (a large device-to-device copy) and each verify kernel's share of it at
+    the deployed sizes (KDA and Mamba2, fp32 and bf16 state), judged against TARGETS."""
+    timer = Timer(device, 1)
+    floor = measure_floor(device, timer)
+    floor_gbs = floor["bandwidth_gbs"] if device.type == "cuda" else None
+    jobs: list[tuple[Bench, Any]] = []
+    if toy:
+        jobs = [(BENCHMARKS["kda_verify"], VerifySize(8, 1, 2, "bfloat16")), (BENCHMARKS["mamba2_verify"], Mamba2Size(8, 1, 2, "float32"))]
+    else:
+        jobs = [(BENCHMARKS["kda_verify"], VerifySize(tp, DEPLOYED_R, T, st)) for tp in (4, 8) for T in (4, 33) for st in ("float32", "bfloat16")]
+        jobs += [(BENCHMARKS["mamba2_verify"], Mamba2Size(2, DEPLOYED_R, T, st)) for T in (4, 33) for st in ("float32", "bfloat16")]
+    rows: list[dict[str, Any]] = []
+    for i, (bench, size) in enumerate(jobs):
+        try:
+            row = bench.measure(bench.op, size, device, timer, floor_gbs, i, peer=False) if bench.op is ops.KDA_VERIFY \
+                else bench.measure(bench.op, size, device, timer, floor_gbs, i)
+            row["targets"] = judge(bench.op.benchmark, row, floor_gbs or 0.0, device.type == "cuda")
+        except Exception as exc:
+            row = {"kernel": bench.op.benchmark, "shape": shape_of(size), "error": f"{type(exc).__name__}: {exc}"}
+        finally:
+            release(device)
+        rows.append(row)
+        _dump(out, _part_doc("floor", device, toy, rows, False, floor=floor))
+    _dump(out, _part_doc("floor", device, toy, rows, True, floor=floor))
+    return 1 if any(r.get("error") for r in rows) else 0
+
+
+PCIE_TARGET = 0.70  # the gather's share of the PCIe floor: floor time / (plan time + floor time)
+
+
+def part_gather(device: Any, toy: bool, out: str | None) -> int:
+    """The HiSparse gather at DSA's deployed sizes (top_k 2048, D 2-4, B 8 and 64, long
+    contexts) against the floor where SGLang's host cache lives: pinned host memory read over
+    PCIe. The plan is timed alone; ``pcie_share`` = PCIe floor time of the misses / (plan time
+    + that floor time), the share of the transfer's floor a serial plan-then-copy reaches."""
+    timer = Timer(device, 1)
+    PCIE.clear()
+    PCIE.update(measure_pcie_floor(device, timer) or {})
+    floor = measure_floor(device, timer)
+    floor_gbs = floor["bandwidth_gbs"] if device.type == "cuda" else None
+    sizes = [GatherSize(1, 2, 1024, 0.5, 2048)] if toy else [  # B 8 at 128K contexts, B 64 at 32K
+        GatherSize(B, D, 2048, hit, S) for B, S in ((8, 131072), (64, 32768)) for D in (2, 4) for hit in (0.5, 0.9)]
+    rows: list[dict[str, Any]] = []
+    for i, size in enumerate(sizes):
+        try:
+            row = bench_gather(ops.HISPARSE_GATHER, size, device, timer, floor_gbs, i)
+            row["targets"] = judge("hisparse_gather", row, floor_gbs or 0.0, device.type == "cuda")
+            if row.get("pcie_floor_time_s") is not None and row.get("plan_time_s") is not None:
+                share = row["pcie_floor_time_s"] / (row["plan_time_s"] + row["pcie_floor_time_s"])
+                row["pcie_share"] = share
+                row["targets"]["pcie_share"] = {"target": PCIE_TARGET, "pass": share >= PCIE_TARGET}
+        except Exception as exc:
+            row = {"kernel": "hisparse_gather", "shape": shape_of(size), "error": f"{type(exc).__name__}: {exc}"}
+        finally:
+            release(device)
+        rows.append(row)
+        _dump(out, _part_doc("gather", device, toy, rows, False, pcie_floor=dict(PCIE) or None, floor=floor))
+    _dump(out, _part_doc("gather", device, toy, rows, True, pcie_floor=dict(PCIE) or None, floor=floor))
+    return 1 if any(r.get("error") for r in rows) else 0
+
+
+def part_memcheck(device: Any, toy: bool, out: str | None) -> int:
+    """Small launches of every kernel variant family (KDA chain and tree, GDN, Mamba2, the
+    gather with its plan), run under compute-sanitizer memcheck by gpu_check.sh: what the
+    sanitizer reports is its verdict; these rows say each launch ran and passed."""
+    from kdacheck.kernels.cases import Gate
+
+    cases: list[tuple[str, Any]] = [
+        ("kda chain", VerifyCase(N=2, T=3, T_alloc=4, H=2, HV=2, Kd=128, Vd=128, n_padding=1, seed=1)),
+        ("kda tree", VerifyCase(N=2, T=5, T_alloc=5, H=2, HV=2, Kd=128, Vd=128, tree=True, K=2, seed=2)),
+        ("gdn chain bf16", VerifyCase(N=2, T=3, T_alloc=3, H=1, HV=2, Kd=128, Vd=128, gate=Gate.HEAD, state_dtype="bfloat16", seed=3)),
+        ("kda unguarded overflow", VerifyCase(N=2, T=4, T_alloc=3, H=2, HV=2, Kd=128, Vd=128, step_guard=False, seed=4)),
+        ("mamba2 chain", Mamba2Case(N=2, T=3, T_alloc=3, H=2, G=1, P=64, DS=128, seed=5)),
+        ("gather", GatherCase(B=2, D=2, top_k=1024, max_seq=4096, seed=6)),
+    ]
+    rows: list[dict[str, Any]] = []
+    bad = 0
+    for name, case in cases:
+        res = ops.op_for(case).load("run")(case, device.type)
+        rows.append({"name": name, **res.to_dict()})
+        # the unguarded overflow is meant to fail (silent corruption shown, inside the guarded buffer)
+        expected = name != "kda unguarded overflow"
+        bad += res.passed != expected
+        _dump(out, _part_doc("memcheck", device, toy, rows, False))
+    _dump(out, _part_doc("memcheck", device, toy, rows, True, unexpected=bad))
+    return 1 if bad else 0
+
+
+PARTS: dict[str, Callable[[Any, bool, str | None], int]] = {
+    "verify": part_verify, "fla": part_fla, "floor": part_floor, "gather": part_gather,
+    "memcheck": part_memcheck}  # fmt: skip
+
+
 # ----------------------------------------------------------------------------- main
 
 
@@ -750,6 +1013,9 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
                    help="time budget: sizes not started within it are recorded as skipped "
                         "(verify's sizes start within 60 %% of it, gather's within 85 %%, Mamba2's the rest)")
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--part", choices=PART_NAMES, help="one device-check part (benchmarks/gpu_check.sh): "
+                   "its own sizes, its JSON to --json")  # fmt: skip
+    p.add_argument("--toy", action="store_true", help="with --part: toy sizes (the dry run, in the interpreter)")
     return p.parse_args(argv)
 
 
@@ -764,7 +1030,7 @@ def main(argv: list[str] | None = None) -> int:
         print("error: --device cuda but torch sees no CUDA device", file=sys.stderr)
         return 2
     if dev_name == "cpu":
-        if not args.quick and not args.allow_large_on_cpu:
+        if not args.quick and not args.allow_large_on_cpu and not (args.part and args.toy):
             print("error: the full sizes take hours in Triton's interpreter; use --quick on CPU "
                   "(or --allow-large-on-cpu)", file=sys.stderr)  # fmt: skip
             return 2
@@ -775,6 +1041,8 @@ def main(argv: list[str] | None = None) -> int:
     device = torch.device(dev_name)
     import triton
 
+    if args.part:
+        return PARTS[args.part](device, args.toy, args.json)
     try:
         import fla
 

@@ -129,12 +129,14 @@ def run(
     args: Annotated[str | None, typer.Option("--args", help="Take everything from a launch configuration (YAML, shell, Kubernetes).")] = None,
     device: Annotated[Device, typer.Option(help="auto, cuda or cpu (Triton's interpreter).")] = Device.auto,
     buffer_steps: Annotated[int | None, typer.Option("--buffer-steps", help="Pretend intermediate_ssm was allocated with this many steps.")] = None,
+    buffer_rows: Annotated[int | None, typer.Option("--buffer-rows", help="Pretend intermediate_ssm has this many rows; the batch gets one padding request on SGLang's discard row (the batch + 1 rows SGLang allocates): fewer shows what a missing discard row overwrites.")] = None,
+    ssm_dtype: Annotated[str | None, typer.Option("--ssm-dtype", metavar="DTYPE", help="Without --args: the SSM state dtype, as --mamba-ssm-dtype (float32, bfloat16 or float16; default float32).")] = None,
     plan_capacity: Annotated[int | None, typer.Option("--plan-capacity", help="Pretend the HiSparse miss plan has this many columns.")] = None,
-    verify_backend: Annotated[VerifyBackend | None, typer.Option("--verify-backend", help="Without --args: flashinfer (refuses a short scratch with SGLang's error) or triton (SGLang's default path: no check, the corruption is shown).")] = None,
+    verify_backend: Annotated[VerifyBackend | None, typer.Option("--verify-backend", help="Without --args: flashinfer (FlashInfer's path: SGLang's step-count check refuses a short scratch) or triton (SGLang's Triton verify kernel: no check, the corruption is shown). Default: the backend SGLang picks for the model and --gpu, named in the report (Kimi-Linear: nv_cutedsl, which runs the Triton kernel; the others: triton).")] = None,
     sglang_version: Annotated[str | None, typer.Option("--sglang-version", help="Target SGLang version for --args.")] = None,
-    gpu: Annotated[str | None, typer.Option(help="GPU profile for resolving --args (backends depend on it).")] = None,
+    gpu: Annotated[str | None, typer.Option(help="GPU profile SGLang's backends are resolved for (--args, and the default --verify-backend).")] = None,
     output_format: Annotated[RunFormat, typer.Option("--output-format", help="full (streamed as each case finishes), json or junit.")] = RunFormat.full,
-    work_budget: Annotated[float | None, typer.Option("--work-budget", metavar="SECONDS", min=0.0, help="Refuse a run estimated to take longer (default: 300 s in the interpreter, 600 s on a GPU).")] = None,
+    work_budget: Annotated[float | None, typer.Option("--work-budget", metavar="SECONDS", min=0.0, help="Refuse a run estimated to need more CPU seconds (process time, not wall time: a loaded machine takes longer; default: 300 s in the interpreter, 600 s on a GPU).")] = None,
 ) -> None:
     """Allocate the buffers at the configured shapes and launch the real Triton kernels."""
     from kdacheck import config, runner
@@ -150,9 +152,12 @@ def run(
                 raise InputError(result.error)
             if not result.resolved:
                 raise InputError(f"{args}: no SGLang launch command found")
-            return [runner.plan_from_resolved(cfg, batch, buffer_steps, plan_capacity, dev == "cpu") for cfg in result.resolved]
+            if ssm_dtype is not None:
+                raise InputError("--ssm-dtype applies without --args (with --args the launch's --mamba-ssm-dtype decides)")
+            return [runner.plan_from_resolved(cfg, batch, buffer_steps, plan_capacity, dev == "cpu", buffer_rows) for cfg in result.resolved]
         return [runner.plan_from_options(steps, topk, draft_tokens, batch, model, tp, buffer_steps, plan_capacity, dev == "cpu",
-                                         (verify_backend or VerifyBackend.flashinfer).value)]
+                                         verify_backend.value if verify_backend is not None else None, gpu,
+                                         ssm_dtype or "float32", buffer_rows)]
 
     try:
         guess = runner.guess_device(device.value)

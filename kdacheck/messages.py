@@ -19,6 +19,31 @@ KDA_TREE_FLASHINFER_MESSAGE = (
     "(EAGLE tree verify / retrieve_parent_token is unsupported)."
 )
 
+# Not SGLang's: FlashInfer 0.7.2 (the version SGLang 0.5.23 pins: flashinfer_python==0.7.2),
+# flashinfer/gdn_decode.py L1352-1355 gated_delta_rule_mtp (AssertionError), which
+# srt/layers/attention/linear/kernels/gdn_flashinfer.py target_verify calls with
+# intermediate_ssm as it is (GDN's FlashInfer verify checks no step count itself).
+FLASHINFER_GDN_MTP_STEPS_MESSAGE = (
+    "intermediate_states_buffer second dimension (cache_steps={scratch_steps}) "
+    "must be at least T={draft_token_num} to prevent out-of-bounds indexing"
+)
+
+# FlashInfer 0.7.2 flashinfer/gdn_decode.py L1289-1291 gated_delta_rule_mtp (AssertionError):
+# the SM90 kernel GDN's FlashInfer verify calls (gdn_flashinfer.py; SM100 adapts the bf16 one)
+FLASHINFER_GDN_MTP_STATE_MESSAGE = "initial_state must be float32, got {dtype}"
+# srt/arg_groups/attention_hook.py L335-345 and L366-377 (ValueError, at start-up): {given} is
+# repr() of the --mamba-ssm-dtype flag as given (None when not given)
+LINEAR_FLASHINFER_SM100_DECODE_MESSAGE = (
+    "--linear-attn-decode-backend flashinfer on SM100+ requires --mamba-ssm-dtype bfloat16, got {given}"
+)
+LINEAR_FLASHINFER_SM100_VERIFY_MESSAGE = (
+    "--linear-attn-verify-backend flashinfer on SM100+ requires --mamba-ssm-dtype bfloat16, got {given}"
+)
+# FlashInfer 0.7.2 flashinfer/gdn_kernels/gdn_decode_bf16_state.py L3705-3707
+# gated_delta_rule_mtp (AssertionError): the bf16-state kernel GDN's FlashInfer verify adapts
+# on SM100 (gdn_flashinfer.py L231-264); its state dtype assert (L3676) has no message
+FLASHINFER_GDN_MTP_BF16_STEPS_MESSAGE = "intermediate_states_buffer dim 1 ({scratch_steps}) must be >= T={draft_token_num}"
+
 # kernels/ops/kvcache/hisparse.py L97 (ValueError)
 HSP001_MESSAGE = "HiSparse speculative swap requires 2-4 steps, got {n}."
 # srt/managers/hisparse_coordinator.py L180 (ValueError, at start-up, 0.5.22+)

@@ -120,8 +120,9 @@ def origin_label(model: Model | None, guess: Family | None) -> str:
 # A family from a model name alone, for models kdacheck has no geometry for (said so).
 _NAME_FAMILIES = (
     (r"kimi-linear|kimi-k3", Family.KDA),
-    (r"qwen3[._-]?5|qwen3-next|interns2", Family.GDN),
-    (r"nemotron-h|nemotron-3-nano|falcon-h1|granite-4\.\d-h|mamba", Family.MAMBA2),
+    # Qwen3.6 is the Qwen3.5 architecture, Qwen3-Coder-Next the Qwen3-Next one
+    (r"qwen3[._-]?[56]|qwen3-next|qwen3-coder-next|interns2", Family.GDN),
+    (r"nemotron-h|nemotron-3-(nano|super|ultra)|falcon-h1|granite-4\.\d-h|mamba", Family.MAMBA2),
     (r"deepseek-v3\.2|glm-5(?!-next)", Family.DSA),
     (r"llama|mistral|mixtral|gemma|phi-|qwen2|qwen3-(?!next)|qwq|deepseek-r1|gpt-oss|command-r|olmo|yi-", Family.OTHER),
 )

@@ -19,16 +19,23 @@ from typing import IO, Any
 
 from kdacheck.findings import InputError
 from kdacheck.kernels import ops
-from kdacheck.kernels.cases import AnyCase, Gate, GatherCase, Mamba2Case, VerifyCase
+from kdacheck.kernels.cases import STATE_DTYPES, AnyCase, Gate, GatherCase, Mamba2Case, VerifyCase
+from kdacheck.messages import (
+    FLASHINFER_GDN_MTP_BF16_STEPS_MESSAGE,
+    FLASHINFER_GDN_MTP_STATE_MESSAGE,
+    LINEAR_FLASHINFER_SM100_DECODE_MESSAGE,
+    LINEAR_FLASHINFER_SM100_VERIFY_MESSAGE,
+)
 from kdacheck.models import Family, Model
 from kdacheck.resolve import Resolved
+from kdacheck.sanitize import visible_name
 
 DEFAULT_MODEL = "moonshotai/Kimi-Linear-48B-A3B-Instruct"
 CPU_BATCH = 2  # requests per verify batch in the interpreter unless --batch says otherwise
 CPU_HEADS = 4  # value heads per rank in the interpreter (each head is independent work)
 WORK_BUDGET_S = {"cpu": 300.0, "cuda": 600.0}  # default --work-budget: estimated seconds per run
 HOST_MEMORY_SHARE = 0.5  # on the CPU, refuse a run that needs more than this share of RAM
-LIMITS = {"steps": (1, 64), "topk": (1, 64), "draft_tokens": (1, 1024), "batch": (1, 4096), "tp": (1, 64), "buffer_steps": (1, 1024), "plan_capacity": (1, 1 << 24)}
+LIMITS = {"steps": (1, 64), "topk": (1, 64), "draft_tokens": (1, 1024), "batch": (1, 4096), "tp": (1, 64), "buffer_steps": (1, 1024), "buffer_rows": (1, 4096), "plan_capacity": (1, 1 << 24)}
 
 
 @dataclass
@@ -50,6 +57,7 @@ class Plan:
     source: str
     cases: list[Case]
     notes: list[str] = field(default_factory=list)
+    nothing: str | None = None  # why there is no case to run (a model without hybrid state): said, exit 0
 
 
 def check_limits(**values: int | None) -> None:
@@ -61,13 +69,24 @@ def check_limits(**values: int | None) -> None:
             raise InputError(f"--{name.replace('_', '-')} {value}: must be between {lo} and {hi}")
 
 
+def state_dtype(name: object, where: str) -> str:
+    """The SSM state dtype a case runs, by its name (SGLang's ``--mamba-ssm-dtype`` choices,
+    0.5.23 ``srt/arg_groups/fields/exec_.py`` L490-495); any other value is refused by name,
+    never run at another precision."""
+    if isinstance(name, str) and name in STATE_DTYPES:
+        return name
+    shown = visible_name(str(name)) if isinstance(name, str) else "unknown"
+    raise InputError(f"{where}: the SSM state dtype {shown!r} cannot be run by kdacheck run "
+                     f"(it runs {', '.join(STATE_DTYPES)}: SGLang's --mamba-ssm-dtype choices)")
+
+
 def default_draft_tokens(steps: int, topk: int) -> int:
     """D when not given: S + 1 for a chain; for a tree, the root plus a full beam of K per
     step (S·K + 1), which always fits SGLang's tree capacity K + (S − 1)·K²."""
     return steps + 1 if topk == 1 else steps * topk + 1
 
 
-def _verify_case(model: Model, tp: int, n: int, t: int, t_alloc: int, ssm_dtype: str, topk: int, on_cpu: bool, notes: list[str], *, n_scratch: int | None = None, row_map: list[int] | None = None, flashinfer: bool = False, step_guard: bool = True) -> VerifyCase:
+def _verify_case(model: Model, tp: int, n: int, t: int, t_alloc: int, ssm_dtype: str, topk: int, on_cpu: bool, notes: list[str], *, n_scratch: int | None = None, row_map: list[int] | None = None, flashinfer: bool = False, step_guard: bool = True, n_padding: int = 0, refusal: str | None = None, step_text: str | None = None) -> VerifyCase:
     hv = max(1, model.linear_v_heads // tp)
     h = max(1, model.linear_k_heads // tp)
     block_v = None
@@ -80,16 +99,17 @@ def _verify_case(model: Model, tp: int, n: int, t: int, t_alloc: int, ssm_dtype:
         block_v = model.linear_v_dim  # one program per (request, head): fastest in the interpreter
     return VerifyCase(
         N=n, T=t, T_alloc=t_alloc, N_scratch=n_scratch, H=h, HV=hv, Kd=model.linear_k_dim, Vd=model.linear_v_dim,
-        state_dtype=ssm_dtype if ssm_dtype in ("float32", "bfloat16") else "float32", input_dtype="bfloat16",
+        state_dtype=ssm_dtype, input_dtype="bfloat16",
         tree=topk > 1, K=topk, row_map=row_map, flashinfer_compat=flashinfer, block_v=block_v,
-        gate=Gate.HEAD if model.family is Family.GDN else Gate.CHANNEL, step_guard=step_guard,
+        gate=Gate.HEAD if model.family is Family.GDN else Gate.CHANNEL, step_guard=step_guard, n_padding=n_padding,
+        refusal=refusal, step_text=step_text,
     )
 
 
 MAMBA2_LABEL = "Mamba2 verify (SGLang's selective_state_update over the draft tokens, every step into intermediate_ssm)"
 
 
-def _mamba2_case(model: Model, tp: int, n: int, t: int, t_alloc: int, ssm_dtype: str, topk: int, on_cpu: bool, notes: list[str]) -> Mamba2Case:
+def _mamba2_case(model: Model, tp: int, n: int, t: int, t_alloc: int, ssm_dtype: str, topk: int, on_cpu: bool, notes: list[str], *, n_scratch: int | None = None, n_padding: int = 0) -> Mamba2Case:
     """SGLang's per-rank Mamba2 state: heads H/tp, groups G/tp (replicated when G < tp:
     ``Mamba2StateShape`` in 0.5.23 ``srt/configs/mamba_utils.py``), head dim P, state size N."""
     h = max(1, model.linear_v_heads // tp)
@@ -100,42 +120,100 @@ def _mamba2_case(model: Model, tp: int, n: int, t: int, t_alloc: int, ssm_dtype:
         new_h = max(ratio, (CPU_HEADS // ratio) * ratio)
         notes.append(f"interpreter: {new_h} of the {h} Mamba2 heads per rank (heads are independent; the buffers' step and row dimensions are as configured)")
         h, g = new_h, max(1, new_h // ratio)
-    return Mamba2Case(N=n, T=t, T_alloc=t_alloc, H=h, G=g, P=model.linear_v_dim, DS=model.linear_k_dim,
-                      state_dtype=ssm_dtype if ssm_dtype in ("float32", "bfloat16") else "float32", tree=topk > 1, K=topk)
+    return Mamba2Case(N=n, T=t, T_alloc=t_alloc, N_scratch=n_scratch, H=h, G=g, P=model.linear_v_dim, DS=model.linear_k_dim,
+                      state_dtype=ssm_dtype, tree=topk > 1, K=topk, n_padding=n_padding)
+
+
+def _padded_batch(n: int, buffer_rows: int | None, notes: list[str]) -> tuple[int, int, list[int] | None, int | None]:
+    """``--buffer-rows``: the batch of ``n`` requests padded with one request past the pool
+    (cache index -1), as SGLang pads warm-up and MLP-sync batches; its row map sends the pad to
+    the discard row ``n`` (0.5.23 ``srt/layers/attention/linear/utils.py`` L125-155), and
+    intermediate_ssm has ``buffer_rows`` rows (SGLang's: n + 1). Returns (N, padding, rows, rows
+    allocated); without ``--buffer-rows`` the batch as it is."""
+    if buffer_rows is None:
+        return n, 0, None, None
+    notes.append(f"--buffer-rows {buffer_rows}: {n} requests and one padding request (cache index -1) whose scratch "
+                 f"row is SGLang's discard row {n}; intermediate_ssm has {buffer_rows} rows (SGLang allocates {n + 1})")
+    return n + 1, 1, sglang_row_map(n, n + 1, n + 1), buffer_rows
 
 
 def _gather_case(b: int, d: int, top_k: int, capacity: int | None, emulate: bool = True) -> GatherCase:
     return GatherCase(B=b, D=d, top_k=top_k, max_seq=max(4 * top_k * max(d, 1), 8192), plan_capacity=capacity, emulate_sglang_limits=emulate)
 
 
+NOTHING_TO_RUN = "nothing to run for a model without hybrid state"
+
+
+def _no_state(model: Model, hisparse: bool | None = None) -> str | None:
+    """Why a model has no verify case: None for a model with hybrid state kdacheck runs.
+    A family that keeps state kdacheck has no kernel for is refused by name (exit 2)."""
+    from kdacheck import families
+
+    spec = families.spec(model.family)
+    if model.family.has_state and spec.op is None:
+        raise InputError(f"{model.name} is {model.family.label}: {spec.no_kernel}")
+    if model.family.hybrid and not model.hybrid:
+        raise InputError(f"{model.name} is {model.family.label} whose state kdacheck does not model (no linear layers read): "
+                         "nothing to run")
+    if model.family.hybrid:
+        return None
+    why = f"{NOTHING_TO_RUN}: {model.name} is {model.family.label} (SGLang allocates no verify scratch for it)"
+    if spec.op is not None and ops.by_name(spec.op).kind is ops.Kind.GATHER and hisparse is False:
+        why += "; HiSparse is off, so there is no speculative gather either (--enable-hisparse)"
+    return why
+
+
 def _verify_geometry(model: Model) -> tuple[Model, str]:
     """The geometry the verify case runs at and its label, by the kernel op the model's family
-    names (``kdacheck.families``); a family with no kernel is refused by name (exit 2)."""
+    names (``kdacheck.families``); only for a model with hybrid state (``_no_state`` None)."""
     from kdacheck import families
     from kdacheck.kernels import ops
 
     spec = families.spec(model.family)
-    if spec.op is None:
-        raise InputError(f"{model.name} is {model.family.label}: {spec.no_kernel}")
+    assert spec.op is not None and model.hybrid, model.name
     kind = ops.by_name(spec.op).kind
-    if model.family.hybrid and not model.hybrid:
-        raise InputError(f"{model.name} is {model.family.label} whose state kdacheck does not model (no linear layers read): "
-                         "nothing to run")
     if kind is ops.Kind.MAMBA2:
         return model, MAMBA2_LABEL
     if model.family is Family.GDN:
         return model, "GDN verify (a scalar gate per head: SGLang's fused_sigmoid_gating_delta_rule_update with is_kda=False, a[T, HV] and dt_bias[HV])"
-    if model.hybrid:
-        return model, "KDA verify"
-    from kdacheck.model_source import preset
-
-    default = preset(DEFAULT_MODEL)
-    assert default is not None  # the bundled index holds it (tests/test_model_index.py)
-    return default, f"KDA verify (self-check with {DEFAULT_MODEL}: {model.name} has no linear attention)"
+    return model, "KDA verify"
 
 
-def plan_from_options(steps: int, topk: int, draft_tokens: int | None, batch: int | None, model_name: str | None, tp: int, buffer_steps: int | None, plan_capacity: int | None, on_cpu: bool, verify_backend: str = "flashinfer") -> Plan:
-    check_limits(steps=steps, topk=topk, draft_tokens=draft_tokens, batch=batch, tp=tp, buffer_steps=buffer_steps, plan_capacity=plan_capacity)
+# What kdacheck's verify kernel does for each SGLang verify backend (0.5.23
+# layers/attention/linear/: kda_flashinfer.py checks the scratch's step count and KDA's row
+# map; the Triton verify, which nv_cutedsl also runs for Kimi-Linear, stores every step unchecked)
+BACKEND_KERNEL = {
+    "flashinfer": "FlashInfer-compatible path: its step-count check before launch",
+    "triton": "SGLang's Triton verify path: every step stored unchecked",
+    "nv_cutedsl": "nv_cutedsl runs SGLang's Triton verify kernel: every step stored unchecked",
+}
+
+
+def sglang_verify_backend(model: Model, note: str, tp: int, steps: int, topk: int, d: int, gpu: str | None) -> tuple[str, str]:
+    """The linear-attention verify backend SGLang picks for this model and GPU, and why: a
+    launch line of these options resolved as ``lint`` resolves it (``resolve/attention.py``)."""
+    from kdacheck import args as argmod
+    from kdacheck import config
+    from kdacheck.readers.shell import read_shell
+    from kdacheck.resolve import resolve
+
+    line = (f"python -m sglang.launch_server --model-path model --tp-size {tp} --speculative-algorithm EAGLE "
+            f"--speculative-num-steps {steps} --speculative-eagle-topk {topk} --speculative-num-draft-tokens {d}")  # fmt: skip
+    opts = config.options(config.EMPTY, config.Overrides(gpu=gpu))
+    cmd = read_shell(line, "<cmd>")[0]
+    cfg = resolve(argmod.parse(cmd, opts.version), cmd, model, note, opts.gpu)
+    if "verify_backend" not in cfg or cfg.v("verify_backend") is None:
+        raise InputError("the verify backend SGLang would pick could not be resolved: pass --verify-backend")
+    return str(cfg.v("verify_backend")), cfg["verify_backend"].why
+
+
+def plan_from_options(steps: int, topk: int, draft_tokens: int | None, batch: int | None, model_name: str | None, tp: int, buffer_steps: int | None, plan_capacity: int | None, on_cpu: bool, verify_backend: str | None = None, gpu: str | None = None,
+                      ssm_dtype: str = "float32", buffer_rows: int | None = None) -> Plan:
+    """The cases of ``run``'s options: the model's verify (a model with hybrid state) at the
+    verify backend SGLang picks for it unless ``verify_backend`` says; a DSA model's HiSparse
+    gather; for a model without either, no case and ``Plan.nothing``."""
+    check_limits(steps=steps, topk=topk, draft_tokens=draft_tokens, batch=batch, tp=tp, buffer_steps=buffer_steps, plan_capacity=plan_capacity, buffer_rows=buffer_rows)
+    dtype = state_dtype(ssm_dtype, "--ssm-dtype")
     from kdacheck.model_source import load_model
 
     model, note = load_model(model_name or DEFAULT_MODEL, None)
@@ -148,17 +226,34 @@ def plan_from_options(steps: int, topk: int, draft_tokens: int | None, batch: in
         notes.append(f"SGLang would use D = {steps + 1} for topk 1 (SPEC002); running D = {d} as asked")
     n = batch or (CPU_BATCH if on_cpu else 48)
     cases: list[Case] = []
-    geom, label = _verify_geometry(model)
-    if geom.family is Family.MAMBA2:
-        cases.append(Case(_mamba2_case(geom, tp, n, d, buffer_steps or d, "float32", topk, on_cpu, notes), label))
-    else:
-        cases.append(Case(_verify_case(geom, tp, n, d, buffer_steps or d, "float32", topk, on_cpu, notes, step_guard=verify_backend == "flashinfer"), label))
-    if model.family is Family.DSA:
+    source = f"--steps {steps} --topk {topk}"
+    nothing = _no_state(model)
+    if nothing is None:
+        geom, label = _verify_geometry(model)
+        if dtype != "float32":
+            notes.append(f"SSM state {dtype} (--ssm-dtype): intermediate_ssm and the pool in {dtype}, each stored state rounded to nearest even as SGLang's kernels store it")
+        n_all, n_pad, rows, n_scratch = _padded_batch(n, buffer_rows, notes)
+        if geom.family is Family.MAMBA2:
+            cases.append(Case(_mamba2_case(geom, tp, n_all, d, buffer_steps or d, dtype, topk, on_cpu, notes, n_scratch=n_scratch, n_padding=n_pad), label))
+        else:
+            if verify_backend is None:
+                verify_backend, why = sglang_verify_backend(model, note, tp, steps, topk, d, gpu)
+                notes.append(f"verify backend: {verify_backend}, SGLang's choice for this model: {why} (--verify-backend to change it)")
+            # The step check is FlashInfer's (KDA001 for KDA, FlashInfer's assertion for GDN); GDN
+            # sends tree drafts to its Triton verify whatever the backend (0.5.23 gdn_backend.py L505-512)
+            gdn_tree = geom.family is Family.GDN and topk > 1
+            if gdn_tree and verify_backend == "flashinfer":
+                notes.append("GDN tree verify: SGLang runs its Triton kernel whatever the backend (gdn_backend.py L505-512)")
+            guard = verify_backend == "flashinfer" and not gdn_tree
+            label += f" ({BACKEND_KERNEL['triton'] if gdn_tree else BACKEND_KERNEL.get(verify_backend, verify_backend)})"
+            cases.append(Case(_verify_case(geom, tp, n_all, d, buffer_steps or d, dtype, topk, on_cpu, notes, step_guard=guard,
+                                           n_scratch=n_scratch, row_map=rows, n_padding=n_pad), label))
+    elif model.family is Family.DSA:
         top_k = model.index_topk or 2048
+        notes.append(f"{model.name} has no hybrid state: the HiSparse speculative gather at its index top-k ({top_k}), as --enable-hisparse runs it")
         cases.append(Case(_gather_case(batch or 1, d, top_k, plan_capacity), "HiSparse speculative gather"))
-    else:
-        cases.append(Case(_gather_case(batch or 1, 2, 1024, plan_capacity), "HiSparse speculative gather (self-check: not a HiSparse configuration)"))
-    return Plan(f"--steps {steps} --topk {topk}", cases, notes)
+        nothing = None
+    return Plan(source, cases, notes, nothing)
 
 
 def sglang_row_map(r: int, p: int, batch: int) -> list[int]:
@@ -168,8 +263,57 @@ def sglang_row_map(r: int, p: int, batch: int) -> list[int]:
     return (full + [r] * max(0, batch - len(full)))[:batch]
 
 
-def plan_from_resolved(cfg: Resolved, batch: int | None, buffer_steps: int | None, plan_capacity: int | None, on_cpu: bool) -> Plan:
-    check_limits(batch=batch, buffer_steps=buffer_steps, plan_capacity=plan_capacity)
+def _gdn_verify_on_flashinfer(cfg: Resolved, notes: list[str]) -> bool:
+    """Whether SGLang 0.5.23 runs GDN's chain verify on FlashInfer's kernel: not when
+    ``--linear-attn-verify-backend triton``; else when decode or prefill is FlashInfer's on an
+    SM90/SM100 GPU (``srt/layers/attention/linear/gdn_backend.py`` L347-361,
+    ``kernels/gdn_flashinfer.py`` L211); otherwise its Triton kernel, whatever the verify flag says."""
+    if cfg.v("verify_backend") == "triton":
+        return False
+    prefill_given = cfg.user("linear_attn_prefill_backend")
+    prefill = prefill_given or cfg.v("linear_attn_backend")
+    if cfg.v("decode_backend") != "flashinfer" and prefill != "flashinfer":
+        if cfg.v("verify_backend") == "flashinfer":
+            notes.append("GDN verify: neither decode nor prefill is FlashInfer's, so SGLang runs its Triton verify kernel "
+                         "whatever --linear-attn-verify-backend says (gdn_backend.py L347-361)")
+        if prefill_given is None and cfg.v("linear_attn_backend") == "triton" and (cfg.gpu is None or cfg.gpu.sm // 10 in (9, 10)):
+            notes.append("could not be checked: SGLang may pick FlashInfer's GDN prefill by default on SM90/SM100 (gdn_backend.py "
+                         "L191-226: CUDA version, chunk size, state dtype), which would put the verify on FlashInfer's kernel too; "
+                         "kdacheck runs the Triton verify")
+        return False
+    if cfg.gpu is None:
+        notes.append("could not be checked: no GPU profile (--gpu); GDN's FlashInfer verify runs only on SM90/SM100, "
+                     "assumed here (gdn_flashinfer.py L211)")
+        return True
+    if cfg.gpu.sm // 10 not in (9, 10):
+        notes.append(f"GDN verify: FlashInfer's kernel needs SM90/SM100, this is SM{cfg.gpu.sm}: SGLang runs its Triton verify "
+                     "(gdn_flashinfer.py L211, gdn_backend.py L347-361)")
+        return False
+    return True
+
+
+def _gdn_flashinfer_kernel(cfg: Resolved, dtype: str, notes: list[str]) -> tuple[str | None, str | None]:
+    """The FlashInfer 0.7.2 kernel GDN's FlashInfer verify calls, by SM (0.5.23
+    ``gdn_flashinfer.py`` L205-264): SM90 its float32-state ``gated_delta_rule_mtp``, SM100 the
+    bfloat16-state one; each asserts its state dtype, then the scratch's steps. Returns (what it
+    raises before launching with this state dtype, its step check's text)."""
+    if cfg.gpu is not None and cfg.gpu.sm // 10 == 10:
+        # SGLang refuses any other state dtype at start-up (attention_hook.py L335-377), before
+        # the bfloat16-state kernel's own assert (gdn_decode_bf16_state.py L3676) could
+        refusal = None
+        if dtype != "bfloat16":
+            given = repr(cfg.user("mamba_ssm_dtype"))
+            text = LINEAR_FLASHINFER_SM100_DECODE_MESSAGE if cfg.v("decode_backend") == "flashinfer" else LINEAR_FLASHINFER_SM100_VERIFY_MESSAGE
+            refusal = text.format(given=visible_name(given))
+        return refusal, FLASHINFER_GDN_MTP_BF16_STEPS_MESSAGE
+    if cfg.gpu is None:
+        notes.append("could not be checked: which FlashInfer GDN verify kernel (SM90: float32 state, SM100: bfloat16) "
+                     "without a GPU profile; the SM90 one assumed")
+    return (None if dtype == "float32" else FLASHINFER_GDN_MTP_STATE_MESSAGE.format(dtype=f"torch.{dtype}")), None
+
+
+def plan_from_resolved(cfg: Resolved, batch: int | None, buffer_steps: int | None, plan_capacity: int | None, on_cpu: bool, buffer_rows: int | None = None) -> Plan:
+    check_limits(batch=batch, buffer_steps=buffer_steps, plan_capacity=plan_capacity, buffer_rows=buffer_rows)
     name = cfg.cmd.name or cfg.cmd.path
     if not cfg.v("spec_on"):
         raise InputError(f"{name}: no speculative decoding in this configuration: nothing for kdacheck run to confirm")
@@ -187,8 +331,20 @@ def plan_from_resolved(cfg: Resolved, batch: int | None, buffer_steps: int | Non
     else:
         notes_adaptive = []
     notes = [f"model: {cfg.model_note}", f"SGLang {cfg.version}", *notes_adaptive]
+    dtype = state_dtype(cfg.v("ssm_dtype"), f"{name}: --mamba-ssm-dtype")
+    if dtype != "float32":
+        notes.append(f"SSM state {dtype}: intermediate_ssm and the pool in {dtype}, each stored state rounded to nearest even as SGLang's kernels store it")
     cases: list[Case] = []
+    nothing = _no_state(model, bool(cfg.v("enable_hisparse")))
+    if nothing is not None:
+        if cfg.v("enable_hisparse"):
+            top_k = cfg.v("hisparse_top_k") or 2048
+            cases.append(Case(_gather_case(batch or 1, d, top_k, plan_capacity or cfg.v("plan_capacity")), "HiSparse speculative gather"))
+            nothing = None
+        return Plan(name, cases, notes, nothing)
     geom, base_label = _verify_geometry(model)
+    if geom.family is not Family.MAMBA2 and "verify_backend" in cfg:
+        notes.append(f"SGLang's verify backend: {cfg.v('verify_backend')} ({cfg['verify_backend'].why})")
     tp = cfg.v("attn_tp_size") or 1
     t_alloc = buffer_steps or cfg.v("d_max") or d
     r = cfg.v("R") or 48
@@ -196,7 +352,8 @@ def plan_from_resolved(cfg: Resolved, batch: int | None, buffer_steps: int | Non
     # layers/attention/linear/kernels/kda_flashinfer.py); GDN's FlashInfer verify copies
     # non-identity rows through a scratch (gdn_flashinfer.py) and raises nothing.
     fi = cfg.v("verify_backend") == "flashinfer" and not cfg.v("fused_accept") and model.family is Family.KDA
-    if cfg.v("verify_backend") == "flashinfer" and model.family is Family.GDN:
+    gdn_fi = model.family is Family.GDN and topk == 1 and _gdn_verify_on_flashinfer(cfg, notes)
+    if gdn_fi:
         notes.append("GDN FlashInfer verify: SGLang copies non-identity rows through a scratch, so no row-map check applies")
     if fi and topk == 1:
         p = cfg.v("row_map_len") or r
@@ -204,24 +361,27 @@ def plan_from_resolved(cfg: Resolved, batch: int | None, buffer_steps: int | Non
         rows = sglang_row_map(r, p, b_max)
         if rows != list(range(b_max)):
             notes.append(f"FlashInfer verify: the largest batch ({b_max}) with SGLang's row map (R = {r}, map length {p})")
-            cases.append(Case(_verify_case(geom, tp, b_max, d, t_alloc, cfg.v("ssm_dtype"), topk, on_cpu, notes, n_scratch=r + 1, row_map=rows, flashinfer=True), "KDA verify (FlashInfer-compatible)"))
+            cases.append(Case(_verify_case(geom, tp, b_max, d, t_alloc, dtype, topk, on_cpu, notes, n_scratch=r + 1, row_map=rows, flashinfer=True), "KDA verify (FlashInfer-compatible)"))
     if not cases and geom.family is Family.MAMBA2:
-        n = batch or (CPU_BATCH if on_cpu else r)
-        cases.append(Case(_mamba2_case(geom, tp, n, d, t_alloc, cfg.v("ssm_dtype"), topk, on_cpu, notes), base_label))
+        n_all, n_pad, _rows, n_scratch = _padded_batch(batch or (CPU_BATCH if on_cpu else r), buffer_rows, notes)
+        cases.append(Case(_mamba2_case(geom, tp, n_all, d, t_alloc, dtype, topk, on_cpu, notes, n_scratch=n_scratch, n_padding=n_pad), base_label))
     if not cases:
-        n = batch or (CPU_BATCH if on_cpu else r)
+        n_all, n_pad, pad_rows, n_scratch = _padded_batch(batch or (CPU_BATCH if on_cpu else r), buffer_rows, notes)
         label = base_label + (" (FlashInfer-compatible)" if fi and topk == 1 else "")
         # Only FlashInfer's verify checks the scratch's step count (0.5.23 kda_flashinfer.py
         # L297); SGLang's Triton kernel, which nv_cutedsl also runs, stores every step unchecked.
         # GDN sends tree drafts to its Triton verify whatever the backend (0.5.23 gdn_backend.py L505-512)
-        guard = cfg.v("verify_backend") == "flashinfer" and not (model.family is Family.GDN and topk > 1)
-        cases.append(Case(_verify_case(geom, tp, n, d, t_alloc, cfg.v("ssm_dtype"), topk, on_cpu, notes, flashinfer=fi and topk == 1, step_guard=guard), label))
+        # GDN's FlashInfer verify checks no step count itself (gdn_flashinfer.py); FlashInfer
+        # 0.7.2's gated_delta_rule_mtp asserts it (cases.VerifyCase.step_message).
+        guard = gdn_fi if model.family is Family.GDN else cfg.v("verify_backend") == "flashinfer"
+        refusal, step_text = _gdn_flashinfer_kernel(cfg, dtype, notes) if gdn_fi else (None, None)
+        cases.append(Case(_verify_case(geom, tp, n_all, d, t_alloc, dtype, topk, on_cpu, notes, flashinfer=fi and topk == 1, step_guard=guard,
+                                       n_scratch=n_scratch, row_map=pad_rows, n_padding=n_pad, refusal=refusal,
+                                       step_text=step_text), label))
     if cfg.v("enable_hisparse"):
         top_k = cfg.v("hisparse_top_k") or 2048
         cap = plan_capacity or cfg.v("plan_capacity")
         cases.append(Case(_gather_case(batch or 1, d, top_k, cap), "HiSparse speculative gather"))
-    else:
-        cases.append(Case(_gather_case(1, 2, 1024, plan_capacity), "HiSparse speculative gather (self-check: not a HiSparse configuration)"))
     return Plan(name, cases, notes)
 
 
@@ -237,7 +397,7 @@ def check_work(plans: list[Plan], device: str, budget_s: float | None = None) ->
     worst = max(items, key=lambda i: i[2].seconds)
     where = "Triton's interpreter" if device == "cpu" else "the GPU"
     raise InputError(
-        f"this run's estimated work is {total:,.0f} s on {where}, over the budget of {budget:,.0f} s (--work-budget); "
+        f"this run's estimated work is {total:,.0f} s of CPU time on {where}, over the budget of {budget:,.0f} s (--work-budget); "
         f"the largest part is {worst[1].label}'s {worst[2].what}: {worst[2].units:.2e} {worst[2].unit} (~{worst[2].seconds:,.0f} s). "
         "Lower --batch, --steps, --topk or --draft-tokens, run on a GPU, or raise --work-budget"
     )
@@ -380,6 +540,12 @@ def execute(plan: Plan, device: str, out: IO[str], output_format: str = "full", 
     results: list[tuple[Case, Any]] = []
     if output_format == "full":
         run_full.header(plan, device, out)
+    if not plan.cases:  # nothing to run (Plan.nothing says why): no kernel, no failure
+        if output_format == "json":
+            run_json.render(plan, device, results, out)
+        elif output_format == "full":
+            run_full.footer(results, out, plan)
+        return 0, results
     for case, r in run_cases(plan, device, free_bytes, progress):
         results.append((case, r))
         if output_format == "full":
@@ -388,7 +554,7 @@ def execute(plan: Plan, device: str, out: IO[str], output_format: str = "full", 
     if output_format == "json":
         run_json.render(plan, device, results, out)
     elif output_format == "full":
-        run_full.footer(results, out)
+        run_full.footer(results, out, plan)
     return (0 if all(r.passed for _c, r in results) else 1), results
 
 

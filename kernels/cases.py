@@ -13,7 +13,11 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
+from kdacheck.messages import FLASHINFER_GDN_MTP_STEPS_MESSAGE, KDA001_MESSAGE
+
 DTYPE_SIZES = {"float32": 4, "bfloat16": 2, "float16": 2, "int32": 4, "int64": 8}
+# the SSM state dtypes the verify kernels run: SGLang 0.5.23's --mamba-ssm-dtype choices
+STATE_DTYPES = ("float32", "bfloat16", "float16")
 CANARY_MARGIN = 256  # elements each side of a guarded buffer (kernels/canary.py DEFAULT_MARGIN)
 
 
@@ -80,18 +84,50 @@ class VerifyCase(_Rows):
     gate: Gate = Gate.CHANNEL
     gate_scale: float = 1.0
     step_guard: bool = True  # False: SGLang's Triton/nv_cutedsl verify, no step-count check
+    refusal: str | None = None  # what SGLang (or the library it calls) raises before this launch
+    step_text: str | None = None  # the step check's text when not the gate's default (step_message)
 
     def __post_init__(self) -> None:
         self.gate = Gate(self.gate)  # "head" given as its value: the member
 
 
     @property
+    def rows(self) -> list[int]:
+        """Each request's scratch row: ``row_map`` or SGLang's ``arange(N)``."""
+        return list(self.row_map[: self.N]) if self.row_map is not None else list(range(self.N))
+
+    @property
+    def unguarded(self) -> bool:
+        """SGLang's Triton verify: no step or row check, every store where its address lands."""
+        return not (self.step_guard or self.flashinfer_compat)
+
+    @property
     def overflow(self) -> int:
-        """Elements an unguarded launch stores past the scratch's end (the last row's steps
-        ≥ T_alloc), which the harness's guarded buffer must hold."""
-        if self.step_guard or self.flashinfer_compat or self.T_alloc >= self.T:
+        """Elements a launch stores past the scratch's end, which the harness's guarded buffer
+        must hold: step t of row r is state r·T_alloc + t, unchecked by SGLang's Triton verify
+        and by FlashInfer's KDA kernel alike (kda_flashinfer.py L317-335: row·steps + step), so
+        a row past ``N_scratch`` (a padding request's missing discard row) lands past the end;
+        steps past ``T_alloc`` too, where no step check refuses the launch first."""
+        if not self.rows or (not self.unguarded and self.T_alloc < self.T):
             return 0
-        return (self.T - self.T_alloc) * self.HV * self.Vd * self.Kd
+        top = max(self.rows) * self.T_alloc + self.T
+        return max(0, top - self.n_scratch * self.T_alloc) * self.HV * self.Vd * self.Kd
+
+    @property
+    def misaddressed(self) -> bool:
+        """A launch whose stores leave their rows: a row past ``N_scratch``, or steps past
+        ``T_alloc`` unchecked (what the harness reports as SGLang's silent corruption)."""
+        return (self.unguarded and self.T_alloc < self.T) or max(self.rows, default=-1) >= self.n_scratch
+
+    @property
+    def step_message(self) -> str:
+        """The step check's text, the verify's own: KDA's FlashInfer verify raises KDA001
+        (SGLang 0.5.23 ``kda_flashinfer.py``); GDN's FlashInfer verify raises nothing itself
+        (``gdn_flashinfer.py``) and FlashInfer 0.7.2, which SGLang 0.5.23 pins, asserts
+        (``flashinfer/gdn_decode.py`` ``gated_delta_rule_mtp`` L1352)."""
+        if self.step_text is not None:
+            return self.step_text
+        return FLASHINFER_GDN_MTP_STEPS_MESSAGE if self.gate is Gate.HEAD else KDA001_MESSAGE
 
 
 @dataclass
@@ -159,14 +195,15 @@ class Mamba2Case(_Rows):
 
 
 def verify_bytes_moved(case: VerifyCase, misses: int = 0) -> int:
-    """Each live request's committed state read once and its T states written (a tree re-reads
-    T − 1 parent states from scratch), its tokens' inputs (q, k, v, gate, beta) and float32
-    output, the per-head parameters and the two index vectors."""
+    """Each live request's committed state read once; every request's T states written (a tree
+    re-reads T − 1 parent states from scratch), its tokens' inputs (q, k, v, gate, beta) and
+    float32 output (a padding request, cache index -1, is computed from a zero state and
+    writes its scratch row, as SGLang's verify); the per-head parameters and index vectors."""
     s_st, s_in = DTYPE_SIZES[case.state_dtype], DTYPE_SIZES[case.input_dtype]
     HV, Kd, Vd, T = case.HV, case.Kd, case.Vd, case.T
-    state_rw = case.live * HV * Vd * Kd * s_st * (1 + T + (T - 1 if case.tree else 0))
+    state_rw = HV * Vd * Kd * s_st * (case.live + case.N * (T + (T - 1 if case.tree else 0)))
     gate = HV if case.gate is Gate.HEAD else HV * Kd
-    inputs = case.live * T * ((2 * case.H * Kd + HV * Vd + gate + HV) * s_in + HV * Vd * 4)
+    inputs = case.N * T * ((2 * case.H * Kd + HV * Vd + gate + HV) * s_in + HV * Vd * 4)
     return int(state_rw + inputs + HV * (1 + Kd) * 4 + case.N * 8)
 
 
@@ -186,6 +223,30 @@ def gather_bytes_moved(case: GatherCase, misses: int = 0) -> int:
     n_sel = case.D * case.top_k
     meta = case.B * n_sel * (4 + 4 + 4) + misses * (8 + 8 + 4 + 4) + case.B * 8
     return int(meta + 2 * misses * case.item_bytes)
+
+
+# ----------------------------------------------------------------------------- floors
+# Where SGLang's data lives: HiSparse's host_cache is pinned, registered host memory (0.5.23
+# srt/managers/hisparse_coordinator.py L618 builds MLATokenToKVPoolHost, pin_memory=True by
+# default: srt/mem_cache/pool_host/mla.py L106), so every miss crosses the host link once;
+# only the destination write and the plan touch device memory.
+PCIE_NOMINAL_GBS = 64.0  # PCIe Gen5 x16, one direction (H100/H200 SXM): the run report's figure
+HBM_NOMINAL_GBS = 4800.0  # H200 HBM3e; benchmarks/kernels.py measures both links instead
+
+
+def gather_host_bytes(case: GatherCase, misses: int) -> int:
+    """Bytes the gather reads from pinned host memory: one item per unique miss."""
+    return int(misses * case.item_bytes)
+
+
+def gather_floor_s(case: GatherCase, misses: int, pcie_gbs: float = PCIE_NOMINAL_GBS,
+                   hbm_gbs: float = HBM_NOMINAL_GBS) -> float:
+    """The gather's floor where its data lives: the misses' items over the host link, or the
+    device-side bytes (the items written, the plan and metadata: ``gather_bytes_moved`` less
+    the host reads) over device memory, whichever is longer (the two overlap)."""
+    host = gather_host_bytes(case, misses)
+    device = gather_bytes_moved(case, misses) - host
+    return max(host / (pcie_gbs * 1e9), device / (hbm_gbs * 1e9))
 
 
 # ----------------------------------------------------------------------------- bytes needed
@@ -238,11 +299,13 @@ AnyCase = VerifyCase | Mamba2Case | GatherCase
 # ----------------------------------------------------------------------------- work
 
 
-# Cost model of one run, calibrated on the interpreter (2-core x86-64, Python 3.11, Triton 3.9;
-# docs/performance.md "kdacheck run work budget"): seconds per unit of work.
-INTERPRETER_S_PER_STATE_UPDATE = 0.3e-6  # verify kernel: one state element, one token, one head
-REFERENCE_S_PER_STATE_UPDATE = 0.1e-6  # the float64 reference (CPU torch) on its subsample
-GATHER_S_PER_SELECTION_CPU = 250e-6  # interpreter plan + copy kernels and the reference loop
+# Cost model of one run in CPU seconds (time.process_time: the interpreter and the reference
+# run in-process, so a loaded machine's wall time is longer, its CPU time is not), calibrated
+# by benchmarks/work_estimate.py (2-core x86-64, Python 3.11, Triton 3.9 interpreter;
+# docs/performance.md "kdacheck run work budget"): CPU seconds per unit of work.
+INTERPRETER_S_PER_STATE_UPDATE = 0.55e-6  # verify kernel: one state element, one token, one head
+REFERENCE_S_PER_STATE_UPDATE = 0.18e-6  # the float64 reference (CPU torch) on its subsample
+GATHER_S_PER_SELECTION_CPU = 360e-6  # interpreter plan + copy kernels and the reference loop
 GATHER_S_PER_SELECTION_GPU = 2e-6  # the reference's Python loop over every selection
 GPU_S_PER_STATE_UPDATE = 1e-11  # the verify kernel on a GPU (bandwidth-bound; generous)
 

@@ -17,9 +17,12 @@ Every selected token must be on the device before attention runs:
 ``device_slot`` is read only (kdacheck's dense ``[B, max_seq]`` table); the post-swap mapping
 is reported through ``out_locs``.
 
-The plan runs as four launches, each over a ``(request, tile of BLOCK selections)`` grid, so
+The plan runs as five launches, each over a ``(request, tile of BLOCK selections)`` grid, so
 every request and tile works in parallel and the launch boundaries order the passes (no
-fences, no serial program per request): (1) ``atomic_min`` (relaxed) of the flat position
+fences, no serial program per request): (0) the marker entries of this call's missing tokens
+are reset (the marker table is allocated uninitialised: no per-call memset of its
+``[B, max_seq]`` entries, which grows with the context; the work is one store per missing
+selection, and no later pass reads an entry this one did not reset); (1) ``atomic_min`` (relaxed) of the flat position
 into a per-request ``[max_seq]`` marker table, so the marker holds each missing token's first
 position; (2) each tile counts its first occurrences (positions equal to their marker);
 (3) each tile numbers its first occurrences after the tiles before it (a sum over the tile
@@ -48,8 +51,6 @@ from kdacheck.messages import (
     HSP003_TOGETHER_MESSAGE,
 )
 
-_INT32_MAX = 2**31 - 1
-
 
 @dataclass
 class GatherResult:
@@ -74,6 +75,15 @@ def _selections(tok_ptr, seq_lens_ptr, dev_slot_ptr, b, tile, N_SEL: tl.constexp
     base = b * MAX_SEQ
     ds = tl.load(dev_slot_ptr + base + tok, mask=ok, other=0)
     return offs, m, ok, tok, ds, ok & (ds < 0), base
+
+
+@triton.jit
+def _plan_reset_kernel(tok_ptr, seq_lens_ptr, dev_slot_ptr, marker_ptr, MAX_SEQ, N_SEL: tl.constexpr, BLOCK: tl.constexpr):
+    # 0. marker[tok] = INT32_MAX for every missing token of this call (a token picked twice is
+    #    stored twice with the same value); the rest of the table is never read
+    b, tile = tl.program_id(0).to(tl.int64), tl.program_id(1)
+    _offs, _m, _ok, tok, _ds, miss, base = _selections(tok_ptr, seq_lens_ptr, dev_slot_ptr, b, tile, N_SEL, MAX_SEQ, BLOCK)
+    tl.store(marker_ptr + base + tok, tl.full([BLOCK], 2147483647, tl.int32), mask=miss)
 
 
 @triton.jit
@@ -240,8 +250,9 @@ def hisparse_spec_gather(
     block: int = 128,
     copy_block_m: int = 16,
     copy_items: bool = True,
+    workspace: torch.Tensor | None = None,
 ) -> GatherResult:
-    """Build the speculative miss plan and copy the missing items (four plan launches, one copy).
+    """Build the speculative miss plan and copy the missing items (five plan launches, one copy).
 
     Checks, all before any launch and in SGLang's order: HSP001 (steps in 2..4) when
     ``emulate_sglang_limits``; the seven HSP003 plan checks (the plan buffers are optional:
@@ -250,7 +261,9 @@ def hisparse_spec_gather(
     and (unless ``validate=False``) index checks, as ValueError.
 
     ``device_buffer`` is written in place (only rows named by the plan); ``out_locs`` is
-    written when given, else allocated; ``copy_items=False`` builds the plan only. Returns
+    written when given, else allocated; ``copy_items=False`` builds the plan only.
+    ``workspace``: an int32 ``[B, max_seq]`` marker table to reuse across calls, any content
+    (each call resets the entries it reads); allocated uninitialised when None. Returns
     :class:`GatherResult`.
     """
     if top_k_tokens.ndim != 3:
@@ -285,12 +298,21 @@ def hisparse_spec_gather(
     max_seq = int(device_slot.shape[1])
     n_dev, item_bytes = _shape(device_buffer)
     n_host = int(host_cache.shape[0])
-    marker = torch.full((B, max_seq), _INT32_MAX, dtype=torch.int32, device=dev)
+    # uninitialised: _plan_reset_kernel sets the entries this call reads (work ∝ its misses)
+    if workspace is None:
+        marker = torch.empty((B, max_seq), dtype=torch.int32, device=dev)
+    else:
+        if _shape(workspace) != (B, max_seq) or workspace.dtype != torch.int32:
+            raise ValueError(f"workspace must be int32 [{B}, {max_seq}], got {_shape(workspace)}.")
+        if workspace.device != dev or not workspace.is_contiguous():
+            raise ValueError("workspace must be contiguous and on top_k_tokens' device.")
+        marker = workspace
     BLOCK = min(triton.next_power_of_2(n_sel), block)
     n_tiles = triton.cdiv(n_sel, BLOCK)
     counts = torch.empty((B, n_tiles), dtype=torch.int32, device=dev)
     grid = (B, n_tiles)  # every request and tile in parallel; the launches order the passes
     sel = (top_k_tokens, seq_lens, device_slot)
+    _plan_reset_kernel[grid](*sel, marker, max_seq, N_SEL=n_sel, BLOCK=BLOCK, num_warps=4)
     _plan_mark_kernel[grid](*sel, marker, max_seq, N_SEL=n_sel, BLOCK=BLOCK, num_warps=4)
     _plan_count_kernel[grid](*sel, marker, counts, max_seq, n_tiles, N_SEL=n_sel, BLOCK=BLOCK, num_warps=4)
     _plan_write_kernel[grid](

@@ -20,8 +20,17 @@ Conventions chosen here (documented because the spec leaves them open):
 
 - ``o`` is always returned as float32 ``[N*T, HV, Vd]`` (the kernel accumulates in fp32);
   callers cast if they need the input dtype.
-- Padding requests (``cache_indices[n] == -1``) are skipped entirely: nothing is read from the
-  pool, nothing is written to their scratch row, and their ``o`` rows stay zero.
+- Padding requests (``cache_indices[n] == -1``) are computed as SGLang 0.5.23's verify kernel
+  computes them (``kernels/ops/attention/linear/fused_sigmoid_gating_recurrent.py`` L265-281,
+  L490-504): from a zero state, every token's ``o`` row written and every step stored in the
+  scratch row ``row_map[n]`` (SGLang's discard row: ``srt/layers/attention/linear/utils.py``
+  L125-155 sends padded positions past the pool to row ``R``). Only the pool read is skipped.
+  ``row_map[n] == -1`` means no scratch row: nothing stored, no parent re-read (SGLang's
+  ``cache_idx >= 0`` guards, L300-320, L492-504); how a caller writes a zero-length request of
+  SGLang's ragged layout (a CUDA-graph padding request) in kdacheck's dense one.
+- States are stored in the scratch dtype rounded to nearest even (float32, bfloat16 or
+  float16, as SGLang's ``b_h.to(cache_ptr.dtype.element_ty)``); a chain keeps the float32
+  accumulator between steps, a tree re-reads the parent's rounded state.
 - Tree mode: ``parents`` is ``[N, T]`` int32 with ``parents[n, 0] == -1`` (token 0 continues
   from the committed state) and ``0 <= parents[n, t] < t`` for ``t > 0``. The parent's state is
   re-read from scratch (in the scratch dtype), as the server does.
@@ -40,7 +49,7 @@ import triton.language as tl
 from kdacheck.messages import KDA001_MESSAGE, KDA002_MESSAGE, KDA_TREE_FLASHINFER_MESSAGE
 
 _FLOAT_DTYPES = (torch.float32, torch.bfloat16)
-_STATE_DTYPES = (torch.float32, torch.bfloat16)
+_STATE_DTYPES = (torch.float32, torch.bfloat16, torch.float16)  # SGLang's mamba_ssm_dtype choices
 
 
 @triton.jit
@@ -96,25 +105,26 @@ def _kda_verify_kernel(
     i_h = i_hv // (HV // H)  # grouped heads: q/k head shared by HV/H value heads
 
     slot = tl.load(cache_idx_ptr + i_n)
-    valid = slot >= 0  # -1 marks a padding request: skipped entirely
-    # Second line of defence: clamp every index (the host already validated them).
+    valid = slot >= 0  # -1 marks a padding request: it starts from a zero state
+    # Second line of defence: clamp every index (the host already validated them; N_SCRATCH
+    # counts the rows past the buffer a caller owns too, see kda_verify's owned_after).
     slot = tl.minimum(tl.maximum(slot, 0), P - 1).to(tl.int64)
     row = tl.load(row_map_ptr + i_n)
+    vd_row = tl.where(row >= 0, VD, 0)  # row -1: no scratch row (no store, no parent reload)
     row = tl.minimum(tl.maximum(row, 0), N_SCRATCH - 1).to(tl.int64)
 
-    # Masks are built as "offset < limit" with scalar integer limits (a padding request gets
-    # limit 0): the interpreter mis-broadcasts scalar booleans combined with vector masks.
-    kd_lim = tl.where(valid, KD, 0)
-    vd_lim = tl.where(valid, VD, 0)
+    # Masks are built as "offset < limit" with scalar integer limits (a padding request's pool
+    # read gets limit 0): the interpreter mis-broadcasts scalar booleans with vector masks.
+    vd_pool = tl.where(valid, VD, 0)
     offs_k = tl.arange(0, BK)
     offs_v = i_v * BV + tl.arange(0, BV)
-    mk = offs_k < kd_lim
-    mv = offs_v < vd_lim
-    m_kv = mv[:, None] & mk[None, :]
+    mk = offs_k < KD
+    mv = offs_v < VD
     tile = offs_v[:, None] * KD + offs_k[None, :]  # offsets inside one [VD, KD] state
 
-    # S <- ssm_states[cache_indices[n], hv]   (fp32 right after the load)
-    S = tl.load(pool_ptr + (slot * HV + i_hv) * (VD * KD) + tile, mask=m_kv, other=0.0)
+    # S <- ssm_states[cache_indices[n], hv] (fp32 right after the load); zero for padding
+    m_pool = (offs_v < vd_pool)[:, None] & mk[None, :]
+    S = tl.load(pool_ptr + (slot * HV + i_hv) * (VD * KD) + tile, mask=m_pool, other=0.0)
     S = S.to(tl.float32)
 
     A = tl.exp(tl.load(alog_ptr + i_hv).to(tl.float32))
@@ -131,7 +141,7 @@ def _kda_verify_kernel(
             par = tl.load(parents_ptr + i_n * T + t)
             par = tl.minimum(tl.maximum(par, 0), T_ALLOC - 1).to(tl.int64)
             tl.debug_barrier()  # the parent's tile was stored by this program, maybe other threads
-            m_par = (offs_v < tl.where(t > 0, vd_lim, 0))[:, None] & mk[None, :]
+            m_par = (offs_v < tl.where(t > 0, vd_row, 0))[:, None] & mk[None, :]
             S_par = tl.load(
                 scratch_ptr + scratch_head + par * (HV * VD * KD) + tile, mask=m_par, other=0.0
             ).to(tl.float32)
@@ -141,10 +151,10 @@ def _kda_verify_kernel(
         k = tl.load(k_ptr + (tok * H + i_h) * KD + offs_k, mask=mk, other=0.0)
         v = tl.load(v_ptr + (tok * HV + i_hv) * VD + offs_v, mask=mv, other=0.0)
         if HEAD_GATE:
-            a = tl.load(a_ptr + tok * HV + i_hv, mask=valid, other=0.0)
+            a = tl.load(a_ptr + tok * HV + i_hv)
         else:
             a = tl.load(a_ptr + (tok * HV + i_hv) * KD + offs_k, mask=mk, other=0.0)
-        b = tl.load(b_ptr + tok * HV + i_hv, mask=valid, other=0.0)
+        b = tl.load(b_ptr + tok * HV + i_hv)
         q = q.to(tl.float32)
         k = k.to(tl.float32)
         v = v.to(tl.float32)
@@ -171,13 +181,13 @@ def _kda_verify_kernel(
 
         tl.store(o_ptr + (tok * HV + i_hv) * VD + offs_v, o, mask=mv)
         if STEP_GUARD:
-            m_st = (offs_v < tl.where(t < T_ALLOC, vd_lim, 0))[:, None] & mk[None, :]
+            m_st = (offs_v < tl.where(t < T_ALLOC, vd_row, 0))[:, None] & mk[None, :]
         else:  # SGLang's Triton verify: step t is stored at row·T_alloc + t, wherever that is
-            m_st = m_kv
+            m_st = (offs_v < vd_row)[:, None] & mk[None, :]
         if STATE_BF16:  # noqa: SIM108 (constexpr branch inside a Triton kernel)
             S_out = _to_bf16_rne(S)
-        else:
-            S_out = S
+        else:  # float32 as is; float16 rounded to nearest even (the interpreter's cast too)
+            S_out = S.to(scratch_ptr.dtype.element_ty)
         tl.store(scratch_ptr + scratch_head + t * (HV * VD * KD) + tile, S_out, mask=m_st)
 
 
@@ -207,12 +217,19 @@ def validate_verify_inputs(
     flashinfer_compat: bool = False,
     validate_indices: bool = True,
     step_guard: bool = True,
+    step_message: str = KDA001_MESSAGE,
+    owned_after: int = 0,
 ) -> dict[str, int]:
     """Run every contract check of :func:`kda_verify` on the host; return the dimensions.
 
     Order: structure (ranks, shapes, dtypes, devices, contiguity); tree refused in
     FlashInfer mode (ValueError); KDA001 (RuntimeError); KDA002 (RuntimeError, FlashInfer
     mode); then index values (ValueError) unless ``validate_indices`` is False.
+    ``step_message``: the step check's text (``{draft_token_num}``, ``{scratch_steps}``), the
+    verify's own: KDA001 for KDA's FlashInfer verify, FlashInfer's assertion for GDN's.
+    ``owned_after``: state elements after ``scratch`` the caller owns (a guarded buffer): rows
+    past ``N_scratch`` (and, with ``step_guard`` False, steps past ``T_alloc``) may land there,
+    as SGLang's verify stores them unchecked (``dims["row_limit"]``: the rows addressable).
     """
     named = {
         "q": q, "k": k, "v": v, "a": a, "b": b, "A_log": A_log, "dt_bias": dt_bias,
@@ -267,9 +284,10 @@ def validate_verify_inputs(
     )
     _check(A_log.dtype == torch.float32, "A_log must be float32.")
     _check(dt_bias.dtype == torch.float32, "dt_bias must be float32.")
-    _check(ssm_states.dtype in _STATE_DTYPES, "ssm_states must be float32 or bfloat16.")
+    _check(ssm_states.dtype in _STATE_DTYPES, "ssm_states must be float32, bfloat16 or float16.")
     _check(
-        scratch.dtype in _STATE_DTYPES, "scratch (intermediate_ssm) must be float32 or bfloat16."
+        scratch.dtype in _STATE_DTYPES,
+        "scratch (intermediate_ssm) must be float32, bfloat16 or float16.",
     )
     for name in ("cache_indices", "row_map") + (("parents",) if parents is not None else ()):
         _check(named[name].dtype == torch.int32, f"{name} must be int32.")
@@ -281,9 +299,12 @@ def validate_verify_inputs(
         raise ValueError(KDA_TREE_FLASHINFER_MESSAGE)
     # KDA001: every mode, before any launch.
     if T_alloc < T and (step_guard or flashinfer_compat):
-        raise RuntimeError(KDA001_MESSAGE.format(draft_token_num=T, scratch_steps=T_alloc))
-    dims = {"N": N, "T": T, "H": H, "HV": HV, "Kd": Kd, "Vd": Vd, "P": P,
-            "N_scratch": N_scratch, "T_alloc": T_alloc, "head_gate": int(head_gate)}  # fmt: skip
+        raise RuntimeError(step_message.format(draft_token_num=T, scratch_steps=T_alloc))
+    state = HV * Vd * Kd
+    # rows a launch may address: the buffer's, plus whole rows of the owned room after it
+    row_limit = N_scratch + (max(0, owned_after) // max(1, T_alloc * state) + 1 if owned_after > 0 else 0)
+    dims = {"N": N, "T": T, "H": H, "HV": HV, "Kd": Kd, "Vd": Vd, "P": P, "N_scratch": N_scratch,
+            "T_alloc": T_alloc, "head_gate": int(head_gate), "row_limit": row_limit}  # fmt: skip
     if not (flashinfer_compat or validate_indices):
         return dims  # nothing more to check on the host: no device-to-host copy, no sync
     rows = row_map[:N].to(device="cpu", dtype=torch.int64)
@@ -297,11 +318,19 @@ def validate_verify_inputs(
             raise ValueError(
                 f"cache_indices[{n}] = {int(slots[n])} is outside [0, {P}) and not -1 (padding)."
             )
-        bad = ((rows < 0) | (rows >= N_scratch)).nonzero()
-        if bad.numel():
+        bad = ((rows < -1) | (rows >= N_scratch)).nonzero()
+        if bad.numel() and (owned_after <= 0 or int(rows.min()) < -1):
             n = int(bad[0, 0])
-            raise ValueError(f"row_map[{n}] = {int(rows[n])} is outside [0, {N_scratch}).")
-        live = rows[slots >= 0].tolist()
+            raise ValueError(f"row_map[{n}] = {int(rows[n])} is outside [0, {N_scratch}) and not -1 (no row).")
+        # SGLang's verify stores step t of row r at state r·T_alloc + t, unchecked: a row past
+        # the buffer is allowed only when every such store lands in the room the caller owns
+        top = int(rows.max()) * T_alloc + T
+        if bad.numel() and (top - N_scratch * T_alloc) * state > owned_after:
+            raise ValueError(
+                f"row_map reaches state {top} of a scratch of {N_scratch * T_alloc} states and "
+                f"{owned_after} owned elements after it: the launch would write outside."
+            )
+        live = [r for r in rows[slots >= 0].tolist() if r >= 0]
         if len(set(live)) != len(live):
             seen: set[int] = set()
             dup = next(r for r in live if r in seen or seen.add(r))  # type: ignore[func-returns-value]
@@ -330,7 +359,7 @@ def verify_blocks(Kd: int, Vd: int, block_v: int | None = None) -> tuple[int, in
     """Fixed tile sizes (no autotune): BK covers Kd; BV keeps the tile near 4096 elements."""
     BK = triton.next_power_of_2(Kd)
     if block_v is None:
-        block_v = min(triton.next_power_of_2(Vd), max(16, 4096 // BK))
+        block_v = min(triton.next_power_of_2(Vd), max(16, 2048 // BK))
     BV = triton.next_power_of_2(block_v)
     return BK, BV
 
@@ -355,13 +384,17 @@ def kda_verify(
     validate: bool = True,
     out: torch.Tensor | None = None,
     step_guard: bool = True,
+    step_message: str = KDA001_MESSAGE,
+    owned_after: int = 0,
 ) -> torch.Tensor:
     """KDA speculative verify. Writes ``scratch`` in place and returns ``o`` (fp32).
 
     ``step_guard=False`` reproduces SGLang's Triton (and nv_cutedsl) verify, which checks no
     step count: with ``T > T_alloc`` step t of row r is stored at ``(r·T_alloc + t)`` states
-    from the start, in the next row or past the end. Only for a caller that owns
-    ``(T − T_alloc)·HV·Vd·Kd`` elements after ``scratch`` (the harness's guarded buffer).
+    from the start, in the next row or past the end; a row past ``N_scratch`` (a missing
+    discard row) is stored past the end too. Only for a caller that owns the elements after
+    ``scratch`` those stores reach, passed as ``owned_after`` (the harness's guarded buffer).
+    ``step_message``: the text of the step check (see ``validate_verify_inputs``).
 
     Shapes: see the module docstring and ``docs``/spec: q, k ``[N*T, H, Kd]``; v
     ``[N*T, HV, Vd]``; a ``[N*T, HV, Kd]`` with dt_bias ``[HV*Kd]`` (KDA), or a ``[N*T, HV]``
@@ -374,12 +407,13 @@ def kda_verify(
     not ``arange(N)``; ``ValueError`` for tree mode under ``flashinfer_compat``, bad
     shapes/dtypes/devices/contiguity and (unless ``validate=False``) out-of-range indices.
 
-    ``out``: optional preallocated fp32 ``[N*T, HV, Vd]`` output; rows of padding requests are
-    left untouched in it (when ``out`` is None they are zero).
+    ``out``: optional preallocated fp32 ``[N*T, HV, Vd]`` output (padding requests' rows are
+    written too, computed from a zero state, as SGLang's).
     """
     dims = validate_verify_inputs(
         q, k, v, a, b, A_log, dt_bias, ssm_states, cache_indices, scratch, row_map, parents,
         flashinfer_compat=flashinfer_compat, validate_indices=validate, step_guard=step_guard,
+        step_message=step_message, owned_after=owned_after,
     )  # fmt: skip
     N, T, H, HV, Kd, Vd = (dims[x] for x in ("N", "T", "H", "HV", "Kd", "Vd"))
     if scale is None:
@@ -397,7 +431,7 @@ def kda_verify(
     _kda_verify_kernel[grid](
         q, k, v, a, b, A_log, dt_bias, ssm_states, cache_indices, scratch, row_map,
         parents if parents is not None else cache_indices,  # dummy pointer in chain mode
-        o, T, dims["P"], dims["N_scratch"], dims["T_alloc"], float(scale),
+        o, T, dims["P"], dims["row_limit"], dims["T_alloc"], float(scale),
         H=H, HV=HV, KD=Kd, VD=Vd, BK=BK, BV=BV, TREE=parents is not None,
         STATE_BF16=scratch.dtype == torch.bfloat16, STEP_GUARD=step_guard, HEAD_GATE=bool(dims["head_gate"]),
         num_warps=4,

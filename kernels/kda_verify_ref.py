@@ -3,7 +3,8 @@
 ``kda_verify_reference`` takes the same arguments as :func:`kda_verify.kda_verify` and does not
 modify any of them: it works on a clone of ``scratch`` and returns ``(o, scratch_out)`` where
 
-- ``o`` is float64 ``[N*T, HV, Vd]`` (zero rows for padding requests),
+- ``o`` is float64 ``[N*T, HV, Vd]`` (a padding request, ``cache_indices[n] == -1``, runs
+  from a zero state and writes its ``o`` rows and scratch row, as SGLang's kernel does),
 - ``scratch_out`` is a clone of ``scratch`` (same dtype and device) with every written state
   stored in the scratch dtype, exactly where the kernel must write it.
 
@@ -63,14 +64,15 @@ def kda_verify_reference(
     head = torch.arange(HV) // G  # value head -> q/k head
 
     for n in requests if requests is not None else range(N):
-        if slots[n] < 0:
-            continue  # padding request: skipped entirely
         row = rows[n]
-        # S stored transposed: [HV, Vd, Kd]
-        S = ssm_states[slots[n]].detach().to(cpu, f64).clone()
+        # S stored transposed: [HV, Vd, Kd]; a padding request starts from zero
+        if slots[n] >= 0:
+            S = ssm_states[slots[n]].detach().to(cpu, f64).clone()
+        else:
+            S = torch.zeros(ssm_states.shape[1:], dtype=f64)
         for t in range(T):
             i = n * T + t
-            if par is not None and t > 0:
+            if par is not None and t > 0 and row >= 0:  # row -1: no scratch row, no re-read
                 S = scratch_out[row, par[n][t]].to(f64).clone()
             g = -A[:, None] * F.softplus(ad[i] + dtb, beta=1.0, threshold=20.0)  # [HV, Kd]
             beta = torch.sigmoid(bd[i])  # [HV]
@@ -83,5 +85,6 @@ def kda_verify_reference(
             v_new = beta[:, None] * (vd[i] - kS)
             S = S + v_new[:, :, None] * kh[:, None, :]
             o[i] = (S * qh[:, None, :]).sum(-1)
-            scratch_out[row, t] = S.to(scratch_out.dtype)
+            if row >= 0:
+                scratch_out[row, t] = S.to(scratch_out.dtype)
     return o, scratch_out.to(scratch.device)

@@ -29,6 +29,9 @@ Conventions (the same as SGLang's, where it has one):
   t = 0, never read). The parent's state is re-read from scratch in the scratch dtype; a
   padding request restarts from zero at every t > 0 (its masked parent load).
 - ``o`` is float32 ``[N*T, H, P]``; the committed pool is never written.
+- States are stored in the scratch dtype, rounded to nearest even (float16 too: SGLang's
+  stochastic rounding, ``enable_stochastic_rounding``, applies only to the final pool write,
+  mamba_ssm.py L319-345, which verify never makes).
 """
 
 from __future__ import annotations
@@ -40,6 +43,7 @@ import triton.language as tl
 from .kda_verify import _check, _to_bf16_rne
 
 _FLOAT_DTYPES = (torch.float32, torch.bfloat16)
+_STATE_DTYPES = (torch.float32, torch.bfloat16, torch.float16)  # SGLang's mamba_ssm_dtype choices
 
 
 @triton.jit
@@ -118,8 +122,8 @@ def _mamba2_verify_kernel(
         tl.store(o_ptr + (tok * H + i_h) * PD + offs_p, y, mask=mp)
         if STATE_BF16:  # noqa: SIM108 (constexpr branch inside a Triton kernel)
             S_out = _to_bf16_rne(S)
-        else:
-            S_out = S
+        else:  # float32 as is; float16 rounded to nearest even, as SGLang's state.to(...) (L299-300)
+            S_out = S.to(scratch_ptr.dtype.element_ty)
         tl.store(scratch_ptr + (base + t) * block + i_h * (PD * DS) + tile, S_out, mask=m_live)
         if TREE:
             tl.debug_barrier()
@@ -129,6 +133,15 @@ def overflow_blocks(N_scratch: int, T_alloc: int, T: int, rows: list[int]) -> in
     """``[H, P, DS]`` state blocks SGLang's addressing stores past ``N_scratch·T_alloc``."""
     top = (max(rows) + 1) * T if rows else 0
     return max(0, top - N_scratch * T_alloc)
+
+
+
+def verify_blocks(P: int, DS: int, block_p: int | None = None) -> tuple[int, int]:
+    """Fixed tile sizes (no autotune), the launch config: BDS covers DS; BP rows of the head
+    dim keep the ``[BP, BDS]`` state tile near 4096 elements."""
+    BDS = triton.next_power_of_2(DS)
+    BP = triton.next_power_of_2(block_p) if block_p else min(triton.next_power_of_2(P), max(4, 2048 // BDS))
+    return BP, BDS
 
 
 def mamba2_verify(
@@ -186,7 +199,7 @@ def mamba2_verify(
         _check(n_scratch * t_alloc <= blocks, f"alloc {alloc} is larger than the {blocks} blocks given")
     for name, t in (("x", x), ("dt", dt), ("B", B), ("C", C), ("D", D), ("dt_bias", dt_bias)):
         _check(t.dtype in _FLOAT_DTYPES, f"{name} must be float32 or bfloat16, got {t.dtype}")
-    _check(ssm_states.dtype in _FLOAT_DTYPES and scratch.dtype in _FLOAT_DTYPES, "states must be float32 or bfloat16")
+    _check(ssm_states.dtype in _STATE_DTYPES and scratch.dtype in _STATE_DTYPES, "states must be float32, bfloat16 or float16")
     tensors = [x, dt, A, B, C, D, dt_bias, ssm_states, cache_indices, scratch, row_map] + ([parents] if parents is not None else [])
     _check(all(t.device == x.device and t.is_contiguous() for t in tensors), "every tensor must be contiguous on x's device")
     _check(cache_indices.dtype == torch.int32 and row_map.dtype == torch.int32, "cache_indices and row_map must be int32")
@@ -208,8 +221,7 @@ def mamba2_verify(
                              "SGLang would write past intermediate_ssm unchecked (pass a guarded flat buffer)")
     o = out if out is not None else torch.zeros((NT, H, P), dtype=torch.float32, device=x.device)
     _check(tuple(o.shape) == (NT, H, P) and o.dtype == torch.float32, f"out must be float32 [{NT}, {H}, {P}]")
-    BDS = triton.next_power_of_2(DS)
-    BP = triton.next_power_of_2(block_p) if block_p else min(triton.next_power_of_2(P), max(4, 4096 // BDS))
+    BP, BDS = verify_blocks(P, DS, block_p)
     grid = (N, H, triton.cdiv(P, BP))
     _mamba2_verify_kernel[grid](
         x, dt, A, B, C, D, dt_bias, ssm_states, cache_indices, scratch, row_map,

@@ -49,6 +49,12 @@ class Op:
     bytes_needed: Callable[[Any], int]
     work: Callable[[Any, bool], list[Work]]
     benchmark: str  # its entry in benchmarks/kernels.py BENCHMARKS (the rows' "kernel")
+    # the floor where the op's data lives: (case, misses, the link's GB/s) -> seconds, the link
+    # named by floor_link (the verify ops' data is in device memory; the gather's host_cache in
+    # pinned host memory, read over PCIe) and the formula in words
+    floor: Callable[[Any, int, float], float]
+    floor_link: str
+    floor_formula: str
 
     def load(self, what: str) -> Callable[..., Any]:
         """``"kernel"``, ``"reference"`` or ``"run"`` (the harness function), imported now.
@@ -68,6 +74,8 @@ KDA_VERIFY = Op(
     bytes_moved=cases.verify_bytes_moved,
     bytes_formula="N*HV*Vd*Kd*s*(1+T) + inputs (q,k,v,a,b bf16; o fp32) + params",
     bytes_needed=cases.verify_bytes_needed, work=cases.verify_work, benchmark="kda_verify",
+    floor=lambda case, misses, link_gbs: cases.verify_bytes_moved(case, misses) / (link_gbs * 1e9),
+    floor_link="device memory", floor_formula="bytes_moved / device memory bandwidth",
 )  # fmt: skip
 MAMBA2_VERIFY = Op(
     kind=Kind.MAMBA2, name="mamba2_verify", case=Mamba2Case,
@@ -75,6 +83,8 @@ MAMBA2_VERIFY = Op(
     bytes_moved=cases.mamba2_bytes_moved,
     bytes_formula="N*H*P*DS*s*(1+T) + inputs (x,dt,B,C bf16; o fp32)",
     bytes_needed=cases.mamba2_bytes_needed, work=cases.mamba2_work, benchmark="mamba2_verify",
+    floor=lambda case, misses, link_gbs: cases.mamba2_bytes_moved(case, misses) / (link_gbs * 1e9),
+    floor_link="device memory", floor_formula="bytes_moved / device memory bandwidth",
 )  # fmt: skip
 HISPARSE_GATHER = Op(
     kind=Kind.GATHER, name="hisparse_spec_gather", case=GatherCase,
@@ -82,6 +92,9 @@ HISPARSE_GATHER = Op(
     run="harness:run_gather", bytes_moved=cases.gather_bytes_moved,
     bytes_formula="2*misses*item_bytes + B*D*top_k*12 (picks, slot lookups, out_locs) + misses*24 (host_loc, miss_src, miss_dst) + B*8",
     bytes_needed=cases.gather_bytes_needed, work=cases.gather_work, benchmark="hisparse_gather",
+    floor=lambda case, misses, link_gbs: cases.gather_floor_s(case, misses, link_gbs),
+    floor_link="PCIe (SGLang's host_cache is pinned host memory)",
+    floor_formula="max(misses*item_bytes / host link (pinned host memory over PCIe), the rest of bytes_moved / device memory)",
 )  # fmt: skip
 
 OPS: tuple[Op, ...] = (KDA_VERIFY, MAMBA2_VERIFY, HISPARSE_GATHER)

@@ -52,12 +52,12 @@ def run_json(*args: str) -> tuple[int, dict]:  # type: ignore[type-arg]
 
 
 @pytest.mark.slow
-def test_chain_steps3_topk1_passes_both_kernels() -> None:
+def test_chain_steps3_topk1_passes_the_models_kernel_only() -> None:
     code, doc = run_json("--steps", "3", "--topk", "1")
     assert code == 0, doc
-    assert doc["passed"] is True
+    assert doc["passed"] is True and doc["nothing_to_run"] is None
     kernels = [c["kernel"] for c in doc["cases"]]
-    assert kernels == ["kda_verify", "hisparse_spec_gather"]
+    assert kernels == ["kda_verify"]  # Kimi-Linear is not HiSparse: no gather of another family
     verify = doc["cases"][0]
     assert verify["shapes"]["T"] == 4 and verify["shapes"]["T_alloc"] == 4
     assert verify["canaries_intact"] and verify["rel_err"] < 1e-2
@@ -74,7 +74,7 @@ def test_tree_steps4_topk8_passes() -> None:
 
 @pytest.mark.slow
 def test_buffer_steps_reproduces_kda001() -> None:
-    r = run("--steps", "4", "--topk", "1", "--buffer-steps", "3")
+    r = run("--steps", "4", "--topk", "1", "--buffer-steps", "3", "--verify-backend", "flashinfer")
     assert r.exit_code == 1
     assert "KDA verify needs 5 scratch steps, but intermediate_ssm only has 3." in r.stdout
 
@@ -278,7 +278,7 @@ def test_junit_output_has_one_case_per_kernel_check() -> None:
     assert r.exit_code == 1, r.output
     root = ET.fromstring(r.stdout)
     cases = root.findall(".//testcase")
-    assert len(cases) == 2 and root.get("failures") == "1"
+    assert len(cases) == 1 and root.get("failures") == "1"
     failure = cases[0].find("failure")
     assert failure is not None and "silent corruption" in (failure.get("message") or "")
     assert all("." not in (c.get("classname") or "") for c in cases)
@@ -301,5 +301,214 @@ def test_full_report_streams_each_case_as_it_finishes(monkeypatch: pytest.Monkey
 
     monkeypatch.setattr(harness, "run_gather", gather)
     plan = runner.plan_from_options(2, 1, None, 1, None, 8, None, None, on_cpu=True)
+    plan.cases += runner.plan_from_options(2, 1, None, 1, "deepseek-ai/DeepSeek-V3.2", 8, None, None, on_cpu=True).cases
     code, _results = runner.execute(plan, "cpu", out)
     assert code == 0 and seen and "KDA verify" in seen[0] and "verdict" in seen[0]
+
+
+# ----------------------------------------------------------------------------- conventions
+
+
+@pytest.mark.parametrize("fmt", ["full", "json", "junit"])
+def test_a_model_without_hybrid_state_has_nothing_to_run(fmt: str) -> None:
+    """Llama-3-8B: no verify scratch in SGLang, so no kernel check (never another family's)."""
+    r = run("--model", "meta-llama/Meta-Llama-3-8B-Instruct", "--output-format", fmt)
+    assert r.exit_code == 0, r.output
+    if fmt == "json":
+        doc = json.loads(r.stdout)
+        assert doc["cases"] == [] and doc["nothing_to_run"].startswith("nothing to run for a model without hybrid state")
+    elif fmt == "junit":  # one skipped case that says why, not an empty pass
+        import xml.etree.ElementTree as ET
+
+        root = ET.fromstring(r.stdout)
+        suite = root.find("testsuite")
+        assert root.get("tests") == "1" and root.get("failures") == "0" and suite is not None and suite.get("skipped") == "1"
+        skipped = root.find(".//testcase/skipped")
+        assert skipped is not None and "without hybrid state" in (skipped.get("message") or "")
+    else:
+        assert "nothing to run for a model without hybrid state" in r.stdout
+        assert "kernel checks passed" not in r.stdout
+
+
+def test_a_dsa_launch_without_hisparse_has_nothing_to_run(tmp_path: Path) -> None:
+    f = tmp_path / "dsa.yaml"
+    f.write_text(HISPARSE_ARGS.replace("enable-hisparse: true\n", ""))
+    code, doc = run_json("--args", str(f))
+    assert code == 0, doc
+    assert doc["cases"] == [] and "HiSparse is off" in doc["nothing_to_run"]
+
+
+def test_a_dsa_model_runs_only_its_gather() -> None:
+    plan = runner.plan_from_options(3, 1, None, None, "deepseek-ai/DeepSeek-V3.2", 8, None, None, on_cpu=True)
+    assert [c.op.name for c in plan.cases] == ["hisparse_spec_gather"]
+
+
+def test_default_verify_backend_is_sglangs() -> None:
+    """Without --verify-backend, run takes the backend SGLang resolves for the model: for
+    Kimi-Linear with speculative decoding nv_cutedsl, which runs the Triton verify kernel with
+    no step check (0.5.23 srt/arg_groups/attention_hook.py handle_linear_attn_backend, the
+    kimi_k3 branch); for Qwen3-Next the triton default (same function's fallback)."""
+    kimi = runner.plan_from_options(3, 1, None, None, None, 1, 3, None, on_cpu=True)
+    assert kimi.cases[0].spec.step_guard is False  # type: ignore[union-attr]
+    assert any("verify backend: nv_cutedsl" in n for n in kimi.notes)
+    assert "nv_cutedsl" in kimi.cases[0].label
+    qwen = runner.plan_from_options(3, 1, None, None, "Qwen/Qwen3-Next-80B-A3B-Instruct", 4, None, None, on_cpu=True)
+    assert any("verify backend: triton" in n for n in qwen.notes)
+    chosen = runner.plan_from_options(3, 1, None, None, None, 1, 3, None, on_cpu=True, verify_backend="flashinfer")
+    assert chosen.cases[0].spec.step_guard is True  # type: ignore[union-attr]
+    assert not any("verify backend:" in n for n in chosen.notes)
+
+
+def test_run_help_names_the_default_backend() -> None:
+    r = cli.invoke(app, ["run", "--help"], env={"NO_COLOR": "1", "COLUMNS": "400"})
+    text = " ".join(r.stdout.split())  # the help is wrapped
+    assert r.exit_code == 0
+    assert "Default: the backend SGLang picks for the model" in text
+    assert "SGLang's default path" not in text
+    assert "CPU seconds (process time, not wall time" in text  # what --work-budget prices
+
+
+def test_full_report_is_not_folded_when_not_a_terminal() -> None:
+    """A CI log (not a terminal, no COLUMNS): a long line stays one line, not folded at 80."""
+    from kdacheck.kernels.harness import CaseResult
+
+    from kdacheck.report import run_full
+
+    plan = runner.plan_from_options(3, 1, None, None, None, 1, None, None, on_cpu=True, verify_backend="triton")
+    res = CaseResult(kernel="kda_verify", shapes={"N": 2}, error="x" * 150 + " end", notes=["n" * 120 + " end"])
+    out = io.StringIO()
+    run_full.case(plan.cases[0], res, out)
+    lines = out.getvalue().splitlines()
+    assert any(("x" * 150 + " end") in ln for ln in lines), out.getvalue()
+    assert any(("n" * 120 + " end") in ln for ln in lines), out.getvalue()
+    assert any(ln.lstrip().startswith("kernel") and "kda_verify" in ln for ln in lines)
+
+
+SHORT_SCRATCH_ARGS = """\
+model-path: {model}
+tp-size: 4
+linear-attn-verify-backend: flashinfer
+speculative-algorithm: EAGLE
+speculative-num-steps: 3
+speculative-eagle-topk: 1
+speculative-num-draft-tokens: 4
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "model,extra,expect",
+    [
+        ("moonshotai/Kimi-Linear-48B-A3B-Instruct", "", "kda001"),
+        # GDN's FlashInfer verify (gdn_flashinfer.py target_verify) checks nothing itself; with a
+        # FlashInfer decode on SM90 SGLang runs it (gdn_backend.py L347-361), and FlashInfer
+        # 0.7.2's gated_delta_rule_mtp asserts the step count (flashinfer/gdn_decode.py L1352)
+        ("Qwen/Qwen3-Next-80B-A3B-Instruct", "linear-attn-decode-backend: flashinfer\n", "flashinfer"),
+        # decode and prefill on Triton: SGLang runs GDN's Triton verify whatever the verify flag
+        # says, which stores every step unchecked: the short scratch's real effect
+        ("Qwen/Qwen3-Next-80B-A3B-Instruct", "linear-attn-prefill-backend: triton\n", "corruption"),
+    ],
+    ids=["kda", "gdn-flashinfer", "gdn-triton"],
+)
+def test_flashinfer_short_scratch_fails_as_each_family_does(tmp_path: Path, model: str, extra: str, expect: str) -> None:
+    # KDA's FlashInfer verify raises KDA001 (0.5.23 layers/attention/linear/kernels/kda_flashinfer.py L297)
+    f = tmp_path / "short.yaml"
+    f.write_text(SHORT_SCRATCH_ARGS.format(model=model) + extra)
+    r = run("--args", str(f), "--gpu", "h200", "--buffer-steps", "3")
+    assert r.exit_code == 1, r.stdout
+    out = " ".join(r.stdout.split())
+    assert ("KDA verify needs 4 scratch steps, but intermediate_ssm only has 3." in out) is (expect == "kda001")
+    assert ("intermediate_states_buffer second dimension (cache_steps=3) must be at least T=4" in out) is (expect == "flashinfer")
+    assert ("silent corruption" in out) is (expect == "corruption")
+
+
+@pytest.mark.slow
+def test_gdn_tree_routes_to_triton_from_options() -> None:
+    # GDN sends tree drafts to its Triton verify whatever the backend (0.5.23 gdn_backend.py
+    # L505-512): no step check, the short scratch shows its real effect
+    r = run("--model", "qwen3-next", "--steps", "2", "--topk", "2", "--buffer-steps", "3", "--verify-backend", "flashinfer")
+    assert r.exit_code == 1, r.stdout
+    assert "silent corruption" in r.stdout and "KDA verify needs" not in r.stdout and "cache_steps=" not in r.stdout
+
+
+@pytest.mark.slow
+def test_fp16_state_runs_in_float16() -> None:
+    # SGLang 0.5.23 accepts --mamba-ssm-dtype float16 (srt/arg_groups/fields/exec_.py L490-495);
+    # the kernel it runs is held to SGLang's own kernel on float16 state in test_sglang_oracle
+    code, doc = run_json("--model", "kimi-linear", "--steps", "3", "--topk", "1", "--ssm-dtype", "float16")
+    assert code == 0, doc
+    verify = doc["cases"][0]
+    assert verify["kernel"] == "kda_verify" and verify["shapes"]["state_dtype"] == "float16" and verify["passed"]
+
+
+def test_unknown_state_dtype_is_refused_by_name() -> None:
+    r = run("--steps", "3", "--topk", "1", "--ssm-dtype", "float8_e4m3")
+    assert r.exit_code == 2 and "float8_e4m3" in r.output and "cannot be run" in r.output, r.output
+
+
+@pytest.mark.slow
+def test_buffer_rows_shows_what_a_missing_discard_row_overwrites() -> None:
+    # SGLang allocates one discard row more than the requests and sends padded batch positions
+    # there (0.5.23 srt/layers/attention/linear/utils.py L125-155); its Triton verify writes a
+    # padding request's states there unchecked. With the row: clean. Without: past the end.
+    code, doc = run_json("--steps", "3", "--topk", "1", "--batch", "2", "--buffer-rows", "3")
+    assert code == 0, doc
+    assert doc["cases"][0]["shapes"]["n_padding"] == 1
+    r = run("--steps", "3", "--topk", "1", "--batch", "2", "--buffer-rows", "2")
+    assert r.exit_code == 1, r.stdout
+    assert "silent corruption" in r.stdout and "intermediate_ssm has 2 rows" in r.stdout
+    assert "written past the end of intermediate_ssm" in r.stdout and " 0 elements" not in r.stdout
+
+
+@pytest.mark.slow
+def test_args_fp16_state_runs_in_float16(tmp_path: Path) -> None:
+    # the launch's --mamba-ssm-dtype float16 (a choice SGLang 0.5.23 accepts) is run, never mapped
+    f = tmp_path / "fp16.yaml"
+    f.write_text(SHORT_SCRATCH_ARGS.format(model="Qwen/Qwen3-Next-80B-A3B-Instruct").replace(
+        "linear-attn-verify-backend: flashinfer\n", "mamba-ssm-dtype: float16\n"))
+    code, doc = run_json("--args", str(f), "--gpu", "h200")
+    assert code == 0, doc
+    assert doc["cases"][0]["shapes"]["state_dtype"] == "float16" and doc["cases"][0]["shapes"]["gate"] == "head"
+
+
+def test_state_dtype_refusal_is_sanitised() -> None:
+    from kdacheck.findings import InputError
+
+    with pytest.raises(InputError) as e:
+        runner.state_dtype("float16\x1b[2J\n", "f.yaml: --mamba-ssm-dtype")
+    assert "\x1b" not in str(e.value) and "\n" not in str(e.value) and "f.yaml" in str(e.value)
+    with pytest.raises(InputError, match="'unknown'"):
+        runner.state_dtype(None, "f.yaml: --mamba-ssm-dtype")
+    assert [runner.state_dtype(d, "x") for d in ("float32", "bfloat16", "float16")] == ["float32", "bfloat16", "float16"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "gpu,dtype,refusal",
+    [("h200", "bfloat16", "initial_state must be float32, got torch.bfloat16"), ("h200", "float32", None),
+     ("b200", "bfloat16", None),
+     ("b200", "float32", "--linear-attn-decode-backend flashinfer on SM100+ requires --mamba-ssm-dtype bfloat16, got 'float32'")],
+)
+def test_gdn_flashinfer_verify_state_dtype_by_sm(tmp_path: Path, gpu: str, dtype: str, refusal: str | None) -> None:
+    # SM90: GDN's FlashInfer verify calls FlashInfer 0.7.2's float32-state gated_delta_rule_mtp,
+    # which asserts the pool's dtype (flashinfer/gdn_decode.py L1289); SM100 adapts the
+    # bfloat16-state kernel (0.5.23 gdn_flashinfer.py L231-264), and SGLang refuses another
+    # state dtype there at start-up (srt/arg_groups/attention_hook.py L335-345)
+    f = tmp_path / "gdn.yaml"
+    f.write_text(SHORT_SCRATCH_ARGS.format(model="Qwen/Qwen3-Next-80B-A3B-Instruct")
+                 + f"linear-attn-decode-backend: flashinfer\nmamba-ssm-dtype: {dtype}\n")
+    code, doc = run_json("--args", str(f), "--gpu", gpu)
+    verify = doc["cases"][0]
+    if refusal is None:
+        assert code == 0 and verify["error"] is None, verify
+    else:
+        assert code == 1 and (verify["error"] or "").startswith(refusal), verify
+
+
+@pytest.mark.slow
+def test_gdn_flashinfer_short_scratch_on_sm100_is_the_bf16_kernels_assertion(tmp_path: Path) -> None:
+    f = tmp_path / "gdn.yaml"
+    f.write_text(SHORT_SCRATCH_ARGS.format(model="Qwen/Qwen3-Next-80B-A3B-Instruct")
+                 + "linear-attn-decode-backend: flashinfer\nmamba-ssm-dtype: bfloat16\n")
+    code, doc = run_json("--args", str(f), "--gpu", "b200", "--buffer-steps", "3")
+    assert code == 1 and doc["cases"][0]["error"] == "intermediate_states_buffer dim 1 (3) must be >= T=4", doc["cases"][0]

@@ -150,11 +150,17 @@ def run_tree(plans: list[tuple[Plan, list[tuple[Case, CaseResult]]]], device: st
     """``kdacheck run``'s document: one test suite per plan, one test case per kernel check."""
     from kdacheck.report.run_full import shapes_line
 
-    total = sum(len(r) for _p, r in plans)
+    nothing = sum(1 for p, r in plans if not r and p.nothing)
+    total = sum(len(r) for _p, r in plans) + nothing
     failed = sum(1 for _p, r in plans for _c, res in r if not res.passed)
-    root = ET.Element("testsuites", name="kdacheck run", tests=str(total), failures=str(failed))
+    root = ET.Element("testsuites", name="kdacheck run", tests=str(total), failures=str(failed))  # Jenkins: no `skipped` on testsuites
     for plan, results in plans:
         bad = sum(1 for _c, res in results if not res.passed)
+        if not results and plan.nothing:  # said as one skipped case, never as a pass
+            suite = ET.SubElement(root, "testsuite", name=_x(visible_name(plan.source)), tests="1", failures="0", skipped="1")
+            test = ET.SubElement(suite, "testcase", classname="kdacheck-run", name="nothing to run")
+            ET.SubElement(test, "skipped", message=_x(visible_name(plan.nothing))[:500])
+            continue
         suite = ET.SubElement(root, "testsuite", name=_x(visible_name(plan.source)), tests=str(len(results)), failures=str(bad))
         for case, res in results:
             kind = case.op.kind.value

@@ -27,10 +27,16 @@ def shapes_line(shapes: dict[str, Any]) -> str:
     return ", ".join(f"{k}={v}" for k, v in shapes.items() if k in SHOWN_SHAPES)
 
 
+WIDTH_NOT_A_TERMINAL = 1000  # a CI log: lines as long as their text (a terminal: its width)
+
+
 def _console(out: IO[str]) -> Any:
+    """Rich on ``out``: a terminal's width, or (a file, a pipe, a CI log) ``WIDTH_NOT_A_TERMINAL``
+    so that no table is folded at Rich's default 80 columns."""
     from rich.console import Console
 
-    return Console(file=out, highlight=False, soft_wrap=True)
+    tty = bool(getattr(out, "isatty", lambda: False)())
+    return Console(file=out, highlight=False, soft_wrap=True, width=None if tty else WIDTH_NOT_A_TERMINAL)
 
 
 @contextlib.contextmanager
@@ -60,6 +66,7 @@ def case(case: Case, r: CaseResult, out: IO[str]) -> None:
     table = Table(title=escape(visible_name(case.label)), title_justify="left", show_header=False, box=None, padding=(0, 2))
     table.add_column("field", style="dim", no_wrap=True)
     table.add_column("value", overflow="fold")
+    table.add_row("kernel", f"{r.kernel} (kdacheck's Triton kernel)")
     table.add_row("shapes", shapes_line(r.shapes))
     table.add_row("bytes moved", f"{r.bytes_moved:,}" if r.time_s is not None else "— (not launched)")
     table.add_row("time", "—" if r.time_s is None else f"{r.time_s * 1e3:.3f} ms ({r.timing_method})")
@@ -76,10 +83,13 @@ def case(case: Case, r: CaseResult, out: IO[str]) -> None:
     _console(out).print(table)
 
 
-def footer(results: list[tuple[Case, CaseResult]], out: IO[str]) -> None:
+def footer(results: list[tuple[Case, CaseResult]], out: IO[str], plan: Plan | None = None) -> None:
     from rich.markup import escape
 
     console = _console(out)
+    if not results and plan is not None and plan.nothing:
+        console.print(f"{escape(visible_name(plan.nothing))}.")
+        return
     for c, r in results:
         if r.error:
             console.print(f"[bold red]{escape(visible_name(c.label))} failed:[/bold red] {escape(visible_name(r.error))}")
@@ -92,4 +102,4 @@ def render(plan: Plan, device: str, results: list[tuple[Case, CaseResult]], out:
     header(plan, device, out)
     for c, r in results:
         case(c, r, out)
-    footer(results, out)
+    footer(results, out, plan)

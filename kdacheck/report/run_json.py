@@ -19,6 +19,7 @@ def document(plan: Plan, device: str, results: list[tuple[Case, CaseResult]]) ->
         "source": plan.source,
         "device": device,
         "notes": plan.notes,
+        "nothing_to_run": plan.nothing,  # why no kernel ran (a model without hybrid state), else null
         "passed": all(r.passed for _c, r in results),
         "cases": [{"label": c.label, **r.to_dict()} for c, r in results],
     }

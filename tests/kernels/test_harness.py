@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from typing import Any
 
 import pytest
 import torch
@@ -181,78 +182,103 @@ def test_check_equal_bits_detects_single_bit() -> None:
 # ----------------------------------------------------------------------------- GPU compile
 
 
-_COMPILE_SCRIPT = """
-import os, subprocess, tempfile
-os.environ.pop("TRITON_INTERPRET", None)
-import triton
-from triton.backends.compiler import GPUTarget
-from triton.compiler import ASTSource
-from kdacheck.kernels import hisparse_gather as hg, kda_verify as kv, mamba2_verify as mv
+# The register table: benchmarks/record_registers.py compiles every kernel variant for sm_90
+# (Triton bundles ptxas and cuobjdump; no GPU) and derives CTAs per SM by the occupancy rule
+# written down there. The whole table is printed before anything is judged.
 
-target = GPUTarget("cuda", 90, 32)
-cuobjdump = os.path.join(os.path.dirname(triton.__file__), "backends/nvidia/bin/cuobjdump")
-
-def build(fn, sig, consts, name):
-    sig = dict(sig, **{c: "constexpr" for c in consts})
-    k = triton.compile(ASTSource(fn=fn, signature=sig, constexprs=consts), target=target,
-                       options={"num_warps": 4})
-    with tempfile.NamedTemporaryFile(suffix=".cubin", delete=False) as f:
-        f.write(k.asm["cubin"])
-    out = subprocess.run([cuobjdump, "--dump-resource-usage", f.name],
-                         capture_output=True, text=True).stdout
-    usage = [l.strip() for l in out.splitlines() if "REG:" in l]
-    print(name, usage[0] if usage else "?")
-
-for st, tree in (("fp32", False), ("bf16", True)):
-    sig = {n: "*bf16" for n in ("q_ptr", "k_ptr", "v_ptr", "a_ptr", "b_ptr")}
-    sig.update(alog_ptr="*fp32", dtb_ptr="*fp32", pool_ptr="*" + st, cache_idx_ptr="*i32",
-               scratch_ptr="*" + st, row_map_ptr="*i32", parents_ptr="*i32", o_ptr="*fp32",
-               T="i32", P="i32", N_SCRATCH="i32", T_ALLOC="i32", scale="fp32")
-    build(kv._kda_verify_kernel, sig, dict(H=8, HV=32, KD=128, VD=128, BK=128, BV=32,
-          TREE=tree, STATE_BF16=st == "bf16", STEP_GUARD=True, HEAD_GATE=False), f"verify-{st}-tree{tree}")
-    build(kv._kda_verify_kernel, sig, dict(H=4, HV=8, KD=128, VD=128, BK=128, BV=32,
-          TREE=tree, STATE_BF16=st == "bf16", STEP_GUARD=True, HEAD_GATE=True), f"gdn-{st}-tree{tree}")
-    msig = {n: "*bf16" for n in ("x_ptr", "dt_ptr", "B_ptr", "C_ptr", "D_ptr", "dtb_ptr")}
-    msig.update(A_ptr="*fp32", pool_ptr="*" + st, cache_idx_ptr="*i32", scratch_ptr="*" + st, row_map_ptr="*i32",
-                parents_ptr="*i32", o_ptr="*fp32", T="i32", POOL="i32", N_SCRATCH="i32")
-    build(mv._mamba2_verify_kernel, msig, dict(H=32, G=4, PD=64, DS=128, BP=32, BDS=128, TREE=tree,
-          STATE_BF16=st == "bf16"), f"mamba2-{st}-tree{tree}")
-sel = dict(tok_ptr="*i32", seq_lens_ptr="*i32", dev_slot_ptr="*i32")
-tile = dict(N_SEL=8192, BLOCK=128)
-build(hg._plan_mark_kernel, dict(sel, marker_ptr="*i32", MAX_SEQ="i32"), tile, "plan-mark")
-build(hg._plan_count_kernel, dict(sel, marker_ptr="*i32", counts_ptr="*i32", MAX_SEQ="i32", N_TILES="i32"), tile, "plan-count")
-build(hg._plan_write_kernel, dict(sel, host_loc_ptr="*i64", free_ptr="*i32", marker_ptr="*i32", counts_ptr="*i32",
-      miss_src_ptr="*i64", miss_dst_ptr="*i32", miss_count_ptr="*i32", MAX_SEQ="i32", N_TILES="i32", FREE_STRIDE="i32",
-      FREE_COLS="i32", PLAN_STRIDE="i32", PLAN_COLS="i32", CAP="i32", N_DEV="i32"), dict(tile, BT=64), "plan-write")
-build(hg._plan_out_kernel, dict(sel, marker_ptr="*i32", out_ptr="*i32", MAX_SEQ="i32"), tile, "plan-out")
-sig = dict(host_ptr="*i64", dev_ptr="*i64", miss_src_ptr="*i64", miss_dst_ptr="*i32",
-           miss_count_ptr="*i32", PLAN_STRIDE="i32", N_HOST="i32", N_DEV="i32")
-build(hg._hisparse_copy_kernel, sig, dict(WORDS=82, BM=16, BW=128), "copy")
-"""
+_RECORDER = os.path.join(os.path.dirname(__file__), "..", "..", "benchmarks", "record_registers.py")
+_RECORDED_36 = os.path.join(os.path.dirname(__file__), "..", "data", "triton-3.6-registers.json")
 
 
-def test_kernels_compile_for_sm90_without_a_gpu() -> None:
-    """The interpreter never compiles; this builds real sm_90 cubins (Triton bundles ptxas)
-    in a subprocess without TRITON_INTERPRET, and checks the verify tile does not spill."""
+def _recorder() -> Any:
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("record_registers", _RECORDER)
+    assert spec is not None and spec.loader is not None
+    mod = sys.modules.get("record_registers")
+    if mod is None:
+        mod = importlib.util.module_from_spec(spec)
+        sys.modules["record_registers"] = mod  # its dataclasses look their module up
+        spec.loader.exec_module(mod)
+    return mod
+
+
+def test_occupancy_rule_at_four_warps() -> None:
+    """The arithmetic of record_registers.occupancy (65536 registers per SM, 256-register
+    units per warp): 168 registers keep 3 CTAs of 4 warps, 169-255 only 2, 128 give 4."""
+    occ = _recorder().occupancy
+    assert occ(128, 4)["by_regs"] == 4 and occ(129, 4)["by_regs"] == 3
+    assert occ(168, 4)["by_regs"] == 3 and occ(169, 4)["by_regs"] == 2 and occ(255, 4)["by_regs"] == 2
+    assert occ(16, 4)["ctas_per_sm"] == 16  # then the 64-warp limit binds
+    assert occ(64, 4, shared=100_000)["ctas_per_sm"] == 2  # and shared memory, 228 KiB per SM
+
+
+def _judge(doc: dict[str, Any], rec: Any) -> None:
+    print(rec.table(doc))  # the whole table, before any judgement (pytest -s shows it; a failure too)
+    bad = rec.problems(doc)
+    names = {(r["kernel"], r["variant"]) for r in doc["rows"]}
+    assert len(names) == len(doc["rows"]) >= 17, rec.table(doc)
+    assert not bad, rec.table(doc) + "\nover the bound:\n" + "\n".join(bad)
+
+
+def test_kernels_compile_for_sm90_within_the_occupancy_target(tmp_path: Any) -> None:
+    """This Triton: every variant compiles for sm_90, none spills, every verify kernel keeps
+    >= MIN_CTAS_VERIFY CTAs per SM (<= 168 registers at 4 warps)."""
     triton = pytest.importorskip("triton")
     ptxas = os.path.join(os.path.dirname(triton.__file__), "backends/nvidia/bin/ptxas")
     if not os.path.exists(ptxas):
         pytest.skip("triton's bundled ptxas is not available")
     env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
-    proc = subprocess.run(
-        [sys.executable, "-c", _COMPILE_SCRIPT],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        env=env,
+    out = tmp_path / "registers.json"
+    proc = subprocess.run([sys.executable, _RECORDER, "--json", str(out)], capture_output=True, text=True,
+                          timeout=600, env=env)  # fmt: skip
+    assert out.exists(), proc.stdout[-3000:] + proc.stderr[-3000:]
+    import json
+
+    doc = json.loads(out.read_text())
+    assert doc["triton"] == triton.__version__
+    _judge(doc, _recorder())
+
+
+def test_recorded_triton_36_table_is_current_and_within_the_target() -> None:
+    """The device's Triton (3.6.0, the H200 image's), recorded by record_registers.py from the
+    current kernels: the table must be of these kernel sources and launch configs."""
+    import json
+
+    rec = _recorder()
+    with open(_RECORDED_36, encoding="utf-8") as fh:
+        doc = json.load(fh)
+    assert doc["triton"] == "3.6.0"
+    assert doc["source_sha256"] == rec.source_hash(), (
+        "tests/data/triton-3.6-registers.json is of other kernel sources or launch configs: re-record it "
+        "(the commands are in benchmarks/record_registers.py's docstring)"
     )
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    lines = [ln for ln in proc.stdout.splitlines() if "REG:" in ln]
-    assert len(lines) == 11, proc.stdout
-    for ln in lines:
-        assert "LOCAL:0" in ln, ln  # no register spills
-        regs = int(ln.split("REG:")[1].split()[0])
-        assert regs <= 192, ln  # 4 warps: at most 192 registers keeps 2+ blocks per SM (255 halves occupancy)
+    _judge(doc, rec)
+
+
+def test_recorded_triton_36_table_matches_a_live_compile(tmp_path: Any) -> None:
+    """With KDACHECK_TRITON36_SITE naming a folder that holds Triton 3.6.0 (pip install
+    --target, as record_registers.py's docstring shows), compile with it now: the registers
+    and spills must equal the recorded table's."""
+    site = os.environ.get("KDACHECK_TRITON36_SITE")
+    if not site:
+        pytest.skip("KDACHECK_TRITON36_SITE is not set: the recorded Triton 3.6 table is judged alone")
+    import json
+
+    out = tmp_path / "registers-36.json"
+    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (site, env.get("PYTHONPATH", "")) if p)
+    proc = subprocess.run([sys.executable, _RECORDER, "--json", str(out)], capture_output=True, text=True,
+                          timeout=600, env=env)  # fmt: skip
+    assert out.exists(), proc.stdout[-3000:] + proc.stderr[-3000:]
+    live = json.loads(out.read_text())
+    with open(_RECORDED_36, encoding="utf-8") as fh:
+        recorded = json.load(fh)
+    assert live["triton"] == "3.6.0", live["triton"]
+    rec = _recorder()
+    print(rec.table(live))
+    key = lambda d: {(r["kernel"], r["variant"]): (r["regs"], r["local"], r["stack"]) for r in d["rows"]}  # noqa: E731
+    assert key(live) == key(recorded), rec.table(live) + "\n--- recorded ---\n" + rec.table(recorded)
 
 
 # --- tolerances that catch kernel bugs ---------------------------------------------------------

@@ -372,3 +372,24 @@ def test_plan_alone_matches_and_copies_nothing(seed: int) -> None:
     for b in range(B):
         c = int(s.cnt.tensor[b])
         assert torch.equal(res.miss_src[b, :c], s.src.tensor[b, :c]) and torch.equal(res.miss_dst[b, :c], s.dst.tensor[b, :c])
+
+
+@pytest.mark.parametrize("fill", [0, -1, 12345])
+def test_dirty_workspace_is_reset_where_read(seed: int, fill: int) -> None:
+    """The marker table is never cleared as a whole (a memset of B × max_seq entries per call
+    would grow with the context): each call resets only its missing tokens' entries. A reused
+    table full of stale values (0 would win every atomic_min) still gives the reference's plan,
+    twice in a row."""
+    s = make_setup(seed, hit=0.3, dup_from=4)
+    ws = torch.full(tuple(s.dslot.shape), fill, dtype=torch.int32)
+    check_against_reference(s, workspace=ws)
+    untouched = ws == fill
+    assert untouched.any()  # entries of tokens no call missed stay as they were: not cleared
+    s2 = make_setup(seed + 1, hit=0.3, dup_from=4)
+    check_against_reference(s2, workspace=ws)
+
+
+def test_workspace_shape_checked() -> None:
+    s = make_setup(3)
+    with pytest.raises(ValueError, match="workspace must be int32"):
+        s.call(workspace=torch.zeros((1, 1), dtype=torch.int32))

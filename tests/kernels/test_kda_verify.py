@@ -92,15 +92,18 @@ def run_and_check(inp: Inputs, tol: float, **kw: Any) -> None:
     ref_scratch = torch.empty_like(inp.scratch.tensor)
     o_ref, s_ref = kda_verify_reference(*args[:9], cn.poison_(ref_scratch), *args[10:])
     slots, rows = args[8], args[10]
-    live = [n for n in range(inp.N) if int(slots[n]) >= 0]
+    # every request, padding ones too: SGLang 0.5.23's verify computes a cache-index -1 request
+    # from a zero state and stores its states in its scratch row
+    # (kernels/ops/attention/linear/fused_sigmoid_gating_recurrent.py L265-281, L492-504)
+    everyone = list(range(inp.N))
     T = inp.T
-    tok = torch.tensor([n * T + t for n in live for t in range(T)], dtype=torch.long)
-    lrows = rows[live].long()
+    tok = torch.tensor([n * T + t for n in everyone for t in range(T)], dtype=torch.long)
+    lrows = rows[everyone].long()
     s_k = inp.scratch.tensor
     assert (o[tok].double() - o_ref[tok]).norm() <= tol * o_ref[tok].norm()
     s_kd, s_rd = s_k[lrows, :T].double(), s_ref[lrows, :T].double()
     assert (s_kd - s_rd).norm() <= tol * s_rd.norm()
-    # canaries: margins, rows/steps no live request owns, committed pool, padding outputs
+    # canaries: margins, rows/steps no request owns, committed pool
     written = torch.zeros(s_k.shape[:2], dtype=torch.bool)
     written[lrows, :T] = True
     ws = written[:, :, None, None, None].expand(s_k.shape)
@@ -113,8 +116,8 @@ def run_and_check(inp: Inputs, tol: float, **kw: Any) -> None:
     for r in reports:
         assert r.intact, r
     pad_tok = [n * T + t for n in range(inp.N) if int(slots[n]) < 0 for t in range(T)]
-    if pad_tok:
-        assert torch.count_nonzero(o[pad_tok]) == 0
+    if pad_tok:  # computed (from a zero state), not skipped
+        assert torch.count_nonzero(o[pad_tok]) > 0
 
 
 CASES = [
@@ -250,7 +253,7 @@ BAD = [
     ("slot >= P", lambda x: _set(x, 8, torch.tensor([0, 5], dtype=torch.int32)), "cache_indices"),
     ("slot < -1", lambda x: _set(x, 8, torch.tensor([-2, 0], dtype=torch.int32)), "cache_indices"),
     ("row >= N_scratch", lambda x: _set(x, 10, torch.tensor([0, 3], dtype=torch.int32)), "row_map"),
-    ("row < 0", lambda x: _set(x, 10, torch.tensor([-1, 0], dtype=torch.int32)), "row_map"),
+    ("row < -1", lambda x: _set(x, 10, torch.tensor([-2, 0], dtype=torch.int32)), "row_map"),
     ("rows shared", lambda x: _set(x, 10, torch.tensor([1, 1], dtype=torch.int32)), "two live requests"),
     ("short row_map", lambda x: _set(x, 10, torch.tensor([0], dtype=torch.int32)), "row_map"),
     ("int64 slots", lambda x: _set(x, 8, x.args[8].long()), "int32"),
@@ -303,3 +306,17 @@ def test_out_of_range_row_in_subprocess() -> None:
         inp = make_inputs(0, N=2, T=2)
         inp.args[10] = torch.tensor([0, 1000], dtype=torch.int32)
         kda_verify(*inp.args)
+
+
+def test_row_minus_one_stores_nothing() -> None:
+    """``row_map[n] == -1``: no scratch row, as SGLang's ``cache_idx >= 0`` guard
+    (fused_sigmoid_gating_recurrent.py L300-320, L492-504): the request's output is computed
+    and its states are stored nowhere; the other request's row is written as usual."""
+    inp = make_inputs(5, N=2, T=3, N_scratch=3, P=5, tree=True)
+    inp.args[10] = torch.tensor([-1, 2], dtype=torch.int32)
+    o = kda_verify(*inp.args)
+    s = inp.scratch.tensor
+    assert cn.check_poison(s[:2]).intact and cn.check_margins(inp.scratch).intact
+    assert not cn.check_poison(s[2, :3]).intact
+    o_ref, _ = kda_verify_reference(*inp.args[:9], cn.poison_(torch.empty_like(s)), *inp.args[10:])
+    assert (o.double() - o_ref).norm() <= 1e-5 * o_ref.norm()

@@ -20,8 +20,9 @@ pytestmark = pytest.mark.slow  # the kernels in Triton's interpreter (python -m 
         Mamba2Case(seed=4, dt_scale=40.0),  # softplus's linear branch (dt + dt_bias > 20)
         Mamba2Case(seed=5, H=8, G=8, P=8, DS=16, N=3, n_padding=2),  # one head per group, mostly padding
         Mamba2Case(seed=6, H=6, G=3, P=24, DS=40),  # dims that are not powers of two
+        Mamba2Case(seed=7, state_dtype="float16", tree=True, K=2, T=5, T_alloc=5, n_padding=1),  # --mamba-ssm-dtype float16
     ],
-    ids=["chain", "tree+padding", "bf16-state", "large-dt", "groups=heads", "odd-dims"],
+    ids=["chain", "tree+padding", "bf16-state", "large-dt", "groups=heads", "odd-dims", "fp16-tree+padding"],
 )
 def test_mamba2_verify_matches_reference(case: Mamba2Case, kernel_device: str) -> None:
     r = run_mamba2(case, kernel_device)

@@ -12,7 +12,7 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
-from kdacheck.kernels import ops
+from kdacheck.kernels import cases, ops
 from kdacheck.kernels.cases import AnyCase, Gate, VerifyCase
 
 from kdacheck import runner
@@ -92,3 +92,18 @@ def test_runner_runs_each_op_through_its_harness_function(op: ops.Op) -> None:
     assert planned.op is op and result.kernel == op.name
     assert result.passed, result.error
     assert result.bytes_moved > 0
+
+
+def test_gather_floor_is_the_host_link_where_sglang_keeps_the_cache() -> None:
+    # SGLang 0.5.23's HiSparse host_cache is pinned host memory (srt/mem_cache/pool_host/mla.py
+    # L106, pin_memory=True): each unique miss's item crosses the host link once
+    case = cases.GatherCase(B=8, D=3, top_k=2048, item_bytes=656)
+    misses = 8 * 3 * 2048 // 2
+    assert cases.gather_host_bytes(case, misses) == misses * 656
+    assert cases.gather_floor_s(case, misses, 64.0) == pytest.approx(misses * 656 / 64e9)
+    assert cases.gather_floor_s(case, misses, 32.0) == pytest.approx(2 * cases.gather_floor_s(case, misses, 64.0))
+    # no misses: the plan's device traffic is the floor
+    assert cases.gather_floor_s(case, 0) == pytest.approx(cases.gather_bytes_moved(case, 0) / (cases.HBM_NOMINAL_GBS * 1e9))
+    assert ops.HISPARSE_GATHER.floor(case, misses, 64.0) == cases.gather_floor_s(case, misses, 64.0)
+    v = cases.VerifyCase()
+    assert ops.KDA_VERIFY.floor(v, 0, 4800.0) == pytest.approx(cases.verify_bytes_moved(v) / 4.8e12)

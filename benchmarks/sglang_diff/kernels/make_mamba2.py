@@ -12,6 +12,11 @@ SGLang is only *imported* (never copied).  The only shim is one torch attribute:
 no-op `torch.cpu.device`.  Nothing in SGLang is patched.
 
 Writes (next to this file): chain.pt, tree.pt, results.json.
+
+``python make_mamba2.py fp16`` writes only ``mamba2_chain_fp16.pt`` and ``mamba2_tree_fp16.pt``:
+the same calls with a float16 state pool and intermediate buffer (``--mamba-ssm-dtype
+float16``); the tree's parents are the array SGLang's conv kernel produced for the float32
+tree golden (asserted in ``main``), so no conv kernel runs (Triton 3.9's interpreter cannot).
 """
 
 import os
@@ -99,7 +104,7 @@ def make_inputs(T, seed):
     return dict(N=N, T=T, A=A, D=D, dt_bias=dt_bias, xBC=xBC, dt=dt, state_pool=state_pool)
 
 
-def sglang_verify_call(inp, retrieve_parent_token, materialize=False, buffer=None):
+def sglang_verify_call(inp, retrieve_parent_token, materialize=False, buffer=None, state_dtype=torch.float32):
     """Mirror mamba.py:664 and 704-754 (is_target_verify branch)."""
     N, T = inp["N"], inp["T"]
     H, P, DS, G = NHEADS, HEAD_DIM, DSTATE, NGROUPS
@@ -117,9 +122,9 @@ def sglang_verify_call(inp, retrieve_parent_token, materialize=False, buffer=Non
     C_arg = C_d.view(N, T, G, -1)
     if materialize:  # same values, no stride-0 dims -> TIE_HDIM=False kernel path
         A_d, dt_arg, dt_bias, D_d = (t.contiguous() for t in (A_d, dt_arg, dt_bias, D_d))
-    state = inp["state_pool"].clone()
+    state = inp["state_pool"].clone().to(state_dtype)
     if buffer is None:
-        buffer = torch.full((SCRATCH_ROWS, T, H, P, DS), SENTINEL)
+        buffer = torch.full((SCRATCH_ROWS, T, H, P, DS), SENTINEL, dtype=state_dtype)
     out = torch.full((N * T, H * P), SENTINEL)  # preallocated_ssm_out_d (mamba.py:549-565)
     state_batch_indices = torch.tensor(STATE_BATCH_INDICES, dtype=torch.int32)
     intermediate_state_indices = torch.arange(N, dtype=torch.int32)  # mamba.py:664-666
@@ -165,7 +170,9 @@ def build_parent_with_sglang(next_token, next_sibling):
 # --------------------------------------------------------------------------
 # float64 reference of the math as read from mamba_ssm.py:169-345
 # --------------------------------------------------------------------------
-def reference(inp, parent=None, slots=None, f=torch.float64):
+def reference(inp, parent=None, slots=None, f=torch.float64, store=None):
+    """``store``: the intermediate buffer's dtype, when not float32: each stored state rounded
+    to it (SGLang: state.to(cache_ptrs.dtype.element_ty)), a tree re-reading the rounded one."""
     N, T = inp["N"], inp["T"]
     H, P, DS, G = NHEADS, HEAD_DIM, DSTATE, NGROUPS
     x, B, C = torch.split(inp["xBC"].to(f), [H * P, G * DS, G * DS], dim=-1)
@@ -174,7 +181,7 @@ def reference(inp, parent=None, slots=None, f=torch.float64):
     C = C.reshape(N, T, G, DS)
     dt = inp["dt"].to(f).reshape(N, T, H)
     A, D, dtb = inp["A"].to(f), inp["D"].to(f), inp["dt_bias"].to(f)
-    pool = inp["state_pool"].to(f)
+    pool = inp["state_pool"].to(store).to(f) if store is not None else inp["state_pool"].to(f)
     out = torch.zeros(N, T, H, P, dtype=f)
     inter = torch.zeros(N, T, H, P, DS, dtype=f)
     ratio = H // G
@@ -195,7 +202,7 @@ def reference(inp, parent=None, slots=None, f=torch.float64):
                 dA = torch.exp(A[h] * v)
                 s = s * dA + (B[b, t, g_] * v)[None, :] * x[b, t, h][:, None]
                 if not pad:
-                    inter[b, t, h] = s
+                    inter[b, t, h] = s.to(store).to(f) if store is not None else s
                 out[b, t, h] = s @ C[b, t, g_] + x[b, t, h] * D[h]
     return out, inter
 
@@ -213,19 +220,19 @@ def errs(got, ref):
     }
 
 
-def run_case(name, T, next_token=None, next_sibling=None):
+def run_case(name, T, next_token=None, next_sibling=None, state_dtype=torch.float32, parent=None):
     torch.manual_seed(SEED)
     inp = make_inputs(T, SEED + T)
     N = inp["N"]
-    parent = None
-    if next_token is not None:
+    if next_token is not None and parent is None:
         parent = build_parent_with_sglang(next_token, next_sibling)
-    args, out, tie = sglang_verify_call(inp, parent)
+    store = None if state_dtype == torch.float32 else state_dtype
+    args, out, tie = sglang_verify_call(inp, parent, state_dtype=state_dtype)
     assert tie, "verify path must hit TIE_HDIM=True"
     buf = args["intermediate_states_buffer"]
     state_after = args["state"]
 
-    out_ref, inter_ref = reference(inp, parent)
+    out_ref, inter_ref = reference(inp, parent, store=store)
     real = [b for b in range(N) if STATE_BATCH_INDICES[b] != PAD_SLOT_ID]
     out_r32, inter_r32 = reference(inp, parent, f=torch.float32)
     res = {
@@ -249,11 +256,11 @@ def run_case(name, T, next_token=None, next_sibling=None):
     res["count_dt_plus_bias_gt_20"] = int((v > 20).sum())
     res["all_outputs_finite"] = bool(torch.isfinite(out).all() and torch.isfinite(buf).all())
     # same values passed as dense tensors -> TIE_HDIM=False path
-    args2, out2, tie2 = sglang_verify_call(inp, parent, materialize=True)
+    args2, out2, tie2 = sglang_verify_call(inp, parent, materialize=True, state_dtype=state_dtype)
     assert not tie2
     res["tie_hdim_false_path_vs_true_path_max_abs_diff"] = {
         "out": (out2 - out).abs().max().item(),
-        "intermediate": (args2["intermediate_states_buffer"] - buf).abs().max().item(),
+        "intermediate": (args2["intermediate_states_buffer"].double() - buf.double()).abs().max().item(),
     }
 
     xs, Bs, Cs = torch.split(inp["xBC"], [NHEADS * HEAD_DIM, NGROUPS * DSTATE, NGROUPS * DSTATE], dim=-1)
@@ -265,7 +272,8 @@ def run_case(name, T, next_token=None, next_sibling=None):
         "source_file": str(SGL_ROOT / "kernels/ops/mamba/triton_ops/mamba_ssm.py"),
         "mode": name,
         # --- arguments, SGLang names, contiguous copies (see layout notes) ---
-        "state": inp["state_pool"].clone(),  # committed pool BEFORE: [NUM_SLOTS, H, P, DS]
+        "state": inp["state_pool"].clone().to(state_dtype),  # committed pool BEFORE: [NUM_SLOTS, H, P, DS]
+        "state_dtype": str(state_dtype).replace("torch.", ""),
         "x": args["x"].contiguous().clone(),  # [N, T, H, P]
         "dt": args["dt"].contiguous().clone(),  # [N, T, H, P]  (SGLang passes stride-0 over P)
         "A": args["A"].contiguous().clone(),  # [H, P, DS]     (SGLang passes stride (1,0,0))
@@ -296,7 +304,8 @@ def run_case(name, T, next_token=None, next_sibling=None):
         "intermediate_states_buffer_after": buf.clone(),
         "dims": dict(N=N, T=T, nheads=NHEADS, head_dim=HEAD_DIM, dstate=DSTATE,
                      ngroups=NGROUPS, num_slots=NUM_SLOTS, scratch_rows=SCRATCH_ROWS),
-        "dtypes": "all float32 (SGLang default: state/intermediate fp32, A fp32, x/dt/B/C/D/dt_bias/out = model dtype e.g. bf16)",
+        "dtypes": ("all float32 (SGLang default: state/intermediate fp32, A fp32, x/dt/B/C/D/dt_bias/out = model dtype e.g. bf16)"
+                   if store is None else "state pool and intermediate buffer float16 (--mamba-ssm-dtype float16), the rest float32"),
         "seed": SEED,
         "errors_vs_float64_reference": res,
     }
@@ -305,6 +314,14 @@ def run_case(name, T, next_token=None, next_sibling=None):
         golden["retrieve_next_sibling"] = next_sibling.clone()
     torch.save(golden, HERE / f"mamba2_{name}.pt")
     return res, parent
+
+
+def main_fp16():
+    """The float16-state goldens (see the module docstring)."""
+    results = {"chain_fp16": run_case("chain_fp16", T=4, state_dtype=torch.float16)[0]}
+    parent = torch.tensor(TREE_PARENT, dtype=torch.int32)
+    results["tree_fp16"] = run_case("tree_fp16", T=6, state_dtype=torch.float16, parent=parent)[0]
+    print(json.dumps(results, indent=1))
 
 
 # --------------------------------------------------------------------------
@@ -387,6 +404,10 @@ def replay(name):
                 and torch.equal(state, d["state_after"]))
 
 
+# retrieve_parent_token of the tree case, as SGLang's causal_conv1d_update writes it (main asserts it)
+TREE_PARENT = [[0, 0, 0, 1, 1, 2], [0, 0, 1, 0, 3, 4], [0, 0, 0, 0, 0, 0]]
+
+
 def main():
     results = {}
     res_chain, _ = run_case("chain", T=4)
@@ -404,7 +425,7 @@ def main():
                                  [-1, 3, -1, -1, -1, -1],
                                  [0, 0, 0, 0, 0, 0]], dtype=torch.int32)
     res_tree, parent = run_case("tree", T=6, next_token=next_token, next_sibling=next_sibling)
-    expect = torch.tensor([[0, 0, 0, 1, 1, 2], [0, 0, 1, 0, 3, 4], [0, 0, 0, 0, 0, 0]], dtype=torch.int32)
+    expect = torch.tensor(TREE_PARENT, dtype=torch.int32)
     assert torch.equal(parent, expect), parent
     res_tree["retrieve_parent_token_from_sglang_conv_kernel"] = parent.tolist()
     results["tree"] = res_tree
@@ -418,4 +439,6 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    import sys
+
+    main_fp16() if sys.argv[1:] == ["fp16"] else main()
