@@ -76,6 +76,6 @@ def test_try_repo_runs_the_hook(tmp_path: Path) -> None:
     if "Could not find a version" in bad.stdout + bad.stderr or "Network is unreachable" in bad.stdout + bad.stderr:
         pytest.skip("no access to PyPI to build the hook's environment")
     assert bad.returncode == 1, bad.stdout + bad.stderr
-    assert "spec002.sh:8:3: SPEC002" in bad.stdout
+    assert "spec002.sh:8:3: [*] SPEC002" in bad.stdout  # [*]: --fix fixes it
     good = run("clean.yaml", ".github/workflows/ci.yaml", "values.yaml", ".pre-commit-config.yaml", "mkdocs.yml", "build.sh")
     assert good.returncode == 0, good.stdout + good.stderr  # the other files are skipped, not read as --config

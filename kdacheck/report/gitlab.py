@@ -52,6 +52,7 @@ def render(results: list[FileResult], out: IO[str], ctx: RenderContext) -> None:
             issues.append({"description": f"kdacheck could not check this file: {r.error}", "check_name": "kdacheck",
                            "fingerprint": fingerprint(Finding("kdacheck", Severity.ERROR, r.error, Location(r.path)), 0),
                            "severity": "blocker", "location": {"path": _path(r.path), "lines": {"begin": 1}}})
+        unread = {(u.loc.path, u.loc.line) for cfg in r.resolved for u in cfg.cmd.unread}
         for cfg in r.resolved:  # a launch whose arguments were not read is no pass: one issue per place
             for u in cfg.cmd.unread:
                 text = f"kdacheck did not check this launch: not read: {u.what}" + (f" (in {cfg.cmd.role})" if cfg.cmd.role else "")
@@ -61,6 +62,8 @@ def render(results: list[FileResult], out: IO[str], ctx: RenderContext) -> None:
         for f in sorted(r.findings, key=Finding.sort_key):
             if not loud(f) and f.severity < min(ctx.threshold, Severity.WARNING):
                 continue
+            if f.not_checked and f.severity < ctx.threshold and (f.location.path, f.location.line) in unread:
+                continue  # arguments not read: said once per place above (kdacheck-not-checked)
             key = identity(f)
             issues.append(issue(f, seen[key]))
             seen[key] += 1
