@@ -23,9 +23,9 @@ FLOORS = {
             "tp_size": 1.0,
             "dp_size": 1.0,
             "attn_dp_size": 1.0,
-            "page_size": 0.969,
+            "page_size": 1.0,
             "max_running_requests": 1.0,
-            "attention_backend": 0.964,
+            "attention_backend": 1.0,
             "linear_attn_decode_backend": 1.0,
             "linear_attn_verify_backend": 1.0,
             "mamba_radix_cache_strategy": 1.0,
@@ -69,16 +69,16 @@ FLOORS = {
 
 # Per family (generate.py's kind), SGLang 0.5.23 golden (seed 3, n 1000; LFM2.5: seed 5, n 80), measured 2026-12-02:
 # (verdict agreement, page_size, attention_backend, mem_fraction_static on the cases both accept).
-# mamba's page/backend: Falcon-H1's and Granite-4.0-H's SM100 overrides (model_overrides/falcon_h1.py,
-# granitemoehybrid.py) are not architecture entries yet (docs/fidelity.md).
+# mamba's and conv's page/backend with Falcon-H1's, Granite-4.0-H's and LFM2's SM100 overrides
+# (model_overrides/falcon_h1.py, granitemoehybrid.py, lfm2.py: kdacheck/architectures/hybrids.py).
 FAMILY_FLOORS = {
     "0.5.23": {
         "dense": (1.0, 1.0, 1.0, 1.0),
         "dsa": (1.0, 1.0, 1.0, 1.0),
         "gdn": (1.0, 1.0, 1.0, 0.995),
         "kda": (1.0, 1.0, 1.0, 1.0),
-        "mamba": (1.0, 0.885, 0.857, 0.99),
-        "conv": (0.912, 0.866, 0.866, 1.0),  # LFM2.5 (seed 5): UNMODELLED below
+        "mamba": (1.0, 1.0, 1.0, 0.99),
+        "conv": (0.912, 1.0, 1.0, 1.0),  # LFM2.5 (seed 5): UNMODELLED below
     },
 }
 # SGLang starts, kdacheck errors (a start-up rule): at most this share, per family

@@ -8,7 +8,14 @@ mamba state" of them even where it reads no geometry. ``extra_buffer``: 0.5.23
 
 from __future__ import annotations
 
-from kdacheck.architectures.registry import register
+from typing import TYPE_CHECKING
+
+from kdacheck.architectures.registry import Override, register
+
+if TYPE_CHECKING:
+    from kdacheck.gpus import GPU
+    from kdacheck.models import Model
+    from kdacheck.resolve.core import Resolved
 
 STATE = "0.5.23 srt/configs/hybrid_arch.py"
 EXTRA = "0.5.23 srt/arg_groups/overrides.py L403 _MAMBA_EXTRA_BUFFER_ARCHS"
@@ -19,16 +26,41 @@ register("MiniCPMV4_6ForConditionalGeneration", "MiniCPMV4_7ForConditionalGenera
 register("InternS2PreviewForConditionalGeneration", extra_buffer=True, families=("gdn",), mirrors=f"{EXTRA}; {STATE}")
 register("BailingMoeV2_5ForCausalLM", "BailingMoeV3ForCausalLM", "BailingMoeV3VLForConditionalGeneration", extra_buffer=True,
          families=("kda", "lightning"), mirrors=f"{EXTRA}; {STATE} (use_kda: short_conv_kernel_size given)")
-register("FalconH1ForCausalLM", "GraniteMoeHybridForCausalLM", "InklingForConditionalGeneration", "InklingForConditionalGenerationMTP",
+
+
+def _on_sm100(backend: str, source: str, needs_state: bool = False) -> Override:
+    """An override that sets ``backend`` on SM100 when no attention backend is given (and, with
+    ``needs_state``, only when the config has mamba layers), as ``source`` does."""
+
+    def override(r: Resolved, m: Model, gpu: GPU | None, unset: bool) -> None:
+        if gpu is None or gpu.sm // 10 != 10 or r.v("attention_backend") is not None:
+            return
+        if needs_state and not m.linear_layers:
+            return
+        r.put("attention_backend", backend, f"{m.architecture} on SM{gpu.sm}: {backend} ({source})", "model")
+
+    return override
+
+
+OVERRIDES = "0.5.23 srt/arg_groups/model_overrides/"
+register("FalconH1ForCausalLM", extra_buffer=True, families=("mamba2",), mirrors=f"{EXTRA}; {STATE} mamba2_config; {OVERRIDES}falcon_h1.py",
+         override=_on_sm100("triton", "model_overrides/falcon_h1.py"))
+register("GraniteMoeHybridForCausalLM", extra_buffer=True, families=("mamba2",),
+         mirrors=f"{EXTRA}; {STATE} mamba2_config; {OVERRIDES}granitemoehybrid.py (only with mamba layers)",
+         override=_on_sm100("flashinfer", "model_overrides/granitemoehybrid.py", needs_state=True))
+register("InklingForConditionalGeneration", "InklingForConditionalGenerationMTP",
          extra_buffer=True, families=("mamba2",), mirrors=f"{EXTRA}; {STATE} mamba2_config")
 # a DSA architecture too (deepseek.py): its extra_buffer support and its KDA text model (glm5_next_config),
 # as an entry of its own, merged on lookup
 register("Glm5NextForConditionalGeneration", prefix=True, extra_buffer=True, families=("kda",), mirrors=f"{EXTRA}; {STATE} glm5_next_config")
 # the rest of hybrid_arch.py's classes, by their model classes' EntryClass names (srt/models/)
-register("InternS2MobiusForConditionalGeneration", "JetNemotronForCausalLM", "JetVLMForConditionalGeneration", families=("gdn",),
-         mirrors=f"{STATE} hybrid_gdn_config")
+register("InternS2MobiusForConditionalGeneration", families=("gdn",), mirrors=f"{STATE} hybrid_gdn_config")
+register("JetNemotronForCausalLM", "JetVLMForConditionalGeneration", families=("gdn",),
+         mirrors=f"{STATE} hybrid_gdn_config; {OVERRIDES}falcon_h1.py", override=_on_sm100("triton", "model_overrides/falcon_h1.py"))
 register("GigaChat35ForCausalLM", "GigaChat35ForCausalLMNextN", families=("gdn",),
          mirrors="0.5.23 srt/configs/gigachat35.py L241-253 register_linear_attn_model (GDNAttnBackend)")
 register("MiniCPMSALAForCausalLM", families=("lightning",), mirrors=f"{STATE} hybrid_lightning_config (has_lightning_layers)")
-register("Lfm2ForCausalLM", "Lfm2MoeForCausalLM", "Lfm2VlForConditionalGeneration", "ZayaForCausalLM", "MambaForCausalLM",
+register("Lfm2ForCausalLM", "Lfm2MoeForCausalLM", families=("mamba2",), mirrors=f"{STATE} mamba2_config; {OVERRIDES}lfm2.py",
+         override=_on_sm100("flashinfer", "model_overrides/lfm2.py"))
+register("Lfm2VlForConditionalGeneration", "ZayaForCausalLM", "MambaForCausalLM",
          "Mamba2ForCausalLM", "FalconMambaForCausalLM", families=("mamba2",), mirrors=f"{STATE} mamba2_config")
