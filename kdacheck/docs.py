@@ -12,6 +12,7 @@ def rule_markdown(rule: Rule, heading: str = "##") -> str:
     scope = [", ".join(f.label for f in rule.families)] if rule.families else []
     scope += ["speculative decoding only"] if rule.speculative else []
     scope += ["needs the model's geometry"] if rule.needs == "model" else []
+    scope += ["needs the model's state (its architecture or config)"] if rule.needs == "state" else []
     if scope:
         out.append(f"Scope: {'; '.join(scope)}")
     out += ["", f"{heading}# What", "", rule.what, "", f"{heading}# Why", "", rule.why]

@@ -91,6 +91,13 @@ class Model:
         return self.family.hybrid and self.linear_layers > 0
 
     @property
+    def keeps_state(self) -> bool:
+        """SGLang keeps mamba / linear-attention state for it: a hybrid kdacheck models, or one
+        whose config it read but whose state it does not model (LFM2's short convolutions,
+        Mamba-1, lightning): the prefix-cache strategy and its checks apply to both."""
+        return self.hybrid or (bool(self.unmodelled) and self.family.has_state)
+
+    @property
     def weight_bytes(self) -> int:
         return int(self.params * self.weight_bytes_per_param)
 

@@ -14,7 +14,7 @@ from tests.sglang_golden import GOLDEN, POST_RESOLUTION, compare
 # (measured 2026-12-02; per family below, where no family of the seed-1 golden dropped); 0.5.21: seed 1.
 FLOORS = {
     "0.5.23": (
-        0.993,
+        0.998,
         {
             "speculative_algorithm": 1.0,
             "speculative_num_steps": 1.0,
@@ -30,7 +30,7 @@ FLOORS = {
             "linear_attn_verify_backend": 1.0,
             "mamba_radix_cache_strategy": 1.0,
             "disable_radix_cache": 1.0,
-            "disable_overlap_schedule": 0.936,
+            "disable_overlap_schedule": 1.0,
             "mem_fraction_static": 0.996,
             "chunked_prefill_size": 1.0,
             "cuda_graph_config.decode.max_bs": 1.0,
@@ -78,7 +78,7 @@ FAMILY_FLOORS = {
         "gdn": (1.0, 1.0, 1.0, 0.995),
         "kda": (1.0, 1.0, 1.0, 1.0),
         "mamba": (1.0, 1.0, 1.0, 0.99),
-        "conv": (0.912, 1.0, 1.0, 1.0),  # LFM2.5 (seed 5): UNMODELLED below
+        "conv": (0.975, 1.0, 1.0, 1.0),  # LFM2.5 (seed 5): UNMODELLED below
     },
 }
 # SGLang starts, kdacheck errors (a start-up rule): at most this share, per family

@@ -71,7 +71,7 @@ def check(cfg: Resolved, rules: list[Rule] | None = None) -> list[Finding]:
     chosen = [r for r in (rules if rules is not None else all_rules()) if r.applies_to(cfg.version)]
     if cfg.model is None:  # rules that need the geometry do not run; MODEL001 names the relevant ones
         cfg.not_checked = model.not_checked(cfg, chosen) if cfg.user("model_path") else []
-        chosen = [r for r in chosen if r.needs != "model"]
+        chosen = [r for r in chosen if r.needs not in ("model", "state")]
     elif cfg.model.unmodelled:  # a config read, but its state not modelled: MODEL001 names what is not checked
         cfg.not_checked = model.not_checked(cfg, chosen)
         chosen = [r for r in chosen if r.code not in cfg.not_checked]

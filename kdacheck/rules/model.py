@@ -18,7 +18,9 @@ def not_checked(cfg: Resolved, rules: list[Rule]) -> list[str]:
     out = []
     family = cfg.model.family if cfg.model is not None else cfg.model_guess
     for r in rules:
-        if r.needs != "model":
+        # "state": needs only that SGLang keeps state (the prefix-cache rules), which a config
+        # read with its state not modelled still says
+        if r.needs != "model" and not (r.needs == "state" and cfg.model is None):
             continue
         if family is not None and not family.hybrid and family.has_state and r.families:
             if not any(f.has_state for f in r.families):

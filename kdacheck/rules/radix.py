@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from kdacheck import versions
+from kdacheck import architectures, versions
 from kdacheck.findings import Severity
 from kdacheck.models import Family
 from kdacheck.resolve import Event, Resolved
@@ -12,7 +12,7 @@ from kdacheck.rules.base import HYBRID, Hit, rule
 
 
 def _radix(cfg: Resolved) -> bool:
-    return cfg.model is not None and cfg.model.hybrid and not cfg.v("disable_radix_cache")
+    return cfg.model is not None and cfg.model.keeps_state and not cfg.v("disable_radix_cache")
 
 
 EXTRA_BUFFER_LAZY_PD = "extra_buffer_lazy unsupported under PD disaggregation; use --mamba-radix-cache-strategy extra_buffer."
@@ -21,7 +21,7 @@ EXTRA_BUFFER_LAZY_PD = "extra_buffer_lazy unsupported under PD disaggregation; u
 @rule(
     "RADIX001", Severity.ERROR,
     name="extra-buffer-track-interval",
-    needs="model", families=HYBRID,
+    needs="state", families=HYBRID,
     summary="extra_buffer prefix cache: --mamba-track-interval ≥ D and a multiple of the page size",
     what="""
         With the `extra_buffer` hybrid prefix-cache strategy (given, or chosen by `auto` when
@@ -55,6 +55,14 @@ def radix001(cfg: Resolved) -> Iterator[Hit]:
     if not _radix(cfg) or cfg.v("mamba_radix_cache_strategy") not in ("extra_buffer", "extra_buffer_lazy"):
         return
     assert cfg.model is not None
+    if cfg.given("mamba_radix_cache_strategy") and not architectures.lookup(cfg.model.architecture).extra_buffer:
+        # 0.5.23 mamba_hook.py L117-119: supports_mamba_cache_extra_buffer (overrides.py L403's list)
+        yield Hit(
+            f"extra_buffer is not supported for {cfg.model.architecture}; use no_buffer.",
+            "use `--mamba-radix-cache-strategy no_buffer --disable-overlap-schedule`",
+            values=("mamba_radix_cache_strategy",),
+        )
+        return
     if cfg.given("mamba_radix_cache_strategy") and cfg.v("linear_attn_backend") != "triton":
         yield Hit(
             f"extra_buffer is not supported for {cfg.model.architecture}; use no_buffer. (linear-attention backend {cfg.v('linear_attn_backend')}, extra_buffer needs triton)",
@@ -100,7 +108,7 @@ def radix001(cfg: Resolved) -> Iterator[Hit]:
 @rule(
     "RADIX002", Severity.ERROR,
     name="no-buffer-constraints",
-    needs="model", families=HYBRID,
+    needs="state", families=HYBRID,
     summary="no_buffer prefix cache: page size 1, overlap schedule off, attention backend not trtllm_mha",
     what="""
         The `no_buffer` hybrid prefix-cache strategy (given, or chosen by `auto` when extra_buffer
