@@ -54,13 +54,7 @@ def read_json(path: Path) -> dict[str, Any]:
             raw = f.read(MAX_CONFIG_BYTES + 1)
     except OSError as e:
         raise InputError(f"{path}: cannot read model config: {e.strerror or e}") from None
-    try:
-        data = loads_config(raw.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError) as e:
-        raise InputError(f"{path}: model config is not valid JSON: ({str(e)[:120]})") from None
-    if not isinstance(data, dict):
-        raise InputError(f"{path}: a model config.json must be a JSON object")
-    return data
+    return parse_bytes(raw, str(path))
 
 
 # transformers 5 writes a float JSON cannot hold as an object of its own (configuration_utils.py

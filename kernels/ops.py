@@ -68,13 +68,18 @@ class Op:
         return self.kernel.partition(":")[0], self.reference.partition(":")[0]
 
 
+def _device_floor(bytes_moved: Callable[[Any, int], int]) -> Callable[[Any, int, float], float]:
+    """The floor of an op whose data lives in device memory: its bytes over the link's GB/s."""
+    return lambda case, misses, link_gbs: bytes_moved(case, misses) / (link_gbs * 1e9)
+
+
 KDA_VERIFY = Op(
     kind=Kind.VERIFY, name="kda_verify", case=VerifyCase,
     kernel="kda_verify:kda_verify", reference="kda_verify_ref:kda_verify_reference", run="harness:run_verify",
     bytes_moved=cases.verify_bytes_moved,
     bytes_formula="N*HV*Vd*Kd*s*(1+T) + inputs (q,k,v,a,b bf16; o fp32) + params",
     bytes_needed=cases.verify_bytes_needed, work=cases.verify_work, benchmark="kda_verify",
-    floor=lambda case, misses, link_gbs: cases.verify_bytes_moved(case, misses) / (link_gbs * 1e9),
+    floor=_device_floor(cases.verify_bytes_moved),
     floor_link="device memory", floor_formula="bytes_moved / device memory bandwidth",
 )  # fmt: skip
 MAMBA2_VERIFY = Op(
@@ -83,7 +88,7 @@ MAMBA2_VERIFY = Op(
     bytes_moved=cases.mamba2_bytes_moved,
     bytes_formula="N*H*P*DS*s*(1+T) + inputs (x,dt,B,C bf16; o fp32)",
     bytes_needed=cases.mamba2_bytes_needed, work=cases.mamba2_work, benchmark="mamba2_verify",
-    floor=lambda case, misses, link_gbs: cases.mamba2_bytes_moved(case, misses) / (link_gbs * 1e9),
+    floor=_device_floor(cases.mamba2_bytes_moved),
     floor_link="device memory", floor_formula="bytes_moved / device memory bandwidth",
 )  # fmt: skip
 HISPARSE_GATHER = Op(
@@ -92,7 +97,7 @@ HISPARSE_GATHER = Op(
     run="harness:run_gather", bytes_moved=cases.gather_bytes_moved,
     bytes_formula="2*misses*item_bytes + B*D*top_k*12 (picks, slot lookups, out_locs) + misses*24 (host_loc, miss_src, miss_dst) + B*8",
     bytes_needed=cases.gather_bytes_needed, work=cases.gather_work, benchmark="hisparse_gather",
-    floor=lambda case, misses, link_gbs: cases.gather_floor_s(case, misses, link_gbs),
+    floor=cases.gather_floor_s,
     floor_link="PCIe (SGLang's host_cache is pinned host memory)",
     floor_formula="max(misses*item_bytes / host link (pinned host memory over PCIe), the rest of bytes_moved / device memory)",
 )  # fmt: skip
