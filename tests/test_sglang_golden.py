@@ -169,7 +169,8 @@ def test_resolution_classes_against_sglang() -> None:
     """Hand-written launches for the resolution classes of issue 22 (Qwen3.5's vision tower, PD
     prefill graphs, RADIX001 after the Qwen SM100 override, FA4's page 128, RADIX003 with the radix
     cache off, the DSA backend pairing, SPEC010's counts, PP with EAGLE, FP4/NVFP4 KV backends;
-    and Kimi's DSpark draft on SM100, trtllm_mha and so page 64, from the seed-4 holdout),
+    and Kimi's DSpark draft on SM100, trtllm_mha and so page 64, from the seed-4 holdout; RADIX002's
+    page after the Qwen SM100 override, from the seed-7 holdout),
     run through SGLang 0.5.23's own resolution by benchmarks/sglang_diff/oracle.py
     (tests/data/sglang-golden/classes-0.5.23.jsonl): kdacheck's verdict is SGLang's, its cause
     code where CAUSES names one, and its resolved fields equal on the cases SGLang starts."""
@@ -183,7 +184,6 @@ def test_resolution_classes_against_sglang() -> None:
     # SGLang refuses these for a reason kdacheck does not model yet (said in docs/fidelity.md)
     known_gaps = {
         "0.5.23-classes-001": "--language-model-only's architecture list (model_hook.py L1103-1109)",
-        "0.5.23-classes-039": "Falcon-H1's SM100 override to triton (model_overrides/falcon_h1.py), an architecture entry not yet made",
     }
     wrong = []
     for case in cases:

@@ -15,6 +15,14 @@ def _radix(cfg: Resolved) -> bool:
     return cfg.model is not None and cfg.model.keeps_state and not cfg.v("disable_radix_cache")
 
 
+def _validated_page(cfg: Resolved) -> object:
+    """The page size SGLang's mamba radix-cache validators see. They run at model_hook.py L737,
+    after the model overrides wrote the page size (Qwen3-Next/3.5 on SM100: 1 or 64, whatever
+    --page-size says); the earlier call at L225 runs only for the architectures registered with
+    a LinearAttnModelSpec (configs/linear_attn_model_registry.py: GigaChat)."""
+    return cfg.v("page_after_overrides") if "page_after_overrides" in cfg else cfg.parsed.value("page_size")
+
+
 EXTRA_BUFFER_LAZY_PD = "extra_buffer_lazy unsupported under PD disaggregation; use --mamba-radix-cache-strategy extra_buffer."
 
 
@@ -91,11 +99,7 @@ def radix001(cfg: Resolved) -> Iterator[Hit]:
             values=("mamba_track_interval", "draft_tokens", "mamba_radix_cache_strategy"),
         )
         return
-    # SGLang validates at model_hook.py L737, after the model overrides wrote the page size (Qwen3-Next/3.5
-    # on SM100: 1 or 64, whatever --page-size says); the earlier call at L225 runs only for the
-    # architectures registered with a LinearAttnModelSpec (configs/linear_attn_model_registry.py: GigaChat).
-    after = cfg.v("page_after_overrides")
-    size = after if "page_after_overrides" in cfg else page
+    size = _validated_page(cfg)
     said = "the page size" if size == page else "the page size the model override sets"
     if isinstance(size, int) and size > 1 and interval % size:
         yield Hit(
@@ -133,7 +137,7 @@ def radix001(cfg: Resolved) -> Iterator[Hit]:
 def radix002(cfg: Resolved) -> Iterator[Hit]:
     if not _radix(cfg) or cfg.v("mamba_radix_cache_strategy") != "no_buffer":
         return
-    page = cfg.parsed.value("page_size")
+    page = _validated_page(cfg)
     if isinstance(page, int) and page > 1:
         yield Hit(f"no_buffer only supports page_size=1 (page size {page})", "use `--page-size 1`, or `--linear-attn-backend triton` so auto picks extra_buffer", values=("page_size", "mamba_radix_cache_strategy"))
     if not cfg.v("disable_overlap_schedule"):
