@@ -38,6 +38,7 @@ CAUSES: tuple[tuple[str, str, str], ...] = (
     ("handle_nvfp4_prefill_kv_dequant_dtype", "", "ATTN005"),
     ("_check_dsa_backend_constraints", "", "ATTN004"),
     ("handle_attention_backend_compatibility", "Flex Attention", "ATTN006"),
+    ("handle_model_specific_adjustments", "does not support triton attention backend", "ATTN007"),
     ("validate_mamba_extra_buffer", "", "RADIX001"),  # during resolution (mamba_hook.py), not at cache init
     ("check_server_args", "chunked_prefill_size must be divisible by page_size", "PAR004"),
     ("handle_mxfp8_kv_cache_compatibility", "mxfp8 requires an SM100+", "ATTN003"),

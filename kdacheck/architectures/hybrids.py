@@ -60,7 +60,10 @@ register("JetNemotronForCausalLM", "JetVLMForConditionalGeneration", families=("
 register("GigaChat35ForCausalLM", "GigaChat35ForCausalLMNextN", families=("gdn",),
          mirrors="0.5.23 srt/configs/gigachat35.py L241-253 register_linear_attn_model (GDNAttnBackend)")
 register("MiniCPMSALAForCausalLM", families=("lightning",), mirrors=f"{STATE} hybrid_lightning_config (has_lightning_layers)")
-register("Lfm2ForCausalLM", "Lfm2MoeForCausalLM", families=("mamba2",), mirrors=f"{STATE} mamba2_config; {OVERRIDES}lfm2.py",
+# model_hook.py L716-721 (0.5.21 L672-677, 0.5.19 L547-553) asserts they do not run the triton attention
+# backend; LFM2-VL is not in that list
+register("Lfm2ForCausalLM", "Lfm2MoeForCausalLM", families=("mamba2",), no_triton=True,
+         mirrors=f"{STATE} mamba2_config; {OVERRIDES}lfm2.py; 0.5.23 srt/arg_groups/model_hook.py L716-721",
          override=_on_sm100("flashinfer", "model_overrides/lfm2.py"))
 register("Lfm2VlForConditionalGeneration", "ZayaForCausalLM", "MambaForCausalLM",
          "Mamba2ForCausalLM", "FalconMambaForCausalLM", families=("mamba2",), mirrors=f"{STATE} mamba2_config")

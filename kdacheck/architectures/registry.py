@@ -27,6 +27,7 @@ class Architecture(NamedTuple):
     dsa: bool = False  # ``is_deepseek_dsa``: a DSA model when its config has ``index_topk``
     hisparse: str | None = None  # HiSparse support: "dsa", "v4" (DeepSeek-V4: no speculative swap), "m3" (MiniMax M3)
     large_draft: bool = False  # speculative.py: the draft-size default SGLang gives large models
+    no_triton: bool = False  # model_hook.py asserts the attention backend is not triton (the first layer may not be attention)
     override: Override | None = None
     prefix: bool = False  # ``name`` is a prefix of the names it covers
     # the families (``models.Family`` values) SGLang's ``srt/configs/hybrid_arch.py`` (or its
@@ -70,7 +71,7 @@ def lookup(name: str | None) -> Architecture:
         return _UNKNOWN._replace(name=name)
     overrides = [e.override for e in found if e.override is not None]
     assert len(overrides) <= 1, f"{name}: more than one override registered"
-    merged = {k: any(getattr(e, k) for e in found) for k in ("extra_buffer", "has_state", "dsa", "large_draft")}
+    merged = {k: any(getattr(e, k) for e in found) for k in ("extra_buffer", "has_state", "dsa", "large_draft", "no_triton")}
     hisparse = next((e.hisparse for e in found if e.hisparse), None)
     fams = tuple(dict.fromkeys(f for e in found for f in e.families))
     return Architecture(name, "; ".join(e.mirrors for e in found), hisparse=hisparse, families=fams,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from kdacheck import architectures
 from kdacheck.findings import Severity
 from kdacheck.models import Family
 from kdacheck.resolve import Resolved, dsa
@@ -264,3 +265,33 @@ def attn006(cfg: Resolved) -> Iterator[Hit]:
         yield Hit(f"{FLEX_SPEC} (--speculative-algorithm {cfg.user('speculative_algorithm')})",
                   "drop --speculative-algorithm, or use `--attention-backend triton`",
                   values=("attention_backend", "speculative_algorithm"))
+
+
+NO_TRITON = "{arch} does not support triton attention backend, as the first layer might not be an attention layer"
+
+
+@rule(
+    "ATTN007", Severity.ERROR,
+    name="triton-attention-on-lfm2",
+    summary="LFM2 (dense and MoE) refuses the triton attention backend",
+    what="""
+        For `Lfm2ForCausalLM` and `Lfm2MoeForCausalLM` SGLang asserts, while it adjusts the
+        arguments per model, that the attention backend (as given, or as an override wrote it)
+        is not `triton`: their first layer may be a short-convolution layer, not attention.
+        LFM2-VL is not in that list.
+    """,
+    why="SGLang refuses to start with an AssertionError.",
+    sglang_message=NO_TRITON.format(arch="Lfm2ForCausalLM"),
+    fix="Leave `--attention-backend` unset (SGLang picks one; flashinfer on SM100), or give fa3 or flashinfer.",
+    example="kdacheck lint examples/errors/ATTN007-lfm2-triton.sh",
+    sources=("0.5.23 `srt/arg_groups/model_hook.py` L716-721 `handle_model_specific_adjustments` "
+             "(0.5.21 L672-677, 0.5.19 L547-553)",),
+)
+def attn007(cfg: Resolved) -> Iterator[Hit]:
+    if cfg.model is None or not architectures.lookup(cfg.model.architecture).no_triton or "attention_backend" not in cfg:
+        return
+    val = cfg["attention_backend"]
+    # SGLang's assertion runs before the default backend is chosen: only a given or overridden one counts
+    if val.value == "triton" and val.origin in ("user", "model"):
+        yield Hit(NO_TRITON.format(arch=cfg.model.architecture),
+                  "leave `--attention-backend` unset, or use fa3 or flashinfer", values=("attention_backend",))
