@@ -1,0 +1,77 @@
+"""kdacheck's hybrid-state formulas against SGLang's own config classes (``tests/data/sglang-golden/state-0.5.23.json``).
+
+The golden was written by ``benchmarks/sglang_diff/state_shapes.py`` inside SGLang 0.5.23's
+oracle venv: SGLang's config loader and ``srt/configs/hybrid_arch.py`` ``mambaish_config`` on
+every model folder of the repository, its ``mamba2_cache_params`` read at attention-TP widths
+1, 2, 4 and 8 (the state layers, the temporal shape, ``mamba_cache_per_req``). Here, without
+SGLang, every folder is linted as a speculative launch at each width and kdacheck's resolved
+state (``L``, ``HV``, ``per_request_state_bytes``: the figure the memory solve uses) must equal
+SGLang's; a config SGLang keeps no state for must get none from kdacheck, and one SGLang keeps
+state for that kdacheck does not model must say so (MODEL001 "state not modelled").
+
+Regenerate: ``/work/oracle/venv-0.5.23/bin/python benchmarks/sglang_diff/state_shapes.py
+--sglang-version 0.5.23 --out tests/data/sglang-golden/state-0.5.23.json``.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from kdacheck import model_config
+from kdacheck.findings import InputError
+from tests.helpers import lint
+
+ROOT = Path(__file__).resolve().parent.parent
+GOLDEN = json.loads((ROOT / "tests" / "data" / "sglang-golden" / "state-0.5.23.json").read_text(encoding="utf-8"))
+MODELS: dict[str, Any] = GOLDEN["models"]
+WIDTHS = [str(w) for w in GOLDEN["widths"]]
+
+
+def _with_state() -> list[tuple[str, str]]:
+    return [(k, w) for k, v in MODELS.items() if v.get("state") for w in WIDTHS if v["state"].get(w)]
+
+
+def test_the_golden_covers_every_family_with_state() -> None:
+    classes = {v.get("state_config_class") for v in MODELS.values() if v.get("state")}
+    # GDN (Qwen3-Next, Qwen3.5 dense and MoE), KDA, Mamba2 (Nemotron-H, Falcon-H1, Granite), short conv
+    assert {"Qwen3NextConfig", "Qwen3_5TextConfig", "Qwen3_5MoeTextConfig", "KimiLinearConfig", "NemotronHConfig",
+            "FalconH1Config", "GraniteMoeHybridConfig", "Lfm2Config"} <= classes, classes
+    assert len(_with_state()) >= 40
+
+
+@pytest.mark.parametrize(("folder", "width"), _with_state())
+def test_state_per_request_equals_sglangs(folder: str, width: str) -> None:
+    want = MODELS[folder]["state"][width]
+    model = model_config.read(ROOT / folder / "config.json", folder)
+    if model.unmodelled:  # SGLang keeps state kdacheck does not model: said, and nothing sized
+        assert model.keeps_state and not model.hybrid, folder
+        return
+    line = (f"python -m sglang.launch_server --model-path {folder} --tp-size {width} "
+            "--speculative-algorithm EAGLE --speculative-draft-model-path some/draft "
+            "--speculative-num-steps 3 --speculative-eagle-topk 1 --speculative-num-draft-tokens 4")
+    result = lint(line)
+    assert result.error is None and len(result.resolved) == 1, result.error
+    r = result.resolved[0]
+    assert r.v("attn_tp_size") == int(width)
+    assert r.v("L") == want["layers"], (folder, width)
+    assert r.v("HV") == want["temporal"][0], (folder, width)
+    assert r.v("ssm_dtype") == want["temporal_dtype"], (folder, width)
+    assert r.v("per_request_state_bytes") == want["mamba_cache_per_req"], (folder, width, r.v("per_request_state_bytes"))
+
+
+@pytest.mark.parametrize("folder", sorted(k for k, v in MODELS.items() if "state" in v and v["state"] is None))
+def test_no_state_where_sglang_keeps_none(folder: str) -> None:
+    model = model_config.read(ROOT / folder / "config.json", folder)
+    assert not model.keeps_state and not model.hybrid, folder
+
+
+@pytest.mark.parametrize("folder", sorted(k for k, v in MODELS.items() if "config_error" in v))
+def test_a_config_sglang_refuses_is_refused(folder: str) -> None:
+    with pytest.raises(InputError) as err:
+        model_config.read(ROOT / folder / "config.json", folder)
+    # the same field SGLang's config class names
+    assert MODELS[folder]["config_error"].split(":", 1)[1].split()[0] in str(err.value)
