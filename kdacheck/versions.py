@@ -50,6 +50,9 @@ DFLASH_TRTLLM_MHA_DEFAULT = "0.5.23"
 # on CUDA whatever the flags (0.5.19 speculative_hook.py L195-198; 0.5.20 L209-214; 0.5.21 L273-278).
 DFLASH_DP_ATTENTION = "0.5.23"
 DFLASH_DP_NPU_WORDING = "0.5.20"  # "... does not support dp attention on non-NPU devices."
+# serving_hook _handle_deprecated_args: tokenspeed_mla is a deprecated name of cutedsl_mla (an FP8 KV cache
+# kept), compressed of dsv4 (before: tokenspeed_mla its own backend, 0.5.22 choices.py L87).
+BACKEND_ALIASES = "0.5.23"
 # kda_backend: the nv_cutedsl / flashinfer decode message says "SM100+".
 KDA_SM100_PLUS_WORDING = "0.5.23"
 

@@ -11,7 +11,7 @@ Reads: the flags, the model's family and SSM dtype, the GPU's SM, ``disable_radi
 
 from __future__ import annotations
 
-from kdacheck import architectures
+from kdacheck import architectures, versions
 from kdacheck.architectures.defaults import default_attention_backend
 from kdacheck.models import Family
 from kdacheck.resolve import kv4
@@ -28,6 +28,27 @@ _PAGE_CONSTRAINTS = (
 )
 
 
+# 0.5.23 serving_hook.py L303-336 ``_handle_deprecated_args``: deprecated backend names, renamed
+# before any other hook reads them
+_ALIASES = {"compressed": "dsv4", "tokenspeed_mla": "cutedsl_mla"}
+_BACKEND_FIELDS = ("attention_backend", "decode_attention_backend", "prefill_attention_backend")
+
+
+def _deprecated_names(r: Resolved) -> None:
+    if not r.at_least(versions.BACKEND_ALIASES):
+        return
+    given = {f: r.v(f) for f in _BACKEND_FIELDS}
+    for field, old in given.items():
+        if old in _ALIASES:
+            # cutedsl_mla is decode-only: a renamed prefill backend becomes trtllm_mla
+            new = "trtllm_mla" if field == "prefill_attention_backend" and _ALIASES[old] == "cutedsl_mla" else _ALIASES[old]
+            r.put(field, new, f"{old} is a deprecated name: SGLang renames it {new} (serving_hook.py _handle_deprecated_args)",
+                  loc=r.place(field))
+    if "tokenspeed_mla" in (given["attention_backend"], given["decode_attention_backend"]) and r.v("kv_cache_dtype") != "fp8_e4m3":
+        r.put("kv_cache_dtype", "fp8_e4m3", "tokenspeed_mla required an FP8 KV cache: SGLang sets fp8_e4m3 "
+              "(serving_hook.py _handle_deprecated_args)", loc=r.place("attention_backend"))
+
+
 @step(
     "attention backend and page size",
     mirrors="0.5.23 srt/arg_groups/model_hook.py handle_model_specific_adjustments (model_overrides/deepseek_v2.py, "
@@ -40,8 +61,10 @@ def backends(r: Resolved) -> None:
     r.flag("kv_cache_dtype")
     page = r.flag("page_size")
     r.flag("attention_backend")
-    dec = r.flag("decode_attention_backend").value
-    pre = r.flag("prefill_attention_backend").value
+    r.flag("decode_attention_backend")
+    r.flag("prefill_attention_backend")
+    _deprecated_names(r)
+    dec, pre = r.v("decode_attention_backend"), r.v("prefill_attention_backend")
     m, gpu = r.model, r.gpu
     unset = r.v("attention_backend") is None and dec is None and pre is None
     # The model overrides, which overwrite an explicit --page-size (kdacheck.architectures).
@@ -75,6 +98,11 @@ def backends(r: Resolved) -> None:
         # attention_hook.py L122-160: CUDA graphs off for these two (after the memory fraction is set)
         r.put("decode_graph_max_bs", None, f"--attention-backend {r.v('attention_backend')}: SGLang disables CUDA graphs",
               loc=r.place("attention_backend"))
+    # FA3 runs FP8 as fp8_e4m3 only: with fp8_e5m2 SGLang falls back to triton
+    # (0.5.23 overrides.py L1262-1270 _attention_backend_fa3_fp8_fallback, attention_hook.py L239).
+    if r.v("attention_backend") == "fa3" and r.v("kv_cache_dtype") == "fp8_e5m2":
+        r.put("attention_backend", "triton", "FA3 supports FP8 as fp8_e4m3 only: with --kv-cache-dtype fp8_e5m2 SGLang "
+              "falls back to triton (overrides.py _attention_backend_fa3_fp8_fallback)", loc=r.place("kv_cache_dtype"))
     # FA4 on SM100 for a non-MLA model runs page 128 only, unless EAGLE tree decoding as given
     # (0.5.23 overrides.py L1274-1296 _fa4_page_constraint, attention_hook.py L241).
     fa4 = any(r.v(f) == "fa4" for f in ("attention_backend", "decode_attention_backend", "prefill_attention_backend"))
@@ -82,6 +110,14 @@ def backends(r: Resolved) -> None:
             and (r.user("speculative_eagle_topk") or 0) <= 1 and r.v("page_size") != 128:
         r.put("page_size", 128, f"FA4 on SM{gpu.sm} supports page size 128 only for a non-MLA model: "
               f"{r.v('page_size')} → 128 (overrides.py _fa4_page_constraint)", loc=page.loc)
+    # Intel XPU attention pages 64 or 128 (MLA: also 16, 32); any other page, or none, becomes 128
+    # (0.5.23 overrides.py L1323-1337 _intel_xpu_page_constraint, attention_hook.py L278).
+    base = r.v("attention_backend")
+    if "intel_xpu" in (r.v("prefill_attention_backend") or base, r.v("decode_attention_backend") or base):
+        allowed = (64, 128, 16, 32) if m is not None and m.mla else (64, 128)
+        if r.v("page_size") not in allowed:
+            r.put("page_size", 128, f"the Intel XPU attention backend supports page size {'/'.join(map(str, allowed))} only: "
+                  f"{r.v('page_size')} → 128 (overrides.py _intel_xpu_page_constraint)", loc=page.loc)
     if r.v("page_size") is None:
         r.put("page_size", 1, f"SGLang {r.version} default (1)")
 

@@ -295,3 +295,47 @@ def attn007(cfg: Resolved) -> Iterator[Hit]:
     if val.value == "triton" and val.origin in ("user", "model"):
         yield Hit(NO_TRITON.format(arch=cfg.model.architecture),
                   "leave `--attention-backend` unset, or use fa3 or flashinfer", values=("attention_backend",))
+
+
+CUTEDSL_DECODE = "CuteDSL MLA only supports decoding for now"
+CUTEDSL_SM100 = "CuteDSL MLA backend is only supported on Blackwell GPUs (SM100). Please use a different backend."
+CUTEDSL_KV = "CuteDSL MLA backend only supports kv-cache-dtype of fp8_e4m3, bf16, or auto."
+
+
+@rule(
+    "ATTN008", Severity.ERROR,
+    name="cutedsl-mla-on-sm100",
+    summary="cutedsl_mla attention decodes only, on SM100 only, with an fp8_e4m3/bf16/auto KV cache",
+    what="""
+        The CuteDSL MLA backend (`cutedsl_mla`; from 0.5.23 also the deprecated name
+        `tokenspeed_mla`, which SGLang renames to it and whose FP8 KV cache it keeps) as
+        `--attention-backend` or `--decode-attention-backend` runs on SM100 GPUs only and with an
+        fp8_e4m3, bf16 or auto KV cache; as `--prefill-attention-backend` it is refused
+        (decode only). Without a prefill backend SGLang gives it trtllm_mla.
+    """,
+    why="SGLang refuses to start with a ValueError (an AssertionError for the prefill backend).",
+    sglang_message=f"{CUTEDSL_DECODE}\n{CUTEDSL_SM100}\n{CUTEDSL_KV}",
+    fix="On Hopper use fa3 or flashinfer (or leave `--attention-backend` unset); keep the KV cache fp8_e4m3, bf16 or auto.",
+    example="kdacheck lint --gpu h200 examples/errors/ATTN008-cutedsl-mla-hopper.sh",
+    sources=(f"{_OVERRIDES} L1232-1259 `_cutedsl_prefill_backend_fill` (0.5.21 L1180-1203)",
+             "0.5.23 `srt/arg_groups/serving_hook.py` L303-336 `_handle_deprecated_args` (tokenspeed_mla → cutedsl_mla)"),
+)
+def attn008(cfg: Resolved) -> Iterator[Hit]:
+    names = [n for n in ("attention_backend", "decode_attention_backend", "prefill_attention_backend") if cfg.v(n) == "cutedsl_mla"]
+    if not names:
+        return
+    if cfg.v("prefill_attention_backend") == "cutedsl_mla":
+        yield Hit(f"{CUTEDSL_DECODE} (`--prefill-attention-backend cutedsl_mla`)",
+                  "use `--prefill-attention-backend trtllm_mla`, or leave it unset", values=("prefill_attention_backend",))
+        return
+    if cfg.gpu is None:
+        from kdacheck.rules.base import unchecked
+
+        yield unchecked(f"needs --gpu: `{names[0]}` cutedsl_mla runs on SM100 GPUs only", names[0])
+        return
+    if cfg.gpu.sm // 10 != 10:
+        yield Hit(f"{CUTEDSL_SM100} (`{names[0]}` cutedsl_mla on SM{cfg.gpu.sm})",
+                  "use fa3 or flashinfer on this GPU, or leave the attention backend to SGLang", values=(names[0],))
+    elif cfg.v("kv_cache_dtype") not in ("fp8_e4m3", "bf16", "bfloat16", "auto", None):
+        yield Hit(f"{CUTEDSL_KV} (got {cfg.v('kv_cache_dtype')})", "use `--kv-cache-dtype fp8_e4m3` or bf16",
+                  values=("kv_cache_dtype", names[0]))
