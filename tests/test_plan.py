@@ -21,12 +21,13 @@ VERSION = "0.5.23"
 runner = CliRunner()
 
 # The five plans the issue asks for. Nemotron-3-Nano in BF16 does not fit one L40S (31.6 B
-# parameters × 2 bytes = 58.9 GiB of weights on a 45 GiB GPU): its FP8 checkpoint does.
+# parameters × 2 bytes = 58.9 GiB of weights on a 45 GiB GPU): its FP8 checkpoint does. The
+# Qwen3.5-397B and Nemotron-3-Nano-FP8 folders are labelled transcriptions (tests/data/models/SOURCES.md).
 CASES = {
     "kimi-linear-48b-tp4-h200": (str(MODELS / "kimi-linear-48b"), "h200", 4),
     "qwen3-next-80b-tp4-h200": (str(MODELS / "qwen3-next-80b"), "h200", 4),
-    "qwen3.5-397b-tp8-h200": ("Qwen/Qwen3.5-397B-A17B", "h200", 8),
-    "nemotron-3-nano-fp8-tp1-l40s": ("nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-FP8", "l40s", 1),
+    "qwen3.5-397b-tp8-h200": (str(MODELS / "qwen3.5-397b-a17b"), "h200", 8),
+    "nemotron-3-nano-fp8-tp1-l40s": (str(MODELS / "nemotron-3-nano-fp8"), "l40s", 1),
     "deepseek-v3.2-hisparse-tp8-h200": (str(MODELS / "deepseek-v3.2"), "h200", 8),
 }
 # Launch files the plans start from (--args): their other flags stay fixed.
