@@ -235,6 +235,16 @@ def test_every_default_acceptance_names_its_source() -> None:
         assert "https://" in source or "assumption" in source, algo
 
 
+def test_dflash_default_reproduces_its_cited_acceptance_length() -> None:
+    # the cited figure (cost.ACCEPTANCE["DFLASH"]): SGLang, block size 16 (15 drafted tokens after
+    # the verified one), accept length 2.46 on ShareGPT
+    alpha, _source = cost.ACCEPTANCE["DFLASH"]
+    assert cost.tokens_per_step(alpha, 15, 1, 16) == pytest.approx(2.46, abs=0.05)  # α rounded to two digits
+    # and EAGLE3's: 7 draft tokens, τ = 3.34 (the nebius card's comparison table)
+    alpha, _source = cost.ACCEPTANCE["EAGLE3"]
+    assert cost.tokens_per_step(alpha, 7, 1, 8) == pytest.approx(3.34, abs=0.05)
+
+
 def test_kv_bytes_per_token_from_config() -> None:
     # Kimi-Linear's config.json: linear_attn_config.full_attn_layers has 7 layers, MLA
     # kv_lora_rank 512 + qk_rope_head_dim 64 (SGLang 0.5.23 srt/mem_cache/memory_pool.py
