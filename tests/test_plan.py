@@ -193,6 +193,16 @@ def test_nextn_follows_the_config_mtp_layers() -> None:
     # DeepSeek-V3.2's: num_nextn_predict_layers 1
     res = _plan(str(MODELS / "deepseek-v3.2"), "h200", 8)
     assert any(dict(c.verdict.flags).get("--speculative-algorithm") == "NEXTN" for c in res.candidates)
+    # Nemotron-3-Nano's does not say; SGLang 0.5.23's NemotronHConfig defaults it to 0
+    # (configs/nemotron_h.py L300) and its NEXTN draft asserts one MTP layer (models/nemotron_h_mtp.py L222-224)
+    res = _plan(str(MODELS / "nemotron-3-nano-fp8"), "l40s", 1)
+    assert len(res.candidates) >= 3
+    assert not any(dict(c.verdict.flags).get("--speculative-algorithm") == "NEXTN" for c in res.candidates)
+    assert any("NEXTN not searched" in n for n in res.notes)
+    # Qwen3-Next's does not say either and SGLang's Qwen3NextConfig has no default: searched, and said
+    res = _plan(str(MODELS / "qwen3-next-80b"), "h200", 4)
+    assert any(dict(c.verdict.flags).get("--speculative-algorithm") == "NEXTN" for c in res.candidates)
+    assert any(n.startswith("NEXTN searched") for n in res.notes)
 
 
 def test_drafts_add_their_algorithms() -> None:
