@@ -26,8 +26,8 @@ MODELS = ROOT / "tests" / "data" / "models"
 CASES = (
     ("Kimi-Linear-48B tp 4 H200", str(MODELS / "kimi-linear-48b"), "h200", 4),
     ("Qwen3-Next-80B tp 4 H200", str(MODELS / "qwen3-next-80b"), "h200", 4),
-    ("Qwen3.5-397B tp 8 H200", "Qwen/Qwen3.5-397B-A17B", "h200", 8),
-    ("Nemotron-3-Nano FP8 tp 1 L40S", "nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-FP8", "l40s", 1),
+    ("Qwen3.5-397B tp 8 H200", str(MODELS / "qwen3.5-397b-a17b"), "h200", 8),
+    ("Nemotron-3-Nano FP8 tp 1 L40S", str(MODELS / "nemotron-3-nano-fp8"), "l40s", 1),
     ("DeepSeek-V3.2 tp 8 H200", str(MODELS / "deepseek-v3.2"), "h200", 8),
 )
 TARGET_S = 10.0

@@ -21,12 +21,13 @@ VERSION = "0.5.23"
 runner = CliRunner()
 
 # The five plans the issue asks for. Nemotron-3-Nano in BF16 does not fit one L40S (31.6 B
-# parameters × 2 bytes = 58.9 GiB of weights on a 45 GiB GPU): its FP8 checkpoint does.
+# parameters × 2 bytes = 58.9 GiB of weights on a 45 GiB GPU): its FP8 checkpoint does. The
+# Qwen3.5-397B and Nemotron-3-Nano-FP8 folders are labelled transcriptions (tests/data/models/SOURCES.md).
 CASES = {
     "kimi-linear-48b-tp4-h200": (str(MODELS / "kimi-linear-48b"), "h200", 4),
     "qwen3-next-80b-tp4-h200": (str(MODELS / "qwen3-next-80b"), "h200", 4),
-    "qwen3.5-397b-tp8-h200": ("Qwen/Qwen3.5-397B-A17B", "h200", 8),
-    "nemotron-3-nano-fp8-tp1-l40s": ("nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-FP8", "l40s", 1),
+    "qwen3.5-397b-tp8-h200": (str(MODELS / "qwen3.5-397b-a17b"), "h200", 8),
+    "nemotron-3-nano-fp8-tp1-l40s": (str(MODELS / "nemotron-3-nano-fp8"), "l40s", 1),
     "deepseek-v3.2-hisparse-tp8-h200": (str(MODELS / "deepseek-v3.2"), "h200", 8),
 }
 # Launch files the plans start from (--args): their other flags stay fixed.
@@ -192,6 +193,16 @@ def test_nextn_follows_the_config_mtp_layers() -> None:
     # DeepSeek-V3.2's: num_nextn_predict_layers 1
     res = _plan(str(MODELS / "deepseek-v3.2"), "h200", 8)
     assert any(dict(c.verdict.flags).get("--speculative-algorithm") == "NEXTN" for c in res.candidates)
+    # Nemotron-3-Nano's does not say; SGLang 0.5.23's NemotronHConfig defaults it to 0
+    # (configs/nemotron_h.py L300) and its NEXTN draft asserts one MTP layer (models/nemotron_h_mtp.py L222-224)
+    res = _plan(str(MODELS / "nemotron-3-nano-fp8"), "l40s", 1)
+    assert len(res.candidates) >= 3
+    assert not any(dict(c.verdict.flags).get("--speculative-algorithm") == "NEXTN" for c in res.candidates)
+    assert any("NEXTN not searched" in n for n in res.notes)
+    # Qwen3-Next's does not say either and SGLang's Qwen3NextConfig has no default: searched, and said
+    res = _plan(str(MODELS / "qwen3-next-80b"), "h200", 4)
+    assert any(dict(c.verdict.flags).get("--speculative-algorithm") == "NEXTN" for c in res.candidates)
+    assert any(n.startswith("NEXTN searched") for n in res.notes)
 
 
 def test_drafts_add_their_algorithms() -> None:
@@ -232,6 +243,16 @@ def test_every_default_acceptance_names_its_source() -> None:
     for algo, (alpha, source) in cost.ACCEPTANCE.items():
         assert 0 < alpha < 1, algo
         assert "https://" in source or "assumption" in source, algo
+
+
+def test_dflash_default_reproduces_its_cited_acceptance_length() -> None:
+    # the cited figure (cost.ACCEPTANCE["DFLASH"]): SGLang, block size 16 (15 drafted tokens after
+    # the verified one), accept length 2.46 on ShareGPT
+    alpha, _source = cost.ACCEPTANCE["DFLASH"]
+    assert cost.tokens_per_step(alpha, 15, 1, 16) == pytest.approx(2.46, abs=0.05)  # α rounded to two digits
+    # and EAGLE3's: 7 draft tokens, τ = 3.34 (the nebius card's comparison table)
+    alpha, _source = cost.ACCEPTANCE["EAGLE3"]
+    assert cost.tokens_per_step(alpha, 7, 1, 8) == pytest.approx(3.34, abs=0.05)
 
 
 def test_kv_bytes_per_token_from_config() -> None:

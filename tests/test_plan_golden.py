@@ -4,15 +4,16 @@ The goldens were produced by SGLang 0.5.23's real argument resolution
 (``benchmarks/sglang_diff/oracle.py`` in its oracle venv: ``prepare_server_args``,
 ``resolve_once``, ``check_server_args`` on a CPU with a simulated GPU) for the kept lines of the
 plans of ``tests/test_plan.py`` whose model has a folder in ``benchmarks/sglang_diff/models`` and
-whose GPU the simulator has (H200). Qwen3.5-397B (a preset: no public config.json here) and
-Nemotron-3-Nano on an L40S (no L40S profile in ``kdacheck/sglang/sim_gpu.py``) have none.
+whose GPU the simulator has (``kdacheck/sglang/sim_gpu.py``: H200 and L40S here). The Qwen3.5-397B
+and Nemotron-3-Nano-FP8 folders are labelled transcriptions, not verbatim public files
+(``tests/data/models/SOURCES.md``); their goldens say so (``model_source``).
 
 Replayed here without SGLang: every golden line starts, kdacheck lints every one of them clean,
 and today's plan still emits its top lines from the golden set (else: regenerate, below).
 
 Regenerate (inside the repository, SGLang 0.5.23's oracle venv built by build_venv.sh):
 
-    .venv/bin/python -m tests.test_plan_golden cases /tmp/plan-cases.jsonl
+    .venv/bin/python -m tests.test_plan_golden cases /tmp/plan-cases.jsonl [CASE ...]
     /work/oracle/venv-0.5.23/bin/python benchmarks/sglang_diff/oracle.py --sglang-version 0.5.23 \\
         --in /tmp/plan-cases.jsonl --out /tmp/plan-results.jsonl --jobs 2
     .venv/bin/python -m tests.test_plan_golden merge /tmp/plan-cases.jsonl /tmp/plan-results.jsonl
@@ -28,12 +29,22 @@ from typing import Any
 
 import pytest
 
+from kdacheck.sglang.sim_gpu import GPU_PROFILES
+
 ROOT = Path(__file__).resolve().parent.parent
 GOLDEN = ROOT / "tests" / "data" / "plan-golden"
 ORACLE_MODELS = ROOT / "benchmarks" / "sglang_diff" / "models"
 MODELS = ROOT / "tests" / "data" / "models"
-SIMULATED = ("h200", "b200", "h100")  # kdacheck/sglang/sim_gpu.py GPU_PROFILES
+SIMULATED = frozenset(GPU_PROFILES)  # the GPUs SGLang's oracle can simulate
 PER_PLAN = 60  # kept lines per plan sent to SGLang
+# Model folders that are labelled transcriptions, not verbatim public files: their goldens say so.
+TRANSCRIBED = {
+    "qwen3.5-397b-a17b": "a labelled transcription of Qwen/Qwen3.5-397B-A17B's config.json from fields quoted "
+                         "publicly (tests/data/models/SOURCES.md: which field from where, which assumed)",
+    "nemotron-3-nano-fp8": "nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16's verbatim config.json with an "
+                           "hf_quant_config.json (ModelOpt FP8) transcribed from the NVFP4 release's "
+                           "(tests/data/models/SOURCES.md)",
+}
 TOP = 3  # today's top lines that must be in the golden set
 
 
@@ -110,11 +121,13 @@ def test_todays_plan_emits_golden_lines(golden: dict[str, Any]) -> None:
         assert mine in known, f"{cand.text}: not in {golden['case']}'s golden set: regenerate (see the module docstring)"
 
 
-def _write_cases(out: Path) -> None:
+def _write_cases(out: Path, only: list[str]) -> None:
     from kdacheck.plan.judge import argv
 
     with out.open("w") as f:
         for name in golden_cases():
+            if only and name not in only:
+                continue
             from tests.test_plan import CASES
 
             model, gpu, _tp = CASES[name]
@@ -145,6 +158,7 @@ def _merge(cases_path: Path, results_path: Path) -> None:
         doc = {"case": name, "sglang_version": "0.5.23", "gpu": first["gpu"], "model": first["model"],
                "produced_by": "benchmarks/sglang_diff/oracle.py in SGLang 0.5.23's oracle venv "
                               "(prepare_server_args, resolve_once, check_server_args; simulated GPU)",
+               **({"model_source": TRANSCRIBED[first["model"]]} if first["model"] in TRANSCRIBED else {}),
                "lines": lines}
         (GOLDEN / f"{name}.json").write_text(json.dumps(doc, indent=1) + "\n")
         counts: dict[str, int] = {}
@@ -155,7 +169,7 @@ def _merge(cases_path: Path, results_path: Path) -> None:
 
 if __name__ == "__main__":
     if sys.argv[1:2] == ["cases"]:
-        _write_cases(Path(sys.argv[2]))
+        _write_cases(Path(sys.argv[2]), sys.argv[3:])
     elif sys.argv[1:2] == ["merge"]:
         _merge(Path(sys.argv[2]), Path(sys.argv[3]))
     else:

@@ -140,6 +140,14 @@ def _config(spec: str) -> tuple[dict[str, Any] | None, str]:
     return (cfg, f"the bundled index ({found.repo})") if isinstance(cfg, dict) else (None, "")
 
 
+# Config classes of SGLang 0.5.23 that default num_nextn_predict_layers to 0: a config of these
+# types without the key has no MTP layers as SGLang reads it (configs/nemotron_h.py
+# NemotronHConfig.__init__ L300, L386; configs/kimi_linear.py KimiLinearConfig.__init__ L55,
+# L109; configs/bailing_hybrid.py L86, L122). NemotronH's NEXTN draft then refuses to build:
+# models/nemotron_h_mtp.py L222-224 asserts exactly one MTP layer.
+NO_MTP_BY_DEFAULT = frozenset({"nemotron_h", "kimi_linear", "bailing_hybrid"})
+
+
 def _mtp(raw: dict[str, Any] | None) -> bool | None:
     if raw is None:
         return None
@@ -150,6 +158,8 @@ def _mtp(raw: dict[str, Any] | None) -> bool | None:
             v = c.get(key)
             if isinstance(v, int) and not isinstance(v, bool):
                 return v > 0
+    if any(c.get("model_type") in NO_MTP_BY_DEFAULT for c in (cfg, raw)):
+        return False
     return None  # the config does not say
 
 

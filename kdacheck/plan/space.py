@@ -67,7 +67,8 @@ def speculative(model: Model, drafts: dict[str, str], mtp: bool | None, notes: l
     if mtp is not False:
         eagle_like.append(("NEXTN", ()))
     elif "NEXTN" not in drafts:
-        notes.append("NEXTN not searched: the config.json has no MTP layers (num_nextn_predict_layers / mtp_num_hidden_layers)")
+        notes.append("NEXTN not searched: the config.json has no MTP layers (num_nextn_predict_layers / mtp_num_hidden_layers 0, "
+                     "or absent where SGLang's config class defaults it to 0)")
     for algo in ("EAGLE", "EAGLE3"):
         if algo in drafts:
             eagle_like.append((algo, (("--speculative-draft-model-path", drafts[algo]),)))
