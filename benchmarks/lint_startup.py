@@ -1,6 +1,6 @@
 """Start-up cost of ``kdacheck lint`` on one file, as whole processes.
 
-    python benchmarks/lint_startup.py [--runs 30] [--example examples/kimi-linear-eagle.yaml]
+    python benchmarks/lint_startup.py [--runs 30] [--example examples/kimi-linear-dspark.yaml]
 
 Times, interleaved run by run so that machine noise hits all of them alike:
 
@@ -49,7 +49,7 @@ def once(cmd: list[str], env: dict[str, str]) -> float:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--runs", type=int, default=30)
-    ap.add_argument("--example", default=str(ROOT / "examples" / "kimi-linear-eagle.yaml"))
+    ap.add_argument("--example", default=str(ROOT / "examples" / "kimi-linear-dspark.yaml"))
     ap.add_argument("--json", help="write the numbers here")
     a = ap.parse_args()
 

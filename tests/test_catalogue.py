@@ -86,11 +86,10 @@ def test_error_example_triggers_its_rule(path: Path) -> None:
 
 CLEAN = [
     *sorted((EXAMPLES / "clean").iterdir()),
-    EXAMPLES / "kimi-linear-eagle.yaml",
+    EXAMPLES / "kimi-linear-dspark.yaml",
     EXAMPLES / "deepseek-v32-hisparse-eagle.yaml",
     EXAMPLES / "qwen3-next-nextn.sh",
     EXAMPLES / "k8s" / "kimi-linear-deployment.yaml",
-    EXAMPLES / "seed-errors" / "kda001-adaptive-flashinfer.yaml",
 ]
 
 

@@ -28,9 +28,9 @@ def invoke(*args: str, input: str | None = None):  # type: ignore[no-untyped-def
 
 
 def test_good_example_exits_0_and_shows_resolved_values() -> None:
-    r = invoke("lint", str(ROOT / "examples/kimi-linear-eagle.yaml"))
+    r = invoke("lint", str(ROOT / "examples/kimi-linear-dspark.yaml"))
     assert r.exit_code == 0, r.output
-    assert "S 3 · K 1 · D 4 · D_max 4 · R 48" in r.output
+    assert "algorithm DSPARK · S 1 · K 1 · D 4 · D_max 4 · R 48" in r.output
 
 
 def test_spec001_points_at_the_flag() -> None:
@@ -137,11 +137,11 @@ def test_console_script_runs() -> None:
 def test_lint_run_json_is_one_document() -> None:
     """``lint --run --output-format json``: the kernels' reports inside lint's one document."""
     p = subprocess.run(
-        [sys.executable, "-m", "kdacheck", "lint", "examples/kimi-linear-eagle.yaml", "--output-format", "json", "--run"],
+        [sys.executable, "-m", "kdacheck", "lint", "examples/kimi-linear-dspark.yaml", "--output-format", "json", "--run"],
         cwd=ROOT, capture_output=True, text=True, timeout=300, env={**__import__("os").environ, "TRITON_INTERPRET": "1"},
     )
     doc = json.loads(p.stdout)  # the whole stdout parses: one document
-    assert doc["files"][0]["path"] == "examples/kimi-linear-eagle.yaml"
+    assert doc["files"][0]["path"] == "examples/kimi-linear-dspark.yaml"
     assert len(doc["run"]) == 1 and doc["run"][0]["passed"] is True
     assert p.returncode == 0, p.stderr
 
@@ -198,11 +198,11 @@ def test_fast_path_reads_short_options(tmp_path: Path) -> None:
 
 
 def test_full_report_draws_the_memory_per_rank_when_the_gpu_is_known() -> None:
-    r = invoke("lint", "examples/kimi-linear-eagle.yaml", "--gpu", "h200")
+    r = invoke("lint", "examples/kimi-linear-dspark.yaml", "--gpu", "h200")
     lines = r.stdout.splitlines()
     assert lines[1].startswith("  ✓ starts")  # the verdict comes first
     rows = {ln.split("  ")[2].strip(): ln for ln in lines if ln.startswith("    ") and " GiB  " in ln}
     assert set(rows) == {"weights", "hybrid state pool", "speculative scratch", "KV cache", "outside the static pool"}
     gib = [float(ln.split(" GiB")[0].split()[-1]) for ln in rows.values()]
     assert abs(sum(gib) - 143771 / 1024) < 0.05  # the parts add up to the H200's memory
-    assert "memory per rank" not in invoke("lint", "examples/kimi-linear-eagle.yaml").stdout  # no GPU: no picture
+    assert "memory per rank" not in invoke("lint", "examples/kimi-linear-dspark.yaml").stdout  # no GPU: no picture

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 ROOT = Path(__file__).resolve().parent.parent
 ERRORS = ROOT / "examples" / "errors"
 FIXABLE = ["ARG003-abbreviations.sh", "ARG005-deprecated-spelling.yaml", "ARG006-underscore-keys.yaml",
-           "SPEC001-draft-tokens-without-steps.sh", "SPEC001-kimi-linear.Dockerfile",
+           "SPEC001-draft-tokens-without-steps.sh", "SPEC001-qwen3-next.Dockerfile",
            "SPEC002-chain-draft-tokens.sh"]
 
 

@@ -16,7 +16,7 @@ from kdacheck import cli, fastpath, lint_command, lint_options
 from kdacheck.report import FORMATS
 
 ROOT = Path(__file__).resolve().parent.parent
-EXAMPLE = str(ROOT / "examples" / "kimi-linear-eagle.yaml")
+EXAMPLE = str(ROOT / "examples" / "kimi-linear-dspark.yaml")
 HEAVY = ("torch", "triton", "numpy")
 
 

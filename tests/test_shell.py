@@ -122,7 +122,7 @@ def test_kubernetes_env_and_sh_c() -> None:
 def test_stdin_is_read_as_what_it_is() -> None:
     from kdacheck.readers.detect import read_text
 
-    yaml_text = "# my settings\n" + (ROOT / "examples/kimi-linear-eagle.yaml").read_text()
+    yaml_text = "# my settings\n" + (ROOT / "examples/kimi-linear-dspark.yaml").read_text()
     assert read_text(yaml_text, "<stdin>")[0].kind == "yaml"
     k8s = (ROOT / "examples/k8s/kimi-linear-deployment.yaml").read_text()
     assert [c.kind for c in read_text(k8s, "<stdin>")] == [c.kind for c in read_text(k8s, "deploy.yaml")]

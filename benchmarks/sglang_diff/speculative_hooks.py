@@ -8,7 +8,9 @@ SGLang asks the loaded target model for them at model-runner init (0.5.23
 ``srt/model_executor/model_runner_components/attention_backend_setup.py``
 ``configure_aux_hidden_state_capture``: ``hasattr(model, "set_eagle3_layers_to_capture")``
 for EAGLE3, ``set_dflash_layers_to_capture`` for DFLASH, either that or
-``set_dspark_layers_to_capture`` for DSPARK) and raises ValueError when the class lacks it.
+``set_dspark_layers_to_capture`` for DSPARK) and raises ValueError when the class lacks it; the
+EAGLE draft workers ask it for ``get_embed_and_head`` (or ``get_embed_and_head_for_draft``) to
+share its embedding and LM head (``embed_share``; an AttributeError when it has neither).
 The class of an ``architectures[0]`` name is the one a module's ``EntryClass`` lists under that
 ``__name__`` (``srt/models/registry.py`` ``import_model_classes``).
 
@@ -27,6 +29,9 @@ import sys
 import zipfile
 
 HOOKS = ("set_eagle3_layers_to_capture", "set_dflash_layers_to_capture", "set_dspark_layers_to_capture")
+# what the EAGLE draft workers ask the target for, to share its embedding and LM head with the draft
+# (0.5.23 srt/speculative/pp_draft_embedding.py L79-99 resolve_target_embed_and_head)
+EMBED_SHARE = ("get_embed_and_head", "get_embed_and_head_for_draft")
 PREFIX = "sglang/srt/models/"
 # bases that add no hook of their own (torch and typing); any other base not followed makes a class incomplete
 INERT = {"Module", "nn.Module", "torch.nn.Module", "Generic", "ABC", "object"}
@@ -99,10 +104,11 @@ def main(wheel: str) -> dict[str, object]:
                 continue  # an entry built at import time: not read here
             names, complete = resolve(key)
             table[key[1]] = {"eagle3": HOOKS[0] in names, "dflash": HOOKS[1] in names, "dspark": HOOKS[2] in names,
+                             "embed_share": any(h in names for h in EMBED_SHARE),
                              "complete": complete, "class": f"srt/models/{key[0]}.py:{classes[key]['line']}"}
     version = wheel.rsplit("/", 1)[-1].split("-")[1]
     return {"version": version, "source": f"sglang-{version} wheel, srt/models/*.py (benchmarks/sglang_diff/speculative_hooks.py)",
-            "hooks": list(HOOKS), "architectures": dict(sorted(table.items()))}
+            "hooks": list(HOOKS), "embed_share": list(EMBED_SHARE), "architectures": dict(sorted(table.items()))}
 
 
 if __name__ == "__main__":

@@ -3,4 +3,4 @@
 set -euo pipefail
 python3 -m sglang.launch_server --model-path moonshotai/Kimi-Linear-48B-A3B-Instruct \
   --tp 4 --trust-remote \
-  --speculative-algorithm EAGLE --speculative-num-steps 3 --speculative-eagle-topk 1 --speculative-num-draft-tokens 4
+  --speculative-algorithm DSPARK --speculative-draft-model-path DRAFT --speculative-dspark-block-size 3 --speculative-num-draft-tokens 4

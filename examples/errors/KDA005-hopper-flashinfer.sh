@@ -4,9 +4,9 @@ set -euo pipefail
 python3 -m sglang.launch_server --model-path moonshotai/Kimi-Linear-48B-A3B-Instruct \
   --tp-size 4 \
   --trust-remote-code \
-  --speculative-algorithm EAGLE \
-  --speculative-num-steps 3 \
-  --speculative-eagle-topk 1 \
+  --speculative-algorithm DSPARK \
+  --speculative-draft-model-path DRAFT \
+  --speculative-dspark-block-size 3 \
   --speculative-num-draft-tokens 4 \
   --linear-attn-verify-backend flashinfer \
   --mamba-ssm-dtype bfloat16

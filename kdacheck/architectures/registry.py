@@ -88,7 +88,8 @@ def capture_hooks(name: str | None, version: str) -> dict[str, object] | None:
     """The speculative layer-capture hooks SGLang's model class for ``name`` has, from the table
     ``benchmarks/sglang_diff/speculative_hooks.py`` extracts from the wheel's ``srt/models/``
     (``kdacheck/data/speculative_hooks-<version>.json``): ``eagle3``, ``dflash``, ``dspark``,
-    ``complete`` (every base class followed) and ``class`` (file:line). None: no table for the
+    ``embed_share`` (``get_embed_and_head`` or its ``_for_draft`` form, which the EAGLE draft
+    workers call), ``complete`` (every base class followed) and ``class`` (file:line). None: no table for the
     version, or not an architecture SGLang registers."""
     table = _hook_table(version)
     entry = table.get(name or "") if table else None

@@ -281,7 +281,7 @@ NO_TRITON = "{arch} does not support triton attention backend, as the first laye
         LFM2-VL is not in that list.
     """,
     why="SGLang refuses to start with an AssertionError.",
-    sglang_message=NO_TRITON.format(arch="Lfm2ForCausalLM"),
+    sglang_message=NO_TRITON,
     fix="Leave `--attention-backend` unset (SGLang picks one; flashinfer on SM100), or give fa3 or flashinfer.",
     example="kdacheck lint examples/errors/ATTN007-lfm2-triton.sh",
     sources=("0.5.23 `srt/arg_groups/model_hook.py` L716-721 `handle_model_specific_adjustments` "

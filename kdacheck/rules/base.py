@@ -103,6 +103,7 @@ _CONSEQUENCES = (
     ("torch.topk", "crashes when it builds the draft tree"),
     ("when the model is built", "refuses to start (model construction)"),
     ("backend is built", "refuses to start (attention backend)"),
+    ("draft worker allocates", "refuses to start (draft worker)"),
     ("before it loads a single weight", "refuses to start"),
     ("not enough gpu memory", "refuses to start (out of memory)"),
     ("exits at start", "exits at start (argument error)"),

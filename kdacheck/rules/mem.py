@@ -27,7 +27,7 @@ def gib(n: int) -> str:
     """,
     why="The scratch is allocated before the KV cache and comes out of its budget.",
     fix="Nothing to fix: lower `--max-running-requests` or the draft width to shrink it.",
-    example="kdacheck lint --gpu h200 examples/kimi-linear-eagle.yaml",
+    example="kdacheck lint --gpu h200 examples/kimi-linear-dspark.yaml",
     sources=("0.5.19 `srt/mem_cache/memory_pool.py:714-822`",),
 )
 def mem001(cfg: Resolved) -> Iterator[Hit]:

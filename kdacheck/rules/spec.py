@@ -627,9 +627,69 @@ def spec015(cfg: Resolved) -> Iterator[Hit]:
                "one of which is required for DFLASH/DSPARK.") if algo == "DSPARK" else \
               f"Model {cls} does not implement set_dflash_layers_to_capture, which DFLASH requires."
     has = [a for a, h in (("EAGLE3", "eagle3"), ("DFLASH", "dflash"), ("DSPARK", "dspark")) if hooks.get(h)]
+    eagle = " / EAGLE / NEXTN" if hooks.get("embed_share") else ""  # SPEC016: EAGLE needs the embedding share
     yield Hit(
         f"{msg} SGLang raises it at model-runner init, after loading the weights ({hooks.get('class')})",
-        f"use {' or '.join(has)} (the hooks {cls} has), or EAGLE / NEXTN" if has else "use EAGLE or NEXTN, or a target model with the hook",
+        f"use {' or '.join(has)}{eagle} (what {cls} supports)" if has or eagle
+        else "use NGRAM, or a target model with the hook",
+        values=("speculative_algorithm",),
+        at=_loc_of(cfg, "speculative_algorithm"),
+    )
+
+
+_EAGLE_WORKERS = ("EAGLE", "EAGLE3")  # resolved algorithms (NEXTN is EAGLE) whose draft worker shares the target's embedding
+
+
+@rule(
+    "SPEC016", Severity.ERROR,
+    name="target-shares-embedding",
+    speculative=True, since=versions.CAPTURE_HOOKS_READ,
+    summary="EAGLE / EAGLE3 / NEXTN ⇒ the target model class hands its embedding and LM head to the draft",
+    what="""
+        The EAGLE draft workers (EAGLE, EAGLE3, and NEXTN, which SGLang resolves to EAGLE; also
+        with `--enable-multi-layer-eagle`) bind the target's input embedding and LM head into the
+        draft when its memory pools are allocated: they call the target model's
+        `get_embed_and_head` (or `get_embed_and_head_for_draft`). Which of SGLang's model classes
+        have it is read from the wheel's `srt/models/`: Kimi-Linear, Granite-4.0-H, LFM2,
+        Jet-Nemotron, MiniCPM-SALA and the pure Mamba models do not; Qwen3-Next, Qwen3.5,
+        Nemotron-H, Falcon-H1, DeepSeek and GLM do. STANDALONE drafts keep their own embedding and
+        are not affected. A class whose bases the table could not follow is not judged.
+    """,
+    why="""
+        SGLang refuses to start after its argument resolution passed and the weights are loaded:
+        an AttributeError when the draft worker allocates its memory pools.
+    """,
+    sglang_message="'{class}' object has no attribute 'get_embed_and_head'",
+    fix="Use a speculative algorithm that does not share the target's embedding (NGRAM; DSPARK or DFLASH where the model has their hook, SPEC015), or STANDALONE with its own draft model.",
+    example="kdacheck lint examples/errors/SPEC016-kimi-linear-eagle.sh",
+    sources=(
+        "0.5.23 `srt/speculative/eagle_worker_v2.py:243-258` `alloc_memory_pool` → `:336-382` `init_lm_head`; "
+        "`srt/speculative/multi_layer_eagle_worker_v2.py:368-379`",
+        "0.5.23 `srt/speculative/pp_draft_embedding.py:79-99` `resolve_target_embed_and_head` (the AttributeError propagates "
+        "unless this pipeline stage has no embedding)",
+        "0.5.23 `srt/speculative/spec_info.py:311-372` `create_worker` (EAGLE / EAGLE3 → EAGLEWorkerV2 or MultiLayerEagleWorkerV2)",
+        "0.5.23 `srt/models/*.py` (`embed_share` per class: `kdacheck/data/speculative_hooks-0.5.23.json`)",
+    ),
+)
+def spec016(cfg: Resolved) -> Iterator[Hit]:
+    from kdacheck import architectures
+
+    algo = cfg.v("speculative_algorithm")
+    if not cfg.v("spec_on") or algo not in _EAGLE_WORKERS:
+        return
+    if cfg.model is None:
+        return  # MODEL001 says the model is unknown; SPEC015 says what EAGLE3 needs
+    hooks = architectures.capture_hooks(cfg.model.architecture, cfg.version)
+    if hooks is None or not hooks.get("complete") or "embed_share" not in hooks or hooks.get("embed_share"):
+        return  # not a class SGLang registers, not fully read, or it shares its embedding
+    cls = cfg.model.architecture
+    supported = [a for a, h in (("DSPARK", "dspark"), ("DFLASH", "dflash")) if hooks.get(h)]
+    yield Hit(
+        f"'{cls}' object has no attribute 'get_embed_and_head': the {algo} draft worker binds the target's embedding "
+        f"and LM head into the draft, and SGLang raises it when the draft's memory pools are allocated, after loading "
+        f"the weights ({hooks.get('class')})",
+        f"use {' or '.join(supported)} (what {cls} supports), NGRAM, or STANDALONE with a draft model of its own"
+        if supported else "use NGRAM, or STANDALONE with a draft model of its own",
         values=("speculative_algorithm",),
         at=_loc_of(cfg, "speculative_algorithm"),
     )

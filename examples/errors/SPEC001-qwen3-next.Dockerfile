@@ -5,6 +5,6 @@ FROM lmsysorg/sglang:v0.5.23-cu129
 ENV SGLANG_PORT=30000
 EXPOSE 30000
 ENTRYPOINT ["python3", "-m", "sglang.launch_server"]
-CMD ["--model-path", "moonshotai/Kimi-Linear-48B-A3B-Instruct", "--trust-remote-code", "--tp-size", "4", \
+CMD ["--model-path", "Qwen/Qwen3-Next-80B-A3B-Instruct", "--tp-size", "4", \
      "--host", "0.0.0.0", "--port", "30000", \
-     "--speculative-algorithm", "EAGLE", "--speculative-eagle-topk", "1", "--speculative-num-draft-tokens", "5"]
+     "--speculative-algorithm", "NEXTN", "--speculative-eagle-topk", "1", "--speculative-num-draft-tokens", "5"]
