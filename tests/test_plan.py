@@ -357,3 +357,15 @@ def test_args_file_with_an_unset_variable_exits_2(tmp_path: Path) -> None:
 def test_a_short_preset_name_emits_its_checkpoint() -> None:
     res = _plan("kimi-linear", "h200", 4)
     assert dict(res.candidates[0].verdict.flags)["--model-path"] == "moonshotai/Kimi-Linear-48B-A3B-Instruct"
+
+
+def test_deepseek_v4_plan_searches_its_mtp_as_eagle_and_gives_no_kv_figure() -> None:
+    """DeepSeek-V4's hook refuses NEXTN and EAGLE trees (0.5.23 deepseek_v4_hook.py L149-158; golden cases
+    0.5.23-v4-008/009 in classes-0.5.23.jsonl), and its compressed KV cache is not modelled: the plan
+    searches EAGLE chains, each line lints clean, and --min-context is said to be unchecked."""
+    res = _plan(str(MODELS / "deepseek-v4-flash"), "h200", 8)
+    assert res.candidates
+    for cand in res.candidates:
+        assert "--speculative-algorithm EAGLE" in cand.verdict.text and "--speculative-eagle-topk 1" in cand.verdict.text
+        assert cand.kv_tokens_per_request is None  # no KV figure stands in for V4's pools
+    assert any(n.startswith("--min-context could not be checked") and "does not model" in n for n in res.notes)
