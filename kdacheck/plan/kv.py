@@ -14,7 +14,8 @@ When it does not, the plan says ``--min-context`` could not be checked.
 - DeepSeek-V4 (``Architecture.kv_unmodelled``): no figure; its sliding-window and c4/c128
   compressed pools are not modelled, and the plan says ``--min-context`` could not be checked.
 - Full-attention layers: ``layer_types`` (``full_attention``/``attention`` entries),
-  ``hybrid_override_pattern`` (``*``), ``linear_attn_config.full_attn_layers``,
+  ``layers_block_type`` (Nemotron-H's list), ``hybrid_override_pattern`` (``*``; the MTP
+  layers, ``mtp_hybrid_override_pattern``, are the draft's and never counted here), ``linear_attn_config.full_attn_layers``,
   ``full_attention_interval``, else every layer without recurrent state.
 """
 
@@ -48,6 +49,9 @@ def _full_layers(cfg: dict[str, Any], model: Model) -> tuple[int | None, str]:
     types = cfg.get("layer_types")
     if isinstance(types, list) and 0 < len(types) <= MAX_LAYERS:
         return sum(1 for t in types if t in ("full_attention", "attention")), "`layer_types`"
+    kinds = cfg.get("layers_block_type")  # Nemotron-H's list (0.5.23 configs/nemotron_h.py full_attention_layer_ids)
+    if isinstance(kinds, list) and 0 < len(kinds) <= MAX_LAYERS:
+        return sum(1 for t in kinds if t in ("attention", "full_attention")), "`layers_block_type` (`attention`)"
     pattern = cfg.get("hybrid_override_pattern")
     if isinstance(pattern, str) and 0 < len(pattern) <= MAX_LAYERS:
         return pattern.count("*"), "`hybrid_override_pattern` (`*`)"
