@@ -293,7 +293,11 @@ def test_nemotron_mtp_draft_is_said_not_counted() -> None:
     assert _golden("0.5.23-models-029")["verdict"] == "starts"  # the same launch in SGLang's resolution
     note = finding(lint_ok(draft, gpu="h200"), "MODEL004")
     assert note.severity is Severity.INFO and "NemotronHForCausalLMMTP" in note.message and "no mamba state" in note.message
-    assert "MODEL004" not in codes(lint_ok(f"{LAUNCH} --model-path {MTP} --tp-size 2 {SPEC}", gpu="h200"))  # no draft named
+    # no draft named: SGLang fills none for Nemotron-H (speculative_hook.py L1120-1147; golden 0.5.23-models-028 resolves
+    # speculative_draft_model_path None) and its draft worker reads the draft from it (tp_worker.py L465-480)
+    assert _golden("0.5.23-models-028")["resolved"]["speculative_draft_model_path"] is None
+    warn = finding(lint_ok(f"{LAUNCH} --model-path {MTP} --tp-size 2 {SPEC}", gpu="h200"), "MODEL004")
+    assert warn.severity is Severity.WARNING and warn.message.startswith("no --speculative-draft-model-path")
     bad = MODELS_DIR / "nemotron-mtp-mamba-handmade"  # "M*E": nemotron_h_mtp.py builds only * and E
     err = finding(lint_ok(f"{LAUNCH} --model-path {bad} --tp-size 2 {SPEC} --speculative-draft-model-path {bad}", gpu="h200"),
                   "MODEL004")

@@ -236,7 +236,9 @@ _LETTER = {"mamba": "M", "moe": "E", "attention": "*", "mlp": "-"}  # NemotronHC
         only, no mamba state. kdacheck's memory estimate (MEM002, MEM003, MEM005) counts neither
         the draft's weights nor its KV cache: this note says so, with the layers. An MTP pattern
         with a layer other than attention (`*`) or MoE (`E`) is an error: SGLang's MTP model
-        builds only those two and raises NotImplementedError at model init.
+        builds only those two and raises NotImplementedError at model init. Without
+        `--speculative-draft-model-path` a warning: SGLang fills the draft path only for its
+        DeepSeek-family list, and its draft worker reads the draft from that path.
     """,
     why="""
         A memory figure that leaves the draft out must say so. A draft layer SGLang cannot build
@@ -250,7 +252,9 @@ _LETTER = {"mamba": "M", "moe": "E", "attention": "*", "mlp": "-"}  # NemotronHC
         "0.5.23 `srt/configs/nemotron_h.py:212-221`, `:385-398` (the MTP layer list, apart from the target's)",
         "0.5.23 `srt/configs/hybrid_arch.py:71-76` `mamba2_config` (no mamba state for an MTP draft without `M`)",
         "0.5.23 `srt/models/nemotron_h_mtp.py:241-273` (the layers built: num_nextn_predict_layers × the pattern, `*` and `E` only), `:336-340`",
+        "0.5.23 `srt/arg_groups/speculative_hook.py:1120-1147` (the draft path filled for the DeepSeek family only), `srt/managers/tp_worker.py:465-480`",
     ),
+    inferred="Without a draft path: that the draft worker then fails is read from SGLang's source, not run (the argument resolution passes).",
 )
 def model004(cfg: Resolved) -> Iterator[Hit]:
     from kdacheck import architectures
@@ -260,6 +264,16 @@ def model004(cfg: Resolved) -> Iterator[Hit]:
         return
     draft_class = architectures.lookup(m.architecture).mtp_draft
     draft, target = cfg.user("speculative_draft_model_path"), cfg.user("model_path")
+    if draft_class and draft is None:
+        yield Hit(
+            f"no --speculative-draft-model-path: SGLang fills one only for its DeepSeek-family MTP architectures "
+            f"(speculative_hook.py L1120-1147), not for {m.architecture[:80]}, and its draft worker builds the draft's "
+            "ModelConfig from that path (managers/tp_worker.py L465-480): the draft is not loaded from the target by itself "
+            "(inferred from SGLang's source: its argument resolution passes, the draft worker's start is not run here)",
+            "add `--speculative-draft-model-path` with the target's own path (its MTP layers are the draft)",
+            values=("speculative_algorithm",), severity=Severity.WARNING,
+        )
+        return
     if not draft_class or draft is None or draft != target:
         return
     kinds = list(m.mtp_layers)
@@ -277,7 +291,7 @@ def model004(cfg: Resolved) -> Iterator[Hit]:
             f"layers [{', '.join(kinds)}] and raises NotImplementedError at model init, after its argument resolution passed "
             "(models/nemotron_h_mtp.py NemotronHMultiTokenPredictor)",
             "use a draft checkpoint whose MTP pattern is attention and MoE layers only (`*E`), or another speculative algorithm",
-            values=("speculative_algorithm", "speculative_draft_model_path"), severity=Severity.ERROR,
+            values=("speculative_algorithm",), severity=Severity.ERROR,
             at=cfg.place("speculative_draft_model_path"),
         )
         return
@@ -286,5 +300,5 @@ def model004(cfg: Resolved) -> Iterator[Hit]:
     yield Hit(
         f"the draft is {draft_class}: {layers}; {attn} attention layer(s) of KV cache and {state}; kdacheck's memory "
         "estimate counts neither the draft's weights nor its KV cache",
-        None, values=("speculative_algorithm", "speculative_draft_model_path"),
+        None, values=("speculative_algorithm",),
     )
