@@ -77,6 +77,10 @@ class Model:
     intermediate: int = 0  # Mamba2/GDN: I of Mamba2StateShape (0: H·P)
     dspark_draft: bool | None = None  # the checkpoint bundles a DSpark draft (None: cannot tell, e.g. a preset or a Hub id)
     unmodelled: str = ""  # SGLang keeps state for it that kdacheck does not model: which state (the rules needing it are not checked)
+    # Nemotron-H: the MTP layers the checkpoint declares (``mtp_layers_block_type``, when num_nextn_predict_layers > 0),
+    # kept apart from the target's layers: SGLang drafts with them (NemotronHForCausalLMMTP), never counts them in the target
+    mtp_layers: tuple[str, ...] = ()
+    model_type: str = ""  # the config's model_type, where a reader keeps it (DeepSeek-V4 vs V4.1: deepseek_v4 / deepseek_v41)
     origin: str = ""  # where the config came from: "folder", "hf-cache", "index", "hub" (empty: a preset or --model)
     # SGLang treats it as a multimodal model with a vision tower: (vision_config.num_hidden_layers, hidden_size),
     # SGLang's defaults 24 / 1024 where absent (0.5.23 memory_hook.py L417-462 adjust_mem_fraction_for_vlm)

@@ -73,6 +73,9 @@ CAUSES: tuple[tuple[str, str, str], ...] = (
     # SGLang's NemotronHConfig refuses the config at load; kdacheck says so and cannot check (exit 2)
     ("_validate_layers_block_type", "", "INPUT"),
     ("_dsa_kv_cache_dtype_default", "", "ATTN002"),
+    # DeepSeek-V4's own hook (deepseek_v4_hook.py apply_deepseek_v4_defaults, overrides.py _deepseek_v4_kv_cache_dtype)
+    ("apply_deepseek_v4_defaults", "", "MODEL003"),
+    ("_deepseek_v4_kv_cache_dtype", "", "MODEL003"),
 )
 
 

@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 from kdacheck import architectures, model_config
+from kdacheck.findings import Severity
 from kdacheck.models import Family
 from tests.helpers import codes, finding, lint_ok
 
@@ -160,3 +161,144 @@ def test_state_not_modelled_is_said_with_the_rules_not_checked(tmp_path: Path, a
     assert listed and all(code in f.message for code in listed)
     assert not set(listed) & set(codes(r))  # the rules that need the state did not run
     assert "KDA001" in listed  # the verify scratch check covers every state-keeping family
+
+
+# --- DeepSeek-V4 (issue 22): SGLang 0.5.23's resolution, and its KV cache said to be unmodelled ---------------------
+
+V4_DIR = Path(__file__).parent / "data" / "models" / "deepseek-v4-flash"  # public: SOURCES.md, index id 60241045088
+V4 = f"{LAUNCH} --model-path {V4_DIR} --tp-size 8"
+
+
+def _golden(case_id: str) -> dict[str, Any]:
+    """One case of SGLang 0.5.23's own resolution (benchmarks/sglang_diff/oracle.py, classes-0.5.23.jsonl)."""
+    path = Path(__file__).parent / "data" / "sglang-golden" / "classes-0.5.23.jsonl"
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.strip() and json.loads(line)["id"] == case_id:
+            return json.loads(line)
+    raise KeyError(case_id)
+
+
+def test_deepseek_v4_is_read_with_its_kv_cache_not_modelled() -> None:
+    m = model_config.read(V4_DIR / "config.json", "deepseek-ai/DeepSeek-V4-Flash")
+    # is_deepseek_v4, not is_deepseek_dsa (model_config.py L191-212, L395-400): no DSA family, no state
+    assert (m.family, m.architecture, m.model_type, m.num_layers) == (Family.OTHER, "DeepseekV4ForCausalLM", "deepseek_v4", 43)
+    assert "compressed" in m.unmodelled and not m.keeps_state and not m.mla
+    entry = architectures.lookup("DeepseekV4ForCausalLM")
+    assert (entry.hisparse, entry.launch_hook) == ("v4", "deepseek_v4") and entry.kv_unmodelled
+    # the NextN / DSpark draft classes are is_deepseek_v4 too, but SGLang's hook is for DeepseekV4ForCausalLM only
+    assert architectures.lookup("DeepseekV4ForCausalLMNextN").kv_unmodelled and not architectures.lookup("DeepseekV4ForCausalLMNextN").launch_hook
+
+
+def test_deepseek_v4_no_full_attention_kv_figure() -> None:
+    """head_dim 512 and one KV head would read as 43 × 2 × 512 elements a token: not V4's cache (SWA + c4/c128
+    pools, pool_configurator.py L1353-1500), so the plan gives no figure and says why."""
+    from kdacheck.plan import kv
+
+    m = model_config.read(V4_DIR / "config.json", "deepseek-ai/DeepSeek-V4-Flash")
+    shape, why = kv.shape(json.loads((V4_DIR / "config.json").read_text()), "config.json", m, 8)
+    assert shape is None and "does not model" in why
+    msg = finding(lint_ok(V4, gpu="h200"), "MODEL001").message
+    assert "state not modelled for DeepseekV4ForCausalLM" in msg and "compressed KV cache" in msg
+
+
+@pytest.mark.parametrize(("case_id", "flags", "gpu"), [
+    ("0.5.23-v4-000", "", "h200"),
+    ("0.5.23-v4-001", "--page-size 64", "h200"),  # the declaration wins over the flag (overrides.py resolution_result)
+    ("0.5.23-v4-002", "--attention-backend flashinfer", "h200"),
+    ("0.5.23-v4-005", "--kv-cache-dtype bfloat16", "h200"),
+    ("0.5.23-v4-006", SPEC, "h200"),  # 256 running requests: the V4 hook runs before the speculative default of 48
+    ("0.5.23-v4-011", "--max-running-requests 64", "h200"),
+    ("0.5.23-models-020", "--dsv4-attn-backend trtllm", "b200"),
+])
+def test_deepseek_v4_resolution_is_sglangs(case_id: str, flags: str, gpu: str) -> None:
+    want = _golden(case_id)
+    assert want["verdict"] == "starts"
+    result = lint_ok(f"{V4} {flags}", gpu=gpu)
+    assert not codes(result, Severity.ERROR), codes(result)
+    cfg = result.resolved[0]
+    for name in ("attention_backend", "page_size", "kv_cache_dtype", "max_running_requests", "dsv4_attn_backend",
+                 "mem_fraction_static"):
+        assert cfg.v(name) == want["resolved"][name], (name, cfg.v(name), want["resolved"][name])
+
+
+@pytest.mark.parametrize(("case_id", "flags", "gpu"), [
+    ("0.5.23-v4-003", "--kv-cache-dtype fp8_e5m2", "h200"),
+    ("0.5.23-v4-004", "--kv-cache-dtype bf16", "h200"),  # not normalised for V4 (DSA's bf16 alias is another pass)
+    ("0.5.23-v4-007", "--speculative-algorithm EAGLE", "h200"),  # topk None when the hook reads it
+    ("0.5.23-v4-008", SPEC.replace("EAGLE", "NEXTN"), "h200"),  # NEXTN becomes EAGLE only in the speculative hook
+    ("0.5.23-v4-009", SPEC.replace("topk 1", "topk 2").replace("tokens 4", "tokens 6"), "h200"),
+    ("0.5.23-v4-013", "--dsv4-attn-backend trtllm", "h200"),
+    ("0.5.23-v4-014", "--dsv4-attn-backend flashmla_mega", "h200"),
+    ("0.5.23-models-021", "--dsv4-attn-backend trtllm --kv-cache-dtype bfloat16", "b200"),
+    ("0.5.23-models-022", "--dsv4-attn-backend trtllm --enable-hisparse --disable-radix-cache", "b200"),
+    ("0.5.23-models-023", "--dsv4-attn-backend trtllm --chunked-prefill-size -1", "b200"),
+    ("0.5.23-models-024", "--dsv4-attn-backend flashmla_mega", "b200"),  # V4.1 only (model_type deepseek_v41)
+])
+def test_deepseek_v4_refusals_say_sglangs_message(case_id: str, flags: str, gpu: str) -> None:
+    want = _golden(case_id)
+    assert want["verdict"] == "refused"
+    messages = [f.message for f in lint_ok(f"{V4} {flags}", gpu=gpu).findings if f.code == "MODEL003"]
+    assert any(msg.startswith(want["message"]) for msg in messages), (want["message"], messages)
+
+
+# --- Nemotron-H MTP (issue 22): the MTP layers are the draft's, never the target's ----------------------------------
+
+MODELS_DIR = Path(__file__).parent / "data" / "models"
+NANO, MTP = MODELS_DIR / "nemotron-3-nano", MODELS_DIR / "nemotron-mtp-handmade"  # hand-made: SOURCES.md
+
+
+def _nemotron(tmp_path: Path, **extra: Any) -> Path:
+    cfg = json.loads((NANO / "config.json").read_text())
+    cfg.update(extra)
+    (tmp_path / "config.json").write_text(json.dumps(cfg))
+    return tmp_path / "config.json"
+
+
+def test_nemotron_mtp_layers_are_not_the_targets() -> None:
+    """NemotronHConfig: the target's layers are its layer list (nemotron_h.py L195-209), the MTP layers apart
+    (L212-221, L385-398). The Nano pattern `MEMEM*EMEMEM*...` has 52 letters, 23 of them M."""
+    pattern = json.loads((NANO / "config.json").read_text())["hybrid_override_pattern"]
+    assert (len(pattern), pattern.count("M")) == (52, 23)
+    nano = model_config.read(NANO / "config.json", "nano")
+    mtp = model_config.read(MTP / "config.json", "mtp")
+    assert (mtp.num_layers, mtp.linear_layers, mtp.mtp_layers) == (52, 23, ("attention", "moe"))  # "*E"
+    assert nano.mtp_layers == ()  # num_nextn_predict_layers 0: no MTP layers read
+    # the same state per request with or without the MTP fields: the state comes from the target's mamba layers only
+    line = f"{LAUNCH} --tp-size 2 {SPEC}"
+    a = lint_ok(f"{line} --model-path {NANO}", gpu="h200").resolved[0]
+    b = lint_ok(f"{line} --model-path {MTP}", gpu="h200").resolved[0]
+    assert a.v("per_request_state_bytes") == b.v("per_request_state_bytes") and a.v("L") == b.v("L") == 23
+
+
+def test_nemotron_mtp_fields_read_as_sglang_reads_them(tmp_path: Path) -> None:
+    # a non-default list wins over the pattern (L216-220: the pattern only replaces None or the default)
+    m = model_config.read(_nemotron(tmp_path, num_nextn_predict_layers=1, mtp_layers_block_type=["attention", "mlp"],
+                                    mtp_hybrid_override_pattern="*E"), "x")
+    assert m.mtp_layers == ("attention", "mlp")
+    # the default list with num_nextn_predict_layers 1 and no pattern: DEFAULT_MTP_LAYERS_BLOCK_TYPE (L40)
+    assert model_config.read(_nemotron(tmp_path, num_nextn_predict_layers=1), "x").mtp_layers == ("attention", "moe")
+    # refused at config load, as SGLang's NemotronHConfig refuses them (golden 0.5.23-models-032 for the first)
+    from kdacheck.findings import InputError
+
+    for extra, words in (({"num_nextn_predict_layers": 1, "mtp_layers_block_type": ["attention", "full_attention"]}, "invalid types"),
+                         ({"num_nextn_predict_layers": 1, "mtp_layers_block_type": None}, "is required"),
+                         ({"mtp_hybrid_override_pattern": "*X"}, "Pattern must only contain")):
+        with pytest.raises(InputError, match=words):
+            model_config.read(_nemotron(tmp_path, **extra), "x")
+    assert _golden("0.5.23-models-032")["message"].startswith("mtp_layers_block_type contains invalid types")
+
+
+def test_nemotron_mtp_draft_is_said_not_counted() -> None:
+    draft = f"{LAUNCH} --model-path {MTP} --tp-size 2 {SPEC} --speculative-draft-model-path {MTP}"
+    assert _golden("0.5.23-models-029")["verdict"] == "starts"  # the same launch in SGLang's resolution
+    note = finding(lint_ok(draft, gpu="h200"), "MODEL004")
+    assert note.severity is Severity.INFO and "NemotronHForCausalLMMTP" in note.message and "no mamba state" in note.message
+    # no draft named: SGLang fills none for Nemotron-H (speculative_hook.py L1120-1147; golden 0.5.23-models-028 resolves
+    # speculative_draft_model_path None) and its draft worker reads the draft from it (tp_worker.py L465-480)
+    assert _golden("0.5.23-models-028")["resolved"]["speculative_draft_model_path"] is None
+    warn = finding(lint_ok(f"{LAUNCH} --model-path {MTP} --tp-size 2 {SPEC}", gpu="h200"), "MODEL004")
+    assert warn.severity is Severity.WARNING and warn.message.startswith("no --speculative-draft-model-path")
+    bad = MODELS_DIR / "nemotron-mtp-mamba-handmade"  # "M*E": nemotron_h_mtp.py builds only * and E
+    err = finding(lint_ok(f"{LAUNCH} --model-path {bad} --tp-size 2 {SPEC} --speculative-draft-model-path {bad}", gpu="h200"),
+                  "MODEL004")
+    assert err.severity is Severity.ERROR and err.message.startswith("Pattern char 'M' in M*E not implemented")

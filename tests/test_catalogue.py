@@ -19,6 +19,9 @@ EXAMPLES = ROOT / "examples"
 QWEN = f"{LAUNCH} --model-path Qwen/Qwen3-Next-80B-A3B-Instruct"
 EAGLE = "--speculative-algorithm EAGLE --speculative-num-steps 3 --speculative-eagle-topk 1 --speculative-num-draft-tokens 4"
 
+V4 = f"{LAUNCH} --model-path {ROOT}/tests/data/models/deepseek-v4-flash --tp-size 8"
+MTP = f"{ROOT}/tests/data/models/nemotron-mtp-handmade"  # hand-made: Nemotron-3-Nano with MTP fields (SOURCES.md)
+
 # code → (trigger, near miss, gpu): launch lines for the rules without an examples/errors file.
 CASES: dict[str, tuple[str, str, str | None]] = {
     "ARG001": (f"{KIMI} --no-such-flag 1", f"{KIMI} --tp-size 2", None),
@@ -27,6 +30,9 @@ CASES: dict[str, tuple[str, str, str | None]] = {
     "ARG007": (f"{KIMI} --model-loader-extra-config '[1]'", f"{KIMI} --model-loader-extra-config '{{}}'", None),
     "ARG008": (f"{KIMI} --tp-size 2 --tp-size 4", f"{KIMI} --tp-size 4", None),
     "MODEL001": (f"{LAUNCH} --model-path /mnt/models/prod-chat-v3 {EAGLE}", f"{KIMI} {EAGLE}", None),
+    "MODEL003": (f"{V4} --speculative-algorithm NEXTN", f"{V4} {EAGLE}", None),
+    "MODEL004": (f"{LAUNCH} --model-path {MTP} --tp-size 2 {EAGLE} --speculative-draft-model-path {MTP}",
+                 f"{LAUNCH} --model-path {MTP} --tp-size 2", None),
     "SPEC008": (f"{KIMI} --speculative-algorithm MY_PLUGIN --speculative-num-draft-tokens 4", f"{KIMI} {EAGLE}", None),
     "SPEC011": (f"{KIMI} {EAGLE}", f"{KIMI} {EAGLE} --max-running-requests 48", None),
     "KDA008": (f"{KIMI} {EAGLE} --tp-size 8 --dp-size 2 --enable-dp-attention --max-running-requests 96", f"{KIMI} {EAGLE} --tp-size 8 --max-running-requests 96", None),

@@ -357,3 +357,39 @@ def test_args_file_with_an_unset_variable_exits_2(tmp_path: Path) -> None:
 def test_a_short_preset_name_emits_its_checkpoint() -> None:
     res = _plan("kimi-linear", "h200", 4)
     assert dict(res.candidates[0].verdict.flags)["--model-path"] == "moonshotai/Kimi-Linear-48B-A3B-Instruct"
+
+
+def test_deepseek_v4_plan_searches_its_mtp_as_eagle_and_gives_no_kv_figure() -> None:
+    """DeepSeek-V4's hook refuses NEXTN and EAGLE trees (0.5.23 deepseek_v4_hook.py L149-158; golden cases
+    0.5.23-v4-008/009 in classes-0.5.23.jsonl), and its compressed KV cache is not modelled: the plan
+    searches EAGLE chains, each line lints clean, and --min-context is said to be unchecked."""
+    res = _plan(str(MODELS / "deepseek-v4-flash"), "h200", 8)
+    assert res.candidates
+    for cand in res.candidates:
+        assert "--speculative-algorithm EAGLE" in cand.verdict.text and "--speculative-eagle-topk 1" in cand.verdict.text
+        assert cand.kv_tokens_per_request is None  # no KV figure stands in for V4's pools
+    assert any(n.startswith("--min-context could not be checked") and "does not model" in n for n in res.notes)
+
+
+def test_nemotron_kv_counts_the_targets_attention_layers_only(tmp_path: Path) -> None:
+    """MHATokenToKVPool over Nemotron-H's full-attention layers (0.5.23 configs/nemotron_h.py
+    full_attention_layer_ids: `*` of the target's pattern). Nano: 6 `*` in its 52-letter pattern, 2 KV heads,
+    head_dim 128; at TP 2 one KV head a rank: 6 × 2 × 1 × 128 = 1,536 elements a token. The MTP pattern `*E`
+    (hand-made config, SOURCES.md) is the draft's: the same figure. The list form (`layers_block_type`, as
+    SGLang's NemotronHConfig holds it) counts the same 6."""
+    from kdacheck import model_config
+
+    for folder in ("nemotron-3-nano", "nemotron-mtp-handmade"):
+        raw = json.loads((MODELS / folder / "config.json").read_text())
+        m = model_config.read(MODELS / folder / "config.json", folder)
+        shape, why = kv.shape(raw, folder, m, 2)
+        assert shape is not None, why
+        assert (shape.layers, shape.elements) == (6, 2 * 1 * 128)
+    raw = json.loads((MODELS / "nemotron-3-nano" / "config.json").read_text())
+    letters = {"M": "mamba", "E": "moe", "*": "attention", "-": "mlp"}
+    listed = {**{k: v for k, v in raw.items() if k != "hybrid_override_pattern"},
+              "layers_block_type": [letters[c] for c in raw["hybrid_override_pattern"]]}
+    (tmp_path / "config.json").write_text(json.dumps(listed))
+    m = model_config.read(tmp_path / "config.json", "listed")
+    shape, why = kv.shape(listed, "listed", m, 2)
+    assert shape is not None and shape.layers == 6, why  # not num_hidden_layers 52 − 23 mamba layers

@@ -31,6 +31,8 @@ KEEP = frozenset({
     "mamba_expand", "mamba_n_heads", "mamba_d_ssm", "mamba_d_head", "mamba_d_state", "mamba_n_groups", "index_topk", "index_kpool",
     "kv_lora_rank", "dspark_block_size", "dspark_markov_rank", "dspark_noise_token_id", "dspark_target_layer_ids",
     "text_config", "llm_config",
+    # Nemotron-H's MTP layers (0.5.23 configs/nemotron_h.py L212-221, L385-398): the draft's, not the target's
+    "num_nextn_predict_layers", "mtp_layers_block_type", "mtp_hybrid_override_pattern",
     # SGLang sizes mem_fraction_static down for a vision tower (0.5.23 arg_groups/memory_hook.py
     # adjust_mem_fraction_for_vlm): its presence and its num_hidden_layers / hidden_size
     "vision_config", "language_model_only",

@@ -45,8 +45,35 @@ def deepseek_v2(r: Resolved, m: Model, gpu: GPU | None, unset: bool) -> None:
         r.put("attention_backend", "trtllm_mla", "DeepSeek-V3 on SM100: trtllm_mla (model_overrides/deepseek_v2.py L179)", "model")
 
 
-# DeepSeek-V4: its own sparse attention (is_deepseek_v4), not is_deepseek_dsa's: full attention as far as kdacheck models it
-register("DeepseekV4", prefix=True, hisparse="v4", mirrors="0.5.23 srt/configs/model_config.py L395-400 is_deepseek_v4")
+# DeepSeek-V4: its own sparse attention (is_deepseek_v4), not is_deepseek_dsa's. Its KV cache (a
+# sliding-window pool, the c4/c128 compressed pools and their compress state, 0.5.23
+# mem_cache/deepseek_v4_memory_pool.py, model_executor/pool_configurator.py L1353-1500) is not
+# modelled: ``kv_unmodelled`` says so wherever a KV figure would be given (families/dense.py).
+V4_KV = ("DeepSeek-V4's compressed KV cache (a sliding-window pool, the c4 and c128 compressed pools and their compress "
+         "state: mem_cache/deepseek_v4_memory_pool.py, model_executor/pool_configurator.py)")
+register("DeepseekV4", prefix=True, hisparse="v4", kv_unmodelled=V4_KV, mirrors="0.5.23 srt/configs/model_config.py L395-400 is_deepseek_v4")
+V4_MIRRORS = ("0.5.23 srt/arg_groups/model_overrides/deepseek_v4.py L18-66 _deepseek_v4_overrides; "
+              "deepseek_v4_hook.py L63-158 apply_deepseek_v4_defaults; overrides.py L892-913 _deepseek_v4_kv_cache_dtype")
+
+
+@architecture("DeepseekV4ForCausalLM", mirrors=V4_MIRRORS, launch_hook="deepseek_v4")
+def deepseek_v4(r: Resolved, m: Model, gpu: GPU | None, unset: bool) -> None:
+    """The declarations SGLang's V4 provider makes whatever the flags say (a declaration wins over
+    the raw input: overrides.py ``resolution_result``), then the V4 hook's defaults (CUDA)."""
+    why = "DeepSeek-V4: the dsv4 attention backend, page size 256 (model_overrides/deepseek_v4.py L24, L50-63)"
+    r.put("attention_backend", "dsv4", why, "model", r.place("attention_backend"))
+    r.put("page_size", 256, why, "model", r.place("page_size"))
+    if r.v("kv_cache_dtype") == "auto":
+        r.put("kv_cache_dtype", "fp8_e4m3", "DeepSeek-V4: auto KV cache is fp8_e4m3 (overrides.py L902 _deepseek_v4_kv_cache_dtype)", "model")
+    given = r.user("dsv4_attn_backend")
+    if given not in (None, "auto"):
+        r.put("dsv4_attn_backend", given, f"given: --dsv4-attn-backend {given}", "user", r.place("dsv4_attn_backend"))
+    elif m.model_type != "deepseek_v41":
+        # _default_dsv4_attention_backend (deepseek_v4_hook.py L45-60): flashmla_mega only for V4.1
+        r.put("dsv4_attn_backend", "flashmla", "DeepSeek-V4 (not V4.1): the flashmla V4 attention backend "
+              "(deepseek_v4_hook.py L45-60 _default_dsv4_attention_backend)", "model")
+    if r.user("max_running_requests") is None:
+        r.put("max_running_requests", 256, "DeepSeek-V4: max running requests 256 (deepseek_v4_hook.py L139-147)", "model")
 # MiniMax-M2 / M2.5: full-attention MoE (models/minimax_m2.py); none of hybrid_arch.py's classes, no state
 register("MiniMaxM2ForCausalLM", mirrors="0.5.23 srt/models/minimax_m2.py EntryClass (full attention, no hybrid_arch.py class)")
 register("MiniMaxM3SparseForCausalLM", "MiniMaxM3SparseForConditionalGeneration", hisparse="m3",

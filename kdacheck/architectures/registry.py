@@ -33,6 +33,13 @@ class Architecture(NamedTuple):
     # the families (``models.Family`` values) SGLang's ``srt/configs/hybrid_arch.py`` (or its
     # ``is_deepseek_dsa`` list) can give it; its config.json decides among several (Bailing: KDA or lightning)
     families: tuple[str, ...] = ()
+    # what SGLang's KV cache for it is that kdacheck does not model (DeepSeek-V4's compressed pools):
+    # no KV figure is given for it, and the memory rules that would need one say "not checked"
+    kv_unmodelled: str = ""
+    # the model hook whose refusals MODEL003 mirrors ("deepseek_v4": deepseek_v4_hook.py apply_deepseek_v4_defaults)
+    launch_hook: str = ""
+    # the class SGLang loads a draft of this architecture as (model_config.py: the checkpoint's MTP layers)
+    mtp_draft: str = ""
 
 
 EXACT: dict[str, Architecture] = {}
@@ -74,7 +81,11 @@ def lookup(name: str | None) -> Architecture:
     merged = {k: any(getattr(e, k) for e in found) for k in ("extra_buffer", "has_state", "dsa", "large_draft", "no_triton")}
     hisparse = next((e.hisparse for e in found if e.hisparse), None)
     fams = tuple(dict.fromkeys(f for e in found for f in e.families))
-    return Architecture(name, "; ".join(e.mirrors for e in found), hisparse=hisparse, families=fams,
+    kv = next((e.kv_unmodelled for e in found if e.kv_unmodelled), "")
+    hook = next((e.launch_hook for e in found if e.launch_hook), "")
+    mtp = next((e.mtp_draft for e in found if e.mtp_draft), "")
+    return Architecture(name, "; ".join(e.mirrors for e in found), hisparse=hisparse, families=fams, kv_unmodelled=kv,
+                        launch_hook=hook, mtp_draft=mtp,
                         override=overrides[0] if overrides else None, **merged)  # type: ignore[arg-type]
 
 

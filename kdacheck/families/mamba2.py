@@ -5,7 +5,8 @@ convolution, Zaya, Inkling's short convolutions, Mamba-1 and plain Mamba2), so t
 need it say "not checked".
 
 Readers: 0.5.23 ``srt/configs/nemotron_h.py`` (the ``mamba`` layers of its layer list,
-:func:`nemotron_layer_types`; ``mamba_num_heads``, ``mamba_head_dim``, ``n_groups``,
+:func:`nemotron_layer_types`, which holds no MTP layer: those are read apart,
+:func:`nemotron_mtp_layer_types`, for the draft; ``mamba_num_heads``, ``mamba_head_dim``, ``n_groups``,
 ``ssm_state_size``, ``conv_kernel`` else ``mamba_d_conv``), ``falcon_h1.py`` L211-315 (every layer; ``mamba_d_ssm``
 or ``mamba_expand · hidden_size``, ``mamba_n_heads``, ``mamba_d_head``, ``mamba_d_state``,
 ``mamba_n_groups``, ``mamba_d_conv``), ``granitemoehybrid.py`` L239-310 (layers whose
@@ -85,6 +86,39 @@ def nemotron_layer_types(f: Fields) -> list[str]:
     return kinds
 
 
+NEMOTRON_MTP_DEFAULT = ["attention", "moe"]  # DEFAULT_MTP_LAYERS_BLOCK_TYPE
+
+
+def nemotron_mtp_layer_types(f: Fields) -> list[str]:
+    """The MTP layers a Nemotron-H config declares, as 0.5.23 ``NemotronHConfig.__init__`` reads
+    them (L212-221 ``_resolve_mtp_layers_block_type``, L385-398): ``mtp_layers_block_type``
+    (default ``["attention", "moe"]``), replaced by ``mtp_hybrid_override_pattern`` when it is
+    unset or the default; checked only when ``num_nextn_predict_layers`` > 0, and then returned
+    (else ``[]``). They are not the target's layers: its layer list is ``layers_block_type`` /
+    ``hybrid_override_pattern`` alone (:func:`nemotron_layer_types`)."""
+    n = f.int("num_nextn_predict_layers", 0, 0, 64)
+    kinds = f.data.get("mtp_layers_block_type", list(NEMOTRON_MTP_DEFAULT))  # present and null: None, as SGLang gets it
+    pattern = f.data.get("mtp_hybrid_override_pattern")
+    if pattern is not None and (kinds is None or kinds == NEMOTRON_MTP_DEFAULT):
+        if not isinstance(pattern, str) or len(pattern) > MAX_LAYERS or not all(c in NEMOTRON_LETTERS for c in pattern):
+            raise InputError(f"{f.path}: `{f.prefix}mtp_hybrid_override_pattern`: Pattern must only contain characters "
+                             "'M', '*', '-' or 'E' (0.5.23 NemotronHConfig._pattern_to_list)")
+        kinds = [NEMOTRON_LETTERS[c] for c in pattern]
+    if n == 0:
+        return []
+    if kinds is None:
+        raise InputError(f"{f.path}: mtp_layers_block_type is required when num_nextn_predict_layers > 0 (SGLang 0.5.23 "
+                         "NemotronHConfig refuses the config at load, nemotron_h.py L388-394)")
+    if not isinstance(kinds, list) or len(kinds) > MAX_LAYERS:
+        raise InputError(f"{f.path}: `{f.prefix}mtp_layers_block_type` must be a list of strings")
+    bad = sorted({str(k)[:40] for k in kinds if not (isinstance(k, str) and k in NEMOTRON_KINDS)})
+    if bad:
+        raise InputError(f"{f.path}: `{f.prefix}mtp_layers_block_type` contains invalid types: {', '.join(bad)}. Must be one of: "
+                         f"{', '.join(NEMOTRON_KINDS)} (SGLang 0.5.23 NemotronHConfig._validate_layers_block_type refuses it "
+                         "with a ValueError at config load)")
+    return kinds
+
+
 def read(v: ConfigView) -> Model | None:
     outer_type = (v.outer.opt_str("model_type") or "").lower()
     if outer_type in NEMOTRON_VL:
@@ -105,13 +139,14 @@ def read(v: ConfigView) -> Model | None:
 
 def _nemotron_h(f: Fields, outer: Fields, name: str, arch: str, common: dict[str, Any]) -> Model:
     kinds = nemotron_layer_types(f)
+    mtp = nemotron_mtp_layer_types(f)
     heads, head_dim = f.int("mamba_num_heads", low=1), f.int("mamba_head_dim", low=1)
     # conv_kernel: the config's own key, else mamba_d_conv (NemotronHConfig sets it from mamba_d_conv,
     # default 4, and the config's conv_kernel, passed on to PretrainedConfig, overwrites it)
     conv = f.int("conv_kernel", f.data.get("mamba_d_conv", 4), 1, 64)
     return Model(name, arch, Family.MAMBA2, len(kinds), kinds.count("mamba"), f.int("n_groups", 1, 1), heads,
                  f.int("ssm_state_size", low=1), head_dim, conv, ssm_dtype=ssm_dtype(f, outer), intermediate=heads * head_dim,
-                 **common)
+                 mtp_layers=tuple(mtp), **common)
 
 
 def _geometry(model_type: str, f: Fields, outer: Fields, name: str, arch: str, layers: int, common: dict[str, Any]) -> Model:

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from kdacheck import architectures
 from kdacheck.findings import InputError
 from kdacheck.models import Model
 from kdacheck.plan import cost, kv, space
@@ -284,6 +285,11 @@ def run(req: Request) -> Result:
         return judge(flags, opts)
 
     specs = space.speculative(model, req.drafts, _mtp(raw_cfg), notes)
+    if architectures.lookup(model.architecture).mtp_draft:
+        # Nemotron-H's MTP draft is read from --speculative-draft-model-path, which SGLang does not fill for it
+        # (0.5.23 speculative_hook.py L1120-1147; MODEL004): the target's own path
+        specs = [space.Spec(s.algorithm, (*s.flags, ("--speculative-draft-model-path", mp)), s.label) if s.algorithm == "NEXTN" else s
+                 for s in specs]
     table = flagmod.table(version)
     layouts = space.layouts(req.tp, req.gpus, model, table.has_dest("attn_dp_size"))
     flag = next(iter(table.by_dest.get("linear_attn_verify_backend", ())), None)

@@ -11,8 +11,11 @@ When it does not, the plan says ``--min-context`` could not be checked.
   the same on every TP rank; a DSA indexer (``index_head_dim``) adds its FP8 key and a float32
   scale per layer (``NSATokenToKVPool``).
 - GQA/MHA (``MHATokenToKVPool``): ``2 · max(1, kv_heads // tp) · head_dim`` elements per layer.
+- DeepSeek-V4 (``Architecture.kv_unmodelled``): no figure; its sliding-window and c4/c128
+  compressed pools are not modelled, and the plan says ``--min-context`` could not be checked.
 - Full-attention layers: ``layer_types`` (``full_attention``/``attention`` entries),
-  ``hybrid_override_pattern`` (``*``), ``linear_attn_config.full_attn_layers``,
+  ``layers_block_type`` (Nemotron-H's list), ``hybrid_override_pattern`` (``*``; the MTP
+  layers, ``mtp_hybrid_override_pattern``, are the draft's and never counted here), ``linear_attn_config.full_attn_layers``,
   ``full_attention_interval``, else every layer without recurrent state.
 """
 
@@ -46,6 +49,9 @@ def _full_layers(cfg: dict[str, Any], model: Model) -> tuple[int | None, str]:
     types = cfg.get("layer_types")
     if isinstance(types, list) and 0 < len(types) <= MAX_LAYERS:
         return sum(1 for t in types if t in ("full_attention", "attention")), "`layer_types`"
+    kinds = cfg.get("layers_block_type")  # Nemotron-H's list (0.5.23 configs/nemotron_h.py full_attention_layer_ids)
+    if isinstance(kinds, list) and 0 < len(kinds) <= MAX_LAYERS:
+        return sum(1 for t in kinds if t in ("attention", "full_attention")), "`layers_block_type` (`attention`)"
     pattern = cfg.get("hybrid_override_pattern")
     if isinstance(pattern, str) and 0 < len(pattern) <= MAX_LAYERS:
         return pattern.count("*"), "`hybrid_override_pattern` (`*`)"
@@ -65,6 +71,11 @@ def shape(raw: dict[str, Any] | None, where: str, model: Model, tp: int) -> tupl
     """The KV shape per rank from a config (``where``: whence it came), or (None, why not)."""
     if raw is None:
         return None, "the KV bytes per token need the model's config.json (pass --model FOLDER or a config.json)"
+    from kdacheck import architectures
+
+    unmodelled = architectures.lookup(model.architecture).kv_unmodelled
+    if unmodelled:  # not full attention: no MLA/GQA figure stands in for it
+        return None, f"{where}: {model.architecture[:80]} keeps {unmodelled}, whose bytes per token kdacheck does not model"
     text = raw.get("text_config")
     cfg: dict[str, Any] = text if isinstance(text, dict) else raw
     layers, lwhy = _full_layers(cfg, model)

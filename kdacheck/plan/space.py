@@ -64,13 +64,22 @@ def speculative(model: Model, drafts: dict[str, str], mtp: bool | None, notes: l
     if mtp is None:
         notes.append("NEXTN searched: whether the checkpoint has MTP layers could not be checked (the config read does not "
                      "say: num_nextn_predict_layers / mtp_num_hidden_layers); SGLang's argument resolution does not check it either")
-    if mtp is not False:
+    # DeepSeek-V4's hook reads the algorithm as written and refuses NEXTN (EAGLE only, topk 1: 0.5.23
+    # deepseek_v4_hook.py L149-158, MODEL003): its MTP is searched as EAGLE chains, the draft SGLang's own
+    # (speculative_hook.py L1120-1147 fills the target's path)
+    from kdacheck import architectures
+
+    v4 = architectures.lookup(model.architecture).launch_hook == "deepseek_v4"
+    if mtp is not False and v4:
+        notes.append("MTP searched as EAGLE chains (topk 1): DeepSeek-V4's hook refuses NEXTN and EAGLE trees (MODEL003)")
+        eagle_like.append(("EAGLE", ()))
+    elif mtp is not False:
         eagle_like.append(("NEXTN", ()))
     elif "NEXTN" not in drafts:
         notes.append("NEXTN not searched: the config.json has no MTP layers (num_nextn_predict_layers / mtp_num_hidden_layers 0, "
                      "or absent where SGLang's config class defaults it to 0)")
     for algo in ("EAGLE", "EAGLE3"):
-        if algo in drafts:
+        if algo in drafts and not (v4 and algo == "EAGLE"):
             eagle_like.append((algo, (("--speculative-draft-model-path", drafts[algo]),)))
     if not any(a in drafts for a in ("EAGLE", "EAGLE3", "DFLASH")):
         notes.append("EAGLE, EAGLE3 and DFLASH not searched: they need a draft model (--draft ALGORITHM=PATH)")
@@ -79,7 +88,7 @@ def speculative(model: Model, drafts: dict[str, str], mtp: bool | None, notes: l
             out.append(Spec(algo, (("--speculative-algorithm", algo), *base, ("--speculative-num-steps", str(s)),
                                    ("--speculative-eagle-topk", "1"), ("--speculative-num-draft-tokens", str(s + 1))),
                             f"{algo} {s}/1/{s + 1}"))
-        for s, k in TREE:
+        for s, k in TREE if not (v4 and not base) else ():
             for d in sorted({s + 1 + (s * k - s) // 2, s * k + 1}):
                 if not s < d <= s * k + 1:
                     continue

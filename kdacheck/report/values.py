@@ -44,6 +44,7 @@ SGLANG_FIELDS: dict[str, str] = {
     "enable_hisparse": "enable_hisparse", "hisparse_config": "hisparse_config",
     "dsa_decode_backend": "sglang_dsa_decode_backend", "dsa_prefill_backend": "sglang_dsa_prefill_backend",
     "enable_mixed_chunk": "enable_mixed_chunk", "speculative_adaptive_config": "speculative_adaptive_config",
+    "dsv4_attn_backend": "dsv4_attn_backend",
 }
 # kdacheck names whose value is SGLang's only before the state pool is sized (the solve
 # overwrites them with what the model runner computes): shown under kdacheck.* then.
@@ -56,7 +57,7 @@ _GROUP_OF = {
                     "dspark", "dflash", "max_running_requests", "R"),
     "backends": ("attention_backend", "decode_attention", "prefill_attention", "page_size", "kv_cache", "linear_attn",
                  "decode_backend", "verify_backend", "ssm_dtype", "mamba_ssm", "fused_accept", "replayssm", "radix", "mamba_radix",
-                 "mamba_track", "disable_overlap", "disable_radix", "enable_linear_replayssm", "linear_replayssm", "dsa_"),
+                 "mamba_track", "disable_overlap", "disable_radix", "enable_linear_replayssm", "linear_replayssm", "dsa_", "dsv4_"),
     "scratch": ("intermediate_", "L", "HV", "scratch", "per_request_state"),
     "memory": ("mem_", "mamba_full", "mamba_ratio", "max_mamba", "weight_bytes", "spec_reserve", "chunked_prefill",
                "decode_graph", "R_after_solve"),

@@ -55,7 +55,8 @@ def _deprecated_names(r: Resolved) -> None:
             "qwen3_5.py); attention_hook.py handle_attention_backend_compatibility (overrides.py _attention_backend_default, "
             "_mla_backend_page_constraints)",
     sets=("attention_backend", "decode_attention_backend", "prefill_attention_backend", "page_size", "kv_cache_dtype",
-          "page_after_overrides", "mamba_radix_cache_strategy", "nvfp4_problem", "decode_graph_max_bs"),
+          "page_after_overrides", "mamba_radix_cache_strategy", "nvfp4_problem", "decode_graph_max_bs", "max_running_requests",
+          "dsv4_attn_backend"),
 )
 def backends(r: Resolved) -> None:
     r.flag("kv_cache_dtype")

@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from kdacheck import versions
+from kdacheck import architectures, versions
 from kdacheck.models import Family
 from kdacheck.resolve import mempool
 from kdacheck.resolve.core import Resolved, step
@@ -43,6 +43,9 @@ def prefill_graphs_off(r: Resolved) -> str | None:
         return "pipeline parallelism (opt-in: cuda_graph_hook.py L145-161)"
     if m is not None and m.family is Family.KDA:
         return "KDA hybrid linear attention"
+    if m is not None and architectures.lookup(m.architecture).hisparse == "v4" and not r.user("enable_prefill_cp"):
+        # is_deepseek_v4 without the prefill-CP path (layers/cp/bcg supports_prefill_cp_bcg needs --enable-prefill-cp)
+        return "DeepSeek-V4 (heavy capture-pool memory pressure: cuda_graph_hook.py L193-200)"
     if (r.user("attn_cp_size") or 1) > 1 or (r.user("dcp_size") or 1) > 1:
         return "context parallelism"
     if r.user("enable_two_batch_overlap"):

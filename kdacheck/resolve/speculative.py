@@ -197,7 +197,10 @@ def _adaptive(r: Resolved, S: Any, K: Any) -> None:
     sets=("max_running_requests", "R"),
 )
 def requests(r: Resolved) -> None:
+    model_default = r.vals.get("max_running_requests")  # a model hook's default, before this one (DeepSeek-V4: 256)
     mrr = r.flag("max_running_requests")
+    if mrr.value is None and model_default is not None and model_default.origin == "model":
+        mrr = r.put("max_running_requests", model_default.value, model_default.why, "model")
     if mrr.value is None and r.v("spec_on"):
         mrr = r.put("max_running_requests", 48, "SGLang default under speculative decoding")
     adp = r.v("attn_dp_size") or 1

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from kdacheck.findings import Severity
 from kdacheck.model_source import hub_id_problem
 from kdacheck.resolve import Resolved
-from kdacheck.rules.base import Hit, Rule, rule
+from kdacheck.rules.base import Hit, Rule, rule, unchecked
 
 
 def not_checked(cfg: Resolved, rules: list[Rule]) -> list[str]:
@@ -126,3 +126,179 @@ def model002(cfg: Resolved) -> Iterator[Hit]:
             values=("model_path",),
             at=given.loc if (given := cfg.parsed.given.get("model_path")) is not None else None,
         )
+
+
+_V4_KV = "{kv} is not supported for {arch}"
+_V4_MEGA = "--dsv4-attn-backend flashmla_mega requires DeepSeek-V4.1 on SM100/SM103."
+_V4_TRTLLM_GPU = "--dsv4-attn-backend trtllm requires an SM100/SM103 (Blackwell) GPU."
+_V4_TRTLLM_KV = "--dsv4-attn-backend trtllm requires kv_cache_dtype=fp8_e4m3, got {kv}."
+_V4_TRTLLM_HSP = "--dsv4-attn-backend trtllm does not support enable_hisparse."
+_V4_TRTLLM_CP = "--dsv4-attn-backend trtllm does not support context parallelism (prefill CP, attention CP, or decode CP)."
+_V4_TRTLLM_PD = ("--dsv4-attn-backend trtllm does not support PD disaggregation yet "
+                 "(untested; see https://github.com/sgl-project/sglang/issues/37838).")
+_V4_TRTLLM_CHUNK = "--dsv4-attn-backend trtllm requires chunked prefill (--chunked-prefill-size > 0)."
+_V4_SPEC = "Only EAGLE and DSPARK speculative algorithms are supported for {arch}"
+_V4_TOPK = "Only EAGLE speculative algorithm with topk == 1 is supported for {arch}"
+
+
+@rule(
+    "MODEL003", Severity.ERROR,
+    name="architecture-hook-prerequisites",
+    summary="what an architecture's own start-up hook refuses (DeepSeek-V4: KV dtype, --dsv4-attn-backend, speculative algorithm)",
+    what="""
+        Some architectures have a hook of their own in SGLang's model-specific adjustments,
+        with assertions that stop the launch. DeepSeek-V4 (`DeepseekV4ForCausalLM`,
+        `apply_deepseek_v4_defaults`): the KV cache dtype, after `auto` becomes fp8_e4m3, is
+        fp8_e4m3 or bfloat16 (`bf16` is refused: the spelling is not normalised for V4);
+        `--dsv4-attn-backend flashmla_mega` needs DeepSeek-V4.1 (`model_type` deepseek_v41) on
+        SM100/SM103; `--dsv4-attn-backend trtllm` needs an SM100/SM103 GPU, an fp8_e4m3 KV
+        cache, no HiSparse, no context parallelism, no PD disaggregation and chunked prefill;
+        speculative decoding is EAGLE or DSPARK only, EAGLE with `--speculative-eagle-topk 1`
+        given. The hook reads the algorithm and topk as written, before the speculative hook
+        resolves them: `NEXTN` (an alias of EAGLE everywhere else) is refused, and so is EAGLE
+        without an explicit topk.
+    """,
+    why="SGLang refuses to start with an AssertionError while it resolves its arguments.",
+    sglang_message="\n".join((_V4_KV, _V4_MEGA, _V4_TRTLLM_GPU, _V4_TRTLLM_KV, _V4_TRTLLM_HSP, _V4_TRTLLM_CP, _V4_TRTLLM_PD,
+                              _V4_TRTLLM_CHUNK, _V4_SPEC, _V4_TOPK)),
+    fix="Use what the hook accepts: `--kv-cache-dtype fp8_e4m3` or `bfloat16`; `--speculative-algorithm EAGLE --speculative-eagle-topk 1` (not NEXTN); a Blackwell GPU for trtllm.",
+    example="python -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V4-Flash --tp-size 8 --speculative-algorithm NEXTN",
+    sources=(
+        "0.5.23 `srt/arg_groups/model_hook.py:258-265` (the hook, for `DeepseekV4ForCausalLM` only)",
+        "0.5.23 `srt/arg_groups/overrides.py:892-913` `_deepseek_v4_kv_cache_dtype`",
+        "0.5.23 `srt/arg_groups/deepseek_v4_hook.py:92-137` (the dsv4 backends), `:149-158` (the speculative algorithm)",
+        "0.5.23 `srt/arg_groups/speculative_hook.py:81-118` (NEXTN becomes EAGLE only later, in handle_speculative_decoding)",
+    ),
+    inferred="The device is taken to be CUDA (on NPU SGLang forces bfloat16 and the checks differ).",
+)
+def model003(cfg: Resolved) -> Iterator[Hit]:
+    from kdacheck import architectures
+
+    m = cfg.model
+    if m is None or architectures.lookup(m.architecture).launch_hook != "deepseek_v4":
+        return
+    arch = m.architecture[:120]
+    kv = cfg.v("kv_cache_dtype")
+    if kv not in ("fp8_e4m3", "bfloat16"):
+        yield Hit(_V4_KV.format(kv=kv, arch=arch), "use `--kv-cache-dtype fp8_e4m3` (or `bfloat16`)", values=("kv_cache_dtype",))
+    backend = cfg.user("dsv4_attn_backend") or "auto"
+    gpu = cfg.gpu
+    on_sm100 = None if gpu is None else gpu.sm // 10 == 10
+    at = cfg.place("dsv4_attn_backend")
+    if backend == "flashmla_mega" and (m.model_type != "deepseek_v41" or on_sm100 is False):
+        yield Hit(_V4_MEGA, "drop `--dsv4-attn-backend flashmla_mega` (auto picks flashmla here)", values=("dsv4_attn_backend",), at=at)
+    elif backend == "flashmla_mega" and on_sm100 is None:
+        yield unchecked("`--dsv4-attn-backend flashmla_mega` needs an SM100/SM103 GPU: pass --gpu")
+    if backend == "trtllm":
+        if on_sm100 is False:
+            yield Hit(_V4_TRTLLM_GPU, "drop `--dsv4-attn-backend trtllm` off Blackwell", values=("dsv4_attn_backend",), at=at)
+        elif on_sm100 is None:
+            yield unchecked("`--dsv4-attn-backend trtllm` needs an SM100/SM103 GPU: pass --gpu")
+        if kv not in ("auto", "fp8_e4m3"):
+            yield Hit(_V4_TRTLLM_KV.format(kv=kv), "use `--kv-cache-dtype fp8_e4m3` with trtllm", values=("kv_cache_dtype", "dsv4_attn_backend"), at=at)
+        if cfg.v("enable_hisparse"):
+            yield Hit(_V4_TRTLLM_HSP, "drop --enable-hisparse or the trtllm backend", values=("enable_hisparse",), at=at)
+        if (cfg.user("attn_cp_size") or 1) > 1 or (cfg.user("dcp_size") or 1) > 1 or cfg.user("enable_prefill_cp"):
+            yield Hit(_V4_TRTLLM_CP, "drop context parallelism or the trtllm backend", values=("dsv4_attn_backend",), at=at)
+        if (cfg.v("disaggregation_mode") or "null") != "null":
+            yield Hit(_V4_TRTLLM_PD, "drop the trtllm backend on a PD server", values=("disaggregation_mode",), at=at)
+        chunk = cfg.v("chunked_prefill_size")
+        if not isinstance(chunk, int) or chunk <= 0:
+            yield Hit(_V4_TRTLLM_CHUNK, "give `--chunked-prefill-size` > 0", values=("chunked_prefill_size",), at=at)
+    algo = cfg.user("speculative_algorithm")
+    spec_at = cfg.place("speculative_algorithm")
+    if algo is not None and algo not in ("EAGLE", "DSPARK"):
+        better = "write `--speculative-algorithm EAGLE` (NEXTN is EAGLE's alias only after this hook)" if str(algo).upper() in ("NEXTN", "MTP") \
+            else "use `--speculative-algorithm EAGLE --speculative-eagle-topk 1` or DSPARK"
+        yield Hit(_V4_SPEC.format(arch=arch), better, values=("speculative_algorithm",), at=spec_at)
+    elif algo == "EAGLE" and cfg.user("speculative_eagle_topk") != 1:
+        yield Hit(_V4_TOPK.format(arch=arch) + f" (--speculative-eagle-topk as written: {cfg.user('speculative_eagle_topk')})",
+                  "give `--speculative-eagle-topk 1` (and `--speculative-num-steps`, `--speculative-num-draft-tokens` = steps + 1)",
+                  values=("speculative_algorithm",), at=spec_at)
+
+
+_LETTER = {"mamba": "M", "moe": "E", "attention": "*", "mlp": "-"}  # NemotronHConfig._list_to_pattern
+
+
+@rule(
+    "MODEL004", Severity.INFO,
+    name="mtp-draft-not-in-the-estimate",
+    speculative=True,
+    summary="a Nemotron-H target drafting with its own MTP layers: what the draft holds, that kdacheck does not count it, and layers SGLang cannot build",
+    what="""
+        With EAGLE (or its alias NEXTN) and `--speculative-draft-model-path` naming the target
+        itself, SGLang loads the draft as `NemotronHForCausalLMMTP` with
+        `num_nextn_predict_layers` forced to 1: one step of the checkpoint's MTP layers
+        (`mtp_layers_block_type`, or `mtp_hybrid_override_pattern`, default `[attention, moe]`).
+        Those layers are not the target's: the target's mamba state and KV cache come from its
+        own layer list only, and kdacheck counts them so. The draft's pattern has no `M`
+        (`hybrid_arch.py` `mamba2_config` returns None for it): the draft holds attention KV
+        only, no mamba state. kdacheck's memory estimate (MEM002, MEM003, MEM005) counts neither
+        the draft's weights nor its KV cache: this note says so, with the layers. An MTP pattern
+        with a layer other than attention (`*`) or MoE (`E`) is an error: SGLang's MTP model
+        builds only those two and raises NotImplementedError at model init. Without
+        `--speculative-draft-model-path` a warning: SGLang fills the draft path only for its
+        DeepSeek-family list, and its draft worker reads the draft from that path.
+    """,
+    why="""
+        A memory figure that leaves the draft out must say so. A draft layer SGLang cannot build
+        stops the server at model init, after its argument resolution passed.
+    """,
+    sglang_message="NotImplementedError: Pattern char '{char}' in {pattern} not implemented",
+    fix="Nothing to fix: leave headroom in `--mem-fraction-static` for the draft.",
+    example="python -m sglang.launch_server --model-path nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16 --tp-size 2 --speculative-algorithm EAGLE --speculative-draft-model-path nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16 --speculative-num-steps 3 --speculative-eagle-topk 1 --speculative-num-draft-tokens 4",
+    sources=(
+        "0.5.23 `srt/configs/model_config.py:1190-1203` (the draft's architecture and its one MTP layer)",
+        "0.5.23 `srt/configs/nemotron_h.py:212-221`, `:385-398` (the MTP layer list, apart from the target's)",
+        "0.5.23 `srt/configs/hybrid_arch.py:71-76` `mamba2_config` (no mamba state for an MTP draft without `M`)",
+        "0.5.23 `srt/models/nemotron_h_mtp.py:241-273` (the layers built: num_nextn_predict_layers × the pattern, `*` and `E` only), `:336-340`",
+        "0.5.23 `srt/arg_groups/speculative_hook.py:1120-1147` (the draft path filled for the DeepSeek family only), `srt/managers/tp_worker.py:465-480`",
+    ),
+    inferred="Without a draft path: that the draft worker then fails is read from SGLang's source, not run (the argument resolution passes).",
+)
+def model004(cfg: Resolved) -> Iterator[Hit]:
+    from kdacheck import architectures
+
+    m = cfg.model
+    if m is None or not cfg.v("spec_on") or cfg.v("speculative_algorithm") != "EAGLE":
+        return
+    draft_class = architectures.lookup(m.architecture).mtp_draft
+    draft, target = cfg.user("speculative_draft_model_path"), cfg.user("model_path")
+    if draft_class and draft is None:
+        yield Hit(
+            f"no --speculative-draft-model-path: SGLang fills one only for its DeepSeek-family MTP architectures "
+            f"(speculative_hook.py L1120-1147), not for {m.architecture[:80]}, and its draft worker builds the draft's "
+            "ModelConfig from that path (managers/tp_worker.py L465-480): the draft is not loaded from the target by itself "
+            "(inferred from SGLang's source: its argument resolution passes, the draft worker's start is not run here)",
+            "add `--speculative-draft-model-path` with the target's own path (its MTP layers are the draft)",
+            values=("speculative_algorithm",), severity=Severity.WARNING,
+        )
+        return
+    if not draft_class or draft is None or draft != target:
+        return
+    kinds = list(m.mtp_layers)
+    if kinds:
+        layers = f"its {len(kinds)} MTP layer(s) [{', '.join(kinds)}] (one step: num_nextn_predict_layers forced to 1)"
+    else:
+        kinds = ["attention", "moe"]
+        layers = ("the checkpoint declares no MTP layers (num_nextn_predict_layers 0): SGLang builds one step of the default "
+                  "[attention, moe], whose weights kdacheck cannot see")
+    pattern = "".join(_LETTER[k] for k in kinds)
+    odd = next((c for c in pattern if c not in "*E"), None)
+    if odd is not None:  # nemotron_h_mtp.py builds only attention (*) and MoE (E) MTP layers
+        yield Hit(
+            f"Pattern char '{odd}' in {pattern} not implemented: SGLang builds the draft {draft_class} from the checkpoint's MTP "
+            f"layers [{', '.join(kinds)}] and raises NotImplementedError at model init, after its argument resolution passed "
+            "(models/nemotron_h_mtp.py NemotronHMultiTokenPredictor)",
+            "use a draft checkpoint whose MTP pattern is attention and MoE layers only (`*E`), or another speculative algorithm",
+            values=("speculative_algorithm",), severity=Severity.ERROR,
+            at=cfg.place("speculative_draft_model_path"),
+        )
+        return
+    attn = kinds.count("attention")
+    state = "no mamba state (no `M` in the draft's pattern: mamba2_config is None)"
+    yield Hit(
+        f"the draft is {draft_class}: {layers}; {attn} attention layer(s) of KV cache and {state}; kdacheck's memory "
+        "estimate counts neither the draft's weights nor its KV cache",
+        None, values=("speculative_algorithm",),
+    )

@@ -20,6 +20,7 @@ AFTER_RESOLUTION: dict[str, str] = {
     "KDA005": "srt/layers/attention/linear/kda_backend.py (backend init)",
     "KDA007": "srt/configs/mamba_utils.py (state shapes at model init)",
     "MEM002": "srt/mem_cache/kv_cache_configurator.py (pool sizing at model-runner init)",
+    "MODEL004": "srt/models/nemotron_h_mtp.py L263-273 (the MTP draft's layers, at draft model init)",
     "HSP001": "srt/managers/hisparse_coordinator.py L180 (coordinator init)",
     "HSP002": "srt/managers/hisparse_coordinator.py L184 (coordinator init)",
     "HSP003": "kernels/ops/kvcache/hisparse.py L123 (first speculative swap)",

@@ -87,15 +87,23 @@ def spec002(cfg: Resolved) -> Iterator[Hit]:
     what="""
         With speculative decoding on and no `--max-running-requests`, SGLang caps running
         requests at 48 (per server; divided among attention-DP workers). The scratch buffers
-        are sized from it.
+        are sized from it. A model hook that sets its own default first wins (DeepSeek-V4: 256,
+        `apply_deepseek_v4_defaults`, which runs before the speculative hook), and the finding
+        says that value.
     """,
     why="A silent default that sizes the verify buffers and the batch.",
     fix="Set `--max-running-requests` explicitly if 48 is not what you want.",
     example="python -m sglang.launch_server --model-path moonshotai/Kimi-Linear-48B-A3B-Instruct --speculative-algorithm EAGLE",
-    sources=("0.5.23 `srt/arg_groups/speculative_hook.py` (max_running_requests default 48)",),
+    sources=("0.5.23 `srt/arg_groups/speculative_hook.py` (max_running_requests default 48)",
+             "0.5.23 `srt/arg_groups/deepseek_v4_hook.py:139-147` (DeepSeek-V4: 256, in the model hook, `pipeline.py:225` before `:306`)"),
 )
 def spec011(cfg: Resolved) -> Iterator[Hit]:
     if cfg.v("spec_on") and not cfg.given("max_running_requests"):
+        mrr = cfg.vals.get("max_running_requests")
+        if mrr is not None and mrr.origin == "model":  # a model hook's default came first (DeepSeek-V4: 256)
+            yield Hit(f"max running requests = {mrr.value} ({mrr.why}; the speculative default of 48 does not apply); "
+                      f"R = {cfg.v('R')} per attention-DP worker", None, values=("max_running_requests", "R"))
+            return
         yield Hit(
             f"max running requests = 48 (SGLang's default under speculative decoding); R = {cfg.v('R')} per attention-DP worker",
             None,
