@@ -146,6 +146,16 @@ def test_minicpm_is_lightning_only_with_a_lightning_layer(tmp_path: Path) -> Non
     assert read(tmp_path, {**base, "mixer_types": ["minicpm4", "minicpm4"]}).family is Family.OTHER
 
 
+def test_the_public_minicpm_sala_config_is_lightning_and_says_its_state_is_not_modelled() -> None:
+    # tests/data/models/minicpm-sala (SOURCES.md there): 32 mixer_types, 24 "lightning-attn";
+    # minicpm.py L187-189 has_lightning_layers -> hybrid_arch.py hybrid_lightning_config
+    folder = Path(__file__).parent / "data" / "models" / "minicpm-sala"
+    m = model_config.read(folder / "config.json", str(folder))
+    assert (m.architecture, m.family, m.num_layers) == ("MiniCPMSALAForCausalLM", Family.LIGHTNING, 32)
+    r = lint_ok(f"{LAUNCH} --model-path {folder} --tp-size 2 {SPEC}")
+    assert finding(r, "MODEL001").message.startswith("state not modelled for MiniCPMSALAForCausalLM: SGLang keeps ")
+
+
 @pytest.mark.parametrize(("arch", "model_type"), [("Lfm2ForCausalLM", "lfm2"), ("ZayaForCausalLM", "zaya"),
                                                   ("Qwen4ExpForConditionalGeneration", "qwen4_exp"),
                                                   ("BailingMoeV2_5ForCausalLM", "bailing_hybrid")])
