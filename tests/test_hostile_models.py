@@ -97,6 +97,7 @@ def test_a_checkpoint_with_only_config_json_in_the_cache_is_recognised_by_archit
     # hybrid_gdn_config: Qwen3_5MoeConfig's text config (configs/qwen3_5.py L119); configs/qwen3_next.py L259-278: layer l full iff (l + 1) % 4 == 0
     ("Qwen/Qwen3.6-35B-A3B", "qwen3.6-35b-a3b", Family.GDN, 40, 30),
     ("Qwen/Qwen3.6-27B", "qwen3.6-27b", Family.GDN, 64, 48),  # hybrid_gdn_config: Qwen3_5Config's text config
+    ("Qwen/Qwen3-Coder-Next", "qwen3-coder-next", Family.GDN, 48, 36),  # hybrid_gdn_config: Qwen3NextConfig
 ])
 def test_a_public_config_json_in_the_cache_is_read_as_sglang_reads_it(
         cache: Path, repo_id: str, slug: str, family: Family, layers: int, linear: int) -> None:
