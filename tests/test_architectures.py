@@ -146,6 +146,17 @@ def test_minicpm_is_lightning_only_with_a_lightning_layer(tmp_path: Path) -> Non
     assert read(tmp_path, {**base, "mixer_types": ["minicpm4", "minicpm4"]}).family is Family.OTHER
 
 
+def test_minicpm_reads_every_mixer_type_spelling_sglang_accepts(tmp_path: Path) -> None:
+    # configs/minicpm.py L6-15 _MIXER_TYPE_ALIASES ("lightning", "lightning_attn" -> "lightning-attn";
+    # "attn", "standard", ... -> "minicpm4"); L181-184 has_minicpm_sparse_attention: sparse_config and a minicpm4 layer
+    base = {"architectures": ["MiniCPMSALAForCausalLM"], "model_type": "minicpm_sala", "num_hidden_layers": 2}
+    m = read(tmp_path, {**base, "mixer_types": ["attn", "lightning"], "sparse_config": {"topk": 64}})
+    assert m.family is Family.LIGHTNING and m.sparse_attention
+    m = read(tmp_path, {**base, "mixer_types": ["lightning_attn", "lightning_attn"], "sparse_config": {"topk": 64}})
+    assert m.family is Family.LIGHTNING and not m.sparse_attention  # no minicpm4 layer
+    assert read(tmp_path, {**base, "mixer_types": ["standard", "attention"]}).family is Family.OTHER
+
+
 def test_the_public_minicpm_sala_config_is_lightning_and_says_its_state_is_not_modelled() -> None:
     # tests/data/models/minicpm-sala (SOURCES.md there): 32 mixer_types, 24 "lightning-attn";
     # minicpm.py L187-189 has_lightning_layers -> hybrid_arch.py hybrid_lightning_config

@@ -170,7 +170,9 @@ def test_resolution_classes_against_sglang() -> None:
     prefill graphs, RADIX001 after the Qwen SM100 override, FA4's page 128, RADIX003 with the radix
     cache off, the DSA backend pairing, SPEC010's counts, PP with EAGLE, FP4/NVFP4 KV backends;
     and Kimi's DSpark draft on SM100, trtllm_mha and so page 64, from the seed-4 holdout; RADIX002's
-    page after the Qwen SM100 override, from the seed-7 holdout),
+    page after the Qwen SM100 override, from the seed-7 holdout; MiniCPM-SALA's override, with the
+    public config of tests/data/models/minicpm-sala: minicpm_flashattn / minicpm_flashinfer, the
+    radix cache off, no hybrid prefix-cache resolution),
     run through SGLang 0.5.23's own resolution by benchmarks/sglang_diff/oracle.py
     (tests/data/sglang-golden/classes-0.5.23.jsonl): kdacheck's verdict is SGLang's, its cause
     code where CAUSES names one, and its resolved fields equal on the cases SGLang starts."""
