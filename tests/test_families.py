@@ -78,6 +78,7 @@ def test_model_types_are_claimed_by_one_family_only() -> None:
     ("qwen3-coder-next", Family.GDN),  # hybrid_gdn_config: Qwen3NextConfig
     ("nemotron-3-super-120b", Family.MAMBA2),  # mamba2_config: NemotronHConfig
     ("minicpm-sala", Family.LIGHTNING),  # hybrid_lightning_config: MiniCPMHybridConfig with lightning layers
+    ("falcon-h1-0.5b-instruct", Family.MAMBA2),  # mamba2_config: FalconH1Config
 ])
 def test_public_configs_read_to_sglangs_family(slug: str, family: Family) -> None:
     assert model_config.read(MODELS / slug / "config.json", slug).family is family
