@@ -79,6 +79,7 @@ def test_model_types_are_claimed_by_one_family_only() -> None:
     ("nemotron-3-super-120b", Family.MAMBA2),  # mamba2_config: NemotronHConfig
     ("minicpm-sala", Family.LIGHTNING),  # hybrid_lightning_config: MiniCPMHybridConfig with lightning layers
     ("falcon-h1-0.5b-instruct", Family.MAMBA2),  # mamba2_config: FalconH1Config
+    ("granite-4.0-h-small", Family.MAMBA2),  # mamba2_config: GraniteMoeHybridConfig with mamba layers
 ])
 def test_public_configs_read_to_sglangs_family(slug: str, family: Family) -> None:
     assert model_config.read(MODELS / slug / "config.json", slug).family is family

@@ -98,6 +98,8 @@ def test_a_checkpoint_with_only_config_json_in_the_cache_is_recognised_by_archit
     ("Qwen/Qwen3.6-35B-A3B", "qwen3.6-35b-a3b", Family.GDN, 40, 30),
     ("Qwen/Qwen3.6-27B", "qwen3.6-27b", Family.GDN, 64, 48),  # hybrid_gdn_config: Qwen3_5Config's text config
     ("Qwen/Qwen3-Coder-Next", "qwen3-coder-next", Family.GDN, 48, 36),  # hybrid_gdn_config: Qwen3NextConfig
+    # mamba2_config: GraniteMoeHybridConfig with mamba layers; granitemoehybrid.py: the "mamba" entries of layer_types
+    ("ibm-granite/granite-4.0-h-small", "granite-4.0-h-small", Family.MAMBA2, 40, 36),
 ])
 def test_a_public_config_json_in_the_cache_is_read_as_sglang_reads_it(
         cache: Path, repo_id: str, slug: str, family: Family, layers: int, linear: int) -> None:
