@@ -85,6 +85,9 @@ class Model:
     # SGLang treats it as a multimodal model with a vision tower: (vision_config.num_hidden_layers, hidden_size),
     # SGLang's defaults 24 / 1024 where absent (0.5.23 memory_hook.py L417-462 adjust_mem_fraction_for_vlm)
     vision: tuple[int, int] | None = None
+    # MiniCPM-SALA: sparse minicpm4 attention layers (0.5.23 configs/minicpm.py L181-184
+    # has_minicpm_sparse_attention: a sparse_config and a minicpm4 layer), which model_overrides/minicpm.py reads
+    sparse_attention: bool = False
 
     def __post_init__(self) -> None:
         if not self.intermediate and self.family in (Family.GDN, Family.MAMBA2):

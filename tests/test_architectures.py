@@ -147,6 +147,27 @@ def test_minicpm_is_lightning_only_with_a_lightning_layer(tmp_path: Path) -> Non
     assert read(tmp_path, {**base, "mixer_types": ["minicpm4", "minicpm4"]}).family is Family.OTHER
 
 
+def test_minicpm_reads_every_mixer_type_spelling_sglang_accepts(tmp_path: Path) -> None:
+    # configs/minicpm.py L6-15 _MIXER_TYPE_ALIASES ("lightning", "lightning_attn" -> "lightning-attn";
+    # "attn", "standard", ... -> "minicpm4"); L181-184 has_minicpm_sparse_attention: sparse_config and a minicpm4 layer
+    base = {"architectures": ["MiniCPMSALAForCausalLM"], "model_type": "minicpm_sala", "num_hidden_layers": 2}
+    m = read(tmp_path, {**base, "mixer_types": ["attn", "lightning"], "sparse_config": {"topk": 64}})
+    assert m.family is Family.LIGHTNING and m.sparse_attention
+    m = read(tmp_path, {**base, "mixer_types": ["lightning_attn", "lightning_attn"], "sparse_config": {"topk": 64}})
+    assert m.family is Family.LIGHTNING and not m.sparse_attention  # no minicpm4 layer
+    assert read(tmp_path, {**base, "mixer_types": ["standard", "attention"]}).family is Family.OTHER
+
+
+def test_the_public_minicpm_sala_config_is_lightning_and_says_its_state_is_not_modelled() -> None:
+    # tests/data/models/minicpm-sala (SOURCES.md there): 32 mixer_types, 24 "lightning-attn";
+    # minicpm.py L187-189 has_lightning_layers -> hybrid_arch.py hybrid_lightning_config
+    folder = Path(__file__).parent / "data" / "models" / "minicpm-sala"
+    m = model_config.read(folder / "config.json", str(folder))
+    assert (m.architecture, m.family, m.num_layers) == ("MiniCPMSALAForCausalLM", Family.LIGHTNING, 32)
+    r = lint_ok(f"{LAUNCH} --model-path {folder} --tp-size 2 {SPEC}")
+    assert finding(r, "MODEL001").message.startswith("state not modelled for MiniCPMSALAForCausalLM: SGLang keeps ")
+
+
 @pytest.mark.parametrize(("arch", "model_type"), [("Lfm2ForCausalLM", "lfm2"), ("ZayaForCausalLM", "zaya"),
                                                   ("Qwen4ExpForConditionalGeneration", "qwen4_exp"),
                                                   ("BailingMoeV2_5ForCausalLM", "bailing_hybrid")])
@@ -293,11 +314,12 @@ def test_nemotron_mtp_draft_is_said_not_counted() -> None:
     assert _golden("0.5.23-models-029")["verdict"] == "starts"  # the same launch in SGLang's resolution
     note = finding(lint_ok(draft, gpu="h200"), "MODEL004")
     assert note.severity is Severity.INFO and "NemotronHForCausalLMMTP" in note.message and "no mamba state" in note.message
-    # no draft named: SGLang fills none for Nemotron-H (speculative_hook.py L1120-1147; golden 0.5.23-models-028 resolves
-    # speculative_draft_model_path None) and its draft worker reads the draft from it (tp_worker.py L465-480)
+    # no draft named: SGLang's resolution leaves the path None (golden 0.5.23-models-028) and the draft worker's
+    # ModelConfig falls back to the target's own path (tp_worker.py L465-480, configs/model_config.py L956), as
+    # SGLang's own CI runs Nemotron-3-Super's MTP (tests/data/official/nemotron-3-super-mtp.sh): the same note
     assert _golden("0.5.23-models-028")["resolved"]["speculative_draft_model_path"] is None
-    warn = finding(lint_ok(f"{LAUNCH} --model-path {MTP} --tp-size 2 {SPEC}", gpu="h200"), "MODEL004")
-    assert warn.severity is Severity.WARNING and warn.message.startswith("no --speculative-draft-model-path")
+    same = finding(lint_ok(f"{LAUNCH} --model-path {MTP} --tp-size 2 {SPEC}", gpu="h200"), "MODEL004")
+    assert same.severity is Severity.INFO and same.message == note.message
     bad = MODELS_DIR / "nemotron-mtp-mamba-handmade"  # "M*E": nemotron_h_mtp.py builds only * and E
     err = finding(lint_ok(f"{LAUNCH} --model-path {bad} --tp-size 2 {SPEC} --speculative-draft-model-path {bad}", gpu="h200"),
                   "MODEL004")

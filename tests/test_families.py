@@ -73,6 +73,13 @@ def test_model_types_are_claimed_by_one_family_only() -> None:
     ("deepseek-v3.2", Family.DSA),  # is_deepseek_dsa: DeepseekV32ForCausalLM with index_topk
     ("glm-5.1", Family.DSA),  # is_deepseek_dsa: GlmMoeDsaForCausalLM
     ("llama-3-8b", Family.OTHER),  # none of hybrid_arch.py's classes
+    ("qwen3.6-35b-a3b", Family.GDN),  # hybrid_gdn_config: Qwen3_5MoeConfig's text config
+    ("qwen3.6-27b", Family.GDN),  # hybrid_gdn_config: Qwen3_5Config's text config
+    ("qwen3-coder-next", Family.GDN),  # hybrid_gdn_config: Qwen3NextConfig
+    ("nemotron-3-super-120b", Family.MAMBA2),  # mamba2_config: NemotronHConfig
+    ("minicpm-sala", Family.LIGHTNING),  # hybrid_lightning_config: MiniCPMHybridConfig with lightning layers
+    ("falcon-h1-0.5b-instruct", Family.MAMBA2),  # mamba2_config: FalconH1Config
+    ("granite-4.0-h-small", Family.MAMBA2),  # mamba2_config: GraniteMoeHybridConfig with mamba layers
 ])
 def test_public_configs_read_to_sglangs_family(slug: str, family: Family) -> None:
     assert model_config.read(MODELS / slug / "config.json", slug).family is family

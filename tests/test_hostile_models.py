@@ -32,6 +32,7 @@ from tests.helpers import codes, finding, lint_ok, tree_state
 LAUNCH = "python -m sglang.launch_server"
 SPEC = "--speculative-algorithm EAGLE --speculative-num-steps 3 --speculative-eagle-topk 1 --speculative-num-draft-tokens 4"
 CANARY = "kdacheck-canary-7c21d0"
+PUBLIC = Path(__file__).parent / "data" / "models"  # public config.json copies (SOURCES.md there)
 REV = "0123456789abcdef0123456789abcdef01234567"
 
 QWEN36 = {"architectures": ["Qwen3_5MoeForConditionalGeneration"], "model_type": "qwen3_5_moe",
@@ -88,6 +89,26 @@ def test_a_checkpoint_with_only_config_json_in_the_cache_is_recognised_by_archit
     assert cfg.model is not None and cfg.model.family is family and cfg.model.origin == "hf-cache", cfg.model_note
     assert cfg.model.linear_layers > 0 and "MODEL001" not in codes(r)
     assert "Hugging Face cache" in cfg.model_note
+
+
+@pytest.mark.parametrize(("repo_id", "slug", "family", "layers", "linear"), [
+    # configs/nemotron_h.py num_hidden_layers: len(hybrid_override_pattern); mamba_layer_ids: its "M" entries
+    ("nvidia/NVIDIA-Nemotron-3-Super-120B-A12B-NVFP4", "nemotron-3-super-120b", Family.MAMBA2, 88, 40),
+    # hybrid_gdn_config: Qwen3_5MoeConfig's text config (configs/qwen3_5.py L119); configs/qwen3_next.py L259-278: layer l full iff (l + 1) % 4 == 0
+    ("Qwen/Qwen3.6-35B-A3B", "qwen3.6-35b-a3b", Family.GDN, 40, 30),
+    ("Qwen/Qwen3.6-27B", "qwen3.6-27b", Family.GDN, 64, 48),  # hybrid_gdn_config: Qwen3_5Config's text config
+    ("Qwen/Qwen3-Coder-Next", "qwen3-coder-next", Family.GDN, 48, 36),  # hybrid_gdn_config: Qwen3NextConfig
+    # mamba2_config: GraniteMoeHybridConfig with mamba layers; granitemoehybrid.py: the "mamba" entries of layer_types
+    ("ibm-granite/granite-4.0-h-small", "granite-4.0-h-small", Family.MAMBA2, 40, 36),
+])
+def test_a_public_config_json_in_the_cache_is_read_as_sglang_reads_it(
+        cache: Path, repo_id: str, slug: str, family: Family, layers: int, linear: int) -> None:
+    cache_repo(cache, repo_id, (PUBLIC / slug / "config.json").read_bytes())
+    r = lint_ok(f"{LAUNCH} --model-path {repo_id} --tp-size 8 {SPEC}")
+    cfg = r.resolved[0]
+    assert cfg.model is not None and cfg.model.origin == "hf-cache", cfg.model_note
+    assert (cfg.model.family, cfg.model.num_layers, cfg.model.linear_layers) == (family, layers, linear)
+    assert "MODEL001" not in codes(r)
 
 
 def test_the_counts_follow_sglangs_config_classes(cache: Path) -> None:

@@ -60,3 +60,12 @@ def test_the_geometry_of_the_entries_with_a_verbatim_config() -> None:
     # nemotron_h.py: the M letters of hybrid_override_pattern (23 of 52)
     n = preset("nemotron-3-nano")
     assert n is not None and (n.num_layers, n.linear_layers, n.linear_k_heads, n.linear_k_dim) == (52, 23, 8, 128)
+    # the public configs added with their hashes checked (tests/data/models/SOURCES.md):
+    # qwen3_next.py L259-278 for the three GDN entries, nemotron_h.py mamba_layer_ids for Super
+    for repo, layers, linear in (("Qwen/Qwen3.6-35B-A3B", 40, 30), ("Qwen/Qwen3.6-27B", 64, 48),
+                                 ("Qwen/Qwen3-Coder-Next", 48, 36), ("nvidia/NVIDIA-Nemotron-3-Super-120B-A12B-BF16", 88, 40),
+                                 ("ibm-granite/granite-4.0-h-small", 40, 36)):  # granitemoehybrid.py: its "mamba" layer_types
+        p = preset(repo)
+        assert p is not None and (p.num_layers, p.linear_layers) == (layers, linear), repo
+    nvfp4 = preset("nvidia/NVIDIA-Nemotron-3-Super-120B-A12B-NVFP4")
+    assert nvfp4 is not None and nvfp4.weight_bytes_per_param == 0.5625 and nvfp4.linear_layers == 40

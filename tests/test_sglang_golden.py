@@ -171,8 +171,10 @@ def test_resolution_classes_against_sglang() -> None:
     cache off, the DSA backend pairing, SPEC010's counts, PP with EAGLE, FP4/NVFP4 KV backends;
     and Kimi's DSpark draft on SM100, trtllm_mha and so page 64, from the seed-4 holdout; RADIX002's
     page after the Qwen SM100 override, from the seed-7 holdout; DeepSeek-V4's overrides and hook,
-    MODEL003, and Nemotron-H's MTP fields, hand-made configs, ids 0.5.23-v4-* and 0.5.23-models-*),
-    run through SGLang 0.5.23's own resolution by benchmarks/sglang_diff/oracle.py
+    MODEL003, and Nemotron-H's MTP fields, hand-made configs, ids 0.5.23-v4-* and 0.5.23-models-*;
+    MiniCPM-SALA's override, with the public config of tests/data/models/minicpm-sala:
+    minicpm_flashattn / minicpm_flashinfer, the radix cache off, no hybrid prefix-cache resolution;
+    the seed-11 holdout's classes: ATTN008, the FA3 fp8_e5m2 fallback, the Intel XPU page),    run through SGLang 0.5.23's own resolution by benchmarks/sglang_diff/oracle.py
     (tests/data/sglang-golden/classes-0.5.23.jsonl): kdacheck's verdict is SGLang's, its cause
     code where CAUSES names one, and its resolved fields equal on the cases SGLang starts."""
     import json

@@ -56,12 +56,21 @@ MODELS = {
     "falcon-h1-0.5b": {"kind": "mamba", "mtp": False, "tps": [1, 2], "heads": 8, "kv": 2},
     "granite-4.0-h-toy": {"kind": "mamba", "mtp": False, "tps": [1, 2], "heads": 8, "kv": 8},
     "lfm2.5-1.2b": {"kind": "conv", "mtp": False, "tps": [1, 2, 4], "heads": 32, "kv": 8},
+    "nemotron-3-super-120b": {"kind": "mamba", "mtp": True, "tps": [4, 8], "heads": 32, "kv": 2},
+    "qwen3.6-35b-a3b": {"kind": "gdn", "mtp": True, "tps": [1, 2, 4], "heads": 16, "kv": 2},
+    "minicpm-sala": {"kind": "lightning", "mtp": False, "tps": [1, 2, 4], "heads": 32, "kv": 2},
+    "nemotron-3-nano-4b": {"kind": "mamba", "mtp": False, "tps": [1, 2], "heads": 40, "kv": 8},
+    "qwen3.6-27b": {"kind": "gdn", "mtp": True, "tps": [1, 2, 4, 8], "heads": 24, "kv": 4},
+    "qwen3-coder-next": {"kind": "gdn", "mtp": False, "tps": [2, 4, 4, 8], "heads": 16, "kv": 2},
+    "falcon-h1-0.5b-instruct": {"kind": "mamba", "mtp": False, "tps": [1, 2], "heads": 8, "kv": 2},
+    "granite-4.0-h-small": {"kind": "mamba", "mtp": False, "tps": [1, 2, 4, 8], "heads": 32, "kv": 8},
 }
 MODEL_WEIGHTS = {
     "llama-3-8b": 2, "kimi-linear-48b": 3, "qwen3-next-80b": 3,
     "nemotron-3-nano": 2, "deepseek-v3.2": 2, "glm-5.1": 2,
     "qwen3.5-27b": 3, "qwen3.5-35b-a3b": 3, "nemotron-3-nano-tf5": 2, "falcon-h1-0.5b": 2, "granite-4.0-h-toy": 2,
     "lfm2.5-1.2b": 0,  # drawn only with --models (weight 0 keeps the seed-3 golden's draws unchanged)
+    "nemotron-3-super-120b": 0, "qwen3.6-35b-a3b": 0, "minicpm-sala": 0, "nemotron-3-nano-4b": 0, "qwen3.6-27b": 0, "qwen3-coder-next": 0, "falcon-h1-0.5b-instruct": 0, "granite-4.0-h-small": 0,
 }
 # Draft checkpoints (folders under models/) for algorithms that need one.
 DRAFTS = {

@@ -23,7 +23,8 @@ from kdacheck.architectures.registry import (
     capture_hooks,
     lookup,
     register,
+    uses_mamba_radix_cache,
     without_mamba_state,
 )
 
-__all__ = ["Architecture", "architecture", "capture_hooks", "lookup", "register", "without_mamba_state"]
+__all__ = ["Architecture", "architecture", "capture_hooks", "lookup", "register", "uses_mamba_radix_cache", "without_mamba_state"]

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from kdacheck.architectures.registry import Override, register
+from kdacheck.models import Family
 
 if TYPE_CHECKING:
     from kdacheck.gpus import GPU
@@ -59,7 +60,23 @@ register("JetNemotronForCausalLM", "JetVLMForConditionalGeneration", families=("
          mirrors=f"{STATE} hybrid_gdn_config; {OVERRIDES}falcon_h1.py", override=_on_sm100("triton", "model_overrides/falcon_h1.py"))
 register("GigaChat35ForCausalLM", "GigaChat35ForCausalLMNextN", families=("gdn",),
          mirrors="0.5.23 srt/configs/gigachat35.py L241-253 register_linear_attn_model (GDNAttnBackend)")
-register("MiniCPMSALAForCausalLM", families=("lightning",), mirrors=f"{STATE} hybrid_lightning_config (has_lightning_layers)")
+def _minicpm_sala(r: Resolved, m: Model, gpu: GPU | None, unset: bool) -> None:
+    """0.5.23 model_overrides/minicpm.py _minicpm_sala_overrides: sparse or lightning layers turn the
+    radix cache off; sparse layers with no attention backend given take minicpm_flashinfer on
+    Blackwell (utils/common.py is_blackwell: SM 10.x-12.x), else minicpm_flashattn. Modelled for the
+    configs with a lightning layer (kdacheck reads no sparse flag for the others); its refusals
+    (DP attention, hierarchical cache, PD disaggregation) are not modelled yet."""
+    if m.family is not Family.LIGHTNING:
+        return
+    why = "MiniCPM-SALA (model_overrides/minicpm.py)"
+    r.put("disable_radix_cache", True, f"{why}: sparse or lightning layers turn the radix cache off", "model")
+    if m.sparse_attention and unset and gpu is not None:
+        backend = "minicpm_flashinfer" if gpu.sm // 10 in (10, 11, 12) else "minicpm_flashattn"
+        r.put("attention_backend", backend, f"{why}: sparse attention layers on SM{gpu.sm}", "model")
+
+
+register("MiniCPMSALAForCausalLM", families=("lightning",), override=_minicpm_sala,
+         mirrors=f"{STATE} hybrid_lightning_config (has_lightning_layers); {OVERRIDES}minicpm.py")
 # model_hook.py L716-721 (0.5.21 L672-677, 0.5.19 L547-553) asserts they do not run the triton attention
 # backend; LFM2-VL is not in that list
 register("Lfm2ForCausalLM", "Lfm2MoeForCausalLM", families=("mamba2",), no_triton=True,

@@ -89,6 +89,28 @@ def lookup(name: str | None) -> Architecture:
                         override=overrides[0] if overrides else None, **merged)  # type: ignore[arg-type]
 
 
+# The architectures SGLang resolves the hybrid prefix-cache strategy for (0.5.23
+# ``srt/arg_groups/overrides.py`` L369-399 ``_MAMBA_RADIX_CACHE_ARCHS``; L454-470
+# ``_mamba_radix_cache_resolution``: Granite only with a mamba layer, which its family reader
+# already decides; and the registered spec of ``configs/gigachat35.py`` L241-253,
+# ``uses_mamba_radix_cache=True``). Any other model, with state or not, keeps its strategy as given.
+MAMBA_RADIX_CACHE_ARCHS = frozenset({
+    "KimiLinearForCausalLM", "KimiK3ForConditionalGeneration", "BailingMoeV2_5ForCausalLM", "BailingMoeV3ForCausalLM",
+    "BailingMoeV3VLForConditionalGeneration", "Qwen3NextForCausalLM", "Qwen3_5MoeForConditionalGeneration",
+    "InternS2PreviewForConditionalGeneration", "InternS2MobiusForConditionalGeneration", "Qwen3_5ForConditionalGeneration",
+    "Qwen3_5MoeForCausalLM", "Qwen3_5ForCausalLM", "Qwen4ExpForConditionalGeneration", "MiniCPMV4_6ForConditionalGeneration",
+    "MiniCPMV4_7ForConditionalGeneration", "NemotronHForCausalLM", "NemotronHPuzzleForCausalLM", "NemotronH_Omni_Reasoning_V3",
+    "FalconH1ForCausalLM", "JetNemotronForCausalLM", "JetVLMForConditionalGeneration", "Lfm2ForCausalLM", "Lfm2MoeForCausalLM",
+    "ZayaForCausalLM", "Glm5NextForConditionalGeneration",
+    "GraniteMoeHybridForCausalLM", "GigaChat35ForCausalLM", "GigaChat35ForCausalLMNextN",
+})
+
+
+def uses_mamba_radix_cache(name: str) -> bool:
+    """Whether SGLang resolves the hybrid prefix-cache strategy (``auto``) for this architecture."""
+    return name in MAMBA_RADIX_CACHE_ARCHS
+
+
 def without_mamba_state(m: Model) -> bool:
     """Known to have no mamba / linear-attention state: a dense or DSA model of a known
     architecture that SGLang keeps no state for."""

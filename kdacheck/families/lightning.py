@@ -18,10 +18,19 @@ def read(v: ConfigView) -> Model | None:
     if v.model_type == "bailing_hybrid":
         return Model(v.name, v.arch, Family.LIGHTNING, v.layers, unmodelled="the lightning-attention state (bailing_hybrid.py)",
                      **v.common)
-    if v.model_type == "minicpm_sala" and "lightning-attn" in (v.inner.str_list("mixer_types") or []):
-        return Model(v.name, v.arch, Family.LIGHTNING, v.layers, unmodelled="the lightning-attention state (minicpm.py)",
-                     **v.common)
-    return None
+    if v.model_type != "minicpm_sala":
+        return None
+    # configs/minicpm.py L6-15 _MIXER_TYPE_ALIASES, L93-104: the spellings it accepts, ["minicpm4"] when none
+    mixers = [MIXER_ALIASES.get(t, t) for t in (v.inner.str_list("mixer_types") or ["minicpm4"])]
+    if "lightning-attn" not in mixers:
+        return None
+    sparse = v.inner.data.get("sparse_config") is not None and "minicpm4" in mixers
+    return Model(v.name, v.arch, Family.LIGHTNING, v.layers, unmodelled="the lightning-attention state (minicpm.py)",
+                 sparse_attention=sparse, **v.common)
+
+
+MIXER_ALIASES = {"minicpm": "minicpm4", "standard": "minicpm4", "attention": "minicpm4", "attn": "minicpm4",
+                 "lightning": "lightning-attn", "lightning_attn": "lightning-attn"}
 
 
 SPEC = register(FamilySpec(

@@ -144,8 +144,9 @@ def _config(spec: str) -> tuple[dict[str, Any] | None, str]:
 # Config classes of SGLang 0.5.23 that default num_nextn_predict_layers to 0: a config of these
 # types without the key has no MTP layers as SGLang reads it (configs/nemotron_h.py
 # NemotronHConfig.__init__ L300, L386; configs/kimi_linear.py KimiLinearConfig.__init__ L55,
-# L109; configs/bailing_hybrid.py L86, L122). NemotronH's NEXTN draft then refuses to build:
-# models/nemotron_h_mtp.py L222-224 asserts exactly one MTP layer.
+# L109; configs/bailing_hybrid.py L86, L122): the checkpoint ships no MTP layer to draft with.
+# (SGLang does not refuse it: its draft ModelConfig forces num_nextn_predict_layers to 1,
+# configs/model_config.py L1198-1203, and loads an MTP layer the checkpoint has no weights for.)
 NO_MTP_BY_DEFAULT = frozenset({"nemotron_h", "kimi_linear", "bailing_hybrid"})
 
 
@@ -286,8 +287,8 @@ def run(req: Request) -> Result:
 
     specs = space.speculative(model, req.drafts, _mtp(raw_cfg), notes)
     if architectures.lookup(model.architecture).mtp_draft:
-        # Nemotron-H's MTP draft is read from --speculative-draft-model-path, which SGLang does not fill for it
-        # (0.5.23 speculative_hook.py L1120-1147; MODEL004): the target's own path
+        # Nemotron-H's MTP draft: the target's own path, written out (SGLang's resolution leaves it None and the
+        # draft worker falls back to the target's, 0.5.23 configs/model_config.py L956; MODEL004)
         specs = [space.Spec(s.algorithm, (*s.flags, ("--speculative-draft-model-path", mp)), s.label) if s.algorithm == "NEXTN" else s
                  for s in specs]
     table = flagmod.table(version)

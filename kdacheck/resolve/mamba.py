@@ -36,8 +36,8 @@ def radix_cache(r: Resolved) -> None:
         # model_hook.py L1062 via model_override_base.py L260 mamba_extra_buffer_of: only with the
         # radix cache on (--disable-radix-cache, or a PD decode server, turns the check off)
         r.events.add(Event.EXTRA_BUFFER_WITHOUT_MAMBA)
-    if m is None or not m.keeps_state or r.v("disable_radix_cache"):
-        return
+    if m is None or not m.keeps_state or not architectures.uses_mamba_radix_cache(m.architecture) or r.v("disable_radix_cache"):
+        return  # overrides.py L454-470: only the architectures of _MAMBA_RADIX_CACHE_ARCHS, with the radix cache on
     r.flag("disable_overlap_schedule")
     if strat.value not in (None, "auto"):
         return

@@ -237,8 +237,8 @@ _LETTER = {"mamba": "M", "moe": "E", "attention": "*", "mlp": "-"}  # NemotronHC
         the draft's weights nor its KV cache: this note says so, with the layers. An MTP pattern
         with a layer other than attention (`*`) or MoE (`E`) is an error: SGLang's MTP model
         builds only those two and raises NotImplementedError at model init. Without
-        `--speculative-draft-model-path` a warning: SGLang fills the draft path only for its
-        DeepSeek-family list, and its draft worker reads the draft from that path.
+        `--speculative-draft-model-path` the draft worker reads the target's own path (its
+        ModelConfig falls back to it), as SGLang's own CI runs Nemotron-3-Super's MTP.
     """,
     why="""
         A memory figure that leaves the draft out must say so. A draft layer SGLang cannot build
@@ -252,9 +252,8 @@ _LETTER = {"mamba": "M", "moe": "E", "attention": "*", "mlp": "-"}  # NemotronHC
         "0.5.23 `srt/configs/nemotron_h.py:212-221`, `:385-398` (the MTP layer list, apart from the target's)",
         "0.5.23 `srt/configs/hybrid_arch.py:71-76` `mamba2_config` (no mamba state for an MTP draft without `M`)",
         "0.5.23 `srt/models/nemotron_h_mtp.py:241-273` (the layers built: num_nextn_predict_layers × the pattern, `*` and `E` only), `:336-340`",
-        "0.5.23 `srt/arg_groups/speculative_hook.py:1120-1147` (the draft path filled for the DeepSeek family only), `srt/managers/tp_worker.py:465-480`",
+        "0.5.23 `srt/managers/tp_worker.py:465-480` with `srt/configs/model_config.py:956` (no draft path: the target's own)",
     ),
-    inferred="Without a draft path: that the draft worker then fails is read from SGLang's source, not run (the argument resolution passes).",
 )
 def model004(cfg: Resolved) -> Iterator[Hit]:
     from kdacheck import architectures
@@ -265,15 +264,9 @@ def model004(cfg: Resolved) -> Iterator[Hit]:
     draft_class = architectures.lookup(m.architecture).mtp_draft
     draft, target = cfg.user("speculative_draft_model_path"), cfg.user("model_path")
     if draft_class and draft is None:
-        yield Hit(
-            f"no --speculative-draft-model-path: SGLang fills one only for its DeepSeek-family MTP architectures "
-            f"(speculative_hook.py L1120-1147), not for {m.architecture[:80]}, and its draft worker builds the draft's "
-            "ModelConfig from that path (managers/tp_worker.py L465-480): the draft is not loaded from the target by itself "
-            "(inferred from SGLang's source: its argument resolution passes, the draft worker's start is not run here)",
-            "add `--speculative-draft-model-path` with the target's own path (its MTP layers are the draft)",
-            values=("speculative_algorithm",), severity=Severity.WARNING,
-        )
-        return
+        # the draft worker's ModelConfig falls back to the target's own path (configs/model_config.py
+        # L956 from_server_args: ``model_path or cfg.model_path``): the target's MTP layers are the draft
+        draft = target
     if not draft_class or draft is None or draft != target:
         return
     kinds = list(m.mtp_layers)
