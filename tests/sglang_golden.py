@@ -128,6 +128,8 @@ class Comparison:
 
 
 def load(version: str) -> list[dict[str, Any]]:
+    """A golden file of ``tests/data/sglang-golden/`` by its stem: a version (``0.5.23``) or a named
+    draw (``families-0.5.23``)."""
     path = GOLDEN / f"{version}.jsonl"
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
 

@@ -31,7 +31,7 @@ FLOORS = {
             "mamba_radix_cache_strategy": 1.0,
             "disable_radix_cache": 1.0,
             "disable_overlap_schedule": 1.0,
-            "mem_fraction_static": 0.996,
+            "mem_fraction_static": 1.0,
             "chunked_prefill_size": 1.0,
             "cuda_graph_config.decode.max_bs": 1.0,
             "kv_cache_dtype": 1.0,
@@ -53,7 +53,7 @@ FLOORS = {
             "attention_backend": 0.997,
             "disable_radix_cache": 1.0,
             "disable_overlap_schedule": 1.0,
-            "mem_fraction_static": 0.969,
+            "mem_fraction_static": 0.974,
             "chunked_prefill_size": 1.0,
             "cuda_graph_config.decode.max_bs": 1.0,
             "kv_cache_dtype": 1.0,
@@ -75,9 +75,9 @@ FAMILY_FLOORS = {
     "0.5.23": {
         "dense": (1.0, 1.0, 1.0, 1.0),
         "dsa": (1.0, 1.0, 1.0, 1.0),
-        "gdn": (1.0, 1.0, 1.0, 0.995),
+        "gdn": (1.0, 1.0, 1.0, 1.0),
         "kda": (1.0, 1.0, 1.0, 1.0),
-        "mamba": (1.0, 1.0, 1.0, 0.99),
+        "mamba": (1.0, 1.0, 1.0, 1.0),
         "conv": (1.0, 1.0, 1.0, 1.0),  # LFM2.5 (seed 5): UNMODELLED below; its triton refusal is ATTN007
     },
 }
@@ -213,3 +213,28 @@ def test_resolution_classes_against_sglang() -> None:
 
 FIELDS_OF = {"page_size": "page_size", "attention_backend": "attention_backend", "mem_fraction_static": "mem_fraction_static",
              "disable_overlap_schedule": "disable_overlap_schedule", "kv_cache_dtype": "kv_cache_dtype"}
+
+
+# Every family SGLang 0.5.23 serves that the harness has a public config of, drawn alike: seed 13,
+# 1,000 cases over all 20 target folders (generate.py --models <all>; the public configs added with
+# weight 0 included: Qwen3.6, Qwen3-Coder-Next, Nemotron-3-Super, Nemotron-3-Nano-4B, Granite-4.0-H-Small,
+# Falcon-H1-0.5B-Instruct, MiniCPM-SALA, LFM2.5), SGLang 0.5.23's own verdicts (2026-12-02). Measured
+# on first replay: verdict 100 % in every family; the two field classes it showed (DeepEP's aligned
+# prefill graph sizes, Nemotron-H's SM100 extra_buffer with the radix cache off) fixed, every field 100 %.
+FAMILIES = "families-0.5.23"
+FAMILIES_MIN_CASES = 30
+
+
+@pytest.mark.parametrize("family", ["conv", "dense", "dsa", "gdn", "kda", "lightning", "mamba"])
+def test_every_family_agrees_with_sglang(family: str) -> None:
+    from tests.sglang_golden import family_of, load
+
+    rows = [r for r in load(FAMILIES) if family_of(r["model"]) == family]
+    assert len(rows) >= FAMILIES_MIN_CASES, (family, len(rows))
+    c = compare("0.5.23", rows)
+    assert c.verdict_agreement == 1.0, (family, round(c.verdict_agreement, 4), c.mismatches[:3])
+    assert c.confusion[("starts", "error")] == 0
+    for name in ("page_size", "attention_backend", "mem_fraction_static", "mamba_radix_cache_strategy",
+                 "disable_overlap_schedule", "max_running_requests", "speculative_num_draft_tokens"):
+        if c.field_total[name]:
+            assert c.field_agreement(name) == 1.0, (family, name, round(c.field_agreement(name), 4))

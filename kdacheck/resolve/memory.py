@@ -23,11 +23,19 @@ from kdacheck.resolve.cuda_graph import default_capacity
 from kdacheck.resolve.mamba import auto_strategy
 
 
-def prefill_graph_sizes(max_bs: int) -> int:
+_PREFILL_SIZES = (*range(4, 33, 4), *range(48, 257, 16), *range(288, 513, 32), *range(576, 1025, 64), *range(1280, 4097, 256))
+
+
+def prefill_graph_sizes(max_bs: int, deepep: bool = False) -> int:
     """How many prefill CUDA graphs SGLang captures up to ``max_bs`` tokens
-    (0.5.23 ``cuda_graph_hook.py`` L480 ``generate_prefill_cuda_graph_batch_sizes``)."""
-    sizes = [*range(4, 33, 4), *range(48, 257, 16), *range(288, 513, 32), *range(576, 1025, 64), *range(1280, 4097, 256)]
-    return sum(1 for x in sizes if x <= max_bs) + (len(range(4608, max_bs + 1, 512)) if max_bs >= 4608 else 0)
+    (0.5.23 ``cuda_graph_hook.py`` L480 ``generate_prefill_cuda_graph_batch_sizes``). With
+    DeepEP the breakable prefill graphs' sizes are rounded up to multiples of 8 and deduplicated
+    (``apply_deepep_adjustments``, L315-345: 4, 12, 20, 28 become 8, 16, 24, 32)."""
+    if deepep:  # bounded: max_bs ≤ the 4096 of the list here (the caller passes 2048 or a given cap)
+        capped = min(max_bs, 1 << 16)
+        sizes = [x for x in _PREFILL_SIZES if x <= capped] + list(range(4608, capped + 1, 512))
+        return len({-(-x // 8) * 8 for x in sizes})
+    return sum(1 for x in _PREFILL_SIZES if x <= max_bs) + (len(range(4608, max_bs + 1, 512)) if max_bs >= 4608 else 0)
 
 
 def prefill_graphs_off(r: Resolved) -> str | None:
@@ -63,7 +71,8 @@ def default_mem_fraction_static(r: Resolved, gpu_mib: int) -> tuple[float, str]:
     server max((max running requests or decode max batch) · (D or 1), 2048) as given; graph
     reserve = decode max batch · 2 (decode graphs on, not a PD prefill server; + attention-DP
     padding) + prefill graphs · 8 (MHA) or 1.5 GiB (MLA) when prefill graphs are captured;
-    mem_fraction_static = round((gpu − reserved) / gpu, 3). The DeepEP reserves are not counted.
+    mem_fraction_static = round((gpu − reserved) / gpu, 3). With DeepEP: 2 GiB above the floor with decode graphs,
+    1 GiB with breakable prefill graphs, whose sizes DeepEP aligns to multiples of 8 up to 2048.
     """
     tp = int(r.v("tp_size") or 1)
     pp = max(1, int(r.v("pp_size") or 1))
@@ -90,7 +99,14 @@ def default_mem_fraction_static(r: Resolved, gpu_mib: int) -> tuple[float, str]:
     if off is None:
         mla = r.model is not None and r.model.mla
         given = r.user("cuda_graph_max_bs_prefill")
-        graphs += 1.5 * 1024 if mla else prefill_graph_sizes(given if isinstance(given, int) else chunk) * 8
+        if mla:
+            graphs += 1.5 * 1024
+        elif deepep:
+            # DeepEP aligns the list while its max batch is still unresolved: the documented 2048, not
+            # the chunk (cuda_graph_hook.py L322-327 apply_deepep_adjustments, run in handle_cuda_graph_config)
+            graphs += prefill_graph_sizes(given if isinstance(given, int) else 2048, deepep=True) * 8
+        else:
+            graphs += prefill_graph_sizes(given if isinstance(given, int) else chunk) * 8
         if deepep:
             graphs += 1024  # memory_hook.py L385-391: breakable prefill graphs with DeepEP
     reserved += graphs
