@@ -64,6 +64,7 @@ MODELS = {
     "qwen3-coder-next": {"kind": "gdn", "mtp": False, "tps": [2, 4, 4, 8], "heads": 16, "kv": 2},
     "falcon-h1-0.5b-instruct": {"kind": "mamba", "mtp": False, "tps": [1, 2], "heads": 8, "kv": 2},
     "granite-4.0-h-small": {"kind": "mamba", "mtp": False, "tps": [1, 2, 4, 8], "heads": 32, "kv": 8},
+    "deepseek-v4-flash": {"kind": "v4", "mtp": True, "tps": [4, 8], "heads": 64, "kv": 1},
 }
 MODEL_WEIGHTS = {
     "llama-3-8b": 2, "kimi-linear-48b": 3, "qwen3-next-80b": 3,
@@ -71,6 +72,7 @@ MODEL_WEIGHTS = {
     "qwen3.5-27b": 3, "qwen3.5-35b-a3b": 3, "nemotron-3-nano-tf5": 2, "falcon-h1-0.5b": 2, "granite-4.0-h-toy": 2,
     "lfm2.5-1.2b": 0,  # drawn only with --models (weight 0 keeps the seed-3 golden's draws unchanged)
     "nemotron-3-super-120b": 0, "qwen3.6-35b-a3b": 0, "minicpm-sala": 0, "nemotron-3-nano-4b": 0, "qwen3.6-27b": 0, "qwen3-coder-next": 0, "falcon-h1-0.5b-instruct": 0, "granite-4.0-h-small": 0,
+    "deepseek-v4-flash": 0,
 }
 # Draft checkpoints (folders under models/) for algorithms that need one.
 DRAFTS = {
