@@ -70,6 +70,7 @@ CAUSES: tuple[tuple[str, str, str], ...] = (
     ("handle_mamba_radix_cache", "", "RADIX003"),
     ("_mla_kv_cache_dtype_checks", "", "ATTN001"),
     ("_cutedsl_prefill_backend_fill", "", "ATTN008"),
+    ("_minicpm_sala_overrides", "", "MODEL005"),
     # SGLang's NemotronHConfig refuses the config at load; kdacheck says so and cannot check (exit 2)
     ("_validate_layers_block_type", "", "INPUT"),
     ("_dsa_kv_cache_dtype_default", "", "ATTN002"),

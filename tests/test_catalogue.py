@@ -20,6 +20,7 @@ QWEN = f"{LAUNCH} --model-path Qwen/Qwen3-Next-80B-A3B-Instruct"
 EAGLE = "--speculative-algorithm EAGLE --speculative-num-steps 3 --speculative-eagle-topk 1 --speculative-num-draft-tokens 4"
 
 V4 = f"{LAUNCH} --model-path {ROOT}/tests/data/models/deepseek-v4-flash --tp-size 8"
+SALA = f"{LAUNCH} --model-path {ROOT}/tests/data/models/minicpm-sala"  # its public config (SOURCES.md)
 MTP = f"{ROOT}/tests/data/models/nemotron-mtp-handmade"  # hand-made: Nemotron-3-Nano with MTP fields (SOURCES.md)
 
 # code → (trigger, near miss, gpu): launch lines for the rules without an examples/errors file.
@@ -33,6 +34,7 @@ CASES: dict[str, tuple[str, str, str | None]] = {
     "MODEL003": (f"{V4} --speculative-algorithm NEXTN", f"{V4} {EAGLE}", None),
     "MODEL004": (f"{LAUNCH} --model-path {MTP} --tp-size 2 {EAGLE} --speculative-draft-model-path {MTP}",
                  f"{LAUNCH} --model-path {MTP} --tp-size 2", None),
+    "MODEL005": (f"{SALA} --speculative-algorithm NGRAM --disaggregation-mode prefill", f"{SALA} --speculative-algorithm NGRAM", None),
     "SPEC008": (f"{KIMI} --speculative-algorithm MY_PLUGIN --speculative-num-draft-tokens 4", f"{KIMI} {EAGLE}", None),
     "SPEC011": (f"{KIMI} {EAGLE}", f"{KIMI} {EAGLE} --max-running-requests 48", None),
     "KDA008": (f"{KIMI} {EAGLE} --tp-size 8 --dp-size 2 --enable-dp-attention --max-running-requests 96", f"{KIMI} {EAGLE} --tp-size 8 --max-running-requests 96", None),

@@ -65,7 +65,7 @@ def _minicpm_sala(r: Resolved, m: Model, gpu: GPU | None, unset: bool) -> None:
     radix cache off; sparse layers with no attention backend given take minicpm_flashinfer on
     Blackwell (utils/common.py is_blackwell: SM 10.x-12.x), else minicpm_flashattn. Modelled for the
     configs with a lightning layer (kdacheck reads no sparse flag for the others); its refusals
-    (DP attention, hierarchical cache, PD disaggregation) are not modelled yet."""
+    (DP attention, hierarchical cache, PD disaggregation) are MODEL005."""
     if m.family is not Family.LIGHTNING:
         return
     why = "MiniCPM-SALA (model_overrides/minicpm.py)"
@@ -75,8 +75,10 @@ def _minicpm_sala(r: Resolved, m: Model, gpu: GPU | None, unset: bool) -> None:
         r.put("attention_backend", backend, f"{why}: sparse attention layers on SM{gpu.sm}", "model")
 
 
-register("MiniCPMSALAForCausalLM", families=("lightning",), override=_minicpm_sala,
+register("MiniCPMSALAForCausalLM", families=("lightning",), override=_minicpm_sala, launch_hook="minicpm",
          mirrors=f"{STATE} hybrid_lightning_config (has_lightning_layers); {OVERRIDES}minicpm.py")
+# the dense MiniCPM shares the override and its DP-attention refusal (MODEL005)
+register("MiniCPMForCausalLM", launch_hook="minicpm", mirrors=f"{OVERRIDES}minicpm.py L15-18")
 # model_hook.py L716-721 (0.5.21 L672-677, 0.5.19 L547-553) asserts they do not run the triton attention
 # backend; LFM2-VL is not in that list
 register("Lfm2ForCausalLM", "Lfm2MoeForCausalLM", families=("mamba2",), no_triton=True,

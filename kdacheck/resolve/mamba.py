@@ -30,7 +30,7 @@ def radix_cache(r: Resolved) -> None:
     r.flag("mamba_track_interval")
     # a model override's strategy (Nemotron-H's extra_buffer on SM100: model_overrides/nemotron_h.py
     # L133-134) is a declaration SGLang keeps, with the radix cache on or off
-    prior = r["mamba_radix_cache_strategy"] if "mamba_radix_cache_strategy" in r else None
+    prior = r.vals.get("mamba_radix_cache_strategy")
     strat = prior if prior is not None and prior.origin == "model" else r.flag("mamba_radix_cache_strategy")
     dense_guess = m is None and r.model_guess is not None and not r.model_guess.has_state
     if ((dense_guess or (m is not None and architectures.without_mamba_state(m))) and strat.origin == "user"

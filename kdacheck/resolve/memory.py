@@ -22,7 +22,6 @@ from kdacheck.resolve.core import Resolved, step
 from kdacheck.resolve.cuda_graph import default_capacity
 from kdacheck.resolve.mamba import auto_strategy
 
-
 _PREFILL_SIZES = (*range(4, 33, 4), *range(48, 257, 16), *range(288, 513, 32), *range(576, 1025, 64), *range(1280, 4097, 256))
 
 

@@ -295,3 +295,52 @@ def model004(cfg: Resolved) -> Iterator[Hit]:
         "estimate counts neither the draft's weights nor its KV cache",
         None, values=("speculative_algorithm",),
     )
+
+
+_MINICPM_DP = "MiniCPM does not support DP attention"
+_MINICPM_HICACHE = "MiniCPM SALA does not support hierarchical cache"
+_MINICPM_PD = "MiniCPM sparse attention does not support PD disaggregation"
+_MINICPM_SPARSE_BACKENDS = ("minicpm_flashattn", "minicpm_flashinfer")
+
+
+@rule(
+    "MODEL005", Severity.ERROR,
+    name="minicpm-override-prerequisites",
+    summary="what MiniCPM's model override refuses: DP attention; for MiniCPM-SALA the hierarchical cache and, with sparse attention, PD disaggregation",
+    what="""
+        SGLang's model override for MiniCPM (`MiniCPMForCausalLM`, `MiniCPMSALAForCausalLM`)
+        raises while it declares its settings: with attention DP (an attention-DP size above 1);
+        for a config with sparse attention or lightning layers (MiniCPM-SALA) with
+        `--enable-hierarchical-cache`; and for one with sparse attention whose backend is
+        SGLang's choice or a MiniCPM sparse backend (`minicpm_flashattn`, `minicpm_flashinfer`)
+        on a PD prefill or decode server. With `SGLANG_MINICPM_FORCE_DENSE` set SGLang takes the
+        dense backends instead and the PD refusal does not apply; kdacheck cannot see the
+        environment and takes it unset.
+    """,
+    why="SGLang refuses to start with a ValueError while it resolves its arguments.",
+    sglang_message="\n".join((_MINICPM_DP, _MINICPM_HICACHE, _MINICPM_PD)),
+    fix="Serve MiniCPM without attention DP, without `--enable-hierarchical-cache`, and (with sparse attention) without PD disaggregation.",
+    example="python -m sglang.launch_server --model-path tests/data/models/minicpm-sala --speculative-algorithm NGRAM --disaggregation-mode prefill",
+    sources=("0.5.23 `srt/arg_groups/model_overrides/minicpm.py:14-63` `_minicpm_sala_overrides`",),
+    inferred="`SGLANG_MINICPM_FORCE_DENSE` is taken to be unset (kdacheck does not read the environment).",
+)
+def model005(cfg: Resolved) -> Iterator[Hit]:
+    from kdacheck import architectures
+    from kdacheck.models import Family
+
+    m = cfg.model
+    if m is None or architectures.lookup(m.architecture).launch_hook != "minicpm":
+        return
+    if int(cfg.v("attn_dp_size") or 1) > 1:
+        yield Hit(_MINICPM_DP, "drop attention DP (`--attn-dp-size` / `--enable-dp-attention`)", values=("attn_dp_size",))
+        return  # the override raises at its first check
+    hybrid = m.sparse_attention or m.family is Family.LIGHTNING
+    if hybrid and cfg.user("enable_hierarchical_cache"):
+        yield Hit(_MINICPM_HICACHE, "drop `--enable-hierarchical-cache`", values=("enable_hierarchical_cache",),
+                  at=cfg.place("enable_hierarchical_cache"))
+        return
+    backends = [cfg.user(n) for n in ("attention_backend", "prefill_attention_backend", "decode_attention_backend")]
+    sparse_backend = all(b is None for b in backends) or any(b in _MINICPM_SPARSE_BACKENDS for b in backends)
+    if m.sparse_attention and sparse_backend and (cfg.v("disaggregation_mode") or "null") != "null":
+        yield Hit(f"{_MINICPM_PD} (--disaggregation-mode {cfg.v('disaggregation_mode')})",
+                  "serve it without PD disaggregation", values=("disaggregation_mode",), at=cfg.place("disaggregation_mode"))
