@@ -569,7 +569,14 @@ class LintRun:
         scopes = [self.top] + [self.for_folder(p) for p in self.paths if os.path.isdir(p)]
         cands = discover.discover(self.paths, config.exclude_patterns(scopes))
         if self.cmd is not None:
-            self.results.append(lint_text(self.cmd, "<cmd>", config.options(self.for_file("<cmd>"), self.overrides), ".", True))
+            # argv reaches Python with undecodable bytes as lone surrogates: --cmd is read as a
+            # file's bytes are, UTF-8 or refused by name
+            try:
+                text = decode(self.cmd.encode("utf-8", "surrogateescape"), "--cmd")
+            except (InputError, UnicodeEncodeError) as e:
+                self.results.append(FileResult("<cmd>", error=_visible(str(e) if isinstance(e, InputError) else "--cmd: not UTF-8 text")))
+            else:
+                self.results.append(lint_text(text, "<cmd>", config.options(self.for_file("<cmd>"), self.overrides), ".", True))
         found = lint_many(cands, lambda p: config.options(self.for_file(p), self.overrides),
                           only_launch_files=self.only_launch_files, stdin_filename=self.stdin_filename)
         self.results += found

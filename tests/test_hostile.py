@@ -363,3 +363,18 @@ def test_degenerate_geometry_with_a_gpu_does_not_divide_by_zero() -> None:
     for extra in ("--tp-size 114629", "--mamba-full-memory-ratio -1", "--speculative-num-steps 1 --speculative-eagle-topk 2 --speculative-num-draft-tokens -1", "--mem-fraction-static -0.5"):
         r = invoke("--gpu", "l40s", "--cmd", f"{kimi} {extra}")
         assert r.exit_code in (0, 1), r.output
+
+
+@pytest.mark.parametrize("cmd", [b"model-path: x\xff\ntp-size: 4",  # a --config text: was an internal error
+                                 b"python -m sglang.launch_server --model-path x\xff --tp-size 4",
+                                 b"python -m sglang.launch_server --model-path x\xed\xa0\x80"])  # an encoded surrogate
+def test_cmd_with_bytes_that_are_not_utf8_is_refused_by_name(cmd: bytes, tmp_path: Path) -> None:
+    """argv reaches Python with undecodable bytes as lone surrogates: ``--cmd`` is read as a
+    file's bytes are (UTF-8, else "not UTF-8 text", exit 2), never an internal error."""
+    import subprocess
+
+    p = subprocess.run([os.fsencode(sys.executable), b"-m", b"kdacheck", b"lint", b"--cmd", cmd], cwd=tmp_path,
+                       capture_output=True, timeout=60, env={**os.environ, "NO_COLOR": "1"})
+    out = (p.stdout + p.stderr).decode("utf-8")  # what reached the terminal is UTF-8
+    assert p.returncode == 2, out
+    assert "--cmd: not UTF-8 text (byte " in out and "internal error" not in out, out
