@@ -24,11 +24,16 @@ def test_hook_definition() -> None:
     assert hook["id"] == "kdacheck" and hook["entry"] == "kdacheck lint --only-launch-files" and hook["language"] == "python"
     import re
 
-    files = re.compile(hook["files"])
-    for name in ("a.yaml", "b.yml", "run.sh", "x/y.bash"):
-        assert files.search(name)
-    for name in ("a.py", "yaml.txt", "Dockerfile"):
-        assert not files.search(name)
+    files, exclude = re.compile(hook["files"]), re.compile(hook["exclude"])
+    from kdacheck.discover import is_container_file_name
+
+    for name in ("a.yaml", "b.yml", "run.sh", "x/y.bash", "Dockerfile", "docker/Containerfile", "Dockerfile.cuda", "x/serve.Dockerfile"):
+        assert files.search(name) and not exclude.search(name), name
+    for name in ("a.py", "yaml.txt", "MyDockerfile", "Dockerfile.md", "x/Dockerfile.j2", "dockerfile.py"):
+        assert not files.search(name) or exclude.search(name), name
+    # the hook passes the container builds kdacheck's own folder walk reads by name
+    for name in ("Dockerfile", "Containerfile", "Dockerfile.cuda", "serve.Dockerfile", "Dockerfile.md", "Dockerfile.j2"):
+        assert bool(files.search(name) and not exclude.search(name)) == is_container_file_name(name), name
 
 
 def _pre_commit() -> list[str]:
