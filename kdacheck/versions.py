@@ -38,8 +38,13 @@ MAMBA1_FAMILIES = "0.5.20"
 # parallel_hook: `--dp-size N --enable-dp-attention` becomes attention DP N with dp_size 1
 # (handle_deprecated_dp_attention), and DP replicas with attention DP are refused.
 DP_ATTENTION_REWRITE = "0.5.23"
-# the speculative capture hooks kdacheck read from SGLang's model classes (data/speculative_hooks-<v>.json)
-CAPTURE_HOOKS_READ = "0.5.23"
+# the speculative capture hooks kdacheck read from SGLang's model classes (data/speculative_hooks-<v>.json,
+# one table per version from its wheel)
+CAPTURE_HOOKS_READ = "0.5.19"
+# attention_backend_setup.py configure_aux_hidden_state_capture: EAGLE3's hook checked with hasattr (a
+# ValueError naming it) and DFLASH's own message; before, EAGLE3 calls it unguarded (an AttributeError) and
+# DFLASH and DSPARK share "implements neither ..." (0.5.19-0.5.22 L54-66)
+CAPTURE_HOOK_CHECKED = "0.5.23"
 # model_hook: an explicit extra_buffer strategy on a model without mamba state is a ValueError.
 EXTRA_BUFFER_NEEDS_MAMBA = "0.5.21"
 # memory_hook: a defaulted decode CUDA-graph max batch is capped by --max-running-requests.

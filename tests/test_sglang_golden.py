@@ -53,7 +53,7 @@ FLOORS = {
             "attention_backend": 0.997,
             "disable_radix_cache": 1.0,
             "disable_overlap_schedule": 1.0,
-            "mem_fraction_static": 0.974,
+            "mem_fraction_static": 0.973,
             "chunked_prefill_size": 1.0,
             "cuda_graph_config.decode.max_bs": 1.0,
             "kv_cache_dtype": 1.0,

@@ -49,7 +49,7 @@ def _name(node: ast.expr) -> str:
 
 def read_modules(wheel: str) -> dict[str, ast.Module]:
     with zipfile.ZipFile(wheel) as z:
-        return {n[len(PREFIX):-3]: ast.parse(z.read(n).decode("utf-8"))
+        return {n[len(PREFIX):-3]: ast.parse(z.read(n).decode("utf-8-sig"))
                 for n in z.namelist() if n.startswith(PREFIX) and n.endswith(".py") and n.count("/") == 3}
 
 

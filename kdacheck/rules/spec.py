@@ -592,8 +592,10 @@ _CAPTURE = {"EAGLE3": ("eagle3",), "DFLASH": ("dflash",), "DSPARK": ("dspark", "
         `set_eagle3_layers_to_capture` (EAGLE3), `set_dflash_layers_to_capture` (DFLASH) or
         either that or `set_dspark_layers_to_capture` (DSPARK). Which of SGLang's model
         classes have them is read from the wheel's `srt/models/` (their own methods and their
-        base classes'): Nemotron-H has the DFLASH hook but not EAGLE3's, Kimi-Linear only
-        DSPARK's; Llama, Qwen3-Next and Qwen3.5 have both. A class whose bases the table could
+        base classes', one table per SGLang version from its wheel): Nemotron-H has the DFLASH
+        hook but not EAGLE3's, Kimi-Linear only DSPARK's; Llama, Qwen3-Next and Qwen3.5 have both.
+        Before 0.5.23 SGLang calls EAGLE3's hook unguarded (an AttributeError) and gives DFLASH
+        and DSPARK one message. A class whose bases the table could
         not follow is not judged. An EAGLE3 draft whose config sets
         `eagle_config.use_aux_hidden_state: false` needs no hook; kdacheck does not read the
         draft's config for it.
@@ -605,6 +607,7 @@ _CAPTURE = {"EAGLE3": ("eagle3",), "DFLASH": ("dflash",), "DSPARK": ("dspark", "
     sglang_message="""
         Model {class} does not implement set_eagle3_layers_to_capture, which EAGLE3 aux hidden-state capture requires.
         Model {class} implements neither set_dspark_layers_to_capture nor set_dflash_layers_to_capture, one of which is required for DFLASH/DSPARK.
+        '{class}' object has no attribute 'set_eagle3_layers_to_capture'
     """,
     fix="Use a speculative algorithm the model class supports (EAGLE/NEXTN-style MTP, or DFLASH where it has that hook), or a target that has the hook.",
     example="python -m sglang.launch_server --model-path nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16 --tp-size 2 --speculative-algorithm EAGLE3 --speculative-draft-model-path my-org/nemotron-eagle3 --speculative-num-steps 3 --speculative-eagle-topk 1 --speculative-num-draft-tokens 4",
@@ -612,7 +615,8 @@ _CAPTURE = {"EAGLE3": ("eagle3",), "DFLASH": ("dflash",), "DSPARK": ("dspark", "
         "0.5.23 `srt/model_executor/model_runner_components/attention_backend_setup.py:40-71` `configure_aux_hidden_state_capture`, "
         "called from `srt/model_executor/model_runner.py:1109` `init_attention_backends`",
         "0.5.23 `srt/model_executor/model_runner_components/spec_aux_hidden_state.py:180-195` (EAGLE3 turns the capture on), `:240-320` (DFLASH/DSPARK)",
-        "0.5.23 `srt/models/*.py` (the hooks per class: `kdacheck/data/speculative_hooks-0.5.23.json`, from `benchmarks/sglang_diff/speculative_hooks.py`)",
+        "0.5.19-0.5.22 `attention_backend_setup.py:54-66`: EAGLE3's hook called unguarded (an AttributeError), DFLASH and DSPARK one message",
+        "`srt/models/*.py` per version (the hooks per class: `kdacheck/data/speculative_hooks-<version>.json`, from `benchmarks/sglang_diff/speculative_hooks.py` on each wheel)",
     ),
 )
 def spec015(cfg: Resolved) -> Iterator[Hit]:
@@ -628,12 +632,15 @@ def spec015(cfg: Resolved) -> Iterator[Hit]:
     if hooks is None or not hooks.get("complete") or any(hooks.get(h) for h in _CAPTURE[algo]):
         return  # not a class SGLang registers, not fully read, or it has the hook
     cls = cfg.model.architecture
+    checked = cfg.at_least(versions.CAPTURE_HOOK_CHECKED)
+    neither = (f"Model {cls} implements neither set_dspark_layers_to_capture nor set_dflash_layers_to_capture, "
+               "one of which is required for DFLASH/DSPARK.")
     if algo == "EAGLE3":
-        msg = f"Model {cls} does not implement set_eagle3_layers_to_capture, which EAGLE3 aux hidden-state capture requires."
+        msg = f"Model {cls} does not implement set_eagle3_layers_to_capture, which EAGLE3 aux hidden-state capture requires." \
+            if checked else f"'{cls}' object has no attribute 'set_eagle3_layers_to_capture' (AttributeError)."
     else:
-        msg = (f"Model {cls} implements neither set_dspark_layers_to_capture nor set_dflash_layers_to_capture, "
-               "one of which is required for DFLASH/DSPARK.") if algo == "DSPARK" else \
-              f"Model {cls} does not implement set_dflash_layers_to_capture, which DFLASH requires."
+        msg = f"Model {cls} does not implement set_dflash_layers_to_capture, which DFLASH requires." \
+            if checked and algo == "DFLASH" else neither
     has = [a for a, h in (("EAGLE3", "eagle3"), ("DFLASH", "dflash"), ("DSPARK", "dspark")) if hooks.get(h)]
     eagle = " / EAGLE / NEXTN" if hooks.get("embed_share") else ""  # SPEC016: EAGLE needs the embedding share
     yield Hit(
@@ -676,7 +683,8 @@ _EAGLE_WORKERS = ("EAGLE", "EAGLE3")  # resolved algorithms (NEXTN is EAGLE) who
         "0.5.23 `srt/speculative/pp_draft_embedding.py:79-99` `resolve_target_embed_and_head` (the AttributeError propagates "
         "unless this pipeline stage has no embedding)",
         "0.5.23 `srt/speculative/spec_info.py:311-372` `create_worker` (EAGLE / EAGLE3 → EAGLEWorkerV2 or MultiLayerEagleWorkerV2)",
-        "0.5.23 `srt/models/*.py` (`embed_share` per class: `kdacheck/data/speculative_hooks-0.5.23.json`)",
+        "0.5.19 `srt/speculative/eagle_worker_v2.py:287`, 0.5.20 `:321` (the target's `get_embed_and_head()` called directly)",
+        "`srt/models/*.py` per version (`embed_share` per class: `kdacheck/data/speculative_hooks-<version>.json`)",
     ),
 )
 def spec016(cfg: Resolved) -> Iterator[Hit]:
