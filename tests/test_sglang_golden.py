@@ -78,7 +78,7 @@ FAMILY_FLOORS = {
         "gdn": (1.0, 1.0, 1.0, 1.0),
         "kda": (1.0, 1.0, 1.0, 1.0),
         "mamba": (1.0, 1.0, 1.0, 1.0),
-        "conv": (1.0, 1.0, 1.0, 1.0),  # LFM2.5 (seed 5): UNMODELLED below; its triton refusal is ATTN007
+        "conv": (1.0, 1.0, 1.0, 1.0),  # LFM2.5 (seed 5): its state modelled (families/conv.py); its triton refusal is ATTN007
     },
 }
 # SGLang starts, kdacheck errors (a start-up rule): at most this share, per family
@@ -102,7 +102,7 @@ def test_agreement_per_family(family: str) -> None:
 
 
 # families in the golden whose architecture kdacheck does not model yet (their floors say so)
-UNMODELLED = {"conv": "LFM2 (short-conv hybrid): its state's shapes are not read (Model.keeps_state only), so no state sizes"}
+UNMODELLED: dict[str, str] = {}
 
 
 # sglang.<field> values that hold SGLang's own (null, raw or fallback) value, not kdacheck's effective one

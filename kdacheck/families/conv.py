@@ -94,5 +94,5 @@ SPEC = register(FamilySpec(
     formulas=Formulas(mamba2_conv_dim, ssm_scratch, dedup_conv_scratch, state_bytes, heads),
     no_kernel="kdacheck models no short-convolution verify kernel: SGLang's LFM2 verify runs the model's own causal_conv1d "
               "on the conv windows (short_conv_backend.py), and no linear-attention verify kernel",
-    example="lfm2-ngram-chain",
+    example="lfm2-triton",
 ))

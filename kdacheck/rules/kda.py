@@ -21,7 +21,8 @@ from kdacheck.rules.base import HYBRID, LINEAR_VERIFY, MAX_SEARCH, Hit, divisors
     what="""
         The verify kernel writes one state per draft token into `intermediate_ssm`
         `[L, R + 1, D_max, HV, Vd, Kd]`. Every verify batch's width D must fit in the D_max
-        steps allocated at start-up.
+        steps allocated at start-up. (LFM2's short-conv verify runs no linear-attention kernel:
+        the model's own `causal_conv1d` writes the conv windows, so this rule is not about it.)
     """,
     why="""
         The FlashInfer verify path raises at the first verify batch; the Triton path has no
