@@ -187,66 +187,49 @@ def test_state_not_modelled_is_said_with_the_rules_not_checked(tmp_path: Path, a
 
 
 # --- LFM2's short-convolution state (issue 22): 0.5.23 configs/lfm2.py, lfm2_moe.py, lfm2_vl.py mamba2_cache_params ----------
-# Mamba2StateShape.create(intermediate_size=hidden, n_groups=1, num_heads=tp, head_dim=hidden, state_size=0,
-# conv_kernel=conv_L_cache): conv [hidden / tp, conv_L_cache - 1] bfloat16 per conv layer, temporal [1, hidden, 0];
-# mamba_cache_per_req = layers x hidden / tp x (conv_L_cache - 1) x 2 bytes (mamba_utils.py L115-125).
+# SGLang's own reading of the hand-made configs of tests/data/lfm2-handmade (SOURCES.md there): its config loader and
+# mamba2_cache_params at attention TP 1, 2, 4, 8 (benchmarks/sglang_diff/state_shapes.py --folders, in the oracle venv).
+ROOT = Path(__file__).resolve().parent.parent
+LFM2_GOLDEN = json.loads((ROOT / "tests" / "data" / "sglang-golden" / "state-lfm2-handmade-0.5.23.json").read_text(encoding="utf-8"))
 
 
-def _lfm2(tmp_path: Path, config: dict[str, Any], tp: int, extra: str = SPEC) -> Any:
-    folder = tmp_path / "m"
-    folder.mkdir()
-    (folder / "config.json").write_text(json.dumps(config))
-    return lint_ok(f"{LAUNCH} --model-path {folder} --tp-size {tp} {extra}")
+def test_the_lfm2_golden_covers_every_class() -> None:
+    classes = {v["config_class"] for v in LFM2_GOLDEN["models"].values()}
+    assert classes == {"Lfm2Config", "Lfm2MoeConfig", "Lfm2VlConfig"} and LFM2_GOLDEN["sglang_version"] == "0.5.23"
 
 
-@pytest.mark.parametrize(("config", "tp", "layers", "per_req", "dtype"), [
-    # linear_layer_ids: "conv" and "short_conv"; Lfm2Config passes mamba2_state_dtype(self): the config's dtype
-    ({"architectures": ["Lfm2ForCausalLM"], "model_type": "lfm2", "num_hidden_layers": 4, "hidden_size": 1024,
-      "conv_L_cache": 4, "mamba_ssm_dtype": "bfloat16", "layer_types": ["conv", "full_attention", "short_conv", "conv"]},
-     2, 3, 3 * 512 * 3 * 2, "bfloat16"),
-    # no layer_types: transformers' Lfm2Config derives them from full_attn_idxs; hidden_size and conv_L_cache default 2560, 3
-    ({"architectures": ["Lfm2ForCausalLM"], "model_type": "lfm2", "num_hidden_layers": 4, "full_attn_idxs": [0, 2]},
-     1, 2, 2 * 2560 * 2 * 2, "float32"),
-    # LFM2-MoE: passes no dtype (the default float32, whatever the config says)
-    ({"architectures": ["Lfm2MoeForCausalLM"], "model_type": "lfm2_moe", "num_hidden_layers": 3, "hidden_size": 2048,
-      "mamba_ssm_dtype": "bfloat16", "layer_types": ["conv", "conv", "full_attention"]}, 4, 2, 2 * 512 * 2 * 2, "float32"),
-    # LFM2-VL: its text_config's fields
-    ({"architectures": ["Lfm2VlForConditionalGeneration"], "model_type": "lfm2_vl",
-      "text_config": {"model_type": "lfm2", "num_hidden_layers": 2, "hidden_size": 1536, "conv_L_cache": 3,
-                      "layer_types": ["conv", "full_attention"]}}, 2, 1, 1 * 768 * 2 * 2, "float32"),
-])
-def test_lfm2_state_is_sglangs_short_conv_shape(tmp_path: Path, config: dict[str, Any], tp: int, layers: int, per_req: int,
-                                                dtype: str) -> None:
-    r = _lfm2(tmp_path, config, tp)
+@pytest.mark.parametrize(("folder", "width"), [(k, w) for k, v in LFM2_GOLDEN["models"].items() for w in v["state"]])
+def test_lfm2_state_is_sglangs(folder: str, width: str) -> None:
+    want = LFM2_GOLDEN["models"][folder]["state"][width]
+    r = lint_ok(f"{LAUNCH} --model-path {ROOT / folder} --tp-size {width} {SPEC}")
     cfg = r.resolved[0]
-    assert cfg.model is not None and cfg.model.family is Family.CONV and not cfg.model.unmodelled
-    assert (cfg.v("L"), cfg.v("HV"), cfg.v("ssm_dtype"), cfg.v("per_request_state_bytes")) == (layers, 1, dtype, per_req)
-    # memory_pool.py SpeculativeState: intermediate_ssm of the empty temporal shape; the conv windows deduplicated
-    # for a chain (Mamba2StateShape.disable_conv_window_dedup False): [L, R + 1, hidden / tp, D + K - 2]
+    assert cfg.model is not None and cfg.model.family is Family.CONV
+    if want is None:  # mamba2_cache_params None (no conv layer): said, nothing sized
+        assert cfg.model.unmodelled and finding(r, "MODEL001").message.startswith("state not modelled for ")
+        return
+    assert not cfg.model.unmodelled
+    got = (cfg.v("L"), cfg.v("HV"), cfg.v("ssm_dtype"), cfg.v("per_request_state_bytes"))
+    assert got == (want["layers"], want["temporal"][0], want["temporal_dtype"], want["mamba_cache_per_req"]), (folder, width)
+    # memory_pool.py MambaPool.SpeculativeState: intermediate_ssm [L, R + 1, D, *temporal] (0 elements: 0 bytes); the
+    # conv windows deduplicated for a chain (Mamba2StateShape.disable_conv_window_dedup False, topk 1):
+    # [L, R + 1, conv[0], D + conv[1] - 1] (_allocate_deduplicated_conv_window: D + win - 1)
+    (channels, win), = want["conv"]
     rows, d = cfg.v("R") + 1, cfg.v("d_max")
-    hidden = (config.get("text_config") or config).get("hidden_size", 2560)
-    kc = (config.get("text_config") or config).get("conv_L_cache", 3)
-    assert cfg.v("intermediate_ssm_shape") == [layers, rows, d, 1, hidden, 0] and cfg.v("intermediate_ssm_bytes") == 0
-    assert cfg.v("intermediate_conv_window_shape") == [layers, rows, hidden // tp, d + kc - 2]
+    assert cfg.v("intermediate_ssm_shape") == [want["layers"], rows, d, *want["temporal"]] and cfg.v("intermediate_ssm_bytes") == 0
+    assert cfg.v("intermediate_conv_window_shape") == [want["layers"], rows, channels, d + win - 1]
     assert "MEM001" in codes(r) and "MODEL001" not in codes(r)
     # LFM2's verify runs no linear-attention kernel (short_conv_backend.py): no KDA001/KDA009, listed or fired
     assert not {"KDA001", "KDA009"} & set(codes(r)) and not cfg.not_checked
 
 
-def test_lfm2_tree_drafts_keep_dense_conv_windows(tmp_path: Path) -> None:
-    # conv_window_dedup_enabled: topk > 1 keeps [L, R + 1, D, hidden / tp, K - 1]
-    config = {"architectures": ["Lfm2ForCausalLM"], "model_type": "lfm2", "num_hidden_layers": 2, "hidden_size": 1024,
-              "layer_types": ["conv", "full_attention"]}
+def test_lfm2_tree_drafts_keep_dense_conv_windows() -> None:
+    # memory_pool.py conv_window_dedup_enabled: topk > 1 keeps the dense [L, R + 1, D, *conv] windows
+    folder = "tests/data/lfm2-handmade/lfm2-two-layers"
+    want = LFM2_GOLDEN["models"][folder]["state"]["2"]
     tree = "--speculative-algorithm NGRAM --speculative-num-draft-tokens 8"  # NGRAM: topk = BFS breadth, default 10
-    cfg = _lfm2(tmp_path, config, 2, tree).resolved[0]
+    cfg = lint_ok(f"{LAUNCH} --model-path {ROOT / folder} --tp-size 2 {tree}").resolved[0]
     assert cfg.v("topk") > 1
-    assert cfg.v("intermediate_conv_window_shape") == [1, cfg.v("R") + 1, cfg.v("d_max"), 512, 2]
-
-
-def test_lfm2_without_conv_layers_says_its_state_is_not_modelled(tmp_path: Path) -> None:
-    # Lfm2MoeConfig with no layer_types: linear_layer_ids [] and mamba2_cache_params None (lfm2_moe.py L36-38, L56-58)
-    r = _lfm2(tmp_path, {"architectures": ["Lfm2MoeForCausalLM"], "model_type": "lfm2_moe", "num_hidden_layers": 4}, 1)
-    assert finding(r, "MODEL001").message.startswith("state not modelled for Lfm2MoeForCausalLM: SGLang keeps ")
+    assert cfg.v("intermediate_conv_window_shape") == [want["layers"], cfg.v("R") + 1, cfg.v("d_max"), *want["conv"][0]]
 
 
 def test_lfm2_bad_fields_are_named(tmp_path: Path) -> None:
