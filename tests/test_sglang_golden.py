@@ -174,7 +174,9 @@ def test_resolution_classes_against_sglang() -> None:
     MODEL003, and Nemotron-H's MTP fields, hand-made configs, ids 0.5.23-v4-* and 0.5.23-models-*;
     MiniCPM-SALA's override, with the public config of tests/data/models/minicpm-sala:
     minicpm_flashattn / minicpm_flashinfer, the radix cache off, no hybrid prefix-cache resolution;
-    the seed-11 holdout's classes: ATTN008, the FA3 fp8_e5m2 fallback, the Intel XPU page),    run through SGLang 0.5.23's own resolution by benchmarks/sglang_diff/oracle.py
+    the seed-11 holdout's classes: ATTN008, the FA3 fp8_e5m2 fallback, the Intel XPU page; LFM2's
+    short-conv state, ids 0.5.23-lfm2-*: KDA004, which handle_linear_attn_backend checks for every
+    model, and an NGRAM chain that starts),    run through SGLang 0.5.23's own resolution by benchmarks/sglang_diff/oracle.py
     (tests/data/sglang-golden/classes-0.5.23.jsonl): kdacheck's verdict is SGLang's, its cause
     code where CAUSES names one, and its resolved fields equal on the cases SGLang starts."""
     import json

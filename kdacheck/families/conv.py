@@ -1,13 +1,13 @@
 """Short-convolution hybrids: LFM2, LFM2-MoE and LFM2-VL (its ``text_config``). Their state is
 a short convolution's window on each ``conv`` layer and no SSM state.
 
-Readers: 0.5.23 ``srt/configs/lfm2.py`` L41-95, ``lfm2_moe.py`` L27-84 and ``lfm2_vl.py``
-L38-103 (``text_config``): the state layers are the ``conv`` / ``short_conv`` entries of
+Readers: 0.5.23 ``srt/configs/lfm2.py`` L46-99, ``lfm2_moe.py`` L34-86 and ``lfm2_vl.py``
+L47-104 (``text_config``): the state layers are the ``conv`` / ``short_conv`` entries of
 ``layer_types`` (``linear_layer_ids``), and ``mamba2_cache_params`` calls
 ``Mamba2StateShape.create(intermediate_size=hidden_size, n_groups=1, num_heads=tp,
 head_dim=hidden_size, state_size=0, conv_kernel=conv_L_cache)``: a conv state of
 ``[hidden_size / tp, conv_L_cache − 1]`` per layer and a temporal state ``[1, hidden_size, 0]``
-with no element (``mamba_utils.py`` L197-246). Only ``Lfm2Config`` passes the config's
+with no element (``mamba_utils.py`` L195-244; ``mamba_cache_per_req`` L115-125). Only ``Lfm2Config`` passes the config's
 ``mamba_ssm_dtype`` (``mamba2_state_dtype(self)``); LFM2-MoE and LFM2-VL take the default.
 Where a field is absent, transformers' config class gives its default (``hidden_size`` 2560 for
 LFM2, 2048 for LFM2-MoE; ``conv_L_cache`` 3; LFM2 without ``layer_types`` derives them from
@@ -17,7 +17,7 @@ LFM2, 2048 for LFM2-MoE; ``conv_L_cache`` 3; LFM2 without ``layer_types`` derive
 The verify writes the conv windows only (``srt/layers/attention/linear/short_conv_backend.py``:
 the model runs its own ``causal_conv1d`` against the pool; no linear-attention verify kernel
 runs), so ``kdacheck run`` has no case for it. Its scratch is ``MambaPool.SpeculativeState``'s
-(``srt/mem_cache/memory_pool.py`` L839-963): ``intermediate_ssm`` of the empty temporal shape (0
+(``srt/mem_cache/memory_pool.py`` L864-977, the deduplicated layout L598-636): ``intermediate_ssm`` of the empty temporal shape (0
 bytes) and the conv windows, deduplicated for a chain (``disable_conv_window_dedup`` is False for
 ``Mamba2StateShape``).
 """
@@ -73,7 +73,7 @@ def read(v: ConfigView) -> Model | None:
     layers = len(kinds) or f.int("num_hidden_layers", 32, 1, MAX_LAYERS)
     if not n_conv:
         return Model(v.name, v.arch, Family.CONV, layers, unmodelled="an LFM2 config with no conv layer in `layer_types`, for which "
-                     "SGLang's mamba2_cache_params is None (lfm2.py L65-67)", **v.common)
+                     "SGLang's mamba2_cache_params is None (lfm2.py L67-69)", **v.common)
     hidden = f.int("hidden_size", HIDDEN_DEFAULT[kind], 1)
     conv = f.int("conv_L_cache", 3, 1, 64)
     # Lfm2Config passes mamba2_state_dtype(self); Lfm2MoeConfig and Lfm2VlConfig the default (no config field read)
