@@ -44,7 +44,7 @@ class Family(str, enum.Enum):
 
     @property
     def hybrid(self) -> bool:
-        """A recurrent state with the speculative scratch kdacheck models."""
+        """A recurrent state (or LFM2's short-conv windows) with the speculative scratch kdacheck models."""
         return self in (Family.KDA, Family.GDN, Family.MAMBA2, Family.CONV)
 
     @property
