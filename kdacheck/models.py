@@ -22,7 +22,8 @@ class Family(str, enum.Enum):
     config class behind ``model_type``, the text config unwrapped). The formulas are SGLang's
     ``srt/configs/mamba_utils.py``: ``Mamba2StateShape.create`` (GDN and Mamba2: conv over
     ``I + 2·G·N`` channels, groups padded to the TP size when they do not divide it, state
-    ``(H/tp, P, N)``) and ``KimiLinearStateShape.create`` (KDA: conv over ``3·H·D``, state
+    ``(H/tp, P, N)``; LFM2's short convolution passes it ``I = P = hidden_size``, ``N = 0``,
+    ``H = tp``: a conv state alone) and ``KimiLinearStateShape.create`` (KDA: conv over ``3·H·D``, state
     ``(H/tp, D, D)``); ``srt/mem_cache/memory_pool.py`` ``MambaPool.SpeculativeState`` for the
     intermediates. Each member's reader, formulas and kernel op live in its module of
     ``kdacheck.families``.
@@ -31,19 +32,20 @@ class Family(str, enum.Enum):
     KDA = "kda"  # Kimi Delta Attention: per-channel gate
     GDN = "gdn"  # Gated DeltaNet: scalar gate per head
     MAMBA2 = "mamba2"  # Mamba2 selective state space (Nemotron-H, Falcon-H1, Granite-4.0-H)
+    CONV = "conv"  # short-convolution hybrids (LFM2, LFM2-MoE, LFM2-VL): a conv state only, no SSM state
     LIGHTNING = "lightning"  # lightning attention hybrids (Bailing without KDA, MiniCPM): state not modelled
     DSA = "dsa"  # DeepSeek sparse attention (HiSparse-capable), no recurrent state
     OTHER = "other"  # dense attention
 
     @property
     def label(self) -> str:
-        return {"kda": "a KDA hybrid", "gdn": "a GDN hybrid", "mamba2": "a Mamba2 hybrid", "lightning": "a Lightning hybrid",
+        return {"kda": "a KDA hybrid", "gdn": "a GDN hybrid", "mamba2": "a Mamba2 hybrid", "conv": "a short-conv hybrid", "lightning": "a Lightning hybrid",
                 "dsa": "a DSA model", "other": "a dense model"}[self.value]
 
     @property
     def hybrid(self) -> bool:
-        """A recurrent state with the speculative scratch kdacheck models."""
-        return self in (Family.KDA, Family.GDN, Family.MAMBA2)
+        """A recurrent state (or LFM2's short-conv windows) with the speculative scratch kdacheck models."""
+        return self in (Family.KDA, Family.GDN, Family.MAMBA2, Family.CONV)
 
     @property
     def has_state(self) -> bool:
@@ -100,8 +102,7 @@ class Model:
     @property
     def keeps_state(self) -> bool:
         """SGLang keeps mamba / linear-attention state for it: a hybrid kdacheck models, or one
-        whose config it read but whose state it does not model (LFM2's short convolutions,
-        Mamba-1, lightning): the prefix-cache strategy and its checks apply to both."""
+        whose config it read but whose state it does not model (Mamba-1, lightning, Zaya): the prefix-cache strategy and its checks apply to both."""
         return self.hybrid or (bool(self.unmodelled) and self.family.has_state)
 
     @property

@@ -36,9 +36,11 @@ SGLANG_HYBRIDS = {
     "kda|lightning": ("BailingMoeV2_5ForCausalLM", "BailingMoeV3ForCausalLM", "BailingMoeV3VLForConditionalGeneration"),
     "lightning": ("MiniCPMSALAForCausalLM",),  # minicpm.py (MiniCPMHybridConfig)
     "mamba2": ("NemotronHForCausalLM", "NemotronHPuzzleForCausalLM", "NemotronH_Nano_VL_V2", "NemotronH_Nano_Omni_Reasoning_V3",
-               "NemotronH_Omni_Reasoning_V3", "FalconH1ForCausalLM", "GraniteMoeHybridForCausalLM", "Lfm2ForCausalLM",
-               "Lfm2MoeForCausalLM", "Lfm2VlForConditionalGeneration", "ZayaForCausalLM", "MambaForCausalLM", "Mamba2ForCausalLM",
+               "NemotronH_Omni_Reasoning_V3", "FalconH1ForCausalLM", "GraniteMoeHybridForCausalLM",
+               "ZayaForCausalLM", "MambaForCausalLM", "Mamba2ForCausalLM",
                "FalconMambaForCausalLM", "InklingForConditionalGeneration", "InklingForConditionalGenerationMTP"),
+    # mamba2_config's short-conv classes (configs/lfm2.py, lfm2_moe.py, lfm2_vl.py; ShortConvAttnBackend)
+    "conv": ("Lfm2ForCausalLM", "Lfm2MoeForCausalLM", "Lfm2VlForConditionalGeneration"),
     "dsa": ("DeepseekV3ForCausalLM", "DeepseekV32ForCausalLM", "DeepseekV3ForCausalLMNextN", "MistralLarge3ForCausalLM",
             "PixtralForConditionalGeneration", "GlmMoeDsaForCausalLM", "GlmMoeDsaForCausalLMNextN",
             "Glm5NextForConditionalGenerationNextN", "LongcatFlashForCausalLM", "LongcatFlashForCausalLMNextN",
@@ -168,7 +170,7 @@ def test_the_public_minicpm_sala_config_is_lightning_and_says_its_state_is_not_m
     assert finding(r, "MODEL001").message.startswith("state not modelled for MiniCPMSALAForCausalLM: SGLang keeps ")
 
 
-@pytest.mark.parametrize(("arch", "model_type"), [("Lfm2ForCausalLM", "lfm2"), ("ZayaForCausalLM", "zaya"),
+@pytest.mark.parametrize(("arch", "model_type"), [("ZayaForCausalLM", "zaya"),
                                                   ("Qwen4ExpForConditionalGeneration", "qwen4_exp"),
                                                   ("BailingMoeV2_5ForCausalLM", "bailing_hybrid")])
 def test_state_not_modelled_is_said_with_the_rules_not_checked(tmp_path: Path, arch: str, model_type: str) -> None:
@@ -182,6 +184,74 @@ def test_state_not_modelled_is_said_with_the_rules_not_checked(tmp_path: Path, a
     assert listed and all(code in f.message for code in listed)
     assert not set(listed) & set(codes(r))  # the rules that need the state did not run
     assert "KDA001" in listed  # the verify scratch check covers every state-keeping family
+
+
+# --- LFM2's short-convolution state (issue 22): 0.5.23 configs/lfm2.py, lfm2_moe.py, lfm2_vl.py mamba2_cache_params ----------
+# SGLang's own reading of the hand-made configs of tests/data/lfm2-handmade (SOURCES.md there): its config loader and
+# mamba2_cache_params at attention TP 1, 2, 4, 8 (benchmarks/sglang_diff/state_shapes.py --folders, in the oracle venv).
+ROOT = Path(__file__).resolve().parent.parent
+LFM2_GOLDEN = json.loads((ROOT / "tests" / "data" / "sglang-golden" / "state-lfm2-handmade-0.5.23.json").read_text(encoding="utf-8"))
+
+
+def test_the_lfm2_golden_covers_every_class() -> None:
+    classes = {v["config_class"] for v in LFM2_GOLDEN["models"].values()}
+    assert classes == {"Lfm2Config", "Lfm2MoeConfig", "Lfm2VlConfig"} and LFM2_GOLDEN["sglang_version"] == "0.5.23"
+
+
+@pytest.mark.parametrize(("folder", "width"), [(k, w) for k, v in LFM2_GOLDEN["models"].items() for w in v["state"]])
+def test_lfm2_state_is_sglangs(folder: str, width: str) -> None:
+    want = LFM2_GOLDEN["models"][folder]["state"][width]
+    r = lint_ok(f"{LAUNCH} --model-path {ROOT / folder} --tp-size {width} {SPEC}")
+    cfg = r.resolved[0]
+    assert cfg.model is not None and cfg.model.family is Family.CONV
+    if want is None:  # mamba2_cache_params None (no conv layer): said, nothing sized
+        assert cfg.model.unmodelled and finding(r, "MODEL001").message.startswith("state not modelled for ")
+        return
+    assert not cfg.model.unmodelled
+    got = (cfg.v("L"), cfg.v("HV"), cfg.v("ssm_dtype"), cfg.v("per_request_state_bytes"))
+    assert got == (want["layers"], want["temporal"][0], want["temporal_dtype"], want["mamba_cache_per_req"]), (folder, width)
+    # memory_pool.py MambaPool.SpeculativeState: intermediate_ssm [L, R + 1, D, *temporal] (0 elements: 0 bytes); the
+    # conv windows deduplicated for a chain (Mamba2StateShape.disable_conv_window_dedup False, topk 1):
+    # [L, R + 1, conv[0], D + conv[1] - 1] (_allocate_deduplicated_conv_window: D + win - 1)
+    (channels, win), = want["conv"]
+    rows, d = cfg.v("R") + 1, cfg.v("d_max")
+    assert cfg.v("intermediate_ssm_shape") == [want["layers"], rows, d, *want["temporal"]] and cfg.v("intermediate_ssm_bytes") == 0
+    assert cfg.v("intermediate_conv_window_shape") == [want["layers"], rows, channels, d + win - 1]
+    assert "MEM001" in codes(r) and "MODEL001" not in codes(r)
+    # LFM2's verify runs no linear-attention kernel (short_conv_backend.py): no KDA001/KDA009, listed or fired
+    assert not {"KDA001", "KDA009"} & set(codes(r)) and not cfg.not_checked
+
+
+def test_lfm2_tree_drafts_keep_dense_conv_windows() -> None:
+    # memory_pool.py conv_window_dedup_enabled: topk > 1 keeps the dense [L, R + 1, D, *conv] windows
+    folder = "tests/data/lfm2-handmade/lfm2-two-layers"
+    want = LFM2_GOLDEN["models"][folder]["state"]["2"]
+    tree = "--speculative-algorithm NGRAM --speculative-num-draft-tokens 8"  # NGRAM: topk = BFS breadth, default 10
+    cfg = lint_ok(f"{LAUNCH} --model-path {ROOT / folder} --tp-size 2 {tree}").resolved[0]
+    assert cfg.v("topk") > 1
+    assert cfg.v("intermediate_conv_window_shape") == [want["layers"], cfg.v("R") + 1, cfg.v("d_max"), *want["conv"][0]]
+
+
+def test_lfm2_bad_fields_are_named(tmp_path: Path) -> None:
+    for field, value in (("conv_L_cache", "3"), ("hidden_size", 0), ("layer_types", "conv"), ("full_attn_idxs", [True])):
+        config = {"architectures": ["Lfm2ForCausalLM"], "model_type": "lfm2", "num_hidden_layers": 2, "hidden_size": 64,
+                  "layer_types": ["conv", "full_attention"], field: value}
+        if field == "full_attn_idxs":
+            del config["layer_types"]
+        folder = tmp_path / field
+        folder.mkdir()
+        (folder / "config.json").write_text(json.dumps(config))
+        from kdacheck.findings import InputError
+        with pytest.raises(InputError, match=field):
+            model_config.read(folder / "config.json", str(folder))
+
+
+def test_kdacheck_run_refuses_lfm2_by_name() -> None:
+    from kdacheck.findings import InputError
+    from kdacheck.runner import plan_from_options
+
+    with pytest.raises(InputError, match="short-conv hybrid: kdacheck models no short-convolution verify kernel"):
+        plan_from_options(3, 1, None, None, "LiquidAI/LFM2.5-1.2B-Instruct", 1, None, None, True)
 
 
 # --- DeepSeek-V4 (issue 22): SGLang 0.5.23's resolution, and its KV cache said to be unmodelled ---------------------

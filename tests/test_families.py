@@ -32,7 +32,9 @@ def test_every_family_has_every_piece(family: Family) -> None:
     assert (spec.formulas is not None) == family.hybrid, "hybrid families bring their state and scratch formulas, others none"
     assert (spec.op is None) != (not spec.no_kernel), "a kernel op, or the reason there is none"
     if family.hybrid:
-        assert spec.op is not None, "a hybrid family is confirmed by a kernel"
+        # confirmed by a kernel, or refused by name: LFM2's short conv runs no linear-attention verify
+        # kernel (0.5.23 layers/attention/linear/short_conv_backend.py), so kdacheck run has none
+        assert spec.op is not None or family is Family.CONV, "a hybrid family is confirmed by a kernel"
         scoped = [r.code for r in REGISTRY.values() if family in r.families]
         assert scoped, f"{family.value}: no rule declares it in @rule(families=...)"
     if spec.example:

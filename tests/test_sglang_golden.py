@@ -78,7 +78,7 @@ FAMILY_FLOORS = {
         "gdn": (1.0, 1.0, 1.0, 1.0),
         "kda": (1.0, 1.0, 1.0, 1.0),
         "mamba": (1.0, 1.0, 1.0, 1.0),
-        "conv": (1.0, 1.0, 1.0, 1.0),  # LFM2.5 (seed 5): UNMODELLED below; its triton refusal is ATTN007
+        "conv": (1.0, 1.0, 1.0, 1.0),  # LFM2.5 (seed 5): its state modelled (families/conv.py); its triton refusal is ATTN007
     },
 }
 # SGLang starts, kdacheck errors (a start-up rule): at most this share, per family
@@ -102,7 +102,7 @@ def test_agreement_per_family(family: str) -> None:
 
 
 # families in the golden whose architecture kdacheck does not model yet (their floors say so)
-UNMODELLED = {"conv": "LFM2 (short-conv hybrid): its state's shapes are not read (Model.keeps_state only), so no state sizes"}
+UNMODELLED: dict[str, str] = {}
 
 
 # sglang.<field> values that hold SGLang's own (null, raw or fallback) value, not kdacheck's effective one
@@ -174,7 +174,9 @@ def test_resolution_classes_against_sglang() -> None:
     MODEL003, and Nemotron-H's MTP fields, hand-made configs, ids 0.5.23-v4-* and 0.5.23-models-*;
     MiniCPM-SALA's override, with the public config of tests/data/models/minicpm-sala:
     minicpm_flashattn / minicpm_flashinfer, the radix cache off, no hybrid prefix-cache resolution;
-    the seed-11 holdout's classes: ATTN008, the FA3 fp8_e5m2 fallback, the Intel XPU page),    run through SGLang 0.5.23's own resolution by benchmarks/sglang_diff/oracle.py
+    the seed-11 holdout's classes: ATTN008, the FA3 fp8_e5m2 fallback, the Intel XPU page; LFM2's
+    short-conv state, ids 0.5.23-lfm2-*: KDA004, which handle_linear_attn_backend checks for every
+    model, and an NGRAM chain that starts),    run through SGLang 0.5.23's own resolution by benchmarks/sglang_diff/oracle.py
     (tests/data/sglang-golden/classes-0.5.23.jsonl): kdacheck's verdict is SGLang's, its cause
     code where CAUSES names one, and its resolved fields equal on the cases SGLang starts."""
     import json

@@ -6,6 +6,8 @@ Run inside an oracle venv (README.md, build_venv.sh):
     /work/oracle/venv-0.5.23/bin/python benchmarks/sglang_diff/state_shapes.py \
         --sglang-version 0.5.23 --out tests/data/sglang-golden/state-0.5.23.json
 
+(and, for the hand-made LFM2 configs, ``--folders tests/data/lfm2-handmade --out
+tests/data/sglang-golden/state-lfm2-handmade-0.5.23.json``).
 For each ``config.json`` under ``tests/data/models/`` and ``benchmarks/sglang_diff/models/`` it
 loads the config with SGLang's own loader (``srt/utils/hf_transformers/config.py`` ``get_config``,
 which picks SGLang's config classes), finds the hybrid config as SGLang does
@@ -120,6 +122,8 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sglang-version", required=True)
     ap.add_argument("--out", required=True)
+    ap.add_argument("--folders", nargs="+", default=list(FOLDERS),
+                    help="the folders whose model sub-folders are read (default: tests/data/models and models/ here)")
     args = ap.parse_args(argv)
     _setup()
     import sglang
@@ -128,7 +132,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"this venv has SGLang {sglang.__version__}, not {args.sglang_version}", file=sys.stderr)
         return 2
     doc: dict = {"sglang_version": args.sglang_version, "widths": list(WIDTHS), "models": {}}
-    for base in FOLDERS:
+    for base in args.folders:
         for slug in sorted(os.listdir(base)):
             folder = os.path.join(base, slug)
             if not os.path.isfile(os.path.join(folder, "config.json")):

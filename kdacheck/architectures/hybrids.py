@@ -81,8 +81,9 @@ register("MiniCPMSALAForCausalLM", families=("lightning",), override=_minicpm_sa
 register("MiniCPMForCausalLM", launch_hook="minicpm", mirrors=f"{OVERRIDES}minicpm.py L15-18")
 # model_hook.py L716-721 (0.5.21 L672-677, 0.5.19 L547-553) asserts they do not run the triton attention
 # backend; LFM2-VL is not in that list
-register("Lfm2ForCausalLM", "Lfm2MoeForCausalLM", families=("mamba2",), no_triton=True,
+register("Lfm2ForCausalLM", "Lfm2MoeForCausalLM", families=("conv",), no_triton=True,
          mirrors=f"{STATE} mamba2_config; {OVERRIDES}lfm2.py; 0.5.23 srt/arg_groups/model_hook.py L716-721",
          override=_on_sm100("flashinfer", "model_overrides/lfm2.py"))
-register("Lfm2VlForConditionalGeneration", "ZayaForCausalLM", "MambaForCausalLM",
+register("Lfm2VlForConditionalGeneration", families=("conv",), mirrors=f"{STATE} mamba2_config")
+register("ZayaForCausalLM", "MambaForCausalLM",
          "Mamba2ForCausalLM", "FalconMambaForCausalLM", families=("mamba2",), mirrors=f"{STATE} mamba2_config")

@@ -1,7 +1,7 @@
 """Mamba2 (selective state space): Nemotron-H (and its Puzzle, Nano-VL and Omni wrappers, whose
 ``llm_config`` is a Nemotron-H config), Falcon-H1, Granite-4.0-H; and the families SGLang keeps
-Mamba-style state for whose state kdacheck does not model (``Model.unmodelled``: LFM2's short
-convolution, Zaya, Inkling's short convolutions, Mamba-1 and plain Mamba2), so the rules that
+Mamba-style state for whose state kdacheck does not model (``Model.unmodelled``: Zaya, Inkling's
+short convolutions, Mamba-1 and plain Mamba2; LFM2's short convolution is ``kdacheck.families.conv``), so the rules that
 need it say "not checked".
 
 Readers: 0.5.23 ``srt/configs/nemotron_h.py`` (the ``mamba`` layers of its layer list,
@@ -40,8 +40,7 @@ NEMOTRON_VL = ("nemotronh_nano_vl_v2", "nemotronh_nano_omni_reasoning_v3", "nemo
 TYPES = (*NEMOTRON, *NEMOTRON_VL, "falcon_h1", "granitemoehybrid")
 # Mamba-style state SGLang keeps (hybrid_arch.py mamba2_config) that kdacheck does not model: which state
 NOT_MODELLED = {
-    "lfm2": "LFM2's short-convolution state (lfm2.py)", "lfm2_moe": "LFM2-MoE's short-convolution state (lfm2_moe.py)",
-    "lfm2_vl": "LFM2-VL's short-convolution state (lfm2_vl.py)", "zaya": "Zaya's state (zaya.py)",
+    "zaya": "Zaya's state (zaya.py)",
     "mamba2": "the Mamba2 state of a pure Mamba2 model (mamba2.py)", "mamba": "Mamba-1's state (mamba.py)",
     "falcon_mamba": "FalconMamba's Mamba-1 state (mamba.py)",
     "inkling_model": "Inkling's short-convolution state (inkling.py InklingConvStateShape)",

@@ -46,6 +46,12 @@ class ConfigView(NamedTuple):
         return self.inner.int("num_hidden_layers", self.outer.data.get("num_hidden_layers"), 1, MAX_LAYERS)
 
 
+def value_heads(m: Model, tp: int) -> int:
+    """The temporal state's heads per rank, ``H / tp`` (``Mamba2StateShape.create``:
+    ``divide(num_heads, tp_world_size)``; KDA likewise)."""
+    return m.linear_v_heads // tp if tp > 0 else 0
+
+
 class Formulas(NamedTuple):
     """The state and scratch shapes SGLang allocates for a family (per attention-TP rank)."""
 
@@ -53,6 +59,7 @@ class Formulas(NamedTuple):
     ssm_scratch_shape: Callable[[int, int, int, int, Model], tuple[list[int], str]]  # (L, R + 1, D_max, H/tp, m)
     conv_scratch_shape: Callable[[int, int, int, int, int, Model], tuple[list[int], str]]  # (L, R + 1, D_max, ch/tp, topk, m)
     state_bytes: Callable[[int, int, int, int, Model], int]  # (L, H/tp, ch/tp, SSM bytes, m): one request's state
+    heads: Callable[[Model, int], int] = value_heads  # (m, attention TP): the temporal state's heads per rank (HV)
 
 
 class FamilySpec(NamedTuple):

@@ -56,12 +56,16 @@ def scratch(r: Resolved) -> None:
     pp = max(1, int(r.v("pp_size") or 1))
     attn_tp = r.v("attn_tp_size")
     L = math.ceil(m.linear_layers / pp)
-    hv = m.linear_v_heads // attn_tp if attn_tp else 0
-    ssm_bytes = DTYPE_BYTES.get(r.v("ssm_dtype"), 4)
-    r.put("L", L, f"{m.linear_layers} linear-attention layers" + (f" / pp {pp}" if pp > 1 else ""), "model")
-    r.put("HV", hv, f"{m.linear_v_heads} {'value' if m.family is not Family.MAMBA2 else 'mamba'} heads / attention TP {attn_tp}", "model")
-    put_scratch(r, R + 1)
     fam = families.formulas(m.family)
+    hv = fam.heads(m, attn_tp) if attn_tp else 0
+    ssm_bytes = DTYPE_BYTES.get(r.v("ssm_dtype"), 4)
+    r.put("L", L, f"{m.linear_layers} {'conv' if m.family is Family.CONV else 'linear-attention'} layers"
+          + (f" / pp {pp}" if pp > 1 else ""), "model")
+    if m.family is Family.CONV:  # lfm2.py mamba2_cache_params: num_heads = attention TP, state_size 0 (an empty temporal state)
+        r.put("HV", hv, f"short conv: SGLang passes num_heads = attention TP {attn_tp}, so one empty temporal head per rank", "model")
+    else:
+        r.put("HV", hv, f"{m.linear_v_heads} {'value' if m.family is not Family.MAMBA2 else 'mamba'} heads / attention TP {attn_tp}", "model")
+    put_scratch(r, R + 1)
     conv_ch = fam.conv_dim(m, attn_tp or 1) // (attn_tp or 1)  # mamba_utils: tp = attention TP
     state = fam.state_bytes(L, hv, conv_ch, ssm_bytes, m)
     r.put("per_request_state_bytes", state, "one request's SSM + conv state, all layers, per rank")

@@ -117,7 +117,10 @@ _CONSEQUENCES = (
 
 
 REGISTRY: dict[str, Rule] = {}
-HYBRID = (Family.KDA, Family.GDN, Family.MAMBA2)  # the families whose verify scratch and state pool kdacheck models
+HYBRID = (Family.KDA, Family.GDN, Family.MAMBA2, Family.CONV)  # the families whose verify scratch and state pool kdacheck models
+# the families whose verify runs a linear-attention kernel (FlashInfer / Triton, 0.5.23 layers/attention/linear/); LFM2's
+# short conv runs its own causal_conv1d on the conv windows (short_conv_backend.py), no such kernel
+LINEAR_VERIFY = (Family.KDA, Family.GDN, Family.MAMBA2)
 MAX_SEARCH = 4096  # candidates a fix search tries (counts in a launch file are not bounded)
 
 

@@ -10,18 +10,19 @@ from kdacheck.messages import KDA001_MESSAGE, KDA002_MESSAGE
 from kdacheck.models import Family
 from kdacheck.resolve import Event, Resolved
 from kdacheck.resolve.cuda_graph import RowMapParams, row_map_geometry, row_map_ok
-from kdacheck.rules.base import HYBRID, MAX_SEARCH, Hit, divisors, rule, unchecked
+from kdacheck.rules.base import HYBRID, LINEAR_VERIFY, MAX_SEARCH, Hit, divisors, rule, unchecked
 
 
 @rule(
     "KDA001", Severity.ERROR,
     name="scratch-steps-cover-verify-width",
-    needs="model", families=HYBRID, speculative=True,
+    needs="model", families=LINEAR_VERIFY, speculative=True,
     summary="verify width ≤ allocated scratch steps (D ≤ D_max)",
     what="""
         The verify kernel writes one state per draft token into `intermediate_ssm`
         `[L, R + 1, D_max, HV, Vd, Kd]`. Every verify batch's width D must fit in the D_max
-        steps allocated at start-up.
+        steps allocated at start-up. (LFM2's short-conv verify runs no linear-attention kernel:
+        the model's own `causal_conv1d` writes the conv windows, so this rule is not about it.)
     """,
     why="""
         The FlashInfer verify path raises at the first verify batch; the Triton path has no
@@ -42,7 +43,7 @@ from kdacheck.rules.base import HYBRID, MAX_SEARCH, Hit, divisors, rule, uncheck
 def kda001(cfg: Resolved) -> Iterator[Hit]:
     if not cfg.v("spec_on"):
         return
-    if cfg.model is None or not cfg.model.hybrid or not cfg.v("scratch_allocated"):
+    if cfg.model is None or not cfg.model.hybrid or cfg.model.family not in LINEAR_VERIFY or not cfg.v("scratch_allocated"):
         return
     width = cfg.v("verify_width_max", cfg.v("draft_tokens"))
     dmax = cfg.v("d_max")
@@ -360,7 +361,7 @@ def kda008(cfg: Resolved) -> Iterator[Hit]:
 @rule(
     "KDA009", Severity.INFO,
     name="linear-attention-kernels",
-    needs="model", families=HYBRID, speculative=True,
+    needs="model", families=LINEAR_VERIFY, speculative=True,
     summary="which linear-attention decode/verify kernels run, and whether verify checks bounds",
     what="""
         The resolved decode and verify backends. FlashInfer verify checks the scratch width
@@ -377,7 +378,7 @@ def kda008(cfg: Resolved) -> Iterator[Hit]:
     ),
 )
 def kda009(cfg: Resolved) -> Iterator[Hit]:
-    if not cfg.v("spec_on") or cfg.model is None or not cfg.model.hybrid:
+    if not cfg.v("spec_on") or cfg.model is None or not cfg.model.hybrid or cfg.model.family not in LINEAR_VERIFY:
         return
     dec, ver = cfg.v("decode_backend"), cfg.v("verify_backend")
     if ver == "flashinfer":
