@@ -394,3 +394,14 @@ def test_nemotron_kv_counts_the_targets_attention_layers_only(tmp_path: Path) ->
     m = model_config.read(tmp_path / "config.json", "listed")
     shape, why = kv.shape(listed, "listed", m, 2)
     assert shape is not None and shape.layers == 6, why  # not num_hidden_layers 52 − 23 mamba layers
+
+
+def test_a_model_whose_eagle_drafts_cannot_start_still_gets_a_plan() -> None:
+    # LFM2.5 (benchmarks/sglang_diff/models, its quoted config): NEXTN comes first in the search and fails
+    # SPEC016 (Lfm2ForCausalLM has no get_embed_and_head); the layouts are screened with the next setting
+    # that lints clean (NGRAM), and the short-conv family, which has no verify kernel, is scored without one
+    folder = str(Path(__file__).resolve().parent.parent / "benchmarks" / "sglang_diff" / "models" / "lfm2.5-1.2b")
+    res = _plan(folder, "h100", 1)
+    assert len(res.candidates) >= 3
+    assert {dict(c.verdict.flags)["--speculative-algorithm"] for c in res.candidates} == {"NGRAM"}
+    assert all(c.score.kernel_bytes == 0 and "no verify kernel modelled" in c.score.how for c in res.candidates)
