@@ -88,9 +88,7 @@ class Score:
 def step_bytes(cfg: Any) -> tuple[int, int, str]:
     """(all bytes per step, the kernels' part, how) for one resolved launch, from the kernel
     cases ``kdacheck run`` would launch at R (the op byte formulas; torch is never imported)."""
-    from kdacheck import runner
-
-    from kdacheck import families
+    from kdacheck import families, runner
 
     model = cfg.model
     R = int(cfg.v("R") or cfg.v("R_after_solve") or 1)
