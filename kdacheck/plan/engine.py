@@ -306,12 +306,11 @@ def run(req: Request) -> Result:
     for lay, lay_label in layouts:
         # a layout is screened with the speculative settings in order until one lints clean: the first
         # may fail for a reason of its own (an algorithm the model class cannot run, SPEC016)
-        v = None
-        for s in specs or [None]:
-            v = lint(base + lay + (s.flags if s is not None else ()))
+        v = lint(base + lay + specs[0].flags) if specs else lint(base + lay)
+        for s in specs[1:]:
             if v.clean or v.memory_blocked:
                 break
-        assert v is not None
+            v = lint(base + lay + s.flags)
         if v.clean or v.memory_blocked:
             ok_layouts.append((lay, lay_label))
         else:
