@@ -63,6 +63,7 @@ CAUSES: tuple[tuple[str, str, str], ...] = (
     ("_init_adaptive_speculative_params", "", "SPEC007"),
     ("handle_linear_attn_backend", "FlashKDA", "KDA010"),
     ("handle_linear_attn_backend", "bfloat16", "KDA004"),
+    ("handle_linear_attn_backend", "replayssm", "RSSM002"),
     ("validate_hisparse", "linear speculation", "HSP007"),
     ("validate_hisparse", "adaptive", "HSP007"),
     ("validate_hisparse", "", "HSP006"),

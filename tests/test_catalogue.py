@@ -35,6 +35,10 @@ CASES: dict[str, tuple[str, str, str | None]] = {
     "MODEL004": (f"{LAUNCH} --model-path {MTP} --tp-size 2 {EAGLE} --speculative-draft-model-path {MTP}",
                  f"{LAUNCH} --model-path {MTP} --tp-size 2", None),
     "MODEL005": (f"{SALA} --speculative-algorithm NGRAM --disaggregation-mode prefill", f"{SALA} --speculative-algorithm NGRAM", None),
+    "RSSM002": (f"{QWEN} --tp-size 4 --speculative-algorithm NEXTN --speculative-num-steps 3 --speculative-eagle-topk 4 "
+                "--speculative-num-draft-tokens 8 --enable-linear-replayssm-spec",
+                f"{QWEN} --tp-size 4 --speculative-algorithm NEXTN --speculative-num-steps 3 --speculative-eagle-topk 1 "
+                "--speculative-num-draft-tokens 4 --enable-linear-replayssm-spec", None),
     "SPEC008": (f"{KIMI} --speculative-algorithm MY_PLUGIN --speculative-num-draft-tokens 4", f"{KIMI} {EAGLE}", None),
     "SPEC011": (f"{KIMI} {EAGLE}", f"{KIMI} {EAGLE} --max-running-requests 48", None),
     "KDA008": (f"{KIMI} {EAGLE} --tp-size 8 --dp-size 2 --enable-dp-attention --max-running-requests 96", f"{KIMI} {EAGLE} --tp-size 8 --max-running-requests 96", None),

@@ -151,30 +151,25 @@ def radix002(cfg: Resolved) -> Iterator[Hit]:
 
 @rule(
     "RSSM001", Severity.ERROR,
-    name="replayssm-spec-constraints",
+    name="replayssm-spec-ring-and-chain",
     needs="model", families=HYBRID, speculative=True,
-    summary="--enable-linear-replayssm-spec: topk ≤ 1, triton/flashinfer decode, no PD prefill, not with --enable-linear-replayssm; ring a power of two ≥ 2·D_max",
+    summary="--enable-linear-replayssm-spec: a KDA ring a power of two ≥ 2·D_max; a draft that stays a chain after resolution (NGRAM's breadth on GDN)",
     what="""
         ReplaySSM-spec replaces the scratch with a ring of `--linear-replayssm-cache-len` steps
-        (default 16). It needs a linear draft chain: SGLang checks the given
-        `--speculative-eagle-topk` (in {unset, 1}) before the speculative hook resolves topk, so a
-        topk resolved later (NGRAM: its BFS breadth, default 10) passes the check and, on a GDN
-        model, is verified as a chain by a kernel that takes no tree. It also needs the triton or flashinfer decode backend, a non-prefill server, and not the
-        decode ReplaySSM. For KDA the ring must be a power of two and at least 2·D_max.
+        (default 16). For KDA the ring must be a power of two and at least 2·D_max, checked
+        when the KDA state pool is allocated. It needs a linear draft chain: SGLang checks the
+        given `--speculative-eagle-topk` (RSSM002) before the speculative hook resolves topk, so
+        a topk resolved later (NGRAM: its BFS breadth, default 10) passes the check and, on a
+        GDN model, is verified as a chain by a kernel that takes no tree.
     """,
-    why="ValueError at start (flags) or when the KDA state pool is allocated (ring).",
+    why="ValueError when the KDA state pool is allocated (ring), or a draft tree verified as a chain (silently wrong).",
     sglang_message="""
-        --enable-linear-replayssm-spec requires a linear draft chain (--speculative-eagle-topk in {None, 1}); the chunked verify kernel uses a strictly-lower causal mask and is invalid for EAGLE tree verify. Got --speculative-eagle-topk={K!r}.
-        --enable-linear-replayssm-spec requires the triton or flashinfer linear-attn decode backend, got --linear-attn-decode-backend={decode!r}.
-        --enable-linear-replayssm-spec is not supported on a PD prefill server: the ring is spec-verify-only scratch and the prefill server never runs spec verify.
-        --enable-linear-replayssm-spec and --enable-linear-replayssm are mutually exclusive: ...
         spec-verify ring length must be a power of two, got {L}
         spec-verify ring too small: {ring} < 2 * {speculative_num_draft_tokens} (early-flush margin)
     """,
-    fix="Use topk 1 and a triton/flashinfer decode backend; set `--linear-replayssm-cache-len` to a power of two ≥ 2·D_max.",
-    example="python -m sglang.launch_server --model-path moonshotai/Kimi-Linear-48B-A3B-Instruct --tp 4 --speculative-algorithm EAGLE --speculative-num-steps 8 --speculative-eagle-topk 1 --speculative-num-draft-tokens 9 --enable-linear-replayssm-spec",
+    fix="Set `--linear-replayssm-cache-len` to a power of two ≥ 2·D_max; with NGRAM, `--speculative-ngram-max-bfs-breadth 1`.",
+    example="python -m sglang.launch_server --model-path moonshotai/Kimi-Linear-48B-A3B-Instruct --tp 4 --speculative-algorithm DSPARK --speculative-draft-model-path DRAFT --speculative-dspark-block-size 8 --speculative-num-draft-tokens 9 --enable-linear-replayssm-spec",
     sources=(
-        "0.5.19 `srt/arg_groups/attention_hook.py:383/386/428/435` `handle_linear_attn_backend`; 0.5.23 lines 450/453/495/502",
         "0.5.19 `srt/mem_cache/memory_pool.py:686-697` MambaPool (ring checks, KDA); 0.5.23 lines 822-833",
         "0.5.23 `srt/arg_groups/pipeline.py:253` (handle_linear_attn_backend) before `:305` (handle_speculative_decoding); "
         "`speculative_hook.py:1309-1313` `_handle_ngram` (topk := BFS breadth)",
@@ -187,12 +182,8 @@ def rssm001(cfg: Resolved) -> Iterator[Hit]:
     if not cfg.v("enable_linear_replayssm_spec"):
         return
     K = cfg.parsed.value("speculative_eagle_topk")
-    if K not in (None, 1):
-        yield Hit(
-            f"--enable-linear-replayssm-spec requires a linear draft chain (--speculative-eagle-topk in {{None, 1}}); got --speculative-eagle-topk={K!r}",
-            "use `--speculative-eagle-topk 1`", values=("enable_linear_replayssm_spec", "topk"),
-        )
-    elif isinstance(cfg.v("topk"), int) and cfg.v("topk") > 1 and cfg.model is not None and cfg.model.family is Family.GDN:
+    if K in (None, 1) and isinstance(cfg.v("topk"), int) and cfg.v("topk") > 1 and cfg.model is not None \
+            and cfg.model.family is Family.GDN:
         # SGLang checks the given topk (handle_linear_attn_backend, pipeline.py L253) before the
         # speculative hook resolves it (L305: NGRAM's topk is its BFS breadth): the launch starts,
         # and GDN's ReplaySSM verify takes no tree (gdn_backend.py _replayssm_target_verify has no
@@ -203,16 +194,6 @@ def rssm001(cfg: Resolved) -> Iterator[Hit]:
             "add `--speculative-ngram-max-bfs-breadth 1` (a chain), or drop `--enable-linear-replayssm-spec`",
             values=("enable_linear_replayssm_spec", "topk"),
         )
-    dec = cfg.v("decode_backend")
-    if dec not in ("triton", "flashinfer"):
-        yield Hit(
-            f"--enable-linear-replayssm-spec requires the triton or flashinfer linear-attn decode backend, got --linear-attn-decode-backend={dec!r}.",
-            "use `--linear-attn-decode-backend triton`", values=("enable_linear_replayssm_spec", "decode_backend"),
-        )
-    if cfg.v("pd_prefill"):
-        yield Hit("--enable-linear-replayssm-spec is not supported on a PD prefill server", "drop `--enable-linear-replayssm-spec` on the prefill server", values=("enable_linear_replayssm_spec", "pd_prefill"))
-    if cfg.v("enable_linear_replayssm"):
-        yield Hit("--enable-linear-replayssm-spec and --enable-linear-replayssm are mutually exclusive", "drop one of them", values=("enable_linear_replayssm_spec", "enable_linear_replayssm"))
     if cfg.model is None or cfg.model.family is not Family.KDA or not cfg.v("spec_on"):
         return
     ring = cfg.v("linear_replayssm_cache_len")
@@ -226,6 +207,50 @@ def rssm001(cfg: Resolved) -> Iterator[Hit]:
         yield Hit(f"spec-verify ring length must be a power of two, got {ring}", f"set `--linear-replayssm-cache-len {max(good, 16)}`", values=("linear_replayssm_cache_len",))
     elif ring < 2 * dmax:
         yield Hit(f"spec-verify ring too small: {ring} < 2 * {dmax} (early-flush margin)", f"set `--linear-replayssm-cache-len {good}`", values=("linear_replayssm_cache_len", "d_max"))
+
+
+@rule(
+    "RSSM002", Severity.ERROR,
+    name="replayssm-spec-flags",
+    needs="model", families=HYBRID, speculative=True,
+    summary="--enable-linear-replayssm-spec: topk as given ≤ 1, a triton/flashinfer decode backend, no PD prefill, not with --enable-linear-replayssm",
+    what="""
+        SGLang checks the ReplaySSM-spec flags while it resolves the linear-attention backends:
+        a `--speculative-eagle-topk` given above 1 (a draft tree: its chunked verify kernel masks
+        a chain), a decode backend other than triton or flashinfer, a PD prefill server (which
+        never runs speculative verify) and `--enable-linear-replayssm` beside it are refused.
+    """,
+    why="SGLang refuses to start with a ValueError at start-up, before it loads a single weight.",
+    sglang_message="""
+        --enable-linear-replayssm-spec requires a linear draft chain (--speculative-eagle-topk in {None, 1}); the chunked verify kernel uses a strictly-lower causal mask and is invalid for EAGLE tree verify. Got --speculative-eagle-topk={K!r}.
+        --enable-linear-replayssm-spec requires the triton or flashinfer linear-attn decode backend, got --linear-attn-decode-backend={decode!r}.
+        --enable-linear-replayssm-spec is not supported on a PD prefill server: the ring is spec-verify-only scratch and the prefill server never runs spec verify.
+        --enable-linear-replayssm-spec and --enable-linear-replayssm are mutually exclusive: ...
+    """,
+    fix="Use topk 1 (or leave it unset) and a triton/flashinfer decode backend; drop the flag on a PD prefill server.",
+    example="python -m sglang.launch_server --model-path Qwen/Qwen3-Next-80B-A3B-Instruct --tp 4 --speculative-algorithm NEXTN --speculative-num-steps 3 --speculative-eagle-topk 4 --speculative-num-draft-tokens 8 --enable-linear-replayssm-spec",
+    sources=("0.5.19 `srt/arg_groups/attention_hook.py:383/386/428/435` `handle_linear_attn_backend`; 0.5.23 lines 450/453/495/502",),
+    changes=("0.5.19 also spells the flag `--enable-gdn-replayssm-spec` (alias).",),
+)
+def rssm002(cfg: Resolved) -> Iterator[Hit]:
+    if not cfg.v("enable_linear_replayssm_spec"):
+        return
+    K = cfg.parsed.value("speculative_eagle_topk")
+    if K not in (None, 1):
+        yield Hit(
+            f"--enable-linear-replayssm-spec requires a linear draft chain (--speculative-eagle-topk in {{None, 1}}); got --speculative-eagle-topk={K!r}",
+            "use `--speculative-eagle-topk 1`", values=("enable_linear_replayssm_spec", "topk"),
+        )
+    dec = cfg.v("decode_backend")
+    if dec not in ("triton", "flashinfer"):
+        yield Hit(
+            f"--enable-linear-replayssm-spec requires the triton or flashinfer linear-attn decode backend, got --linear-attn-decode-backend={dec!r}.",
+            "use `--linear-attn-decode-backend triton`", values=("enable_linear_replayssm_spec", "decode_backend"),
+        )
+    if cfg.v("pd_prefill"):
+        yield Hit("--enable-linear-replayssm-spec is not supported on a PD prefill server", "drop `--enable-linear-replayssm-spec` on the prefill server", values=("enable_linear_replayssm_spec", "pd_prefill"))
+    if cfg.v("enable_linear_replayssm"):
+        yield Hit("--enable-linear-replayssm-spec and --enable-linear-replayssm are mutually exclusive", "drop one of them", values=("enable_linear_replayssm_spec", "enable_linear_replayssm"))
 
 
 @rule(

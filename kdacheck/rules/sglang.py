@@ -29,7 +29,7 @@ AFTER_RESOLUTION: dict[str, str] = {
     "SPEC003": "the draft tree builder (first draft)",
     "SPEC015": "srt/model_executor/model_runner_components/attention_backend_setup.py L55/L65 (model-runner init, after the weights load)",
     "SPEC016": "srt/speculative/eagle_worker_v2.py L258 init_lm_head (draft memory-pool allocation, after the weights load)",
-    "RSSM001": "srt/layers/attention/linear (ReplaySSM init)",
+    "RSSM001": "srt/mem_cache/memory_pool.py L822-833 (the KDA ring, at pool allocation); a GDN tree verified as a chain (runs)",
     "SPEC013": "srt/mem_cache/kv_cache_configurator.py L3300 (state-cache sizing asserts D is set)",
 }
 

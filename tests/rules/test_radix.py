@@ -1,4 +1,4 @@
-"""RADIX001, RADIX002, RSSM001."""
+"""RADIX001, RADIX002, RSSM001, RSSM002."""
 
 from __future__ import annotations
 
@@ -48,5 +48,7 @@ def test_rssm001_ring_and_topk():
     ok = lint(KIMI + "--speculative-algorithm EAGLE --speculative-num-steps 8 --speculative-eagle-topk 1 --speculative-num-draft-tokens 9 --enable-linear-replayssm-spec --linear-replayssm-cache-len 32")
     assert "RSSM001" not in codes(ok)
     tree = lint(KIMI + "--speculative-algorithm EAGLE --speculative-num-steps 3 --speculative-eagle-topk 2 --speculative-num-draft-tokens 6 --enable-linear-replayssm-spec")
-    assert any("linear draft chain" in f.message for f in tree.findings if f.code == "RSSM001")
-    assert "RSSM001" not in codes(lint(KIMI + NEXTN))
+    # a topk given above 1: SGLang's own flag check during resolution (attention_hook.py L450), RSSM002
+    assert any("linear draft chain" in f.message for f in tree.findings if f.code == "RSSM002")
+    assert "RSSM001" not in codes(tree)
+    assert "RSSM001" not in codes(lint(KIMI + NEXTN)) and "RSSM002" not in codes(lint(KIMI + NEXTN))
