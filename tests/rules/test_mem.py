@@ -106,3 +106,15 @@ def test_mem005_threshold_default_and_configured() -> None:
 def test_mem_rules_quiet_for_non_hybrid_models() -> None:
     r = lint("python -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3.2 --tp-size 8 " + EAGLE, gpu="h200")
     assert not [c for c in codes(r) if c.startswith("MEM")]
+
+
+def test_replayssm_spec_memory_is_said_not_checked() -> None:
+    # SGLang's budget under --enable-linear-replayssm-spec (0.5.23 kv_cache_configurator.py L3262-3330: the
+    # rings, per request for GDN and per slot for KDA; memory_pool.py L864-880: the conv windows kept) is not
+    # modelled: MEM002 says so instead of a solve, and the verdict is "as far as checked"
+    line = ("python -m sglang.launch_server --model-path Qwen/Qwen3-Next-80B-A3B-Instruct --tp-size 4 --speculative-algorithm NEXTN "
+            "--speculative-num-steps 3 --speculative-eagle-topk 1 --speculative-num-draft-tokens 4")
+    r = lint(line + " --enable-linear-replayssm-spec", gpu="h200")
+    (f,) = [f for f in r.findings if f.code == "MEM002"]
+    assert f.not_checked and "ReplaySSM-spec" in f.message
+    assert not [f for f in lint(line, gpu="h200").findings if f.code == "MEM002" and f.not_checked]
