@@ -50,7 +50,14 @@ def headline(cfg: Resolved) -> str:
     if not cfg.v("spec_on"):
         parts.append("no speculative decoding")
     else:
+        from kdacheck import families
+
+        # the linear-attention verify backend and SSM dtype only where one runs: not for a model without
+        # hybrid state (dense, DSA) nor for a family with no verify kernel (LFM2's short conv)
+        kernel = cfg.model is None or (cfg.model.hybrid and families.spec(cfg.model.family).op is not None)
         for name in HEADLINE:
+            if name in ("verify_backend", "ssm_dtype") and not kernel:
+                continue
             if name in cfg and cfg.v(name) is not None:
                 capped = name == "R" and isinstance(cfg.v("scratch_R"), int) and cfg.v("scratch_R") < cfg.v("R")
                 parts.append(f"{LABELS[name]} {cfg.v(name)}" + (f" → {cfg.v('scratch_R')} (memory solve)" if capped else ""))
