@@ -75,3 +75,28 @@ def test_a_config_sglang_refuses_is_refused(folder: str) -> None:
         model_config.read(ROOT / folder / "config.json", folder)
     # the same field SGLang's config class names
     assert MODELS[folder]["config_error"].split(":", 1)[1].split()[0] in str(err.value)
+
+
+def _replayssm_pairs() -> list[tuple[str, str, str]]:
+    """(folder, width, record length) of the GDN and KDA configs: SGLang's ring is counted for them only."""
+    gdn_kda = ("Qwen3NextConfig", "Qwen3_5TextConfig", "Qwen3_5MoeTextConfig", "KimiLinearConfig")
+    return [(k, w, n) for k, v in MODELS.items() if v.get("state_config_class") in gdn_kda
+            for w in WIDTHS if (v["state"].get(w) or {}).get("replayssm_ring_per_req") for n in ("16", "32")]
+
+
+@pytest.mark.parametrize(("folder", "width", "record"), _replayssm_pairs())
+def test_replayssm_ring_per_request_equals_sglangs(folder: str, width: str, record: str) -> None:
+    """SGLang's ``replayssm_ring_bytes_per_req`` (``mamba_utils.py`` L127-160), read from its own config
+    classes, against the ring kdacheck's memory solve counts under --enable-linear-replayssm-spec."""
+    want = MODELS[folder]["state"][width]["replayssm_ring_per_req"][record]
+    line = (f"python -m sglang.launch_server --model-path {folder} --tp-size {width} "
+            "--speculative-algorithm EAGLE --speculative-draft-model-path some/draft --speculative-num-steps 3 "
+            f"--speculative-eagle-topk 1 --speculative-num-draft-tokens 4 --enable-linear-replayssm-spec "
+            f"--linear-replayssm-cache-len {record}")
+    result = lint(line)
+    assert result.error is None and len(result.resolved) == 1, result.error
+    assert result.resolved[0].v("replayssm_ring_bytes_per_req") == want, (folder, width, record)
+
+
+def test_the_replayssm_golden_covers_gdn_and_kda() -> None:
+    assert len(_replayssm_pairs()) >= 40

@@ -114,6 +114,12 @@ def _shapes(folder: str) -> dict:
             "temporal_dtype": _dtype(p.dtype.temporal),
             "mamba_cache_per_req": int(p.mamba_cache_per_req),
         }
+        ring = getattr(p, "replayssm_ring_bytes_per_req", None)
+        if ring is not None:  # the ReplaySSM-spec ring at two record lengths (its default 16, and 32)
+            try:
+                widths[str(w)]["replayssm_ring_per_req"] = {str(n): int(ring(record_len=n)) for n in (16, 32)}
+            except Exception as exc:
+                widths[str(w)]["replayssm_ring_per_req"] = {"error": f"{type(exc).__name__}: {str(exc)[:200]}"}
     out["state"] = widths
     return out
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 
 from kdacheck import families
-from kdacheck.models import DTYPE_BYTES, Family
+from kdacheck.models import DTYPE_BYTES, Family, Model
 from kdacheck.resolve.core import Resolved, step
 
 
@@ -39,11 +39,26 @@ def put_scratch(r: Resolved, rows: int, capped: str = "") -> None:
     r.put("scratch_R", rows - 1, capped or "the requested R: the scratch has R + 1 rows")
 
 
+def replayssm_ring_bytes(m: Model, layers: int, tp: int, record_len: int) -> int:
+    """One request's ReplaySSM-spec ring, all ``layers`` of the rank (0.5.23 ``srt/configs/mamba_utils.py``
+    L127-160 ``replayssm_ring_bytes_per_req``, the conv dtype bfloat16: GDN keeps d and the normalised k
+    with their low parts and a scalar gate; KDA its raw v/k fold window, beta, the per-channel gate, d
+    and k). Heads per attention-TP rank: value heads divided, key heads divided rounded up."""
+    hv, hk = m.linear_v_heads // tp, -(-m.linear_k_heads // tp)
+    v, k, n, cb = m.linear_v_dim, m.linear_k_dim, record_len, 2
+    if m.family is Family.KDA:
+        per_layer = hv * n * v * cb + hk * n * k * cb + hv * n * 4 + hv * n * k * 4 + hv * n * v * cb + hk * n * k * cb
+    else:
+        per_layer = hv * n * v * cb + hk * n * k * cb + hv * n * 4 + hv * n * v * cb + hk * n * k * cb
+    return per_layer * layers
+
+
 @step(
     "speculative scratch",
     mirrors="0.5.23 srt/mem_cache/memory_pool.py MambaPool.SpeculativeState; kv_cache_configurator.py _build_hybrid_req_pool",
     sets=("scratch_allocated", "L", "HV", "intermediate_ssm_shape", "intermediate_ssm_bytes",
-          "intermediate_conv_window_shape", "intermediate_conv_window_bytes", "per_request_state_bytes", "scratch_R"),
+          "intermediate_conv_window_shape", "intermediate_conv_window_bytes", "per_request_state_bytes", "scratch_R",
+          "replayssm_ring_bytes_per_req"),
 )
 def scratch(r: Resolved) -> None:
     m = r.model
@@ -69,3 +84,8 @@ def scratch(r: Resolved) -> None:
     conv_ch = fam.conv_dim(m, attn_tp or 1) // (attn_tp or 1)  # mamba_utils: tp = attention TP
     state = fam.state_bytes(L, hv, conv_ch, ssm_bytes, m)
     r.put("per_request_state_bytes", state, "one request's SSM + conv state, all layers, per rank")
+    if r.v("enable_linear_replayssm_spec") and m.family in (Family.GDN, Family.KDA):
+        # the memory budget counts the ReplaySSM-spec rings for GDN and KDA only (kv_cache_configurator.py L3270-3272)
+        n = int(r.v("linear_replayssm_cache_len") or 16)
+        ring = replayssm_ring_bytes(m, L, attn_tp or 1, n)
+        r.put("replayssm_ring_bytes_per_req", ring, f"one request's ReplaySSM-spec ring of {n} steps, all layers, per rank")

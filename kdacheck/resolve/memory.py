@@ -175,14 +175,23 @@ def solve_inputs(r: Resolved, **change: Any) -> mempool.MemInputs | None:
     if new_tp != tp:
         per_req = per_req * tp // new_tp
     mmcs = r.user("max_mamba_cache_size")
+    mrr = change.get("mrr", r.v("max_running_requests"))
+    dp = int(r.v("attn_dp_size") or 1)
+    # ReplaySSM-spec on GDN or KDA: no intermediates reserved, the rings counted (kv_cache_configurator.py
+    # L3262-3298); on another family the flag leaves the reservation as it is
+    ring = int(r.v("replayssm_ring_bytes_per_req") or 0) if "replayssm_ring_bytes_per_req" in r else 0
+    if ring and new_tp != tp:
+        ring = ring * tp // new_tp
+    active = bool(r.v("enable_linear_replayssm_spec")) and m.family in (Family.GDN, Family.KDA)
+    fixed = ring * (max(1, int(mrr or 1) // dp) + 1) if active and m.family is Family.GDN else 0
     return mempool.MemInputs(
         gpu.memory_bytes, float(change.get("mfs", r.v("mem_fraction_static"))),
         int(m.params * m.weight_bytes_per_param / (new_tp * pp)), per_req, r.v("draft_tokens"),
-        bool(r.v("spec_on")) and bool(r.v("scratch_allocated")),
-        change.get("mrr", r.v("max_running_requests")),
-        int(r.v("attn_dp_size") or 1), int(r.v("mamba_ratio")), float(r.v("mamba_full_memory_ratio")),
+        bool(r.v("spec_on")) and not r.v("pd_prefill") and not active,
+        mrr, dp, int(r.v("mamba_ratio")), float(r.v("mamba_full_memory_ratio")),
         mmcs if isinstance(mmcs, int) else None, bool(r.v("disable_radix_cache")),
         r.at_least(versions.STATE_POOL_REQUESTS_CLAMPED),
+        extra_per_slot=ring if active and m.family is Family.KDA else 0, fixed_bytes=fixed,
     )
 
 
@@ -238,7 +247,11 @@ def state_pool(r: Resolved) -> None:
     branch_why = {
         "max_mamba_cache_size": f"--max-mamba-cache-size {mmcs} // attention DP {adp}",
         "disable_radix_cache": f"--disable-radix-cache: max running requests {r.v('max_running_requests')} // attention DP {adp}",
-        "auto-fit": f"auto-fit: ⌊(budget − per_req·(1 + D)) / (per_req·(1 + D/{ratio}))⌋, budget = rest × {full_ratio}/(1 + {full_ratio}) = {res.budget_gib or 0:.2f} GiB",
+        "auto-fit": (f"auto-fit: ⌊(budget − per_req·(1 + D)) / (per_req·(1 + D/{ratio}))⌋" if x.reserves else
+                     "auto-fit: ⌊(budget − per_req) / per_req⌋" if not (x.extra_per_slot or x.fixed_bytes) else
+                     f"auto-fit under ReplaySSM-spec: ⌊(budget − {x.fixed_bytes:,} B of rings − per slot) / per slot⌋, per slot "
+                     f"= per_req + {x.extra_per_slot:,} B of ring")
+                    + f", budget = rest × {full_ratio}/(1 + {full_ratio}) = {res.budget_gib or 0:.2f} GiB",
     }[res.branch]
     r.put("max_mamba_cache_size", res.max_mamba_cache_size, branch_why)
     if x.reserves:

@@ -22,8 +22,11 @@ rank and in GiB (SGLang writes "GB" but divides by 2**30):
     rest − (K + 1) · per_req ≤ 0 → ValueError "Loaded weights leave no GPU memory for the KV cache"
     K // ratio < requested R → R is capped (warning); K // ratio ≤ 0 → RuntimeError
 
-The reservation covers the intermediates only when speculative decoding is on and the scratch
-is allocated (no ReplaySSM-spec, no PD prefill).
+The reservation covers the intermediates only when speculative decoding is on, not on a PD
+prefill server and not under ReplaySSM-spec on a GDN or KDA model, whose rings are counted instead
+(L3262-3330): KDA's per state slot (``extra_per_slot``: K = ⌊(B − ext − per_req) / (per_req + ext)⌋
+with ext the ring), GDN's as a fixed request scratch (``fixed_bytes`` = ring · (max(1, MRR // dp) + 1),
+K = ⌊(B − fixed − per_req) / per_req⌋); the pool then holds (K + 1) · (per_req + ext) + fixed.
 
 Assumptions kdacheck makes (stated in every message that rests on them): the free memory before
 the weights load is the GPU's whole memory (the CUDA context and NCCL buffers make it smaller);
@@ -77,6 +80,10 @@ class MemInputs:
     max_mamba_cache_size: int | None  # --max-mamba-cache-size
     disable_radix: bool
     clamp_dp: bool  # max(1, MRR // dp) (0.5.23) vs MRR // dp (0.5.19–0.5.22)
+    # ReplaySSM-spec's rings (0.5.23 kv_cache_configurator.py L3262-3290): KDA's per state slot, GDN's a
+    # fixed request scratch of ring · (max(1, MRR // dp) + 1)
+    extra_per_slot: int = 0
+    fixed_bytes: int = 0
 
 
 @dataclass(frozen=True)
@@ -121,13 +128,14 @@ def solve(x: MemInputs) -> MemSolve:
         branch = "auto-fit"
         budget = rest * x.full_memory_ratio / (1 + x.full_memory_ratio)
         budget_bytes = budget * GIB
+        extra = x.extra_per_slot
         if x.reserves:
-            K = int((budget_bytes - per_req * (1 + D)) // (per_req * (1 + D / x.ratio)))
+            K = int((budget_bytes - per_req * (1 + D) - extra) // (per_req * (1 + D / x.ratio) + extra))
             if requested is not None:
                 R = min(requested, K // x.ratio)
                 reserve = per_req * (R + 1) * D
         else:
-            K = int((budget_bytes - per_req) // per_req)
+            K = int((budget_bytes - x.fixed_bytes - (per_req + extra)) // (per_req + extra))
             if requested is not None:
                 R = min(requested, K // x.ratio)
     rest_after = rest - reserve / GIB
@@ -135,7 +143,7 @@ def solve(x: MemInputs) -> MemSolve:
     if K <= 0:
         failure = "mamba"
     else:
-        rest_after -= (K + 1) * per_req / GIB
+        rest_after -= ((K + 1) * (per_req + x.extra_per_slot) + x.fixed_bytes) / GIB
         if R is not None and R <= 0:
             failure = "reqs"
         elif rest_after <= 0:

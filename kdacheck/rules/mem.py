@@ -84,11 +84,6 @@ def _needs(cfg: Resolved) -> str | None:
         return "needs --gpu: MEM002, MEM003 and MEM005 solve SGLang's hybrid state budget against the GPU's memory"
     if cfg.model.params <= 0:
         return "needs the model's parameter count for the weights per rank (use a preset model name with --model)"
-    if cfg.v("spec_on") and cfg.v("enable_linear_replayssm_spec"):
-        # 0.5.23 kv_cache_configurator.py L3262-3330: the rings' bytes (a fixed request scratch for GDN,
-        # per state slot for KDA), and memory_pool.py L864-880: the conv windows it keeps
-        return ("ReplaySSM-spec: SGLang's state budget with its rings (per request for GDN, per state slot for KDA) and the "
-                "conv windows it keeps is not modelled, so MEM002, MEM003 and MEM005 are not checked")
     return None
 
 

@@ -108,13 +108,25 @@ def test_mem_rules_quiet_for_non_hybrid_models() -> None:
     assert not [c for c in codes(r) if c.startswith("MEM")]
 
 
-def test_replayssm_spec_memory_is_said_not_checked() -> None:
-    # SGLang's budget under --enable-linear-replayssm-spec (0.5.23 kv_cache_configurator.py L3262-3330: the
-    # rings, per request for GDN and per slot for KDA; memory_pool.py L864-880: the conv windows kept) is not
-    # modelled: MEM002 says so instead of a solve, and the verdict is "as far as checked"
-    line = ("python -m sglang.launch_server --model-path Qwen/Qwen3-Next-80B-A3B-Instruct --tp-size 4 --speculative-algorithm NEXTN "
-            "--speculative-num-steps 3 --speculative-eagle-topk 1 --speculative-num-draft-tokens 4")
-    r = lint(line + " --enable-linear-replayssm-spec", gpu="h200")
-    (f,) = [f for f in r.findings if f.code == "MEM002"]
-    assert f.not_checked and "ReplaySSM-spec" in f.message
-    assert not [f for f in lint(line, gpu="h200").findings if f.code == "MEM002" and f.not_checked]
+def test_replayssm_spec_budget_is_sglangs() -> None:
+    """Under --enable-linear-replayssm-spec SGLang reserves no intermediates for GDN and KDA and counts the
+    rings instead (0.5.23 kv_cache_configurator.py L3262-3298; auto-fit L3374-3382:
+    K = int((budget − fixed − per_slot) // per_slot), per_slot = per_req + (KDA: ring), fixed = (GDN:
+    ring · (max(1, MRR // dp) + 1)); the pool holds (K + 1) · per_slot + fixed, L3398-3402)."""
+    spec = ("--speculative-algorithm NEXTN --speculative-num-steps 3 --speculative-eagle-topk 1 "
+            "--speculative-num-draft-tokens 4 --enable-linear-replayssm-spec")
+    for model, kda in (("Qwen/Qwen3-Next-80B-A3B-Instruct", False), ("moonshotai/Kimi-Linear-48B-A3B-Instruct", True)):
+        algo = spec if not kda else spec.replace("NEXTN", "DSPARK --speculative-draft-model-path DRAFT").replace(
+            "--speculative-num-steps 3 --speculative-eagle-topk 1 ", "--speculative-dspark-block-size 3 ")
+        r = lint(f"python -m sglang.launch_server --model-path {model} --tp-size 4 {algo}", gpu="h200").resolved[0]
+        res, per_req, ring = r.v("mem_solve"), int(r.v("per_request_state_bytes")), int(r.v("replayssm_ring_bytes_per_req"))
+        assert ring > 0 and res.reserve_bytes == 0 and not res.failure
+        budget = res.rest_gib * 0.9 / 1.9 * 2**30
+        extra, fixed = (ring, 0) if kda else (0, ring * (max(1, 48 // 1) + 1))
+        assert res.max_mamba_cache_size == int((budget - fixed - (per_req + extra)) // (per_req + extra)), model
+        pool = ((res.max_mamba_cache_size + 1) * (per_req + extra) + fixed) / 2**30
+        assert abs(res.rest_after_gib - (res.rest_gib - pool)) < 1e-9
+    # without the flag the intermediates are reserved again
+    plain = lint(f"python -m sglang.launch_server --model-path Qwen/Qwen3-Next-80B-A3B-Instruct --tp-size 4 {spec.rsplit(' ', 1)[0]}",
+                 gpu="h200").resolved[0]
+    assert plain.v("mem_solve").reserve_bytes > 0
