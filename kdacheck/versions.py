@@ -58,6 +58,9 @@ DFLASH_DP_NPU_WORDING = "0.5.20"  # "... does not support dp attention on non-NP
 # serving_hook _handle_deprecated_args: tokenspeed_mla is a deprecated name of cutedsl_mla (an FP8 KV cache
 # kept), compressed of dsv4 (before: tokenspeed_mla its own backend, 0.5.22 choices.py L87).
 BACKEND_ALIASES = "0.5.23"
+# kv_cache_configurator: GDN's ReplaySSM-spec ring is a fixed request scratch of --linear-replayssm-cache-len steps
+# (before: charged per state slot, its fold window D_max long; 0.5.19 L2242-2263, L2344)
+REPLAYSSM_GDN_FIXED_RING = "0.5.20"
 # kda_backend: the nv_cutedsl / flashinfer decode message says "SM100+".
 KDA_SM100_PLUS_WORDING = "0.5.23"
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 
-from kdacheck import families
+from kdacheck import families, versions
 from kdacheck.models import DTYPE_BYTES, Family, Model
 from kdacheck.resolve.core import Resolved, step
 
@@ -87,5 +87,7 @@ def scratch(r: Resolved) -> None:
     if r.v("enable_linear_replayssm_spec") and m.family in (Family.GDN, Family.KDA):
         # the memory budget counts the ReplaySSM-spec rings for GDN and KDA only (kv_cache_configurator.py L3270-3272)
         n = int(r.v("linear_replayssm_cache_len") or 16)
+        if m.family is Family.GDN and not r.at_least(versions.REPLAYSSM_GDN_FIXED_RING) and r.v("d_max"):
+            n = int(r.v("d_max"))  # 0.5.19: GDN's fold window is the draft maximum long
         ring = replayssm_ring_bytes(m, L, attn_tp or 1, n)
         r.put("replayssm_ring_bytes_per_req", ring, f"one request's ReplaySSM-spec ring of {n} steps, all layers, per rank")

@@ -183,7 +183,8 @@ def solve_inputs(r: Resolved, **change: Any) -> mempool.MemInputs | None:
     if ring and new_tp != tp:
         ring = ring * tp // new_tp
     active = bool(r.v("enable_linear_replayssm_spec")) and m.family in (Family.GDN, Family.KDA)
-    fixed = ring * (max(1, int(mrr or 1) // dp) + 1) if active and m.family is Family.GDN else 0
+    gdn_fixed = active and m.family is Family.GDN and r.at_least(versions.REPLAYSSM_GDN_FIXED_RING)
+    fixed = ring * (max(1, int(mrr or 1) // dp) + 1) if gdn_fixed else 0
     return mempool.MemInputs(
         gpu.memory_bytes, float(change.get("mfs", r.v("mem_fraction_static"))),
         int(m.params * m.weight_bytes_per_param / (new_tp * pp)), per_req, r.v("draft_tokens"),
@@ -191,7 +192,7 @@ def solve_inputs(r: Resolved, **change: Any) -> mempool.MemInputs | None:
         mrr, dp, int(r.v("mamba_ratio")), float(r.v("mamba_full_memory_ratio")),
         mmcs if isinstance(mmcs, int) else None, bool(r.v("disable_radix_cache")),
         r.at_least(versions.STATE_POOL_REQUESTS_CLAMPED),
-        extra_per_slot=ring if active and m.family is Family.KDA else 0, fixed_bytes=fixed,
+        extra_per_slot=ring if active and not gdn_fixed else 0, fixed_bytes=fixed,
     )
 
 

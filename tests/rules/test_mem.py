@@ -130,3 +130,17 @@ def test_replayssm_spec_budget_is_sglangs() -> None:
     plain = lint(f"python -m sglang.launch_server --model-path Qwen/Qwen3-Next-80B-A3B-Instruct --tp-size 4 {spec.rsplit(' ', 1)[0]}",
                  gpu="h200").resolved[0]
     assert plain.v("mem_solve").reserve_bytes > 0
+
+
+def test_replayssm_spec_gdn_ring_before_0_5_20_is_per_slot_and_d_max_long() -> None:
+    # 0.5.19 kv_cache_configurator.py L2242-2263, L2344: GDN's fold window is D_max long and rides on every
+    # state slot (0.5.20 made it a fixed request scratch of --linear-replayssm-cache-len steps)
+    from tests.helpers import lint as lint_any
+
+    line = ("python -m sglang.launch_server --model-path Qwen/Qwen3-Next-80B-A3B-Instruct --tp-size 4 --speculative-algorithm "
+            "NEXTN --speculative-num-steps 3 --speculative-eagle-topk 1 --speculative-num-draft-tokens 4 --enable-linear-replayssm-spec")
+    old, new = (lint_any(line, v, "h200").resolved[0] for v in ("0.5.19", "0.5.23"))
+    assert old.v("replayssm_ring_bytes_per_req") * 16 == new.v("replayssm_ring_bytes_per_req") * 4  # the ring is linear in its length
+    res, per_req = old.v("mem_solve"), int(old.v("per_request_state_bytes"))
+    per_slot = per_req + old.v("replayssm_ring_bytes_per_req")
+    assert res.max_mamba_cache_size == int((res.rest_gib * 0.9 / 1.9 * 2**30 - per_slot) // per_slot)
