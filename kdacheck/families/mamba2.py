@@ -67,19 +67,9 @@ def nemotron_layer_types(f: Fields) -> list[str]:
         pattern = f.data.get("hybrid_override_pattern")
         if pattern is None:
             return list(NEMOTRON_DEFAULT)
-        if not isinstance(pattern, (str, list)) or len(pattern) > MAX_LAYERS or \
-                not all(isinstance(c, str) and c in NEMOTRON_LETTERS for c in pattern):
-            raise InputError(f"{f.path}: `{f.prefix}hybrid_override_pattern`: Pattern must only contain characters "
-                             "'M', '*', '-' or 'E' (0.5.23 NemotronHConfig._pattern_to_list)")
-        kinds = [NEMOTRON_LETTERS[c] for c in pattern]
-    if not isinstance(kinds, list) or len(kinds) > MAX_LAYERS:
-        raise InputError(f"{f.path}: `{f.prefix}layers_block_type` must be a list of strings")
-    bad = sorted({str(k)[:40] for k in kinds if not (isinstance(k, str) and k in NEMOTRON_KINDS)})
-    if bad:
-        # transformers 5 saves its own names (linear_attention, full_attention): SGLang's class refuses them
-        raise InputError(f"{f.path}: `{f.prefix}layers_block_type` contains invalid types: {', '.join(bad)}. Must be one of: "
-                         f"{', '.join(NEMOTRON_KINDS)} (SGLang 0.5.23 NemotronHConfig._validate_layers_block_type refuses it "
-                         "with a ValueError at config load)")
+        kinds = _pattern_kinds(f, "hybrid_override_pattern", pattern, lists=True)
+    # transformers 5 saves its own names (linear_attention, full_attention): SGLang's class refuses them
+    kinds = _checked_kinds(f, "layers_block_type", kinds)
     if not kinds:
         raise InputError(f"{f.path}: `{f.prefix}layers_block_type` names no layer")
     return kinds
@@ -99,20 +89,32 @@ def nemotron_mtp_layer_types(f: Fields) -> list[str]:
     kinds = f.data.get("mtp_layers_block_type", list(NEMOTRON_MTP_DEFAULT))  # present and null: None, as SGLang gets it
     pattern = f.data.get("mtp_hybrid_override_pattern")
     if pattern is not None and (kinds is None or kinds == NEMOTRON_MTP_DEFAULT):
-        if not isinstance(pattern, str) or len(pattern) > MAX_LAYERS or not all(c in NEMOTRON_LETTERS for c in pattern):
-            raise InputError(f"{f.path}: `{f.prefix}mtp_hybrid_override_pattern`: Pattern must only contain characters "
-                             "'M', '*', '-' or 'E' (0.5.23 NemotronHConfig._pattern_to_list)")
-        kinds = [NEMOTRON_LETTERS[c] for c in pattern]
+        kinds = _pattern_kinds(f, "mtp_hybrid_override_pattern", pattern, lists=False)
     if n == 0:
         return []
     if kinds is None:
         raise InputError(f"{f.path}: mtp_layers_block_type is required when num_nextn_predict_layers > 0 (SGLang 0.5.23 "
                          "NemotronHConfig refuses the config at load, nemotron_h.py L388-394)")
+    return _checked_kinds(f, "mtp_layers_block_type", kinds)
+
+
+def _pattern_kinds(f: Fields, key: str, pattern: Any, lists: bool) -> list[str]:
+    """``NemotronHConfig._pattern_to_list``: a pattern of the letters ``M * - E`` (a string, or with
+    ``lists`` a list of letters) as layer kinds, bounded and named when wrong."""
+    if not isinstance(pattern, (str, list)) or (isinstance(pattern, list) and not lists) or len(pattern) > MAX_LAYERS or \
+            not all(isinstance(c, str) and c in NEMOTRON_LETTERS for c in pattern):
+        raise InputError(f"{f.path}: `{f.prefix}{key}`: Pattern must only contain characters "
+                         "'M', '*', '-' or 'E' (0.5.23 NemotronHConfig._pattern_to_list)")
+    return [NEMOTRON_LETTERS[c] for c in pattern]
+
+
+def _checked_kinds(f: Fields, key: str, kinds: Any) -> list[str]:
+    """``NemotronHConfig._validate_layers_block_type``: a bounded list of the kinds SGLang accepts."""
     if not isinstance(kinds, list) or len(kinds) > MAX_LAYERS:
-        raise InputError(f"{f.path}: `{f.prefix}mtp_layers_block_type` must be a list of strings")
+        raise InputError(f"{f.path}: `{f.prefix}{key}` must be a list of strings")
     bad = sorted({str(k)[:40] for k in kinds if not (isinstance(k, str) and k in NEMOTRON_KINDS)})
     if bad:
-        raise InputError(f"{f.path}: `{f.prefix}mtp_layers_block_type` contains invalid types: {', '.join(bad)}. Must be one of: "
+        raise InputError(f"{f.path}: `{f.prefix}{key}` contains invalid types: {', '.join(bad)}. Must be one of: "
                          f"{', '.join(NEMOTRON_KINDS)} (SGLang 0.5.23 NemotronHConfig._validate_layers_block_type refuses it "
                          "with a ValueError at config load)")
     return kinds

@@ -179,10 +179,11 @@ def solve_inputs(r: Resolved, **change: Any) -> mempool.MemInputs | None:
     dp = int(r.v("attn_dp_size") or 1)
     # ReplaySSM-spec on GDN or KDA: no intermediates reserved, the rings counted (kv_cache_configurator.py
     # L3262-3298); on another family the flag leaves the reservation as it is
-    ring = int(r.v("replayssm_ring_bytes_per_req") or 0) if "replayssm_ring_bytes_per_req" in r else 0
+    # (the scratch step puts the ring only where the budget counts it: the flag on a GDN or KDA model)
+    active = r.v("replayssm_ring_bytes_per_req") is not None
+    ring = int(r.v("replayssm_ring_bytes_per_req") or 0)
     if ring and new_tp != tp:
         ring = ring * tp // new_tp
-    active = bool(r.v("enable_linear_replayssm_spec")) and m.family in (Family.GDN, Family.KDA)
     gdn_fixed = active and m.family is Family.GDN and r.at_least(versions.REPLAYSSM_GDN_FIXED_RING)
     fixed = ring * (max(1, int(mrr or 1) // dp) + 1) if gdn_fixed else 0
     return mempool.MemInputs(

@@ -696,7 +696,7 @@ def spec016(cfg: Resolved) -> Iterator[Hit]:
     if cfg.model is None:
         return  # MODEL001 says the model is unknown; SPEC015 says what EAGLE3 needs
     hooks = architectures.capture_hooks(cfg.model.architecture, cfg.version)
-    if hooks is None or not hooks.get("complete") or "embed_share" not in hooks or hooks.get("embed_share"):
+    if hooks is None or not hooks.get("complete") or hooks.get("embed_share", True):
         return  # not a class SGLang registers, not fully read, or it shares its embedding
     cls = cfg.model.architecture
     supported = [a for a, h in (("DSPARK", "dspark"), ("DFLASH", "dflash")) if hooks.get(h)]
