@@ -10,7 +10,7 @@ from pathlib import Path
 
 from kdacheck import confine
 from kdacheck.findings import InputError, Location
-from kdacheck.readers import carriers, yamlfiles
+from kdacheck.readers import bounds, carriers, yamlfiles
 from kdacheck.readers.base import LaunchCommand, Token
 from kdacheck.readers.shell import looks_like_shell_launch, read_shell, tokenize
 
@@ -59,6 +59,7 @@ def read_bytes(path: str, max_bytes: int = MAX_BYTES) -> bytes:
 def read_text(text: str, path: str, base_dir: str | None = None, max_bytes: int = MAX_BYTES,
               env: dict[str, str] | None = None, allow_outside: bool = False) -> list[LaunchCommand]:
     """Launch commands in ``text``; ``path`` is what findings will name."""
+    bounds.start(path)  # every expansion of this file charges one budget
     cmds = _read(text, path, env, allow_outside)
     if len(cmds) > MAX_COMMANDS:
         raise InputError(f"{path}: {len(cmds):,} launch commands in one file (the limit is {MAX_COMMANDS:,})")

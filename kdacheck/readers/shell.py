@@ -23,10 +23,13 @@ Shell as a shell reads it, statically, never executing anything:
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator, Mapping, MutableMapping
+from typing import TypeVar
 
 from kdacheck.findings import InputError, Location
 from kdacheck.readers.base import LaunchCommand, Token, Unread
 
+V = TypeVar("V")
 _SEPARATORS = {";", "&&", "||", "|", "&", "\n"}
 MAX_TOKENS = 50_000  # a real launch line has a few hundred words
 MAX_VALUE = 100_000  # characters of one expanded word
@@ -345,19 +348,64 @@ def lex(text: str, path: str, line0: int = 1, col0: int = 1) -> list[Item]:
 # --- expansion ----------------------------------------------------------------------------------
 
 
-class Env:
-    """The variables a script has set so far (and ``--env``), with where each was set."""
+class Scope(MutableMapping[str, V]):
+    """Names over a base mapping that is read, never copied nor changed: what is set or unset
+    goes to this layer (copy on write), so a scope made from a big one costs what it changes,
+    not what it holds (a Dockerfile's ENV lines, a command's ``VAR=x`` prefixes)."""
 
-    def __init__(self, initial: dict[str, str] | None = None) -> None:
-        self.values: dict[str, str] = dict(initial or {})
-        self.where: dict[str, Location | None] = dict.fromkeys(self.values)
-        self.arrays: dict[str, list[Token]] = {}  # bash arrays: each element a token placed where it is written
+    __slots__ = ("base", "gone", "own")
+
+    def __init__(self, base: Mapping[str, V] | None = None) -> None:
+        self.base: Mapping[str, V] = base if base is not None else {}
+        self.own: dict[str, V] = {}
+        self.gone: set[str] = set()
+
+    def __getitem__(self, name: str) -> V:
+        if name in self.own:
+            return self.own[name]
+        if name in self.gone:
+            raise KeyError(name)
+        return self.base[name]
+
+    def __setitem__(self, name: str, value: V) -> None:
+        self.own[name] = value
+        self.gone.discard(name)
+
+    def __delitem__(self, name: str) -> None:
+        if name not in self:
+            raise KeyError(name)
+        self.own.pop(name, None)
+        self.gone.add(name)
+
+    def __contains__(self, name: object) -> bool:
+        if name in self.own:
+            return True
+        return name not in self.gone and name in self.base
+
+    def __iter__(self) -> Iterator[str]:
+        yield from self.own
+        yield from (k for k in self.base if k not in self.own and k not in self.gone)
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+
+class Env:
+    """The variables a script has set so far (and ``--env``), with where each was set. The
+    initial mapping is read through, not copied (``Scope``)."""
+
+    def __init__(self, initial: Mapping[str, str] | None = None) -> None:
+        self.values: Scope[str] = Scope(initial)
+        self.where: Scope[Location | None] = Scope()
+        self.arrays: Scope[list[Token]] = Scope()  # bash arrays: each element a token placed where it is written
         self.count = 0
 
     def copy(self) -> Env:
+        """A scope for one command (its ``VAR=x`` prefixes) or one ``bash -c`` script: this one
+        read through, not copied; this one is not changed while the copy is in use."""
         e = Env(self.values)
-        e.where = dict(self.where)
-        e.arrays = dict(self.arrays)  # lists are replaced on assignment, never changed in place
+        e.where = Scope(self.where)
+        e.arrays = Scope(self.arrays)  # lists are replaced on assignment, never changed in place
         return e
 
     def set(self, name: str, value: str, loc: Location | None) -> None:
