@@ -45,10 +45,35 @@ def _shell_words(size: int) -> Callable[[int], Files]:
     return make
 
 
+def _shell_splice(size: int, times: int) -> Callable[[int], Files]:
+    """``A`` of ``size`` x n elements, spliced ``times`` times into ``B``."""
+    def make(n: int) -> Files:
+        return {"run.sh": "A=(" + " x" * (size * n) + ")\nB=(" + ' "${A[@]}"' * times + f")\n{LAUNCH}\n"}
+    return make
+
+
+def _shell_nested_defaults(n: int) -> Files:
+    return {"run.sh": f"{LAUNCH} --served-model-name " + "${A:-" * n + "x" + "}" * n + "\n"}
+
+
+def _shell_bash_c_scripts(n: int) -> Files:
+    """n ``bash -c`` scripts (each a scope of its own), each word 90 KB of a 1 KB ``$X``."""
+    script = f"bash -c 'echo \"{'$X' * 90}\" # sglang.launch_server'\n"
+    return {"run.sh": "X=" + "a" * 1_000 + "\n" + script * n + f"{LAUNCH}\n"}
+
+
 CONSTRUCTS: list[Construct] = [
+    # --- shell ---
     Construct("shell-words", '`"$X$X…"` in one word, X of 10 B', _shell_words(10), 2_000),
     Construct("shell-words-over", '`"$X$X…"` in one word, X of 100 KB (past 100,000 characters)',
               _shell_words(100_000), 500, "characters"),
+    Construct("shell-array-splice", '`B=("${A[@]}" x 5)`, A of 2,000 x n elements', _shell_splice(2_000, 5), 1),
+    Construct("shell-array-splice-over", '`B=("${A[@]}" …)` x 1,000 x n, A of 40,000 (past 50,000 elements)',
+              lambda n: _shell_splice(40_000, 1_000 * n)(1), 1, "grows past 50,000 elements"),
+    Construct("shell-nested-defaults", "`${A:-${A:-…}}` nested n deep (past 200 levels)",
+              _shell_nested_defaults, 1_000, "nested more than 200 levels deep"),
+    Construct("shell-bash-c-budget", "n `bash -c` scripts, each making a 90 KB word (past the file's 8,000,000 characters)",
+              _shell_bash_c_scripts, 100, "the expansions of"),
 ]
 BY_NAME = {c.name: c for c in CONSTRUCTS}
 

@@ -23,10 +23,12 @@ Shell as a shell reads it, statically, never executing anything:
 from __future__ import annotations
 
 import re
+from collections import deque
 from collections.abc import Iterator, Mapping, MutableMapping
 from typing import TypeVar
 
 from kdacheck.findings import InputError, Location
+from kdacheck.readers import bounds
 from kdacheck.readers.base import LaunchCommand, Token, Unread
 
 V = TypeVar("V")
@@ -35,6 +37,7 @@ MAX_TOKENS = 50_000  # a real launch line has a few hundred words
 MAX_VALUE = 100_000  # characters of one expanded word
 MAX_EXPANSIONS = 10_000
 MAX_ARRAY = 50_000  # elements of one array (appends and self-references included)
+MAX_SCRIPT_DEPTH = 16  # `bash -c` inside `bash -c`: real scripts nest two or three; each level is a scope more to look through
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _ASSIGN = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)=")
@@ -42,6 +45,7 @@ _SIMPLE = re.compile(r"[^ \t\r\n'\"\\;&|<>#()$`][^ \t\r\n'\"\\;&|<>$`]*(?=[ \t\r
 _PLAIN = re.compile(r"[^ \t\r\n'\"\\;&|<>$`]+")
 _DQ_PLAIN = re.compile(r'[^"\\$`]+')
 _REDIR = re.compile(r"(\d*)(>>|>&|>\||<<<|<<-|<<|<&|<>|>|<)(&?-|&\d+)?")
+_STOPS = {"(": re.compile(r"[\\'\"()]"), "{": re.compile(r"[\\'\"{}]")}  # what `closing` looks at
 _ARRAY_OPEN = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)(\+?=)\(")
 _ASSIGNING = frozenset({"export", "declare", "typeset", "readonly", "local"})
 
@@ -98,7 +102,7 @@ class _Lexer:
         self.text, self.path = text, path
         self.line, self.ls, self.c0 = line, ls, c0  # ls: index where the current line starts; c0: its column
         self.out: list[Item] = []
-        self.heredocs: list[tuple[str, bool]] = []  # (delimiter, strip tabs)
+        self.heredocs: deque[tuple[str, bool]] = deque()  # (delimiter, strip tabs), in the order opened
         self.array: tuple[str, bool, Location, int] | None = None  # an open NAME=( : name, +=, where, index in out
 
     def loc(self, i: int) -> Location:
@@ -119,11 +123,12 @@ class _Lexer:
         if len(self.out) > MAX_TOKENS:
             raise InputError(f"{self.path}: more than {MAX_TOKENS:,} shell words")
 
-    def closing(self, i: int, open_: str, close: str) -> int:
-        """Index just past the bracket matching the one before ``i`` (quotes respected)."""
-        depth, n, text = 1, len(self.text), self.text
-        while i < n:
-            ch = text[i]
+    def closing(self, i: int, open_: str) -> int:
+        """Index just past the bracket matching the one before ``i`` (quotes respected), found
+        without a step per character in between (a regular expression jumps to the next one)."""
+        depth, n, text, stops = 1, len(self.text), self.text, _STOPS[open_]
+        while (m := stops.search(text, i)) is not None:
+            i, ch = m.start(), m.group()
             if ch == "\\":
                 i += 2
                 continue
@@ -131,12 +136,9 @@ class _Lexer:
                 j = text.find(ch, i + 1)
                 i = n if j < 0 else j + 1
                 continue
-            if ch == open_:
-                depth += 1
-            elif ch == close:
-                depth -= 1
-                if depth == 0:
-                    return i + 1
+            depth += 1 if ch == open_ else -1
+            if depth == 0:
+                return i + 1
             i += 1
         raise InputError(f"{self.path}:{self.line}: unterminated `{open_}`")
 
@@ -151,9 +153,9 @@ class _Lexer:
                 raise InputError(f"{self.path}:{self.line}: unterminated ` quote")
             return j + 1
         if i + 1 < n and text[i + 1] == "(":
-            return self.closing(i + 2, "(", ")")
+            return self.closing(i + 2, "(")
         if i + 1 < n and text[i + 1] == "{":
-            return self.closing(i + 2, "{", "}")
+            return self.closing(i + 2, "{")
         m = _NAME.match(text, i + 1)
         if m:
             return m.end()
@@ -165,7 +167,7 @@ class _Lexer:
         """Skip the bodies of the here-documents opened on the line that ends at ``i``."""
         text, n = self.text, len(self.text)
         while self.heredocs:
-            delim, strip = self.heredocs.pop(0)
+            delim, strip = self.heredocs.popleft()
             while i < n:
                 j = text.find("\n", i)
                 line = text[i:] if j < 0 else text[i:j]
@@ -252,6 +254,10 @@ class _Lexer:
                 start = start or self.loc(i)
                 i = self.double_quoted(i + 1, parts)
                 continue
+            if ch == "$" and text.startswith(("'", '"'), i + 1):  # $'...' (ANSI-C) and $"..." (locale)
+                start = start or self.loc(i)
+                i = self.ansi_c(i + 2, parts) if text[i + 1] == "'" else self.double_quoted(i + 2, parts)
+                continue
             if ch in "$`":
                 start = start or self.loc(i)
                 j = self.expansion(i)
@@ -314,6 +320,18 @@ class _Lexer:
             raise InputError(f"{self.array[2]}: unterminated `(` of the array `{self.array[0]}`")
         return self.out
 
+    def ansi_c(self, i: int, parts: list[Part]) -> int:
+        """The body of ``$'...'`` from ``i``: one single-quoted part, its backslash escapes decoded."""
+        text, n, j = self.text, len(self.text), i
+        while j < n and text[j] != "'":
+            j += 2 if text[j] == "\\" else 1
+        if j >= n:
+            raise InputError(f"{self.path}:{self.line}:{self.c0 + i - 2 - self.ls}: unterminated $' quote")
+        seg = text[i:j]
+        parts.append(Part(ansi_c_decode(seg), "'"))
+        self.newlines(seg, i)
+        return j + 1
+
     def double_quoted(self, i: int, parts: list[Part]) -> int:
         text, n = self.text, len(self.text)
         while i < n:
@@ -343,6 +361,29 @@ class _Lexer:
 
 def lex(text: str, path: str, line0: int = 1, col0: int = 1) -> list[Item]:
     return _Lexer(text, path, line0, 0, col0).run()
+
+
+_ANSI_ESCAPE = re.compile(r"\\(?:([abeEfnrtv\\'\"?])|x([0-9A-Fa-f]{1,2})|([0-7]{1,3})|u([0-9A-Fa-f]{1,4})"
+                          r"|U([0-9A-Fa-f]{1,8})|c(.))", re.S)
+_ANSI_CHAR = {"a": "\a", "b": "\b", "e": "\x1b", "E": "\x1b", "f": "\f", "n": "\n", "r": "\r", "t": "\t", "v": "\v"}
+
+
+def _ansi_char(m: re.Match[str]) -> str:
+    simple, hex2, octal, hex4, hex8, control = m.groups()
+    if simple is not None:
+        return _ANSI_CHAR.get(simple, simple)
+    if control is not None:
+        return chr(ord(control) & 0x1F)
+    if octal is not None:
+        return chr(int(octal, 8) & 0xFF)  # bash keeps the low byte of \777
+    code = int(hex2 or hex4 or hex8, 16)
+    return chr(code) if code <= 0x10FFFF else m.group()
+
+
+def ansi_c_decode(body: str) -> str:
+    """The text of ``$'body'`` as bash makes it: ``\\n``, ``\\t``, ``\\xHH``, ``\\nnn``, ``\\uHHHH``, ``\\cX``
+    and the like decoded, other backslashes kept, cut at a NUL (bash's strings end there)."""
+    return _ANSI_ESCAPE.sub(_ansi_char, body).partition("\0")[0] if "\\" in body else body
 
 
 # --- expansion ----------------------------------------------------------------------------------
@@ -405,7 +446,7 @@ class Env:
         read through, not copied; this one is not changed while the copy is in use."""
         e = Env(self.values)
         e.where = Scope(self.where)
-        e.arrays = Scope(self.arrays)  # lists are replaced on assignment, never changed in place
+        e.arrays = Scope(self.arrays)  # a list is changed in place only by the scope that owns it (``+=``)
         return e
 
     def set(self, name: str, value: str, loc: Location | None) -> None:
@@ -414,13 +455,18 @@ class Env:
         self.arrays.pop(name, None)  # a plain assignment makes it a plain variable again
 
     def set_array(self, name: str, elements: list[Token], append: bool, loc: Location) -> None:
-        """``NAME=(...)`` or ``NAME+=(...)`` (a plain variable appended to becomes element 0)."""
+        """``NAME=(...)`` or ``NAME+=(...)`` (a plain variable appended to becomes element 0), its
+        size checked and charged before the list is built; ``+=`` to an array this scope owns
+        extends it in place, so appends cost what they add."""
         old: list[Token] = []
         if append:
             old = self.arrays.get(name) or ([Token(self.values[name], loc)] if name in self.values else [])
-        new = old + elements
-        if len(new) > MAX_ARRAY:
-            raise InputError(f"{loc}: the array `{name}` grows past {MAX_ARRAY:,} elements; refusing")
+        _array_room(name, len(old) + len(elements), loc)
+        mine = append and self.arrays.own.get(name) is old
+        bounds.charge_nodes(len(elements) if mine else len(old) + len(elements), f"{loc}: the array `{name}`")
+        if mine:
+            old += elements
+        new = old if mine else old + elements
         self.arrays[name] = new
         self.where[name] = loc
         if new and new[0].unknown is None:
@@ -429,10 +475,41 @@ class Env:
             self.values.pop(name, None)
 
 
+def _array_room(name: str, size: int, loc: Location) -> None:
+    """Exit 2 before the array ``name`` is built with more than ``MAX_ARRAY`` elements."""
+    if size > MAX_ARRAY:
+        raise InputError(f"{loc}: the array `{name}` grows past {MAX_ARRAY:,} elements; refusing")
+
+
+def _counted(env: Env, n: int, what: str) -> None:
+    """``n`` more expansions, counted per scope (``MAX_EXPANSIONS``) and charged to the file's
+    budget (a file makes a fresh scope per command, script and Dockerfile line)."""
+    env.count += n
+    if env.count > MAX_EXPANSIONS:
+        raise InputError(f"more than {MAX_EXPANSIONS:,} shell expansions")
+    bounds.charge_nodes(n, what)
+
+
+def _grown(size: int, add: int, loc: Location, what: str) -> int:
+    """A word's length once a piece of ``add`` characters is added: checked against ``MAX_VALUE``
+    and charged to the file's budget before the piece is kept."""
+    size += add
+    if size > MAX_VALUE:
+        raise InputError(f"{loc}: an expanded word of more than {MAX_VALUE:,} characters")
+    bounds.charge_chars(add, what)
+    return size
+
+
+def _joined(texts: list[str], loc: Location, what: str) -> str:
+    """``texts`` joined with blanks, the result's length checked and charged before the join."""
+    _grown(0, sum(map(len, texts)) + max(len(texts) - 1, 0), loc, what)
+    return " ".join(texts)
+
+
 _ARRAY_REF = re.compile(r"\{(#?)([A-Za-z_][A-Za-z0-9_]*)\[([^\]]*)\]\}\Z")
 
 
-def _array_ref(exp: str, env: Env) -> tuple[str | None, str]:
+def _array_ref(exp: str, env: Env, loc: Location) -> tuple[str | None, str]:
     """(value or None when unknown, why) for ``${NAME[...]}`` and ``${#NAME[@]}``."""
     m = _ARRAY_REF.match(exp[1:])
     if m is None:
@@ -445,8 +522,10 @@ def _array_ref(exp: str, env: Env) -> tuple[str | None, str]:
         return None, f"`{exp[:40]}` is unset in this file"
     if count:
         return (str(len(elements)), "") if index in ("@", "*") else (None, f"`{exp[:40]}` is not known statically")
+    what = f"{loc}: `{exp[:40]}`"
     if index in ("@", "*"):
         chosen = elements
+        bounds.charge_nodes(len(chosen), what)  # every element is read
     elif re.fullmatch(r"-?[0-9]+", index) and -len(elements) <= int(index) < len(elements):
         chosen = [elements[int(index)]]
     elif re.fullmatch(r"-?[0-9]+", index):
@@ -456,22 +535,20 @@ def _array_ref(exp: str, env: Env) -> tuple[str | None, str]:
     unknown = next((t.unknown for t in chosen if t.unknown), None)
     if unknown:
         return None, unknown
-    return " ".join(t.text for t in chosen), ""
+    return _joined([t.text for t in chosen], loc, what), ""
 
 
 _PARAM = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?[-=+?])(.*))?\}\Z", re.S)
 
 
-def _expand_one(exp: str, env: Env, quoted: bool) -> tuple[str | None, str]:
-    """(value or None when unknown, why) for one expansion."""
-    env.count += 1
-    if env.count > MAX_EXPANSIONS:
-        raise InputError("more than 10,000 shell expansions")
+def _expand_one(exp: str, env: Env, loc: Location, depth: int = 0) -> tuple[str | None, str]:
+    """(value or None when unknown, why) for one expansion of the word at ``loc`` (counted by
+    the caller), ``depth`` defaults deep (``${A:-${B:-…}}``)."""
     if exp.startswith(("$(", "`")):
         return None, f"`{exp[:40]}` is a command substitution (never run)"
     body = exp[1:]
     if _ARRAY_REF.match(body):
-        return _array_ref(exp, env)
+        return _array_ref(exp, env, loc)
     m = _PARAM.match(body) if body.startswith("{") else None
     name, op, arg = (m.group(1), m.group(2), m.group(3) or "") if m else (body, None, "")
     if not _NAME.fullmatch(name):
@@ -481,16 +558,16 @@ def _expand_one(exp: str, env: Env, quoted: bool) -> tuple[str | None, str]:
     if op in ("-", ":-"):
         if is_set:
             return value, ""
-        return _expand_text(arg, env)
+        return _expand_text(arg, env, loc, depth, exp)
     if op in ("=", ":="):
         if is_set:
             return value, ""
-        v, why = _expand_text(arg, env)
+        v, why = _expand_text(arg, env, loc, depth, exp)
         if v is not None:
             env.set(name, v, None)
         return v, why
     if op in ("+", ":+"):
-        return (_expand_text(arg, env) if is_set else ("", ""))
+        return (_expand_text(arg, env, loc, depth, exp) if is_set else ("", ""))
     if op in ("?", ":?"):
         return (value, "") if is_set else (None, f"`${name}` is unset in this file")
     if m is None and body.startswith("{"):
@@ -500,63 +577,83 @@ def _expand_one(exp: str, env: Env, quoted: bool) -> tuple[str | None, str]:
     return value, ""
 
 
-def _expand_text(text: str, env: Env) -> tuple[str | None, str]:
-    """A default or alternative value (``${X:-...}``): its own expansions, no splitting."""
+def _expand_text(text: str, env: Env, loc: Location, depth: int, exp: str) -> tuple[str | None, str]:
+    """The default or alternative value of ``exp`` (``${X:-text}``): its own expansions, no
+    splitting; lexed again one level deeper (``bounds.deeper``), what it makes charged as it grows."""
     if "$" not in text and "`" not in text:
         return text.strip("\"'"), ""
-    words = [w for w in lex(text, "<expansion>") if isinstance(w, Word)]
-    out = []
-    for w in words:
+    what = f"{loc}: `{exp[:40]}`"
+    depth = bounds.deeper(depth, what)
+    bounds.charge_chars(len(text), what)  # lexed again: its parts are made anew
+    words: list[str] = []
+    size = 0
+    for w in lex(text, "<expansion>"):
+        if not isinstance(w, Word):
+            continue
+        pieces: list[str] = []
+        _counted(env, sum(p.expansion for p in w.parts), what)
         for p in w.parts:
-            if p.expansion:
-                v, why = _expand_one(p.text, env, True)
-                if v is None:
-                    return None, why
-                out.append(v)
-            else:
-                out.append(p.text)
-    return " ".join(out) if len(words) > 1 else "".join(out), ""
+            v, why = _expand_one(p.text, env, loc, depth) if p.expansion else (p.text, "")
+            if v is None:
+                return None, why
+            size = _grown(size, len(v), loc, what)
+            pieces.append(v)
+        words.append("".join(pieces))
+    return " ".join(words), ""
 
 
 def expand(word: Word, env: Env) -> list[Token]:
-    """The tokens one word becomes: unquoted expansions split into words, unknowns marked."""
+    """The tokens one word becomes: unquoted expansions split into words, unknowns marked. Its
+    fields are lists of pieces joined once; the word's length is checked against ``MAX_VALUE``
+    and charged before each piece, so a word past it is refused at that piece."""
     if word.literal is not None:
         return [Token(word.literal, word.loc)]
     elements = _whole_array(word, env)
     if elements is not None:
         return elements
-    fields: list[str] = [""]
-    unknown = ""
+    fields: list[list[str]] = [[]]
+    size, unknown, what = 0, "", f"{word.loc}: `{word.raw[:40]}`"
+    _counted(env, sum(p.expansion for p in word.parts), what)
     for p in word.parts:
-        if not p.expansion:
-            fields[-1] += p.text
-            continue
-        value, why = _expand_one(p.text, env, bool(p.quote))
+        value, why = _expand_one(p.text, env, word.loc) if p.expansion else (p.text, "")
+        split = p.expansion and not p.quote and value is not None
         if value is None:
-            unknown = unknown or why
-            fields[-1] += p.text
-            continue
-        if p.quote:
-            fields[-1] += value
-            continue
-        pieces = value.split()
-        if not pieces:
-            continue
-        if value[:1].isspace():
-            fields.append("")
-        fields[-1] += pieces[0]
-        fields += pieces[1:]
-        if value[-1:].isspace():
-            fields.append("")
-    fields = [f for f in fields if f != ""] or ([] if not unknown and all(not p.quote for p in word.parts) else [""])
-    if sum(len(f) for f in fields) > MAX_VALUE:
-        raise InputError(f"{word.loc}: an expanded word of more than {MAX_VALUE:,} characters")
-    return [Token(f, word.loc, unknown=unknown or None) for f in fields]
+            unknown, value = unknown or why, p.text
+        size = _grown(size, len(value), word.loc, what)
+        if split:
+            _split_onto(fields, value, what)
+        else:
+            fields[-1].append(value)
+    texts = [t for t in ("".join(f) for f in fields) if t]
+    if not texts and (unknown or any(p.quote for p in word.parts)):
+        texts = [""]
+    return [Token(t, word.loc, unknown=unknown or None) for t in texts]
+
+
+def _split_onto(fields: list[list[str]], value: str, what: str) -> None:
+    """An unquoted value split at blanks onto a word's fields: its first piece joins the field
+    before it unless the value starts with a blank, its last is continued unless it ends with one."""
+    pieces = value.split()
+    if len(pieces) == 1 and pieces[0] is value:  # no blank in it: the common case
+        fields[-1].append(value)
+        return
+    bounds.charge_nodes(len(pieces), what)
+    if not pieces:
+        if value:
+            fields.append([])  # only blanks: the word breaks there
+        return
+    if value[:1].isspace():
+        fields.append([])
+    fields[-1].append(pieces[0])
+    fields.extend([piece] for piece in pieces[1:])
+    if value[-1:].isspace():
+        fields.append([])
 
 
 def _whole_array(word: Word, env: Env) -> list[Token] | None:
     """A word that is one ``${NAME[@]}`` (or unquoted ``${NAME[*]}``) of a known array: its
-    elements as tokens, each where it is written (unquoted: split further); else None."""
+    elements as tokens, each where it is written (unquoted: split further); else None. The
+    array's length is charged before its elements are copied."""
     if len(word.parts) != 1 or not word.parts[0].expansion:
         return None
     p = word.parts[0]
@@ -565,17 +662,22 @@ def _whole_array(word: Word, env: Env) -> list[Token] | None:
         return None
     if p.quote and m.group(3) == "*":
         return None  # one word, the elements joined
-    env.count += 1
-    if env.count > MAX_EXPANSIONS:
-        raise InputError("more than 10,000 shell expansions")
+    elements = env.arrays[m.group(2)]
+    what = f"{word.loc}: `{p.text[:40]}`"
+    _counted(env, 1, what)
+    bounds.charge_nodes(len(elements), what)
+    if p.quote:
+        return list(elements)
     out: list[Token] = []
-    for t in env.arrays[m.group(2)]:
-        if p.quote or t.unknown:
+    for t in elements:
+        if t.unknown:
             out.append(t)
-        else:
-            out += [Token(piece, t.loc) for piece in t.text.split()]
-    if len(out) > MAX_TOKENS:
-        raise InputError(f"{word.loc}: an array expanding to more than {MAX_TOKENS:,} words")
+            continue
+        pieces = t.text.split()
+        bounds.charge_nodes(len(pieces), what)
+        out += [Token(piece, t.loc) for piece in pieces]
+        if len(out) > MAX_TOKENS:
+            raise InputError(f"{word.loc}: an array expanding to more than {MAX_TOKENS:,} words")
     return out
 
 
@@ -612,15 +714,31 @@ def _assignment(w: Word) -> tuple[str, Word] | None:
 
 
 def _assign_array(a: ArrayAssign, env: Env) -> None:
-    """Set an array from its words, expanded now (as bash does at the assignment)."""
-    env.set_array(a.name, [t for w in a.words for t in expand(w, env)], a.append, a.loc)
+    """Set an array from its words, expanded now (as bash does at the assignment), its length
+    checked after each word, before the next is expanded."""
+    elements: list[Token] = []
+    for w in a.words:
+        elements += expand(w, env)
+        _array_room(a.name, len(elements), a.loc)
+    env.set_array(a.name, elements, a.append, a.loc)
 
 
 def _value(w: Word, env: Env) -> str | None:
     toks = expand(w, env)
     if any(t.unknown for t in toks):
         return None
-    return " ".join(t.text for t in toks)
+    return _joined([t.text for t in toks], w.loc, f"{w.loc}: an assigned value")
+
+
+def _command_tokens(words: list[Word | ArrayAssign], env: Env) -> list[Token]:
+    """The tokens of one command's words, refused past ``MAX_TOKENS`` as they are made."""
+    tokens: list[Token] = []
+    for w in words:
+        if isinstance(w, Word):
+            tokens += expand(w, env)
+            if len(tokens) > MAX_TOKENS:
+                raise InputError(f"{w.loc}: a command of more than {MAX_TOKENS:,} words after expansion; refusing")
+    return tokens
 
 
 _PROGRAM_MODULES = {"sglang.launch_server", "sglang.launch_server.py"}
@@ -702,7 +820,7 @@ def _launches(items: list[Item], env: Env, path: str, kind: str, name: str, dept
                 else:
                     expand(w, env)  # `: "${X:=d}"` assigns through the expansion
             continue
-        tokens = [t for w in rest if isinstance(w, Word) for t in expand(w, env)]  # prefixes are not seen by the expansion
+        tokens = _command_tokens(rest, env)  # prefixes are not seen by the expansion
         k = find_launch(tokens)
         if k is not None:
             cmd = LaunchCommand(path, tokens[k:], kind, tokens[0].loc, name, program=tokens[:k])
@@ -712,15 +830,23 @@ def _launches(items: list[Item], env: Env, path: str, kind: str, name: str, dept
             cmd.notes += [f"{u}: not read, so not checked" for u in cmd.unread]
             found.append(cmd)
             continue
-        # `bash -c "..."`: the string is a script of its own, read with this file's variables
-        if depth < 4:
-            for j in range(len(tokens) - 2):
-                if tokens[j].text.rsplit("/", 1)[-1] in _SHELLS and tokens[j + 1].text == "-c" \
-                        and looks_like_shell_launch(tokens[j + 2].text):
-                    inner = tokens[j + 2]
-                    found += _launches(lex(inner.text, path, inner.loc.line, inner.loc.col + 1), local.copy(), path, kind, name, depth + 1)
-                    break
+        found += _inner_script(tokens, local, path, kind, name, depth)
     return found
+
+
+def _inner_script(tokens: list[Token], env: Env, path: str, kind: str, name: str, depth: int) -> list[LaunchCommand]:
+    """`bash -c "..."`: the string is a script of its own, read with this file's variables, one
+    level deeper (``MAX_SCRIPT_DEPTH``) and its text charged, as it is lexed again."""
+    for j in range(len(tokens) - 2):
+        if tokens[j].text.rsplit("/", 1)[-1] in _SHELLS and tokens[j + 1].text == "-c" \
+                and looks_like_shell_launch(tokens[j + 2].text):
+            inner = tokens[j + 2]
+            what = f"{inner.loc}: the `{tokens[j].text[-20:]} -c` script"
+            if depth >= MAX_SCRIPT_DEPTH:
+                raise InputError(f"{what}: nested more than {MAX_SCRIPT_DEPTH} levels deep; refusing")
+            bounds.charge_chars(len(inner.text), what)
+            return _launches(lex(inner.text, path, inner.loc.line, inner.loc.col + 1), env.copy(), path, kind, name, depth + 1)
+    return []
 
 
 def unread_arguments(cmd: LaunchCommand) -> list[Unread]:
