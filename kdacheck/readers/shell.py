@@ -736,9 +736,14 @@ def _command_tokens(words: list[Word | ArrayAssign], env: Env) -> list[Token]:
     for w in words:
         if isinstance(w, Word):
             tokens += expand(w, env)
-            if len(tokens) > MAX_TOKENS:
-                raise InputError(f"{w.loc}: a command of more than {MAX_TOKENS:,} words after expansion; refusing")
+            _words_room(len(tokens), w.loc)
     return tokens
+
+
+def _words_room(n: int, loc: Location) -> None:
+    """Exit 2 once one command holds more than ``MAX_TOKENS`` words after expansion."""
+    if n > MAX_TOKENS:
+        raise InputError(f"{loc}: a command of more than {MAX_TOKENS:,} words after expansion; refusing")
 
 
 _PROGRAM_MODULES = {"sglang.launch_server", "sglang.launch_server.py"}
@@ -886,6 +891,7 @@ def tokenize(text: str, path: str, line0: int = 1, col0: int = 1, env: dict[str,
             skip_target = False
             continue
         out += expand(it, e)
+        _words_room(len(out), it.loc)
     return out
 
 
