@@ -67,7 +67,7 @@ CONSTRUCTS: list[Construct] = [
     Construct("shell-words", '`"$X$X…"` in one word, X of 10 B', _shell_words(10), 2_000),
     Construct("shell-words-over", '`"$X$X…"` in one word, X of 100 KB (past 100,000 characters)',
               _shell_words(100_000), 500, "characters"),
-    Construct("shell-array-splice", '`B=("${A[@]}" x 5)`, A of 2,000 x n elements', _shell_splice(2_000, 5), 1),
+    Construct("shell-array-splice", '`B=("${A[@]}" x 3)`, A of 4,000 x n elements', _shell_splice(4_000, 3), 1),
     Construct("shell-array-splice-over", '`B=("${A[@]}" …)` x 1,000 x n, A of 40,000 (past 50,000 elements)',
               lambda n: _shell_splice(40_000, 1_000 * n)(1), 1, "grows past 50,000 elements"),
     Construct("shell-nested-defaults", "`${A:-${A:-…}}` nested n deep (past 200 levels)",
