@@ -62,6 +62,52 @@ def _shell_bash_c_scripts(n: int) -> Files:
     return {"run.sh": "X=" + "a" * 1_000 + "\n" + script * n + f"{LAUNCH}\n"}
 
 
+def _dockerfile(body: str) -> Files:
+    """A Dockerfile whose image is a launch: ``body``, then ``CMD`` the launch."""
+    return {"Dockerfile": f"FROM x AS s0\n{body}CMD {LAUNCH}\n"}
+
+
+def _docker_env_lines(n: int) -> Files:
+    return _dockerfile("".join(f"ENV V{i}=v{i}\n" for i in range(n)))
+
+
+def _docker_chain(env_per_stage: int, root_env: int) -> Callable[[int], Files]:
+    """``n`` stages each built FROM the one before (``FROM s0 AS s1``, ...), each with ENV lines."""
+    def make(n: int) -> Files:
+        root = "".join(f"ENV R{i}=r{i}\n" for i in range(root_env))
+        return _dockerfile(root + "".join(f"FROM s{i} AS s{i + 1}\n" + "".join(
+            f"ENV S{i}_{j}=$S{i}_{j}x\n" for j in range(env_per_stage)) for i in range(n)))
+    return make
+
+
+def _docker_stages(n: int) -> Files:
+    return _dockerfile("FROM x\n" * n)
+
+
+def _docker_shell_forms(n: int) -> Files:
+    scope = "".join(f"ENV V{i}=v{i}\n" for i in range(2_000))
+    return _dockerfile(scope + "".join(f"RUN echo $V{i % 2_000} && true\nCMD echo $V{i % 2_000}\n" for i in range(n)))
+
+
+def _docker_env_refs(size: int, lines: int) -> Callable[[int], Files]:
+    """``lines`` lines ``ENV Bk=$A$A…``, each one word of ``n`` references to A of ``size`` characters."""
+    def make(n: int) -> Files:
+        return _dockerfile("ENV A=" + "a" * size + "\n" + "".join(f"ENV B{k}=" + "$A" * n + "\n" for k in range(lines)))
+    return make
+
+
+def _docker_exec_words(n: int) -> Files:
+    return {"Dockerfile": 'FROM x\nCMD ["python", "-m", "sglang.launch_server", "--tp-size", "2"' + ', "--x", "y"' * n + "]\n"}
+
+
+def _docker_script_word(n: int) -> Files:
+    return {"Dockerfile": f'FROM x\nCMD ["sh", "-c", "{LAUNCH} ' + "\\\\\\n" * n + '--x y"]\n'}
+
+
+def _blank_lines(n: int) -> Files:
+    return {"run.sh": "\n" * n + LAUNCH + "\n"}
+
+
 CONSTRUCTS: list[Construct] = [
     # --- shell ---
     Construct("shell-words", '`"$X$X…"` in one word, X of 10 B', _shell_words(10), 2_000),
@@ -74,6 +120,20 @@ CONSTRUCTS: list[Construct] = [
               _shell_nested_defaults, 1_000, "nested more than 200 levels deep"),
     Construct("shell-bash-c-budget", "n `bash -c` scripts, each making a 90 KB word (past the file's 8,000,000 characters)",
               _shell_bash_c_scripts, 100, "the expansions of"),
+    # --- dockerfile ---
+    Construct("dockerfile-env-lines", "ENV lines, each read over the stage's scope", _docker_env_lines, 5_000),
+    Construct("dockerfile-stage-chain", "stages `FROM s0 AS s1`, `FROM s1 AS s2`, ... each with 2 ENV lines",
+              _docker_chain(2, 0), 1_000),
+    Construct("dockerfile-stage-chain-over", "the same chain over 20,000 ENV lines (each 32 stages flattened, charged)",
+              _docker_chain(0, 20_000), 4_000, "pieces"),
+    Construct("dockerfile-stages-over", "`FROM x` lines (past 10,000 stages)", _docker_stages, 12_000, "stages"),
+    Construct("dockerfile-shell-forms", "RUN and CMD shell forms over 2,000 ENV variables", _docker_shell_forms, 5_000),
+    Construct("dockerfile-env-refs", "8 lines `ENV Bk=$A$A…`, each one word, A of 12 B", _docker_env_refs(12, 8), 2_000),
+    Construct("dockerfile-env-refs-over", "`ENV B=$A$A…` in one word, A of 100 KB (past 100,000 characters)",
+              _docker_env_refs(100_000, 1), 100, "characters"),
+    Construct("dockerfile-exec-words", "exec-form CMD words", _docker_exec_words, 10_000),
+    Construct("dockerfile-script-word", "continued lines of a script in one exec-form word (`sh -c`)", _docker_script_word, 50_000),
+    Construct("dockerfile-sniff-blank-lines", "blank lines before a launch in run.sh (is it a Dockerfile?)", _blank_lines, 10_000),
 ]
 BY_NAME = {c.name: c for c in CONSTRUCTS}
 
