@@ -108,6 +108,58 @@ def _blank_lines(n: int) -> Files:
     return {"run.sh": "\n" * n + LAUNCH + "\n"}
 
 
+def _compose_refs(size: int, per_item: int) -> Callable[[int], Files]:
+    """n Compose list items of `${A}` x ``per_item``, A of ``size`` characters, in a 0.9 MB `.env`."""
+    def make(n: int) -> Files:
+        filler = "".join(f"B{i}={'b' * 80}\n" for i in range(max(0, 900_000 - size) // 90))
+        items = ", ".join([f'"{"${A}" * per_item}"'] * n)
+        return {"compose.yaml": f"services:\n  s:\n    command: [python, -m, sglang.launch_server, --model-path, "
+                                f"moonshotai/Kimi-Linear-48B-A3B-Instruct, --lora-paths, {items}]\n",
+                ".env": f"A={'a' * size}\n{filler}"}
+    return make
+
+
+def _pod_args_refs(size: int, per_item: int) -> Callable[[int], Files]:
+    """n Kubernetes `args` items of `$(A)` x ``per_item``, A of ``size`` characters."""
+    def make(n: int) -> Files:
+        items = ", ".join([f'"{"$(A)" * per_item}"'] * n)
+        return {"pod.yaml": "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n    - name: c\n"
+                            f"      env:\n        - {{name: A, value: {'a' * size}}}\n"
+                            "      command: [python, -m, sglang.launch_server]\n"
+                            f"      args: [--model-path, moonshotai/Kimi-Linear-48B-A3B-Instruct, --lora-paths, {items}]\n"}
+    return make
+
+
+def _workflow_env_alias(n: int) -> Files:
+    """n steps with `env: *e` (a 200-entry map) in jobs of 100, every tenth a launch."""
+    env = "".join(f"    K{i}: v{i}\n" for i in range(200))
+    jobs = "".join(f"  j{j}:\n    runs-on: x\n    steps:\n" + "".join(
+        f"      - env: *e\n        run: {LAUNCH if i % 10 == 0 else f'echo {i}'}\n" for i in range(100)) for j in range(n // 100))
+    return {"wf.yaml": f"on: push\nx-env: &e\n{env}jobs:\n{jobs}"}
+
+
+def _pod_env_alias(n: int) -> Files:
+    """n launching containers with `env: *e`, one 200-entry env list."""
+    env = "".join(f"        - {{name: K{i}, value: v{i}}}\n" for i in range(200))
+    more = "".join(f"    - name: c{i}\n      env: *e\n      command: [python, -m, sglang.launch_server, --model-path, "
+                   "moonshotai/Kimi-Linear-48B-A3B-Instruct]\n" for i in range(n))
+    return {"pod.yaml": "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n    - name: c\n      env: &e\n"
+                        f"{env}      command: [sleep, '1']\n{more}"}
+
+
+def _compose_merge(n: int) -> Files:
+    """n Compose services, each `<<: *base` (2,000 keys) and its own command."""
+    base = "x-base: &base\n  image: lmsysorg/sglang:v0.5.3\n" + "".join(f"  x{i}: {i}\n" for i in range(2_000))
+    return {"compose.yaml": base + "services:\n" + "".join(f"  s{i}:\n    <<: *base\n    command: {LAUNCH}\n" for i in range(n))}
+
+
+def _config_many_launches(n: int) -> Files:
+    """One 20,000-item --config (0.4 MB) named by n launch lines."""
+    items = "".join(f"  - d{i}.example.com\n" for i in range(20_000))
+    return {"run.sh": f"{LAUNCH} --config args.yaml\n" * n,
+            "args.yaml": f"allowed-media-domains:\n{items}"}
+
+
 CONSTRUCTS: list[Construct] = [
     # --- shell ---
     Construct("shell-words", '`"$X$X…"` in one word, X of 10 B', _shell_words(10), 2_000),
@@ -134,6 +186,19 @@ CONSTRUCTS: list[Construct] = [
     Construct("dockerfile-exec-words", "exec-form CMD words", _docker_exec_words, 10_000),
     Construct("dockerfile-script-word", "continued lines of a script in one exec-form word (`sh -c`)", _docker_script_word, 50_000),
     Construct("dockerfile-sniff-blank-lines", "blank lines before a launch in run.sh (is it a Dockerfile?)", _blank_lines, 10_000),
+    # --- yaml ---
+    Construct("yaml-compose-refs", "n Compose list items of `${A}` x 10, A of 50 B, a 0.9 MB `.env`",
+              _compose_refs(50, 10), 1_000),
+    Construct("yaml-compose-refs-over", "`${A}` x 1,000 in n Compose list items, A of 0.9 MB (past 1 MiB an item)",
+              _compose_refs(900_000, 1_000), 1, "over 1,048,576 characters"),
+    Construct("yaml-k8s-args-refs", "n Kubernetes `args` items of `$(A)` x 10, A of 50 B", _pod_args_refs(50, 10), 1_500),
+    Construct("yaml-k8s-args-refs-over", "`$(A)` x n in one Kubernetes `args` item (past 10,000 references)",
+              lambda n: _pod_args_refs(10, n)(1), 30_000, "more than 10,000 variable references"),
+    Construct("yaml-workflow-env-alias", "n workflow steps with `env: *e` (200 entries), every tenth a launch",
+              _workflow_env_alias, 500),
+    Construct("yaml-pod-env-alias", "n launching Pod containers with `env: *e` (200 entries)", _pod_env_alias, 100),
+    Construct("yaml-compose-merge", "n Compose services with `<<: *base`, base of 2,000 keys", _compose_merge, 200),
+    Construct("yaml-config-launches", "one 20,000-item --config named by n launch lines", _config_many_launches, 4),
 ]
 BY_NAME = {c.name: c for c in CONSTRUCTS}
 

@@ -17,20 +17,29 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Callable, Sequence
+from typing import TypeVar
 
 import yaml
 
+from kdacheck.findings import InputError
+from kdacheck.readers import bounds
 from kdacheck.readers.base import LaunchCommand, Token
 from kdacheck.readers.yamlfiles import (
+    _at,
     _Budget,
     _loc,
     _mapping_get,
     _script_launches,
     config_tokens,
+    memo,
+    ordinal,
     pairs,
 )
 
-MAX_ROLES = 64  # roles in one recipe, jobs and steps in one workflow are bounded by the YAML budget
+MAX_ROLES = 64  # roles in one srt-slurm recipe (prefill, decode, aggregated: a handful in practice)
+MAX_JOBS = 256  # jobs in one GitHub workflow
+MAX_STEPS = 1_000  # steps in one job
 
 
 def kind_of(doc: yaml.Node) -> str | None:
@@ -73,11 +82,38 @@ def read(doc: yaml.Node, path: str, lines: list[str] | None, env: dict[str, str]
 
 
 def _env(node: yaml.Node | None) -> dict[str, str]:
-    """A mapping of plain scalar values (``env:``, ``envs:``) as shell variables."""
+    """A mapping of plain scalar values (``env:``, ``envs:``) as shell variables, whole (each
+    reader bounds what it builds from them). Read once per node per file (``env: *e`` on many
+    steps is one node), each use charged to the file's budget."""
     if not isinstance(node, yaml.MappingNode):
         return {}
-    return {k.value: str(v.value)[:100_000] for k, v in pairs(node)[:10_000]
-            if isinstance(k, yaml.ScalarNode) and isinstance(v, yaml.ScalarNode) and "${{" not in str(v.value)}
+    done = pairs(node)
+    bounds.charge_nodes(1 + len(done), f"{_at(node)}: an env map")
+    m = memo()
+    key = ("env", node)
+    if key not in m.envs:
+        m.envs[key] = {k.value: str(v.value) for k, v in done
+                       if isinstance(k, yaml.ScalarNode) and isinstance(v, yaml.ScalarNode) and "${{" not in str(v.value)}
+    read: dict[str, str] = m.envs[key]
+    return read
+
+
+Item = TypeVar("Item")
+
+
+def _within(items: Sequence[Item], cap: int, noun: str, where: str, name_of: Callable[[Item], tuple[yaml.Node, str]]) -> Sequence[Item]:
+    """``items``, or exit 2 at the first one past ``cap``, naming it, the cap and what was not
+    read: a launch past a cap is never dropped silently."""
+    if len(items) <= cap:
+        return items
+    node, name = name_of(items[cap])
+    name = name if len(name) <= 100 else name[:100] + "…"
+    raise InputError(f"{_at(node)}: the {ordinal(cap + 1)} {noun} `{name}`: over {cap:,} {noun}s in one {where}; "
+                     f"{noun}s past it were not read")
+
+
+def _key_name(pair: tuple[yaml.Node, yaml.Node]) -> tuple[yaml.Node, str]:
+    return pair[0], str(pair[0].value) if isinstance(pair[0], yaml.ScalarNode) else "?"
 
 
 # A GitHub Actions expression naming an env variable: the runner substitutes it into the
@@ -103,7 +139,7 @@ def _recipe(doc: yaml.Node, path: str) -> list[LaunchCommand]:
     model = _mapping_get(doc, "model")
     model_path = _mapping_get(model, "path") if isinstance(model, yaml.MappingNode) else None
     out: list[LaunchCommand] = []
-    for k, v in pairs(roles)[:MAX_ROLES]:
+    for k, v in _within(pairs(roles), MAX_ROLES, "role", "recipe", _key_name):
         if not isinstance(k, yaml.ScalarNode) or not isinstance(v, yaml.MappingNode):
             continue
         tokens = config_tokens(v, path)
@@ -121,17 +157,25 @@ def _workflow(doc: yaml.Node, path: str, budget: _Budget, lines: list[str] | Non
     assert isinstance(jobs, yaml.MappingNode)
     top = _env(_mapping_get(doc, "env"))
     out: list[LaunchCommand] = []
-    for jk, job in pairs(jobs)[:MAX_ROLES]:
+    for jk, job in _within(pairs(jobs), MAX_JOBS, "job", "workflow", _key_name):
         steps = _mapping_get(job, "steps")
         if not isinstance(jk, yaml.ScalarNode) or not isinstance(steps, yaml.SequenceNode):
             continue
+        bounds.charge_nodes(len(top), f"{_at(job)}: the env of job {jk.value[:100]}")  # copied below
         job_env = {**top, **_env(_mapping_get(job, "env"))}
-        for n, step in enumerate(steps.value[:1_000], 1):
+        for n, step in enumerate(_within(steps.value, MAX_STEPS, "step", f"job `{jk.value[:100]}`", _step_name), 1):
             sname = _mapping_get(step, "name")
             label = f"job {jk.value}, step {sname.value if isinstance(sname, yaml.ScalarNode) else n}"
-            values = {**job_env, **_env(_mapping_get(step, "env")), **(env or {})}
+            step_env = _env(_mapping_get(step, "env"))
+            bounds.charge_nodes(len(job_env), f"{_at(step)}: the env of {label}")  # copied below
+            values = {**job_env, **step_env, **(env or {})}
             out += _script(_mapping_get(step, "run"), path, budget, lines, values, label, "github")
     return out
+
+
+def _step_name(step: yaml.Node) -> tuple[yaml.Node, str]:
+    name = _mapping_get(step, "name")
+    return step, str(name.value) if isinstance(name, yaml.ScalarNode) else "(no name)"
 
 
 def not_a_launch_configuration(path: str, what: str) -> str:

@@ -63,10 +63,18 @@ def read_text(text: str, path: str, base_dir: str | None = None, max_bytes: int 
     cmds = _read(text, path, env, allow_outside)
     if len(cmds) > MAX_COMMANDS:
         raise InputError(f"{path}: {len(cmds):,} launch commands in one file (the limit is {MAX_COMMANDS:,})")
-    cache: dict[str, list[Token] | None] = {}  # a --config named by many commands is read once
+    cache: dict[str, list[Token] | None] = {}  # a --config named by many commands of this file is read once
     root = None if allow_outside else repository_root(base_dir)
     texts: dict[str, str | None] = {}
     return [read_side_files(expand_config(c, base_dir, max_bytes, root, cache), base_dir, root, texts) for c in cmds]
+
+
+# A --config named by many files of a run is parsed once: its tokens are kept by what it holds
+# (sha256 of the bytes, so a file --fix rewrote in place, even to the same size within one mtime
+# tick, is parsed again) and by its name as given (the tokens' places name it so). Each file that
+# names it still reads it once (cheap, and --fix writes only what a lint read: confine.recorded).
+MAX_KEPT_TOKENS = 200_000  # tokens of --config files kept between the files of a run (about 300 B each: 60 MB; a 90,000-key file is 180,000)
+_parsed: dict[tuple[str, str, int], list[Token] | None] = {}  # (name as given, sha256, byte limit) -> tokens
 
 
 SIDE_FILE_FLAGS = ("--speculative-adaptive-config",)  # flags whose value is a file SGLang reads
@@ -243,9 +251,7 @@ def expand_config(cmd: LaunchCommand, base_dir: str | None, max_bytes: int = MAX
             if cache is not None and key in cache:
                 cached = cache[key]
             else:
-                text = decode(read_bytes(str(target), max_bytes), str(target))
-                doc = yamlfiles.compose_one(text, str(target))
-                cached = None if doc is None else yamlfiles.config_tokens(doc, str(target))
+                cached = _config_tokens(str(target), max_bytes)
                 if cache is not None:
                     cache[key] = cached
             if cached is None:
@@ -253,3 +259,23 @@ def expand_config(cmd: LaunchCommand, base_dir: str | None, max_bytes: int = MAX
             file_tokens: list[Token] = cached
             return dataclasses.replace(cmd, tokens=file_tokens + rest)
     return cmd
+
+
+def _config_tokens(name: str, max_bytes: int) -> list[Token] | None:
+    """The arguments of the ``--config`` file ``name`` (None: empty), read, and parsed once per
+    run for what it holds (see ``_parsed``)."""
+    import hashlib
+
+    data = read_bytes(name, max_bytes)
+    key = (name, hashlib.sha256(data).hexdigest(), max_bytes)
+    if key in _parsed:
+        return _parsed[key]
+    doc = yamlfiles.compose_one(decode(data, name), name)
+    del data
+    tokens = None if doc is None else yamlfiles.config_tokens(doc, name)
+    kept = sum(len(t or ()) for t in _parsed.values())
+    while _parsed and kept + len(tokens or ()) > MAX_KEPT_TOKENS:  # the oldest go first
+        kept -= len(_parsed.pop(next(iter(_parsed))) or ())
+    if len(tokens or ()) <= MAX_KEPT_TOKENS:
+        _parsed[key] = tokens
+    return tokens

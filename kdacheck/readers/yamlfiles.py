@@ -7,6 +7,7 @@ the line and column of its node.
 
 from __future__ import annotations
 
+import io
 import json
 import re
 from collections.abc import Callable
@@ -15,12 +16,14 @@ from typing import Any
 import yaml
 
 from kdacheck.findings import InputError, Location
+from kdacheck.readers import bounds
 from kdacheck.readers.base import Append, LaunchCommand, Token
 from kdacheck.readers.shell import find_launch, launches_in_tokens, tokenize
 
 MAX_NODES = 200_000  # nodes walked, alias re-visits included
 MAX_EVENTS = 200_000  # parser events in one file (scalars, collection starts and ends)
 MAX_DEPTH = 64
+Pair = tuple[yaml.Node, yaml.Node]
 
 # libyaml when PyYAML was built with it (about ten times faster); the pure-Python one otherwise.
 _LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -39,10 +42,12 @@ def _short_tag(tag: str) -> str:
 
 
 class _Budget:
+    """The nodes one walk visits (alias re-visits included), each also charged to the file's
+    budget (``bounds``), so a walk repeated over an aliased node costs the file, not a fresh 200,000."""
+
     def __init__(self, path: str) -> None:
         self.path = path
         self.nodes = 0
-        self.expanded = 0  # characters made by substitutions ($(VAR), ${VAR}) in this file
 
     def spend(self, node: yaml.Node, depth: int, n: int = 1) -> None:
         self.nodes += n
@@ -52,10 +57,55 @@ class _Budget:
             )
         if depth > MAX_DEPTH:
             raise InputError(f"{_loc(self.path, node)}: YAML nested deeper than {MAX_DEPTH} levels")
+        file = bounds.current()
+        if file.nodes + n > bounds.MAX_FILE_NODES:  # the place is formatted only when it is said
+            file.charge_nodes(n, f"{_loc(self.path, node)}: a YAML node")
+        file.nodes += n
+
+
+class _Memo:
+    """What the reading of one file works out once per node: a mapping's pairs with its merge
+    keys expanded, an env map's variables. An alias or a merge key used many times is then read
+    once (each use still charged to the file's budget by its reader). Owned by the file's
+    budget: ``bounds.start`` opens a new budget, so a new file never sees another's entries,
+    and the nodes it holds (keys, so never a reused id) live only as long as that file's read."""
+
+    __slots__ = ("busy", "envs", "flat", "found", "owner", "pairs")
+
+    def __init__(self, owner: bounds.Budget) -> None:
+        self.owner = owner
+        self.flat: dict[yaml.Node, list[Pair]] = {}  # merged pairs as PyYAML flattens them, own pairs last
+        self.pairs: dict[yaml.Node, list[Pair]] = {}  # what ``pairs`` gives
+        self.found: dict[tuple[yaml.Node, str], yaml.Node | None] = {}  # (mapping, key) -> its value
+        self.envs: dict[tuple[str, yaml.Node], Any] = {}  # (reader, env node) -> its variables
+        self.busy: set[yaml.Node] = set()  # mappings whose merges are being expanded (a cycle, the depth)
+
+
+_memo = _Memo(bounds.current())
+
+
+def memo() -> _Memo:
+    """The memo of the file being read (the one ``bounds.current()`` charges)."""
+    global _memo
+    if _memo.owner is not bounds.current():
+        _memo = _Memo(bounds.current())
+    return _memo
+
+
+def ordinal(n: int) -> str:
+    """``1st``, ``2nd``, ``65th``, ``10,001st``."""
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n:,}{suffix}"
 
 
 def _loc(path: str, node: yaml.Node) -> Location:
     return Location(path, node.start_mark.line + 1, node.start_mark.column + 1)
+
+
+def _at(node: yaml.Node) -> Location:
+    """Where a node is written: ``compose_all`` names its stream after the file, so every mark
+    carries the file's path (readers that are not given one, like ``pairs``, name it too)."""
+    return _loc(node.start_mark.name, node)
 
 
 def _mark_loc(path: str, mark: Any) -> Location:
@@ -90,19 +140,22 @@ PRECHECK_FROM = 64 * 1024  # characters; below, libyaml's own depth limit and th
 _last: tuple[str, str, list[yaml.Node]] | None = None  # discover's relevance test, then the lint
 
 
-def compose_all(text: str, path: str) -> list[yaml.Node]:
-    """The documents of ``text`` as nodes (nothing constructed). Big texts, texts with a ``!``
-    (a possible tag) and the pure-Python loader (its composer recurses) get the streaming
-    pre-check first. The last result is kept: a file found in a folder is composed once for
-    the relevance test and once for the lint."""
+def compose_all(text: str, path: str, keep: bool = True) -> list[yaml.Node]:
+    """The documents of ``text`` as nodes (nothing constructed), every mark naming ``path``.
+    Big texts, texts with a ``!`` (a possible tag) and the pure-Python loader (its composer
+    recurses) get the streaming pre-check first. With ``keep``, the result is kept: a file found
+    in a folder is composed once for the relevance test and once for the lint."""
     global _last
     if _last is not None and _last[0] == path and _last[1] == text:
         return _last[2]
     try:
         if len(text) > PRECHECK_FROM or "!" in text or _LOADER is yaml.SafeLoader:
             precheck(text, path)
-        docs = [n for n in yaml.compose_all(text, Loader=_LOADER) if n is not None]
-        _last = (path, text, docs)
+        stream = io.StringIO(text)
+        stream.name = path  # the loaders name every mark after it
+        docs = [n for n in yaml.compose_all(stream, Loader=_LOADER) if n is not None]
+        if keep:
+            _last = (path, text, docs)
         return docs
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)
@@ -114,8 +167,9 @@ def compose_all(text: str, path: str) -> list[yaml.Node]:
 
 
 def compose_one(text: str, path: str) -> yaml.Node | None:
-    """The single document of an SGLang ``--config`` file (None when empty)."""
-    docs = compose_all(text, path)
+    """The single document of an SGLang ``--config`` file (None when empty); not kept (its
+    nodes are read into tokens once, then let go)."""
+    docs = compose_all(text, path, keep=False)
     if len(docs) > 1:
         raise InputError(f"{path}: several YAML documents in an SGLang --config file")
     return docs[0] if docs else None
@@ -130,7 +184,9 @@ def scalar(node: yaml.ScalarNode, path: str = "") -> Any:
     """
     try:
         value = _SCALARS.construct_object(node)
+        _SCALARS.constructed_objects.pop(node, None)  # the constructor keeps every node it made: not here
     except Exception:
+        _SCALARS.recursive_objects.pop(node, None)
         if node.tag in ALLOWED_TAGS and node.tag not in (_STD + "str", "!") and _explicit(node):
             raise InputError(
                 f"{_loc(path, node)}: `{_short_tag(node.tag)} {node.value[:40]!r}` is not a valid {_short_tag(node.tag)} value"
@@ -149,46 +205,73 @@ MERGE_TAG = "tag:yaml.org,2002:merge"
 MAX_MERGED_PAIRS = 200_000  # key/value pairs one mapping may expand to through merge keys
 
 
-def pairs(node: yaml.MappingNode) -> list[tuple[yaml.Node, yaml.Node]]:
+def pairs(node: yaml.MappingNode) -> list[Pair]:
     """A mapping's key/value nodes with ``<<`` merge keys expanded as ``yaml.safe_load`` does
     (SafeConstructor.flatten_mapping): merged pairs first, so that the mapping's own keys win;
     in ``<<: [*a, *b]`` the mappings are merged in order, so *b's keys win (PyYAML 6.0.4, checked
     against ``yaml.safe_load`` in tests/test_readers.py). A merged pair that a later key
     overrides is dropped (only the pair that applies is read); the mapping's own keys are all
-    kept, so a key written twice is still seen twice. Bounded (aliases can nest merges)."""
+    kept, so a key written twice is still seen twice. A mapping with merge keys is worked out
+    once per file (``memo``), so one read many times, or merged into many, is expanded once;
+    one without is its own list (nothing kept: a --config's nodes are let go once read)."""
     if not any(k.tag == MERGE_TAG for k, _v in node.value):
-        return list(node.value)
-    merged, own = _split_merges(node, 0)
+        return node.value
+    m = memo()
+    done = m.pairs.get(node)
+    if done is not None:
+        return done
+    flat = _flat(node, m)
+    own = [p for p in node.value if p[0].tag != MERGE_TAG]
     later = {k.value for k, _v in own if isinstance(k, yaml.ScalarNode)}
-    kept: list[tuple[yaml.Node, yaml.Node]] = []
-    for k, v in reversed(merged):
+    kept: list[Pair] = []
+    for pair in reversed(flat[: len(flat) - len(own)]):
+        k = pair[0]
         if not isinstance(k, yaml.ScalarNode):
-            kept.append((k, v))
+            kept.append(pair)
         elif k.value not in later:
             later.add(k.value)
-            kept.append((k, v))
-    return kept[::-1] + own
+            kept.append(pair)
+    m.pairs[node] = done = kept[::-1] + own
+    return done
 
 
-def _split_merges(node: yaml.MappingNode, depth: int) -> tuple[list[tuple[yaml.Node, yaml.Node]], list[tuple[yaml.Node, yaml.Node]]]:
-    """(the pairs merged in through ``<<``, in order; the mapping's own pairs)."""
-    if depth > MAX_DEPTH:
-        raise InputError(f"YAML merge keys nested deeper than {MAX_DEPTH} levels (line {node.start_mark.line + 1})")
-    merged: list[tuple[yaml.Node, yaml.Node]] = []
-    own: list[tuple[yaml.Node, yaml.Node]] = []
+def _flat(node: yaml.MappingNode, m: _Memo) -> list[Pair]:
+    """The pairs merged in through ``<<`` (in order, as PyYAML flattens them) then the mapping's
+    own: ``node.value`` itself where it merges nothing. Memoised per mapping, and each expansion
+    charged to the file's budget once, before it is built."""
+    if not any(k.tag == MERGE_TAG for k, _v in node.value):
+        return node.value
+    done = m.flat.get(node)
+    if done is not None:
+        return done
+    if node in m.busy or len(m.busy) >= MAX_DEPTH:
+        why = "merges a mapping into itself" if node in m.busy else f"nested deeper than {MAX_DEPTH} levels"
+        raise InputError(f"{_at(node)}: YAML merge keys {why}; refusing")
+    m.busy.add(node)
+    try:
+        merged = _merged(node, m)
+    finally:
+        m.busy.discard(node)
+    m.flat[node] = done = merged + [p for p in node.value if p[0].tag != MERGE_TAG]
+    return done
+
+
+def _merged(node: yaml.MappingNode, m: _Memo) -> list[Pair]:
+    """The pairs a mapping's ``<<`` keys merge in, in order (see ``_flat``)."""
+    merged: list[Pair] = []
     for k, v in node.value:
         if k.tag != MERGE_TAG:
-            own.append((k, v))
             continue
         sources = v.value if isinstance(v, yaml.SequenceNode) else [v]
-        if not all(isinstance(m, yaml.MappingNode) for m in sources):
-            raise InputError(f"line {k.start_mark.line + 1}: a `<<` merge key needs a mapping or a list of mappings")
-        for m in sources:  # in order: a later mapping's keys win
-            sub_merged, sub_own = _split_merges(m, depth + 1)
-            merged += sub_merged + sub_own
-            if len(merged) > MAX_MERGED_PAIRS:
-                raise InputError(f"YAML merge keys expand to over {MAX_MERGED_PAIRS:,} keys; refusing")
-    return merged, own
+        if not all(isinstance(s, yaml.MappingNode) for s in sources):
+            raise InputError(f"{_at(k)}: a `<<` merge key needs a mapping or a list of mappings")
+        for source in sources:  # in order: a later mapping's keys win
+            more = _flat(source, m)
+            if len(merged) + len(more) > MAX_MERGED_PAIRS:
+                raise InputError(f"{_at(k)}: YAML merge keys expand to over {MAX_MERGED_PAIRS:,} keys; refusing")
+            bounds.charge_nodes(len(more), f"{_at(k)}: a `<<` merge key")
+            merged += more
+    return merged
 
 
 def to_python(node: yaml.Node, budget: _Budget, depth: int = 0) -> Any:
@@ -203,12 +286,39 @@ def to_python(node: yaml.Node, budget: _Budget, depth: int = 0) -> Any:
 
 
 def _mapping_get(node: yaml.Node, key: str) -> yaml.Node | None:
+    """The value of ``key`` in a mapping as ``yaml.safe_load`` gives it (the last one wins, its
+    own keys over merged ones, a later merged mapping over an earlier), None where absent. Looked
+    up through the mappings ``<<`` merges rather than a flattened copy, and memoised per file,
+    so ``<<: *base`` in many mappings reads ``base`` once per key."""
     if not isinstance(node, yaml.MappingNode):
         return None
+    return _lookup(node, key, memo(), 0)
+
+
+def _lookup(node: yaml.MappingNode, key: str, m: _Memo, depth: int) -> yaml.Node | None:
+    if (node, key) in m.found:
+        return m.found[node, key]
+    if depth > MAX_DEPTH:
+        raise InputError(f"{_at(node)}: YAML merge keys nested deeper than {MAX_DEPTH} levels; refusing")
     found = None
-    for k, v in pairs(node):  # last one wins, as with yaml.safe_load
-        if isinstance(k, yaml.ScalarNode) and k.value == key:
+    merges = []
+    for k, v in reversed(node.value):
+        if k.tag == MERGE_TAG:
+            merges.append((k, v))
+        elif isinstance(k, yaml.ScalarNode) and k.value == key:
             found = v
+            break
+    for k, v in merges if found is None else ():  # the last merged mapping that has it
+        sources = v.value if isinstance(v, yaml.SequenceNode) else [v]
+        if not all(isinstance(s, yaml.MappingNode) for s in sources):
+            raise InputError(f"{_at(k)}: a `<<` merge key needs a mapping or a list of mappings")
+        for source in reversed(sources):
+            found = _lookup(source, key, m, depth + 1)
+            if found is not None:
+                break
+        if found is not None:
+            break
+    m.found[node, key] = found
     return found
 
 
@@ -320,43 +430,65 @@ def _text_origin(node: yaml.ScalarNode, lines: list[str] | None) -> tuple[int, i
     return line, col + (node.style in ("'", '"')), 0
 
 
-def expand_refs(text: str, pattern: re.Pattern[str], value_of: Callable[[re.Match[str]], str | None],
-                line0: int, col0: int, indent: int = 0, budget: _Budget | None = None) -> tuple[str, Shifts]:
+MAX_REFS = 10_000  # references in one YAML string
+MAX_EXPANDED = 1 << 20  # characters of one YAML string once its references are substituted
+
+Refs = list[tuple[re.Match[str], str | None]]  # each reference and its value (None: left as written)
+
+
+def substituted(text: str, pattern: re.Pattern[str], value_of: Callable[[re.Match[str]], str | None],
+                what: str) -> tuple[str, Refs]:
     """``text`` with ``pattern``'s references replaced by ``value_of`` (None: left as written),
-    as a substitution made before the text is split (the kubelet's ``$(VAR)``, Compose's
-    ``${VAR}``), and how it moved the characters after each reference on its line: file line →
-    ``(column, delta)``, a character at that column of the expanded text or later stood
-    ``delta`` columns further (accumulated on the line)."""
-    out: list[str] = []
-    shifts: Shifts = {}
-    last = row = row_start = acc = size = 0
+    the one builder of every substitution (the kubelet's ``$(VAR)``, Compose's ``${VAR}``,
+    GitHub's ``${{ env.X }}``): its pieces joined once, the running length checked against
+    ``MAX_EXPANDED`` before each piece is kept, and each reference charged to the file's budget
+    before it is, so the cost is linear and an overrun is exit 2 naming ``what`` (the string's
+    place and the construct)."""
+    pieces: list[str] = []
+    refs: Refs = []
+    last = size = 0
     for m in pattern.finditer(text):
-        gap = text[last:m.start()]
-        if "\n" in gap:
-            row += gap.count("\n")
-            row_start = last + gap.rfind("\n") + 1
-            acc = 0
         value = value_of(m)
         new = m.group(0) if value is None else value
-        out += [gap, new]
+        size += m.start() - last + len(new)
+        if len(refs) >= MAX_REFS:
+            raise InputError(f"{what}: more than {MAX_REFS:,} variable references in one YAML string; refusing")
+        if size > MAX_EXPANDED:
+            raise InputError(f"{what}: the YAML string expands to over {MAX_EXPANDED:,} characters at its "
+                             f"{ordinal(len(refs) + 1)} reference `{m.group(0)[:100]}`; refusing")
+        bounds.charge_nodes(1, what)
+        bounds.charge_chars(len(new), what)
+        pieces += (text[last:m.start()], new)
+        refs.append((m, value))
         last = m.end()
-        size += len(gap) + len(new)
-        if len(out) > 2 * MAX_REFS or size > MAX_EXPANDED or (budget is not None and budget.expanded + size > MAX_FILE_EXPANDED):
-            raise InputError(f"line {line0 + row}: a YAML string with more than {MAX_REFS:,} variable references, or "
-                             f"expanding to over {MAX_EXPANDED:,} characters; refusing")
+    if not refs:
+        return text, refs
+    pieces.append(text[last:])
+    return "".join(pieces), refs
+
+
+def expand_refs(text: str, pattern: re.Pattern[str], value_of: Callable[[re.Match[str]], str | None],
+                line0: int, col0: int, indent: int, what: str) -> tuple[str, Shifts]:
+    """``text`` substituted before it is split (``substituted``), and how it moved the
+    characters after each reference on its line: file line → ``(column, delta)``, a character
+    at that column of the expanded text or later stood ``delta`` columns further (accumulated
+    on the line)."""
+    out, refs = substituted(text, pattern, value_of, what)
+    shifts: Shifts = {}
+    last = row = row_start = acc = 0
+    for m, value in refs:
+        breaks = text.count("\n", last, m.start())
+        if breaks:
+            row += breaks
+            row_start = text.rfind("\n", last, m.start()) + 1
+            acc = 0
+        last = m.end()
+        new = m.group(0) if value is None else value
         if len(new) != len(m.group(0)) and "\n" not in new:
             acc += len(new) - len(m.group(0))
             base = (col0 if row == 0 else 1) + indent
             shifts.setdefault(line0 + row, []).append((base + m.start() - row_start + acc + len(m.group(0)), acc))
-    out.append(text[last:])
-    if budget is not None:
-        budget.expanded += size
-    return "".join(out), shifts
-
-
-MAX_REFS = 10_000
-MAX_EXPANDED = 1 << 20  # characters of one expanded YAML string
-MAX_FILE_EXPANDED = 16 << 20  # characters all substitutions of one file may make
+    return out, shifts
 
 
 def unshift(loc: Location, shifts: Shifts) -> Location:
@@ -368,9 +500,8 @@ def unshift(loc: Location, shifts: Shifts) -> Location:
 
 
 def moved(cmds: list[LaunchCommand], shifts: Shifts, indent: int = 0, after: int = 0) -> None:
-    """Every place of ``cmds`` (tokens, program, start, unread places and the notes naming them)
-    put back where it is written: the expansion's shifts undone, and ``indent`` added on the
-    lines after ``after`` (a block scalar's lines, read from column 1)."""
+    """Every place of ``cmds`` put back where it is written: the expansion's shifts undone, and
+    ``indent`` added on the lines after ``after`` (a block scalar's lines, read from column 1)."""
     if not shifts and not indent:
         return
 
@@ -378,6 +509,12 @@ def moved(cmds: list[LaunchCommand], shifts: Shifts, indent: int = 0, after: int
         loc = Location(loc.path, loc.line, loc.col + (indent if loc.line > after else 0))
         return unshift(loc, shifts)
 
+    relocate(cmds, at)
+
+
+def relocate(cmds: list[LaunchCommand], at: Callable[[Location], Location]) -> None:
+    """Every place of ``cmds`` (tokens, program, start, unread places and the notes naming
+    them) moved by ``at``."""
     for c in cmds:
         c.tokens = [Token(t.text, at(t.loc), t.origin, t.is_flag, t.unknown) for t in c.tokens]
         c.program = [Token(t.text, at(t.loc), t.origin, t.is_flag, t.unknown) for t in c.program]
@@ -386,6 +523,55 @@ def moved(cmds: list[LaunchCommand], shifts: Shifts, indent: int = 0, after: int
         c.unread = [type(u)(at(u.loc), u.what) for u in c.unread]
         for a, b in zip(was, c.unread, strict=True):  # the notes that name them
             c.notes = [n.replace(a, str(b), 1) for n in c.notes]
+
+
+def refold(cmds: list[LaunchCommand], node: yaml.ScalarNode, lines: list[str] | None, line: int, indent: int) -> None:
+    """A folded (``>``) block's places put on the lines they are written on: read as its value,
+    row ``r`` of the value stands at file line ``line + r`` (as a literal ``|`` block's does),
+    but folding joined several file lines into one row."""
+    if node.style != ">" or not cmds:
+        return
+    if lines is None and node.start_mark.buffer:
+        lines = node.start_mark.buffer.splitlines()
+    rows = _folded_rows(node.value, lines or [], line, indent)
+    if not rows:
+        return
+
+    def at(loc: Location) -> Location:
+        for col, file_line, file_col in reversed(rows.get(loc.line, ())):
+            if loc.col >= col:
+                return Location(loc.path, file_line, file_col + loc.col - col)
+        return loc
+
+    relocate(cmds, at)
+
+
+def _folded_rows(value: str, lines: list[str], line: int, indent: int) -> dict[int, list[tuple[int, int, int]]]:
+    """Where each file line of a folded block starts in its value, as read: the value's row
+    (``line + r``) → (column from which, file line, file column). Each file line's text, less
+    the block's indentation, is in the value as written; only the breaks between them fold
+    (into a space, or fewer line breaks). Empty where the text is not found as expected."""
+    rows: dict[int, list[tuple[int, int, int]]] = {}
+    pos = row = row_start = 0
+    for i in range(line - 1, len(lines)):
+        raw = lines[i]
+        if not raw.strip():
+            continue
+        if len(raw) - len(raw.lstrip(" ")) < indent:
+            break  # the block has ended
+        text = raw[indent:]
+        q = pos
+        while q < len(value) and value[q] in " \n" and not value.startswith(text, q):
+            q += 1
+        if not value.startswith(text, q):
+            return {}
+        breaks = value.count("\n", pos, q)
+        if breaks:
+            row += breaks
+            row_start = value.rfind("\n", pos, q) + 1
+        rows.setdefault(line + row, []).append((q - row_start + 1 + indent, i + 1, indent + 1))
+        pos = q + len(text)
+    return rows
 
 
 def _scalar_shell_tokens(node: yaml.ScalarNode, path: str, budget: _Budget, lines: list[str] | None = None,
@@ -403,21 +589,36 @@ def _scalar_shell_tokens(node: yaml.ScalarNode, path: str, budget: _Budget, line
 _K8S_VAR = re.compile(r"\$\$|\$\(([A-Za-z_][A-Za-z0-9_.-]*)\)")
 
 
-def container_env(container: yaml.Node, budget: _Budget | None = None) -> tuple[dict[str, str], set[str]]:
-    """A container's ``env``: literal values, and the names set from elsewhere (``valueFrom``)."""
+def container_env(container: yaml.Node) -> tuple[dict[str, str], set[str]]:
+    """A container's ``env``: literal values, and the names set from elsewhere (``valueFrom``).
+    Read once per env list per file (``env: *e`` in many containers is one list), each use
+    charged to the file's budget, so many alias uses are refused by the budget, not slow."""
+    env = _mapping_get(container, "env")
+    if not isinstance(env, yaml.SequenceNode):
+        return {}, set()
+    bounds.charge_nodes(1 + len(env.value), f"{_at(env)}: a container's env")
+    m = memo()
+    key = ("kubernetes", env)
+    if key not in m.envs:
+        m.envs[key] = _k8s_env(env)
+    read: tuple[dict[str, str], set[str]] = m.envs[key]
+    return read
+
+
+def _k8s_env(env: yaml.SequenceNode) -> tuple[dict[str, str], set[str]]:
+    """The variables of an env list, each ``$(A)`` of an earlier entry substituted (bounded
+    before it is built), and the names set from elsewhere."""
     values: dict[str, str] = {}
     opaque: set[str] = set()
-    env = _mapping_get(container, "env")
-    if isinstance(env, yaml.SequenceNode):
-        for item in env.value[:10_000]:
-            name, value = _mapping_get(item, "name"), _mapping_get(item, "value")
-            if not isinstance(name, yaml.ScalarNode):
-                continue
-            if isinstance(value, yaml.ScalarNode):  # `$(A)` of an earlier entry, bounded before it is built
-                values[name.value] = expand_refs(str(value.value), _K8S_VAR, lambda m: _k8s_value(m, values), 1, 1,
-                                                 0, budget)[0][:100_000]
-            else:
-                opaque.add(name.value)
+    for item in env.value:
+        name, value = _mapping_get(item, "name"), _mapping_get(item, "value")
+        if not isinstance(name, yaml.ScalarNode):
+            continue
+        if isinstance(value, yaml.ScalarNode):
+            what = f"{_at(value)}: the kubelet's `$(VAR)` in env `{name.value[:100]}`"
+            values[name.value] = substituted(str(value.value), _K8S_VAR, lambda m: _k8s_value(m, values), what)[0]
+        else:
+            opaque.add(name.value)
     return values, opaque
 
 
@@ -427,25 +628,18 @@ def _k8s_value(m: re.Match[str], values: dict[str, str]) -> str | None:
 
 
 def _substitute(words: list[Token], pattern: re.Pattern[str], value_of: Callable[[re.Match[str]], str | None],
-                why_missing: Callable[[re.Match[str]], str]) -> list[Token]:
-    """Each word with ``pattern``'s references replaced by ``value_of`` (None: not known, left
-    as written, and the word is marked unknown with ``why_missing`` of the first such)."""
+                why_missing: Callable[[re.Match[str]], str], construct: str) -> list[Token]:
+    """Each word with ``pattern``'s references replaced by ``value_of`` (``substituted``: an
+    overrun is exit 2 naming the word's place and ``construct``); a reference not known (None)
+    stays as written, and its word is marked unknown with ``why_missing`` of the first such."""
     out = []
     for t in words:
         if "$" not in t.text:
             out.append(t)
             continue
-        missing: list[re.Match[str]] = []
-
-        def sub(m: re.Match[str], missing: list[re.Match[str]] = missing) -> str:
-            value = value_of(m)
-            if value is None:
-                missing.append(m)
-                return m.group(0)
-            return value
-
-        text = pattern.sub(sub, t.text)
-        out.append(Token(text, t.loc, t.origin, t.is_flag, why_missing(missing[0]) if missing else t.unknown))
+        text, refs = substituted(t.text, pattern, value_of, f"{t.loc}: {construct}")
+        missing = next((m for m, value in refs if value is None), None)
+        out.append(Token(text, t.loc, t.origin, t.is_flag, why_missing(missing) if missing else t.unknown))
     return out
 
 
@@ -458,11 +652,11 @@ def expand_k8s(words: list[Token], values: dict[str, str], opaque: set[str]) -> 
         src = "set from a secret, a config map or a field (valueFrom)" if name in opaque else "not in the container's env"
         return f"`$({name})` is {src}"
 
-    return _substitute(words, _K8S_VAR, lambda m: _k8s_value(m, values), why)
+    return _substitute(words, _K8S_VAR, lambda m: _k8s_value(m, values), why, "the kubelet's `$(VAR)` in command or args")
 
 
 def _container_launches(container: yaml.Node, path: str, name: str, budget: _Budget, lines: list[str] | None) -> list[LaunchCommand]:
-    values, opaque = container_env(container, budget)
+    values, opaque = container_env(container)
     words = _words(_mapping_get(container, "command"), path, budget) + _words(_mapping_get(container, "args"), path, budget)
     words = expand_k8s(words, values, opaque)
     k = find_launch(words)
@@ -507,11 +701,17 @@ def _script_launches(node: yaml.ScalarNode, path: str, budget: _Budget, lines: l
     line, col, indent = _text_origin(node, lines)
     if pattern is None and kind == "kubernetes":
         pattern, value_of = _K8S_VAR, (lambda m: _k8s_value(m, values))
+    what = f"{_loc(path, node)}: {SUBSTITUTIONS.get(kind, 'a substitution')}"
     text, shifts = (node.value, {}) if pattern is None or value_of is None else \
-        expand_refs(node.value, pattern, value_of, line, col, indent, budget)
+        expand_refs(node.value, pattern, value_of, line, col, indent, what)
     cmds = read_shell(text, path, values if shell_env is None else shell_env, line, col + indent, kind, name)
     moved(cmds, shifts, indent, line)  # the first line starts at the indentation already
+    refold(cmds, node, lines, line, indent)
     return cmds
+
+
+SUBSTITUTIONS = {"kubernetes": "the kubelet's `$(VAR)` in a script", "compose": "Compose's `${VAR}` in a script",
+                 "github": "`${{ env.NAME }}` in a script"}  # what a script's substitution is called
 
 
 def _string_nodes(container: yaml.Node) -> list[yaml.ScalarNode]:
@@ -625,7 +825,7 @@ def compose_interpolate(words: list[Token], env: dict[str, str]) -> list[Token]:
     def why(m: re.Match[str]) -> str:
         return f"`${{{m.group(1) or m.group(4)}}}` is not set in the .env file beside it (give it with --env)"
 
-    return _substitute(words, _COMPOSE_VAR, lambda m: compose_value(m, env), why)
+    return _substitute(words, _COMPOSE_VAR, lambda m: compose_value(m, env), why, "Compose's `${VAR}` in entrypoint or command")
 
 
 DOTENV_BYTES = 1 << 20
@@ -667,8 +867,10 @@ def read_compose(doc: yaml.Node, path: str, lines: list[str] | None = None, env:
     from kdacheck.readers.dockerfile import image_version
 
     services = _mapping_get(doc, "services")
+    by_name = {k.value: v for k, v in pairs(services) if isinstance(k, yaml.ScalarNode)} \
+        if isinstance(services, yaml.MappingNode) else {}  # the last one wins, as with yaml.safe_load
     for c in found:
-        svc = _mapping_get(services, c.name.removeprefix("service ")) if isinstance(services, yaml.MappingNode) else None
+        svc = by_name.get(c.name.removeprefix("service "))
         image = _mapping_get(svc, "image") if svc is not None else None
         tagged = image_version(str(image.value)) if isinstance(image, yaml.ScalarNode) else None
         if tagged and isinstance(image, yaml.ScalarNode):
@@ -698,14 +900,15 @@ def _read_compose(doc: yaml.Node, path: str, lines: list[str] | None = None, val
     for k, svc in pairs(services):
         budget.spend(svc, 1)
         label = f"service {k.value}" if isinstance(k, yaml.ScalarNode) else "service ?"
-        shell_env = _service_environment(svc, env, budget)
+        shell_env = _service_environment(svc, env)
         nodes = [n for n in (_mapping_get(svc, "entrypoint"), _mapping_get(svc, "command")) if n is not None]
         words: list[Token] = []
         shifts: Shifts = {}
         for node in nodes:
             if isinstance(node, yaml.ScalarNode):
                 line, col, indent = _text_origin(node, lines)
-                text, moves = expand_refs(str(node.value), _COMPOSE_VAR, interpolate, line, col, indent, budget)
+                what = f"{_loc(path, node)}: Compose's `${{VAR}}` in {label}"
+                text, moves = expand_refs(str(node.value), _COMPOSE_VAR, interpolate, line, col, indent, what)
                 shifts.update(moves)
                 words += _scalar_shell_tokens(node, path, budget, lines, None, text)
             else:
@@ -729,24 +932,44 @@ def _read_compose(doc: yaml.Node, path: str, lines: list[str] | None = None, val
                 quoted = 0 < script.loc.col <= len(raw) and raw[script.loc.col - 1] in "'\""
                 cmds = read_shell(script.text, path, shell_env, script.loc.line, script.loc.col + quoted, "compose", label)
         moved(cmds, shifts)
+        for node in nodes:
+            if isinstance(node, yaml.ScalarNode):
+                line, _col, indent = _text_origin(node, lines)
+                refold(cmds, node, lines, line, indent)
         found += cmds
     return found
 
 
-def _service_environment(svc: yaml.Node, env: dict[str, str], budget: _Budget | None = None) -> dict[str, str]:
+def _service_environment(svc: yaml.Node, env: dict[str, str]) -> dict[str, str]:
     """A service's ``environment:`` (a mapping, or a list of ``KEY=VALUE``), interpolated: the
-    variables its container's shell sees."""
+    variables its container's shell sees. Read once per node per file (``environment: *e`` in
+    many services is one node), each use charged to the file's budget."""
     node = _mapping_get(svc, "environment")
-    out: dict[str, str] = {}
-    items: list[tuple[str, str]] = []
+    if not isinstance(node, (yaml.MappingNode, yaml.SequenceNode)):
+        return {}
+    bounds.charge_nodes(1 + len(node.value), f"{_at(node)}: a service's environment")
+    m = memo()
+    key = ("compose", node)
+    if key not in m.envs:
+        m.envs[key] = _compose_environment(node, env)
+    read: dict[str, str] = m.envs[key]
+    return read
+
+
+def _compose_environment(node: yaml.MappingNode | yaml.SequenceNode, env: dict[str, str]) -> dict[str, str]:
+    """The variables of an ``environment:`` node, each value interpolated (bounded before it is
+    built); one still holding a ``$`` is left out (not known)."""
+    items: list[tuple[str, yaml.ScalarNode, str]] = []
     if isinstance(node, yaml.MappingNode):
-        items = [(str(k.value), str(v.value)) for k, v in pairs(node)[:10_000]
+        items = [(str(k.value), v, str(v.value)) for k, v in pairs(node)
                  if isinstance(k, yaml.ScalarNode) and isinstance(v, yaml.ScalarNode) and v.tag != "tag:yaml.org,2002:null"]
-    elif isinstance(node, yaml.SequenceNode):
-        items = [tuple(str(i.value).split("=", 1)) for i in node.value[:10_000]  # type: ignore[misc]
+    else:
+        items = [(i.value.split("=", 1)[0], i, i.value.split("=", 1)[1]) for i in node.value
                  if isinstance(i, yaml.ScalarNode) and "=" in str(i.value)]
-    for key, value in items:
-        text, _moves = expand_refs(value[:100_000], _COMPOSE_VAR, lambda m: compose_value(m, env), 1, 1, 0, budget)
+    out: dict[str, str] = {}
+    for key, where, value in items:
+        what = f"{_at(where)}: Compose's `${{VAR}}` in environment `{key[:100]}`"
+        text = substituted(value, _COMPOSE_VAR, lambda m: compose_value(m, env), what)[0]
         if "$" not in text:
             out[key] = text
     return out
