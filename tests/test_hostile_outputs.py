@@ -183,3 +183,50 @@ def test_plan_sglang_json_and_table_say_why_sglang_did_not_start(monkeypatch: py
     assert got["error"] and "ModuleNotFoundError" in got["error"] and "sglang" in got["error"], got
     table = _plan("--sglang", "--top", "1")
     assert "--sglang #1: harness_error: ModuleNotFoundError" in table.stdout, table.stdout  # type: ignore[attr-defined]
+
+
+# --- models ----------------------------------------------------------------------------------
+
+CONFIG = {"model_type": "llama", "num_hidden_layers": 32, "hidden_size": 4096, "num_attention_heads": 32,
+          "num_key_value_heads": 8, "vocab_size": 32000, "intermediate_size": 11008}
+
+
+@pytest.mark.parametrize("model_type", ["llama", "foo_bar"])
+def test_an_architecture_kdacheck_does_not_know_is_said_and_not_checked(model_type: str, tmp_path: Path,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    # before: "✓ starts", no note, every rule run on a model class nothing is known of
+    (tmp_path / "foo").mkdir()
+    (tmp_path / "foo" / "config.json").write_text(json.dumps({**CONFIG, "model_type": model_type, "architectures": ["FooForCausalLM"]}))
+    launch = "python3 -m sglang.launch_server --model-path ./foo --tp-size 2\n"
+    r = _lint_in_repo(tmp_path, monkeypatch, "run.sh", launch)
+    (cfg,) = r.resolved
+    notes = [f for f in r.findings if f.code == "MODEL001"]
+    assert notes and "architecture not known: `FooForCausalLM`" in notes[0].message, [f.message for f in r.findings]
+    assert cfg.not_checked and all(c in notes[0].message for c in cfg.not_checked)
+    full = _rendered("full", r)
+    assert "✓ starts as far as checked" in full and "✓ starts\n" not in full
+    # the same config under an architecture SGLang implements: read and checked, no note
+    (tmp_path / "foo" / "config.json").write_text(json.dumps({**CONFIG, "architectures": ["LlamaForCausalLM"]}))
+    known = lint_text(launch, "run.sh", Options(version=NEWEST), ".")
+    assert not [f for f in known.findings if f.code == "MODEL001"] and not known.resolved[0].not_checked
+
+
+DEEP = "moonshotai/Kimi-Linear-48B-A3B-Instruct" + "-FP8" * 1500
+
+
+def test_a_model_name_of_1500_suffixes_is_refused_by_name() -> None:
+    # before: RecursionError ("internal error") in lint, --cmd and plan
+    from kdacheck import model_index
+    from kdacheck.findings import InputError
+
+    with pytest.raises(InputError, match="more than 8 quantisation suffixes"):
+        model_index.match(DEEP)
+    r = lint_text(f"python3 -m sglang.launch_server --model-path /mnt/{DEEP}\n", "<cmd>", Options(version=NEWEST), ".")
+    assert r.error is not None and "more than 8 quantisation suffixes" in r.error and "internal" not in r.error
+    p = runner.invoke(app, ["plan", "--model", DEEP, "--gpu", "h200", "--tp", "4"])
+    assert p.exit_code == 2 and "more than 8 quantisation suffixes" in p.stderr, p.output
+    # real names as before: a suffix or two, and eight still match
+    one = model_index.match("moonshotai/Kimi-Linear-48B-A3B-Instruct-FP8")
+    assert one is not None and one.repo == "moonshotai/Kimi-Linear-48B-A3B-Instruct" and one.weight_bytes_per_param == 1.0
+    eight = model_index.match("moonshotai/Kimi-Linear-48B-A3B-Instruct" + "-FP8" * 7 + "-NVFP4")
+    assert eight is not None and eight.weight_bytes_per_param == 0.5625
