@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -230,3 +231,51 @@ def test_a_model_name_of_1500_suffixes_is_refused_by_name() -> None:
     assert one is not None and one.repo == "moonshotai/Kimi-Linear-48B-A3B-Instruct" and one.weight_bytes_per_param == 1.0
     eight = model_index.match("moonshotai/Kimi-Linear-48B-A3B-Instruct" + "-FP8" * 7 + "-NVFP4")
     assert eight is not None and eight.weight_bytes_per_param == 0.5625
+
+
+# --- how CI starts kdacheck --------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def venv_bin(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A Python that imports kdacheck from its site-packages (``python -I`` ignores PYTHONPATH),
+    with the console script pip would write beside it."""
+    from tests.helpers import console_script, python_with
+
+    python = python_with(tmp_path_factory.mktemp("py"))
+    console_script(python, python.parent)
+    return python.parent
+
+
+def _tree(tmp_path: Path) -> Path:
+    (tmp_path / "yaml.py").write_text("print('MARKER: the tree was imported')\nraise SystemExit(3)\n")
+    (tmp_path / "run.sh").write_text(f"{KIMI} --tp-size 4\n")
+    return tmp_path
+
+
+def _ci_env(bin_dir: Path, tmp_path: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "GITHUB_ACTIONS", "GITHUB_STEP_SUMMARY")}
+    return {**env, "PATH": f"{bin_dir}{os.pathsep}{env['PATH']}", "PYTHONPATH": ".", "NO_COLOR": "1",
+            "KDA_PATHS": "run.sh", "KDA_ARGS": "--offline", "KDA_SGLANG": "", "KDA_GPU": "", "KDA_THRESHOLD": "",
+            "KDA_UPLOAD": "false", "KDA_SARIF": "", "GITHUB_OUTPUT": str(tmp_path / "github_output"), "RUNNER_TEMP": str(tmp_path)}
+
+
+@pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
+def test_the_action_pre_commit_and_the_image_never_import_the_trees_yaml(venv_bin: Path, tmp_path: Path) -> None:
+    # before: the console script, with PYTHONPATH=., imported ./yaml.py in place of PyYAML
+    import yaml
+
+    from tests.test_action import lint_script
+
+    tree = _tree(tmp_path)
+    env = _ci_env(venv_bin, tmp_path)
+    action = subprocess.run(["bash", "-e", "-c", lint_script()], cwd=tree, env=env, capture_output=True, text=True, timeout=300)
+    (hook,) = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())
+    lines = [ln.strip() for ln in (ROOT / "Dockerfile").read_text().splitlines()]
+    image = [w for ln in lines if ln.startswith(("ENTRYPOINT", "CMD")) for w in json.loads(ln.split(None, 1)[1])]
+    runs = {"action": action}
+    for what, argv in (("pre-commit", [*hook["entry"].split(), "run.sh"]), ("image", [*image[:-1], "run.sh", "--offline"])):
+        runs[what] = subprocess.run(argv, cwd=tree, env=env, capture_output=True, text=True, timeout=300)
+    for what, p in runs.items():
+        assert "MARKER" not in p.stdout + p.stderr, (what, p.stdout, p.stderr)
+        assert "Checked 1 file, 1 launch command" in p.stdout, (what, p.stdout, p.stderr)
+    assert "exit-code=0" in (tmp_path / "github_output").read_text()
