@@ -9,5 +9,6 @@ RUN pip install --no-cache-dir /opt/kdacheck && rm -rf /opt/kdacheck \
     && useradd --create-home --uid 10001 kdacheck
 USER kdacheck
 WORKDIR /src
-ENTRYPOINT ["kdacheck"]
+# isolated (-I): a PYTHONPATH=. from the CI job must not import the mounted tree's `yaml.py`
+ENTRYPOINT ["python", "-I", "-m", "kdacheck"]
 CMD ["lint", "."]

@@ -19,7 +19,6 @@ from kdacheck.models import Model, guess_family
 from kdacheck.readers import LaunchCommand, read_text, relevance
 from kdacheck.readers.detect import decode, is_helm_template
 from kdacheck.resolve import Resolved, RuleOptions, resolve
-from kdacheck.sanitize import CONTROL as _CONTROL
 from kdacheck.sanitize import visible as _visible
 from kdacheck.sanitize import visible_name
 
@@ -38,7 +37,18 @@ class FileResult:
     suppressed: int = 0
     rules: list[str] = field(default_factory=list)  # codes checked (applicable and selected)
     unused_suppressions: list[tuple[int, str]] = field(default_factory=list)  # (line, code)
-    by_launch: list[list[Finding]] = field(default_factory=list)  # each launch command's findings, as ``resolved``
+    launch_of: list[int] = field(default_factory=list)  # each finding's launch command (its index in ``resolved``), as ``findings``
+
+    @property
+    def by_launch(self) -> list[list[Finding]]:
+        """Each launch command's findings, as ``resolved``: read from ``findings`` itself, so what
+        became of a finding (its ``[*]`` mark, its sanitising, ``--quiet``) shows here too."""
+        if len(self.launch_of) != len(self.findings):  # a result not built by lint_text
+            return [list(self.findings) for _ in self.resolved]
+        groups: list[list[Finding]] = [[] for _ in self.resolved]
+        for f, i in zip(self.findings, self.launch_of, strict=True):
+            groups[i].append(f)
+        return groups
 
 
 class Results(list[FileResult]):
@@ -239,24 +249,24 @@ def lint_command(cmd: LaunchCommand, opts: Options, model_cache: dict[tuple[str 
     return cfg, rulemod.check(cfg, opts.rules)
 
 
-def _sanitize(result: FileResult) -> FileResult:
-    """Show control characters from the input as ``\\x1b`` in messages, fixes, evidence, notes."""
+def _visible_finding(f: Finding) -> Finding:
+    """``f`` as every report may show it: the control characters from the input shown as
+    ``\\x1b`` and no workflow command in its message, fix, evidence and launch name."""
     import dataclasses
 
     from kdacheck.findings import Evidence
 
-    before = list(result.findings)
-    for i, f in enumerate(result.findings):
-        if _CONTROL.search(f.message) or (f.fix and _CONTROL.search(f.fix)) or any(_CONTROL.search(e.value) for e in f.evidence):
-            result.findings[i] = dataclasses.replace(
-                f, message=_visible(f.message), fix=_visible(f.fix) if f.fix else f.fix,
-                evidence=tuple(Evidence(e.name, _visible(e.value), _visible(e.provenance)) for e in f.evidence),
-            )
-        if f.source and f.source != visible_name(f.source):
-            result.findings[i] = dataclasses.replace(result.findings[i], source=visible_name(f.source))
-    if result.by_launch:  # the same (sanitised) findings, per launch command
-        now = {id(old): new for old, new in zip(before, result.findings, strict=True)}
-        result.by_launch = [[now.get(id(f), f) for f in group] for group in result.by_launch]
+    return dataclasses.replace(
+        f, message=_visible(f.message), fix=_visible(f.fix) if f.fix else f.fix, source=visible_name(f.source),
+        evidence=tuple(Evidence(e.name, _visible(e.value), _visible(e.provenance)) for e in f.evidence),
+    )
+
+
+def _sanitize(result: FileResult) -> FileResult:
+    """Show control characters from the input as ``\\x1b`` in findings, notes, the error and the
+    launches' names: the last step of ``lint_text``, after every change to the findings, and
+    ``by_launch`` is read from ``findings``, so no report sees a finding this step did not."""
+    result.findings = [_visible_finding(f) for f in result.findings]
     if result.error:
         result.error = _visible(result.error)
     result.notes = [_visible(n) for n in result.notes]
@@ -319,11 +329,12 @@ def _lint_text(text: str, path: str, opts: Options, base_dir: str | None = None,
                 continue
             kept.append(f)
         result.findings += kept
-        result.by_launch.append(sorted(kept, key=Finding.sort_key))
-    result.findings.sort(key=Finding.sort_key)
+        result.launch_of += [len(result.resolved) - 1] * len(kept)
+    order = sorted(range(len(result.findings)), key=lambda k: result.findings[k].sort_key())
+    result.findings, result.launch_of = [result.findings[k] for k in order], [result.launch_of[k] for k in order]
     if path != "<cmd>" and any(e.safe for f in result.findings for e in f.edits):
         try:
-            result.findings = _fixable(result.findings, text, path, opts)
+            result.findings = _fixable(result.findings, text, path, opts)  # one for one, in order: launch_of holds
         except Exception as e:  # a bug: reported in place of a traceback, as for the reading and the rules
             result.error = internal_error(e, path)
     sup.report_unused(result)

@@ -27,13 +27,14 @@ range, is an error naming the file and the field; a field no reader uses is neve
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import stat
 from pathlib import Path
 from typing import Any
 
-from kdacheck import families, versions
+from kdacheck import architectures, families, versions
 from kdacheck.families.fields import Fields
 from kdacheck.findings import InputError
 from kdacheck.models import Model
@@ -152,6 +153,8 @@ def read(path: Path, name: str, version: str | None = None, data: dict[str, Any]
     view = families.ConfigView(path, name, arch, model_type, data, outer, inner, version or versions.NEWEST, common)
     model = families.read(view)  # the first family that claims it; full attention claims every config
     assert model is not None
+    if not model.unmodelled and architectures.unknown(arch, view.version):  # said by MODEL001, its rules not checked
+        model = dataclasses.replace(model, unmodelled=architectures.UNKNOWN_ARCHITECTURE)
     return model
 
 def vision_tower(data: dict[str, Any], text: dict[str, Any] | None) -> tuple[int, int] | None:

@@ -16,10 +16,15 @@ import functools
 import json
 from typing import Any, NamedTuple
 
+from kdacheck.findings import InputError
+from kdacheck.sanitize import visible_name
+
 INDEX = "model_index.json"
 # Quantised variants share the base geometry; bytes per parameter of their weights.
 QUANT_SUFFIXES = (("-nvfp4", 0.5625), ("-fp4", 0.5625), ("-awq", 0.5625), ("-gptq-int4", 0.5625), ("-int4", 0.5625),
                   ("-fp8-dynamic", 1.0), ("-fp8", 1.0), ("-int8", 1.0), ("-bf16", 2.0))
+# Suffixes peeled off one name at most: a public checkpoint has one or two (``-FP8-dynamic`` is one)
+MAX_SUFFIXES = 8
 
 
 class Match(NamedTuple):
@@ -55,7 +60,13 @@ def short_names() -> dict[str, str]:
 
 def match(name: str, loose: bool = True) -> Match | None:
     """The entry ``name`` stands for (see the module's matching), or None. ``loose`` False (a
-    Hub repo id, which names one repository): no short-name or containment match."""
+    Hub repo id, which names one repository): no short-name or containment match. A name with
+    more than ``MAX_SUFFIXES`` quantisation suffixes in a row is refused (InputError), never
+    peeled one stack frame a suffix."""
+    return _match(name, loose, 0)
+
+
+def _match(name: str, loose: bool, peeled: int) -> Match | None:
     doc = document()
     if name in doc["entries"]:
         return Match(name, name, float(doc["entries"][name]["weight_bytes_per_param"]), "")
@@ -68,7 +79,11 @@ def match(name: str, loose: bool = True) -> Match | None:
     low = name.lower().rstrip("/")
     for suffix, wbytes in QUANT_SUFFIXES:
         if low.endswith(suffix) and len(low) > len(suffix):
-            base = match(name.rstrip("/")[: -len(suffix)], loose)
+            if peeled == MAX_SUFFIXES:
+                raise InputError(f"model name {visible_name(name[:80])}…: more than {MAX_SUFFIXES} quantisation suffixes "
+                                 f"({', '.join(s.upper() for s, _ in QUANT_SUFFIXES[:3])}, ...) in a row: no checkpoint "
+                                 "is named so; refusing to match it")
+            base = _match(name.rstrip("/")[: -len(suffix)], loose, peeled + 1)
             if base is not None:
                 note = f"{base.note}; " if base.note else ""
                 return Match(base.repo, name, wbytes, f"{note}{suffix[1:].upper()} weights ({wbytes:g} bytes per parameter)")

@@ -5,6 +5,11 @@ between terminals), Unicode line separators, bidirectional overrides and every o
 character (category Cf: U+200B, U+FEFF, U+2060, ...) are escaped, so a hostile file cannot
 send terminal escape sequences (ESC [2J, OSC 0;title BEL) through a message to the reader's
 terminal, break a report's lines, reorder its text or hide a character in a name.
+
+Nor can it write a GitHub Actions workflow command into a CI log, whatever the format: the
+runner (actions/runner ``ActionCommandManager``) reads ``::command::`` at the start of a line
+(after white space) and the legacy ``##[command]`` anywhere in one, so ``##[`` is shown as
+``##\\x5b`` everywhere and ``::`` as ``:\\x3a`` where a line starts with it (in a name, everywhere).
 """
 
 from __future__ import annotations
@@ -26,9 +31,20 @@ def _escape(m: re.Match[str]) -> str:
     return f"\\x{c:02x}" if c < 256 else f"\\u{c:04x}" if c < 0x10000 else f"\\U{c:08x}"
 
 
+_LINE_COMMAND = re.compile(r"^([^\S\n]*)::", re.MULTILINE)  # `::` opening a line, after white space
+LEGACY_COMMAND = "##["  # the runner's legacy form, read anywhere in a line
+LEGACY_SHOWN = "##\\x5b"
+
+
+def no_commands(text: str) -> str:
+    """``text`` with no GitHub Actions workflow command in any of its lines."""
+    return _LINE_COMMAND.sub(r"\1:\\x3a", text.replace(LEGACY_COMMAND, LEGACY_SHOWN))
+
+
 def visible(text: str) -> str:
-    """``text`` with every control and format character escaped (newlines kept)."""
-    return CONTROL.sub(_escape, text)
+    """``text`` with every control and format character escaped (newlines kept) and no
+    workflow command in any line."""
+    return no_commands(CONTROL.sub(_escape, text))
 
 
 def visible_line(text: str) -> str:
@@ -41,4 +57,21 @@ def visible_name(text: str) -> str:
     UTF-8 as ``\\xNN``, control and format characters escaped, no newline and no ``::`` (a
     GitHub Actions workflow command) anywhere in it."""
     text = text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
-    return visible_line(text).replace("::", ":\\x3a")
+    return visible_line(text).replace("::", ":\\x3a")  # every `::`: a name may open a line
+
+
+def _json_escape(m: re.Match[str]) -> str:
+    c = ord(m.group())
+    if c < 0x10000:
+        return f"\\u{c:04x}"
+    c -= 0x10000
+    return f"\\u{0xD800 + (c >> 10):04x}\\u{0xDC00 + (c & 0x3FF):04x}"
+
+
+def json_text(doc: object, indent: int | None = 2, ensure_ascii: bool = False) -> str:
+    """``doc`` as JSON text with no control or format character and no ``##[`` in it, the data
+    unchanged: each is written as a ``\\uXXXX`` escape, which every JSON reader reads back as it was."""
+    import json
+
+    text = CONTROL.sub(_json_escape, json.dumps(doc, indent=indent, ensure_ascii=ensure_ascii))
+    return text.replace(LEGACY_COMMAND, "##\\u005b")

@@ -1,4 +1,4 @@
-"""The composite Action's lint step, run in bash with a stand-in ``kdacheck`` that records its
+"""The composite Action's lint step, run in bash with a stand-in ``python`` that records its
 arguments: paths and extra args are split on spaces but never glob-expanded."""
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ def test_paths_reach_kdacheck_unexpanded(tmp_path: Path) -> None:
     (tmp_path / "deploy" / "a" / "deep.yaml").write_text("x: 1\n")
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
-    fake = bin_dir / "kdacheck"
+    fake = bin_dir / "python"  # the step runs `python -I -m kdacheck`: a stand-in Python records its arguments
     fake.write_text('#!/usr/bin/env bash\nprintf "%s\\n" "$@" > "$KDA_RECORD"\n')
     fake.chmod(0o755)
     record, output = tmp_path / "args.txt", tmp_path / "github_output"
@@ -38,7 +38,7 @@ def test_paths_reach_kdacheck_unexpanded(tmp_path: Path) -> None:
     }
     subprocess.run(["bash", "-e", "-c", lint_script()], cwd=tmp_path, env=env, check=True, timeout=60)
     args = record.read_text().splitlines()
-    assert args == ["lint", "--select", "KDA*", "--output-format", "github", "deploy/**/*.yaml", "deploy/*.yaml"]
+    assert args == ["-I", "-m", "kdacheck", "lint", "--select", "KDA*", "--output-format", "github", "deploy/**/*.yaml", "deploy/*.yaml"]
     assert "exit-code=0" in output.read_text()
 
 
@@ -50,4 +50,4 @@ def test_container_image_installs_the_linter_from_this_tree() -> None:
     copies = [ln.split()[1:-1] for ln in lines if ln.startswith("COPY")]
     assert all((root / p).exists() for c in copies for p in c)  # only files of this repository
     assert any("pip install --no-cache-dir /opt/kdacheck" in ln for ln in lines)  # no extras: no torch in the image
-    assert lines[-2:] == ['ENTRYPOINT ["kdacheck"]', 'CMD ["lint", "."]'] and "USER kdacheck" in lines
+    assert lines[-2:] == ['ENTRYPOINT ["python", "-I", "-m", "kdacheck"]', 'CMD ["lint", "."]'] and "USER kdacheck" in lines

@@ -18,13 +18,15 @@ from __future__ import annotations
 # The modules register on import, in no particular order (names are disjoint; tests check it).
 from kdacheck.architectures import deepseek, hybrids, kimi_linear, llama, nemotron_h, qwen3_5  # noqa: F401
 from kdacheck.architectures.registry import (
+    UNKNOWN_ARCHITECTURE,
     Architecture,
     architecture,
     capture_hooks,
     lookup,
     register,
+    unknown,
     uses_mamba_radix_cache,
     without_mamba_state,
 )
 
-__all__ = ["Architecture", "architecture", "capture_hooks", "lookup", "register", "uses_mamba_radix_cache", "without_mamba_state"]
+__all__ = ["UNKNOWN_ARCHITECTURE", "Architecture", "architecture", "capture_hooks", "lookup", "register", "unknown", "uses_mamba_radix_cache", "without_mamba_state"]

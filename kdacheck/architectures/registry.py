@@ -106,6 +106,21 @@ MAMBA_RADIX_CACHE_ARCHS = frozenset({
 })
 
 
+# ``Model.unmodelled`` of a config whose ``architectures[0]`` kdacheck does not know (:func:`unknown`)
+UNKNOWN_ARCHITECTURE = "a model class kdacheck does not know"
+
+
+def unknown(name: str, version: str) -> bool:
+    """An architecture neither registered here nor among the model classes SGLang ``version``
+    implements (its ``srt/models/`` classes, the table :func:`capture_hooks` reads): nothing is
+    known of its model class, so no rule that needs the model vouches for it. False where the
+    config names none (``?``) or no table exists for the version (nothing to tell by)."""
+    if not name or name == "?" or name in EXACT or any(name.startswith(k) for k in PREFIXES):
+        return False
+    table = _hook_table(version)
+    return table is not None and name not in table
+
+
 def uses_mamba_radix_cache(name: str) -> bool:
     """Whether SGLang resolves the hybrid prefix-cache strategy (``auto``) for this architecture."""
     return name in MAMBA_RADIX_CACHE_ARCHS

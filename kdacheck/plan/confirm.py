@@ -57,5 +57,17 @@ def sglang_check(cands: list[Candidate], gpu: str) -> list[str]:
     installed = require_sglang()
     for c in cands:
         verdict: dict[str, Any] = sglang.run(argv(c.verdict.flags), gpu)
-        c.sglang = {"verdict": verdict.get("verdict"), "error": verdict.get("error")}
+        c.sglang = {"verdict": verdict.get("verdict"), "error": reason(verdict)}
     return [f"--sglang: SGLang {installed}'s own resolution, in a subprocess"]
+
+
+def reason(verdict: dict[str, Any]) -> str | None:
+    """Why SGLang's child did not say "starts" (its exception and message, or why it was not
+    run), sanitised: what the table and the JSON document show; None when it starts."""
+    from kdacheck.sanitize import visible_line
+
+    if verdict.get("verdict") == "starts":
+        return None
+    said = ": ".join(str(verdict[k]) for k in ("exception", "message") if verdict.get(k))
+    said = said or "; ".join(str(n) for n in verdict.get("notes") or ()) or f"verdict {verdict.get('verdict')!r}, no reason given"
+    return visible_line(said[:1000])

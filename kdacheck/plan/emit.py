@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 from typing import IO, Any
 
 from kdacheck.plan.engine import Candidate, Result
 from kdacheck.plan.judge import LAUNCHER, argv
-from kdacheck.sanitize import visible, visible_line
+from kdacheck.sanitize import CONTROL, json_text, visible, visible_line
 
 ESTIMATE = ("The ranking is an estimate (docs/plan.md): memory-bound verify steps, a per-token acceptance rate, "
             "no prefill, network or scheduler effects. Every listed launch lints with 0 errors and 0 warnings "
@@ -52,7 +53,7 @@ def document(res: Result, top: int | None = None) -> dict[str, Any]:
 
 
 def render_json(res: Result, out: IO[str], top: int | None = None) -> None:
-    json.dump(document(res, top), out, indent=2)
+    out.write(json_text(document(res, top), ensure_ascii=True))
     out.write("\n")
 
 
@@ -81,6 +82,10 @@ def render_table(res: Result, out: IO[str], top: int = 10) -> None:
                                               else f" ({res.candidates[0].memory['source']})"))
     for n in res.notes:
         console.print(f"note: {visible_line(n)}")
+    for i, cand in enumerate(res.candidates[:top], 1):
+        if cand.sglang is not None:  # --sglang: SGLang's verdict on the line, and why where it is not "starts"
+            why = cand.sglang.get("error")
+            console.print(f"--sglang #{i}: {visible_line(str(cand.sglang.get('verdict')))}" + (f": {visible_line(why)}" if why else ""))
     algos = {cand.score.alpha_source for cand in res.candidates[:top]}
     for a in sorted(algos):
         console.print(f"acceptance: {visible_line(a)}")
@@ -91,6 +96,8 @@ def render_table(res: Result, out: IO[str], top: int = 10) -> None:
 
 
 def shell_text(c: Candidate, res: Result) -> str:
+    """The chosen launch as a bash script, each word as ``shlex.quote`` writes it: a file gets
+    the values' very bytes, as an operator would paste them (standard output: :func:`on_terminal`)."""
     import shlex
 
     words = [*LAUNCHER, *argv(c.verdict.flags)]
@@ -132,10 +139,23 @@ def _number(text: str) -> bool:
     return text.strip() == text and text.lower() not in ("nan", "inf", "-inf", "infinity", "+inf")
 
 
+def _ansi_c(m: re.Match[str]) -> str:
+    return "'$'" + "".join(f"\\x{b:02x}" for b in m.group().encode("utf-8", "surrogateescape")) + "''"
+
+
+def on_terminal(text: str) -> str:
+    """``text`` as standard output shows it: each control or format character (from an
+    ``--args`` value; ``shell_text`` leaves one only inside a single-quoted word, ``yaml_text``
+    none) spliced out of its quotes as bash's ``$'\\xNN'``, so the line pasted from the
+    terminal gives SGLang the same bytes and the terminal gets no escape sequence."""
+    return CONTROL.sub(_ansi_c, text)
+
+
 def write(path: str, text: str, allow_outside: bool = False) -> None:
-    """``-`` to standard output; a file through ``kdacheck.writes`` (Refused: exit 2)."""
+    """``-`` to standard output (:func:`on_terminal`); a file, as it is, through
+    ``kdacheck.writes`` (Refused: exit 2)."""
     if path == "-":
-        sys.stdout.write(text)
+        sys.stdout.write(on_terminal(text))
         sys.stdout.flush()
         return
     from kdacheck import confine, writes

@@ -148,8 +148,12 @@ def failing_only(results: list[FileResult], threshold: Severity) -> list[FileRes
     """``--quiet``: each file's findings at or above the threshold, without notes."""
     import dataclasses
 
-    out = [dataclasses.replace(r, findings=[f for f in r.findings if f.severity >= threshold and not f.not_checked], notes=[])
-           for r in results]
+    def failing(r: FileResult) -> FileResult:
+        keep = [f.severity >= threshold and not f.not_checked for f in r.findings]
+        launch_of = [i for i, k in zip(r.launch_of, keep, strict=True) if k] if len(r.launch_of) == len(keep) else []
+        return dataclasses.replace(r, findings=[f for f, k in zip(r.findings, keep, strict=True) if k], launch_of=launch_of, notes=[])
+
+    out = [failing(r) for r in results]
     skipped = getattr(results, "skipped", None)
     if skipped is not None:  # the run's Results: what it skipped is still counted, and the summary counts them all
         kept = type(results)(out)

@@ -15,6 +15,7 @@ from kdacheck.findings import Finding, Severity
 from kdacheck.lint import FileResult
 from kdacheck.report import RenderContext, summary_line
 from kdacheck.report._common import all_findings, in_role, is_pseudo, loud, workspace_path
+from kdacheck.sanitize import LEGACY_COMMAND, LEGACY_SHOWN
 
 COMMAND = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "notice"}
 
@@ -32,6 +33,12 @@ def escape_property(s: str) -> str:
 def command(kind: str, props: dict[str, str | int], message: str) -> str:
     shown = ",".join(f"{k}={escape_property(str(v))}" for k, v in props.items())
     return f"::{kind} {shown}::{escape_data(message)}" if shown else f"::{kind}::{escape_data(message)}"
+
+
+def _write(out: IO[str], line: str) -> None:
+    """One line of the log: the runner reads the legacy ``##[command]`` anywhere in a line, even
+    in an annotation's file or message, so ``##[`` is shown escaped wherever it is."""
+    out.write(line.replace(LEGACY_COMMAND, LEGACY_SHOWN) + "\n")
 
 
 CAP = 10  # annotations GitHub shows per kind and step; the rest are dropped silently
@@ -71,38 +78,38 @@ def render(results: list[FileResult], out: IO[str], ctx: RenderContext) -> None:
         if r.error:
             props: dict[str, str | int] = {} if is_pseudo(r.path) else {"file": workspace_path(r.path)}
             props["title"] = "kdacheck: cannot check"
-            out.write(command("error", props, r.error) + "\n")
+            _write(out, command("error", props, r.error))
         for cfg in r.resolved:  # never a silent pass on arguments that were not read
             for u in cfg.cmd.unread[:CAP]:
                 props = {} if is_pseudo(u.loc.path) else {"file": workspace_path(u.loc.path), "line": u.loc.line, "col": u.loc.col}
                 props["title"] = "kdacheck: not checked" + (f" (in {cfg.cmd.role})" if cfg.cmd.role else "")
-                out.write(command("notice", props, f"not read: {u.what}; this launch is not checked") + "\n")
+                _write(out, command("notice", props, f"not read: {u.what}; this launch is not checked"))
     findings = all_findings(results)
     for severity in (Severity.ERROR, Severity.WARNING):
         group = [f for f in findings if f.severity == severity]
         for f in group:
-            out.write(_annotation(f) + "\n")
+            _write(out, _annotation(f))
         if len(group) > CAP:
             hidden = len(group) - CAP
-            out.write(command("notice", {"title": "kdacheck"}, f"GitHub shows {CAP} {severity.label}s per step: {hidden} more are in this log and the step summary") + "\n")
+            _write(out, command("notice", {"title": "kdacheck"}, f"GitHub shows {CAP} {severity.label}s per step: {hidden} more are in this log and the step summary"))
     for r in results:
         for line, code in r.unused_suppressions:
             props = {} if is_pseudo(r.path) else {"file": workspace_path(r.path), "line": line}
             props["title"] = "kdacheck: unused suppression"
-            out.write(command("notice", props, f"`# kdacheck: ignore[{code}]` suppresses nothing here") + "\n")
+            _write(out, command("notice", props, f"`# kdacheck: ignore[{code}]` suppresses nothing here"))
     # notes a user must see (an unknown model, a check that could not run): notice annotations
     notices = [f for f in findings if f.severity == Severity.INFO and loud(f)]
     for f in notices[:CAP]:
-        out.write(_annotation(f) + "\n")
+        _write(out, _annotation(f))
     if len(notices) > CAP:
-        out.write(command("notice", {"title": "kdacheck"}, f"GitHub shows {CAP} notices per step: {len(notices) - CAP} more are in this log") + "\n")
+        _write(out, command("notice", {"title": "kdacheck"}, f"GitHub shows {CAP} notices per step: {len(notices) - CAP} more are in this log"))
     facts = [f for f in findings if f.severity == Severity.INFO and not loud(f)]
     if facts:
-        out.write("::group::kdacheck: info\n")
+        _write(out, "::group::kdacheck: info")
         for f in facts:
-            out.write(escape_data(f"kdacheck info: {f.location}: {f.code} {f.message}") + "\n")
-        out.write("::endgroup::\n")
-    out.write(summary_line(results) + "\n")
+            _write(out, escape_data(f"kdacheck info: {f.location}: {f.code} {f.message}"))
+        _write(out, "::endgroup::")
+    _write(out, summary_line(results))
     path = os.environ.get("GITHUB_STEP_SUMMARY")
     if path and os.environ.get("GITHUB_ACTIONS") == "true":
         try:
@@ -117,4 +124,4 @@ def render_statistics(results: list[FileResult], out: IO[str], ctx: RenderContex
     render(results, out, ctx)
     rows, total = stats["rules"], stats["total"]
     text = "; ".join(f"{row['count']} {row['code']} [{row['severity']}]" for row in rows) or "no findings"
-    out.write(command("notice", {"title": "kdacheck statistics"}, f"{total} finding{'s' * (total != 1)}: {text}") + "\n")
+    _write(out, command("notice", {"title": "kdacheck statistics"}, f"{total} finding{'s' * (total != 1)}: {text}"))

@@ -11,7 +11,6 @@ but what could not be checked (an unknown model, MODEL001; each "could not be ch
 
 from __future__ import annotations
 
-import json
 import os
 from collections import Counter
 from typing import IO, Any
@@ -21,6 +20,7 @@ from kdacheck.lint import FileResult
 from kdacheck.report import RenderContext
 from kdacheck.report._common import in_role, is_pseudo, loud, relative_to, repo_root
 from kdacheck.report.sarif import fingerprint, identity
+from kdacheck.sanitize import json_text
 
 SEVERITY = {Severity.ERROR: "critical", Severity.WARNING: "major", Severity.INFO: "info"}
 
@@ -67,7 +67,7 @@ def render(results: list[FileResult], out: IO[str], ctx: RenderContext) -> None:
             key = identity(f)
             issues.append(issue(f, seen[key]))
             seen[key] += 1
-    json.dump(issues, out, indent=2, ensure_ascii=False)
+    out.write(json_text(issues))
     out.write("\n")
 
 

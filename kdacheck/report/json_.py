@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from typing import IO, Any
 
 from kdacheck import __version__
@@ -12,6 +11,7 @@ from kdacheck.models import origin
 from kdacheck.report import RenderContext, summary
 from kdacheck.report.values import layers, unit_of
 from kdacheck.resolve import Resolved
+from kdacheck.sanitize import json_text
 
 SCHEMA_VERSION = 3  # 3: commands[].command is the launch as read, its label moved to commands[].role
 
@@ -79,7 +79,7 @@ def render_failure(message: str, out: IO[str], sglang_version: str) -> None:
     """What kdacheck writes when it could not do the run at all (exit code 2)."""
     doc = document([], sglang_version)
     doc["error"] = message
-    json.dump(doc, out, indent=2, ensure_ascii=False)
+    out.write(json_text(doc))
     out.write("\n")
 
 
@@ -87,7 +87,7 @@ def render(results: list[FileResult], out: IO[str], ctx: RenderContext) -> None:
     doc = document(results, ctx.sglang_version)
     if ctx.run is not None:
         doc["run"] = ctx.run  # lint --run: the kernels' reports, one per launch command
-    json.dump(doc, out, indent=2, ensure_ascii=False)
+    out.write(json_text(doc))
     out.write("\n")
 
 
@@ -95,5 +95,5 @@ def render_statistics(results: list[FileResult], out: IO[str], ctx: RenderContex
     """``--statistics``: the report with a ``statistics`` object (docs/json-schema.md)."""
     doc = document(results, ctx.sglang_version)
     doc["statistics"] = stats
-    json.dump(doc, out, indent=2, ensure_ascii=False)
+    out.write(json_text(doc))
     out.write("\n")

@@ -3,8 +3,9 @@ lint's document, under ``run``)."""
 
 from __future__ import annotations
 
-import json
 from typing import IO, TYPE_CHECKING, Any
+
+from kdacheck.sanitize import json_text
 
 if TYPE_CHECKING:
     from kdacheck.kernels.harness import CaseResult
@@ -26,5 +27,5 @@ def document(plan: Plan, device: str, results: list[tuple[Case, CaseResult]]) ->
 
 
 def render(plan: Plan, device: str, results: list[tuple[Case, CaseResult]], out: IO[str]) -> None:
-    json.dump(document(plan, device, results), out, indent=2)
+    out.write(json_text(document(plan, device, results), ensure_ascii=True))
     out.write("\n")

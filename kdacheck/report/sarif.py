@@ -16,7 +16,6 @@ run that kdacheck could not do (exit code 2) still writes a valid document, with
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import re
 from pathlib import Path
@@ -29,6 +28,7 @@ from kdacheck.lint import FileResult
 from kdacheck.report import RenderContext
 from kdacheck.report._common import all_findings, in_role, is_pseudo, relative_to, repo_root
 from kdacheck.rules import Rule, all_rules
+from kdacheck.sanitize import json_text
 
 SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 INFORMATION_URI = "https://github.com/kdacheck/kdacheck"
@@ -235,13 +235,13 @@ def failure_document(message: str, sglang_version: str) -> dict[str, Any]:
 
 
 def render_failure(message: str, out: IO[str], sglang_version: str) -> None:
-    json.dump(failure_document(message, sglang_version), out, indent=2, ensure_ascii=False)
+    out.write(json_text(failure_document(message, sglang_version)))
     out.write("\n")
 
 
 def render(results: list[FileResult], out: IO[str], ctx: RenderContext) -> None:
     sglang_version = ctx.sglang_version
-    json.dump(document(results, sglang_version), out, indent=2, ensure_ascii=False)
+    out.write(json_text(document(results, sglang_version)))
     out.write("\n")
 
 
@@ -250,5 +250,5 @@ def render_statistics(results: list[FileResult], out: IO[str], ctx: RenderContex
     doc = document(results, ctx.sglang_version)
     for run in doc.get("runs", []):
         run.setdefault("properties", {})["statistics"] = stats
-    json.dump(doc, out, indent=2, ensure_ascii=False)
+    out.write(json_text(doc))
     out.write("\n")

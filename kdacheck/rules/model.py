@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from kdacheck import architectures
 from kdacheck.findings import Severity
 from kdacheck.model_source import hub_id_problem
 from kdacheck.resolve import Resolved
@@ -14,9 +15,11 @@ def not_checked(cfg: Resolved, rules: list[Rule]) -> list[str]:
     """The rules that would apply to this launch but need the model's geometry: each rule's
     declared scope (``@rule(families=..., speculative=...)``) against the model's family (read
     from a config whose state kdacheck does not model, ``Model.unmodelled``) or the family
-    guessed from the name, if any, and whether the launch speculates."""
+    guessed from the name, if any, and whether the launch speculates. A config of an architecture
+    kdacheck does not know vouches for no family: its rules are in doubt as an unread model's are."""
     out = []
-    family = cfg.model.family if cfg.model is not None else cfg.model_guess
+    known = cfg.model is not None and cfg.model.unmodelled != architectures.UNKNOWN_ARCHITECTURE
+    family = cfg.model.family if cfg.model is not None and known else cfg.model_guess
     for r in rules:
         # "state": needs only that SGLang keeps state (the prefix-cache rules), which a config
         # read with its state not modelled still says
@@ -63,6 +66,15 @@ def model001(cfg: Resolved) -> Iterator[Hit]:
     if cfg.model is not None and cfg.model.unmodelled:
         n = len(cfg.not_checked)
         listed = f"{n} rule{'s' * (n != 1)} not checked: {', '.join(cfg.not_checked)}" if n else "no rule needs it here"
+        if cfg.model.unmodelled == architectures.UNKNOWN_ARCHITECTURE:
+            yield Hit(
+                f"architecture not known: `{cfg.model.architecture[:120]}` (config.json `architectures`) is no model class "
+                f"SGLang {cfg.version} implements and none kdacheck knows, so what it keeps is not modelled "
+                f"(SGLang could load it only through its Transformers fallback); {listed}",
+                "check `architectures` in the model's config.json: SGLang loads the model class it names",
+                values=("model_path",), severity=Severity.INFO,
+            )
+            return
         yield Hit(
             f"state not modelled for {cfg.model.architecture[:120]}: SGLang keeps {cfg.model.unmodelled}, whose shapes "
             f"kdacheck does not model; {listed}",
