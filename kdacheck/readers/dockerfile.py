@@ -349,9 +349,9 @@ def _launch(stage: _Stage, path: str, at: Callable[[int], Location]) -> list[Lau
     return []
 
 
-def _runtime(stage: _Stage) -> dict[str, str]:
-    """The image's ENV for ``read_shell``, read through, not copied (``shell.Env`` takes any mapping)."""
-    return cast(dict[str, str], stage.env)
+def _runtime(stage: _Stage) -> Mapping[str, str]:
+    """The image's ENV for ``read_shell``, read through, not copied."""
+    return stage.env
 
 
 def _shell_form(ins: Instruction, stage: _Stage, path: str) -> list[LaunchCommand]:

@@ -778,7 +778,7 @@ def _keyword(w: Word | ArrayAssign) -> bool:
     return isinstance(w, Word) and (w.literal or "") in _KEYWORDS
 
 
-def read_shell(text: str, path: str, env: dict[str, str] | None = None, line0: int = 1, col0: int = 1,
+def read_shell(text: str, path: str, env: Mapping[str, str] | None = None, line0: int = 1, col0: int = 1,
                kind: str = "shell", name: str = "") -> list[LaunchCommand]:
     """Every SGLang launch of a shell text, with its variables expanded as the shell would."""
     return _launches(lex(text, path, line0, col0), Env(env), path, kind, name, 0)
