@@ -5,8 +5,7 @@ from __future__ import annotations
 import os
 import re
 import sys
-from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from kdacheck import args as argmod
@@ -19,45 +18,13 @@ from kdacheck.models import Model, guess_family
 from kdacheck.readers import LaunchCommand, read_text, relevance
 from kdacheck.readers.detect import decode, is_helm_template
 from kdacheck.resolve import Resolved, RuleOptions, resolve
+from kdacheck.results import FileResult, Results
 from kdacheck.sanitize import visible as _visible
 from kdacheck.sanitize import visible_name
 
 SUPPRESS = re.compile(r"#\s*kdacheck:\s*ignore\[([A-Za-z0-9_, ]+)\]")
 SUPPRESS_FILE = re.compile(r"#\s*kdacheck:\s*ignore-file\[([A-Za-z0-9_, ]+)\]")  # the whole file
 DIRECTIVE = re.compile(r"#\s*kdacheck\s*:")
-
-
-@dataclass
-class FileResult:
-    path: str
-    resolved: list[Resolved] = field(default_factory=list)
-    findings: list[Finding] = field(default_factory=list)
-    error: str | None = None
-    notes: list[str] = field(default_factory=list)
-    suppressed: int = 0
-    rules: list[str] = field(default_factory=list)  # codes checked (applicable and selected)
-    unused_suppressions: list[tuple[int, str]] = field(default_factory=list)  # (line, code)
-    launch_of: list[int] = field(default_factory=list)  # each finding's launch command (its index in ``resolved``), as ``findings``
-
-    @property
-    def by_launch(self) -> list[list[Finding]]:
-        """Each launch command's findings, as ``resolved``: read from ``findings`` itself, so what
-        became of a finding (its ``[*]`` mark, its sanitising, ``--quiet``) shows here too."""
-        if len(self.launch_of) != len(self.findings):  # a result not built by lint_text
-            return [list(self.findings) for _ in self.resolved]
-        groups: list[list[Finding]] = [[] for _ in self.resolved]
-        for f, i in zip(self.findings, self.launch_of, strict=True):
-            groups[i].append(f)
-        return groups
-
-
-class Results(list[FileResult]):
-    """The files of one run, in order, and what the run skipped on purpose (``skipped``: kind →
-    count, e.g. unrendered Helm templates found in folders), which the summary counts."""
-
-    def __init__(self, items: Iterable[FileResult] = (), skipped: dict[str, int] | None = None) -> None:
-        super().__init__(items)
-        self.skipped: dict[str, int] = dict(skipped or {})
 
 
 def directives(text: str) -> tuple[list[tuple[int, str, bool]], list[tuple[int, str]], list[int]]:
