@@ -180,6 +180,8 @@ def test_evidence_names_are_values_or_flags() -> None:
 
 
 def test_messages_have_one_home() -> None:
+    pytest.importorskip("torch")  # the kernels' modules import torch and triton
+    pytest.importorskip("triton")
     from kdacheck.rules import hsp, kda
 
     kv = __import__("kdacheck.kernels.kda_verify", fromlist=["x"])
