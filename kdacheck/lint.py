@@ -164,7 +164,7 @@ def _model_root(cmd: LaunchCommand, opts: Options) -> tuple[str | None, str | No
     return base, None if opts.allow_outside else repository_root(base)
 
 
-def lint_command(cmd: LaunchCommand, opts: Options, model_cache: dict[tuple[str | None, str | None], tuple[Model | None, str]] | None = None) -> tuple[Resolved, list[Finding]]:
+def lint_launch(cmd: LaunchCommand, opts: Options, model_cache: dict[tuple[str | None, str | None], tuple[Model | None, str]] | None = None) -> tuple[Resolved, list[Finding]]:
     version = opts.version
     if cmd.version_hint is not None and opts.version_why != "--sglang-version":
         from kdacheck import versions
@@ -278,7 +278,7 @@ def _lint_text(text: str, path: str, opts: Options, base_dir: str | None = None,
             cmd.unread = unread_arguments(cmd)
             cmd.notes += [f"{u}: not read, so not checked" for u in cmd.unread]
         try:
-            cfg, findings = lint_command(cmd, opts, cache)
+            cfg, findings = lint_launch(cmd, opts, cache)
         except InputError as e:
             result.notes += cmd.notes
             result.error = str(e)
