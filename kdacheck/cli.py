@@ -142,8 +142,9 @@ def run(
     from kdacheck import config, runner
     from kdacheck.findings import InputError
     from kdacheck.lint import lint_path
+    from kdacheck.results import Plan
 
-    def make_plans(dev: str) -> list[runner.Plan]:
+    def make_plans(dev: str) -> list[Plan]:
         if args is not None:
             config.reset()  # the file's [tool.kdacheck], as lint reads it; the options win
             opts = config.options(config.for_file(args), config.Overrides(gpu=gpu, sglang_version=sglang_version, model=model))

@@ -5,8 +5,7 @@ from __future__ import annotations
 import os
 import re
 import sys
-from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from kdacheck import args as argmod
@@ -19,45 +18,13 @@ from kdacheck.models import Model, guess_family
 from kdacheck.readers import LaunchCommand, read_text, relevance
 from kdacheck.readers.detect import decode, is_helm_template
 from kdacheck.resolve import Resolved, RuleOptions, resolve
+from kdacheck.results import FileResult, Results
 from kdacheck.sanitize import visible as _visible
 from kdacheck.sanitize import visible_name
 
 SUPPRESS = re.compile(r"#\s*kdacheck:\s*ignore\[([A-Za-z0-9_, ]+)\]")
 SUPPRESS_FILE = re.compile(r"#\s*kdacheck:\s*ignore-file\[([A-Za-z0-9_, ]+)\]")  # the whole file
 DIRECTIVE = re.compile(r"#\s*kdacheck\s*:")
-
-
-@dataclass
-class FileResult:
-    path: str
-    resolved: list[Resolved] = field(default_factory=list)
-    findings: list[Finding] = field(default_factory=list)
-    error: str | None = None
-    notes: list[str] = field(default_factory=list)
-    suppressed: int = 0
-    rules: list[str] = field(default_factory=list)  # codes checked (applicable and selected)
-    unused_suppressions: list[tuple[int, str]] = field(default_factory=list)  # (line, code)
-    launch_of: list[int] = field(default_factory=list)  # each finding's launch command (its index in ``resolved``), as ``findings``
-
-    @property
-    def by_launch(self) -> list[list[Finding]]:
-        """Each launch command's findings, as ``resolved``: read from ``findings`` itself, so what
-        became of a finding (its ``[*]`` mark, its sanitising, ``--quiet``) shows here too."""
-        if len(self.launch_of) != len(self.findings):  # a result not built by lint_text
-            return [list(self.findings) for _ in self.resolved]
-        groups: list[list[Finding]] = [[] for _ in self.resolved]
-        for f, i in zip(self.findings, self.launch_of, strict=True):
-            groups[i].append(f)
-        return groups
-
-
-class Results(list[FileResult]):
-    """The files of one run, in order, and what the run skipped on purpose (``skipped``: kind →
-    count, e.g. unrendered Helm templates found in folders), which the summary counts."""
-
-    def __init__(self, items: Iterable[FileResult] = (), skipped: dict[str, int] | None = None) -> None:
-        super().__init__(items)
-        self.skipped: dict[str, int] = dict(skipped or {})
 
 
 def directives(text: str) -> tuple[list[tuple[int, str, bool]], list[tuple[int, str]], list[int]]:
@@ -197,7 +164,7 @@ def _model_root(cmd: LaunchCommand, opts: Options) -> tuple[str | None, str | No
     return base, None if opts.allow_outside else repository_root(base)
 
 
-def lint_command(cmd: LaunchCommand, opts: Options, model_cache: dict[tuple[str | None, str | None], tuple[Model | None, str]] | None = None) -> tuple[Resolved, list[Finding]]:
+def lint_launch(cmd: LaunchCommand, opts: Options, model_cache: dict[tuple[str | None, str | None], tuple[Model | None, str]] | None = None) -> tuple[Resolved, list[Finding]]:
     version = opts.version
     if cmd.version_hint is not None and opts.version_why != "--sglang-version":
         from kdacheck import versions
@@ -311,7 +278,7 @@ def _lint_text(text: str, path: str, opts: Options, base_dir: str | None = None,
             cmd.unread = unread_arguments(cmd)
             cmd.notes += [f"{u}: not read, so not checked" for u in cmd.unread]
         try:
-            cfg, findings = lint_command(cmd, opts, cache)
+            cfg, findings = lint_launch(cmd, opts, cache)
         except InputError as e:
             result.notes += cmd.notes
             result.error = str(e)

@@ -1,23 +1,30 @@
-"""``kdacheck lint``'s body as a plain function: :func:`run_lint` takes the options (choices as
-plain strings) and returns the exit code.
+"""``kdacheck lint``'s body: :class:`LintCommand` owns one ``kdacheck lint`` from its options
+to its exit code, one method per phase (settings, read, lint, diff, fix passes, report, exit
+code); :func:`run_lint` takes the options (choices as plain strings) and returns that code.
 
 Both ways in call it: the Typer command ``cli.lint`` (a thin wrapper) and the fast start of
 ``kdacheck.fastpath``, which parses the command line with argparse from the plain table in
-``kdacheck.lint_options``. Nothing here imports Typer or Rich (``tests/test_lint_imports.py``
-holds it), so a one-file lint loads neither.
+``kdacheck.lint_options``. Each pass over the files is a ``lint.LintRun`` (settings, files,
+results, verdict); ``--fix`` makes one per pass. Nothing here imports Typer or Rich
+(``tests/test_lint_imports.py`` holds it), so a one-file lint loads neither.
 """
 
 from __future__ import annotations
 
 import contextlib
-import functools
 import os
 import re
 import sys
-from collections.abc import Callable, Iterator
-from typing import IO, ParamSpec
+from collections.abc import Iterator
+from typing import IO, TYPE_CHECKING, Any
 
-P = ParamSpec("P")
+from kdacheck import config, confine, report
+from kdacheck.findings import InputError
+from kdacheck.lint import LintRun
+from kdacheck.results import FileResult, Results
+
+if TYPE_CHECKING:
+    from kdacheck.fix import Outcome
 
 
 class Exit(Exception):
@@ -120,196 +127,270 @@ def _split(values: list[str] | None) -> list[str] | None:
     return [p.strip().upper() for v in values for p in v.split(",") if p.strip()]
 
 
-def _exit_code(body: Callable[P, None]) -> Callable[P, int]:
-    """``body`` ends by raising :class:`Exit`; the wrapped function returns its code instead."""
+class LintOptions:
+    """``cli.lint``'s options by name, as plain values (the choices ``failure_threshold``,
+    ``output_format`` and ``color`` as strings), each with ``cli.lint``'s default (a test holds
+    the two equal). A plain class: nothing is built at import on the lint path."""
 
-    @functools.wraps(body)
-    def run(*args: P.args, **kwargs: P.kwargs) -> int:
+    paths: list[str] | None = None
+    cmd: str | None = None
+    model: str | None = None
+    gpu: str | None = None
+    sglang_version: str | None = None
+    select: list[str] | None = None
+    ignore: list[str] | None = None
+    extend_select: list[str] | None = None
+    failure_threshold: str | None = None
+    output_format: str | None = None
+    output_file: str | None = None
+    show_resolved: bool = False
+    exit_zero: bool = False
+    run_after: bool = False
+    env: list[str] | None = None
+    env_file: str | None = None
+    stdin_filename: str | None = None
+    allow_outside: bool = False
+    only_launch_files: bool = False
+    strict: bool = False
+    sglang: bool = False
+    fix: bool = False
+    unsafe_fixes: bool = False
+    show_diff: bool = False
+    quiet: int = 0
+    statistics: bool = False
+    show_settings: bool = False
+    color: str | None = None
+    offline: bool = False
+    isolated: bool = False
+    per_file_ignores: list[str] | None = None
+
+    def __init__(self, **given: Any) -> None:
+        unknown = sorted(set(given) - set(LintOptions.__annotations__))
+        if unknown:
+            raise TypeError(f"not an option of kdacheck lint: {', '.join(unknown)}")
+        self.__dict__.update(given)
+
+
+def run_lint(**options: Any) -> int:
+    """Lint SGLang launch configurations and report every finding at once; returns the exit
+    code. ``options``: :class:`LintOptions`, by name."""
+    return LintCommand(LintOptions(**options)).run()
+
+
+class LintCommand:
+    """One ``kdacheck lint``, from its options to its exit code. :meth:`run` goes through the
+    phases; each ends the command early by raising :class:`Exit` (a refusal, ``--show-settings``,
+    ``--diff``). ``--fix -`` reads standard input whole (:meth:`read`), lints it, and writes its
+    fixed text to standard output and the report to standard error (as ruff's): no file is
+    touched."""
+
+    def __init__(self, options: LintOptions) -> None:
+        self.o = options
+        self.fixing = options.fix or options.show_diff
+        self.overrides: config.Overrides  # set by settings(), the first phase
+        self.session: LintRun  # the latest pass over the files (--fix makes one per pass)
+        self.results: list[FileResult] = Results()
+        self.fmt = "full"
+        self.run_docs: list[dict[str, object]] | None = None  # --run: the kernels' reports
+        self.run_failed = False
+        self.source: bytes | None = None  # --fix -: standard input, as the latest pass fixed it
+        self.reads: dict[str, set[str]] | None = None  # --fix/--diff: what each file held when read
+        self.refused: dict[str, str] = {}  # --fix: the files not written, and why
+
+    def run(self) -> int:
         try:
-            body(*args, **kwargs)
+            self.settings()
+            # --fix/--diff: note what each file held when read; only those bytes are ever rewritten
+            self.reads = confine.record_reads() if self.fixing else None
+            try:
+                self.lint()
+                if self.o.show_diff:
+                    self.diff()
+                elif self.o.fix:
+                    self.fix_passes()
+                self.report()
+            finally:
+                confine.reads = None
         except Exit as e:
             return e.exit_code
-        return 0
+        return self.exit_code()
 
-    return run
+    # --- the phases ---------------------------------------------------------------------------
 
+    def settings(self) -> None:
+        """The command line and the environment as the lint's overrides; ``--show-settings``
+        prints what applies and ends the command."""
+        o = self.o
+        if not o.paths and o.cmd is None:
+            raise self.failed("nothing to lint: give paths, - for standard input, or --cmd")
+        try:
+            variables = config.environment(o.env or [], o.env_file, o.allow_outside)
+            file_ignores = tuple(_per_file(v) for v in o.per_file_ignores or ())
+        except (config.ConfigError, ValueError) as e:
+            raise self.failed(str(e)) from None
+        self.overrides = config.Overrides(
+            select=tuple(_split(o.select) or ()) or None, ignore=tuple(_split(o.ignore) or ()),
+            extend_select=tuple(_split(o.extend_select) or ()), gpu=o.gpu, sglang_version=o.sglang_version, model=o.model,
+            sglang=o.sglang, env=tuple(variables.items()), allow_outside=o.allow_outside, isolated=o.isolated, offline=o.offline,
+            per_file_ignores=file_ignores,
+        )
+        if o.show_settings:
+            with self.refusals():
+                echo(config.describe(o.paths or [], self.overrides, o.failure_threshold, o.output_format))
+            raise Exit(0)
+        if self.fixing and "-" in (o.paths or []) and (len(o.paths or []) > 1 or o.cmd is not None):
+            raise self.failed("--fix and --diff read standard input alone: give - without other paths or --cmd")
 
-@_exit_code
-def run_lint(
-    *,
-    paths: list[str] | None = None,
-    cmd: str | None = None,
-    model: str | None = None,
-    gpu: str | None = None,
-    sglang_version: str | None = None,
-    select: list[str] | None = None,
-    ignore: list[str] | None = None,
-    extend_select: list[str] | None = None,
-    failure_threshold: str | None = None,
-    output_format: str | None = None,
-    output_file: str | None = None,
-    show_resolved: bool = False,
-    exit_zero: bool = False,
-    run_after: bool = False,
-    env: list[str] | None = None,
-    env_file: str | None = None,
-    stdin_filename: str | None = None,
-    allow_outside: bool = False,
-    only_launch_files: bool = False,
-    strict: bool = False,
-    sglang: bool = False,
-    fix: bool = False,
-    unsafe_fixes: bool = False,
-    show_diff: bool = False,
-    quiet: int = 0,
-    statistics: bool = False,
-    show_settings: bool = False,
-    color: str | None = None,
-    offline: bool = False,
-    isolated: bool = False,
-    per_file_ignores: list[str] | None = None,
-) -> None:
-    """Lint SGLang launch configurations and report every finding at once; returns the exit
-    code (:func:`_exit_code`). The parameters are ``cli.lint``'s, by name (a test holds it);
-    the choices (``failure_threshold``, ``output_format``, ``color``) are plain strings."""
-    from kdacheck import config, report
-    from kdacheck.findings import InputError
-    from kdacheck.lint import LintRun
+    def read(self) -> None:
+        """``--fix -``/``--diff -``: standard input, read here whole and handed to the lint."""
+        if self.fixing and self.o.paths == ["-"]:
+            self.source = _stdin_bytes(config.options(self.session.for_file("-"), self.overrides).max_bytes)
 
-    def failed(message: str) -> Exit:
+    def lint(self) -> None:
+        """The first pass over the files, then ``--run``'s kernels on every launch command."""
+        o = self.o
+        with self.refusals():
+            self.session = self.new_session()
+            self.fmt = self.session.output_format(o.output_format)
+            if o.statistics and self.fmt in report.NO_STATISTICS:
+                raise InputError(f"--statistics does not apply to --output-format {self.fmt} "
+                                 "(use full, concise, json, sarif or github)")
+            self.read()
+            self.results = self.session.lint()
+            if o.run_after and not any(r.error for r in self.results):
+                self.run_docs, self.run_failed = self.session.run_kernels(self.fmt)
+
+    def diff(self) -> None:
+        """``--diff``: the fixes as a unified diff, nothing written; exit 1 when there is one."""
+        from kdacheck import fix as fixmod
+
+        outcome = self.planned()
+        with _output(self.o.output_file, self.o.allow_outside) as out:
+            out.write(fixmod.diff(outcome))
+        more = f"; {outcome.deferred} more once these are applied" if outcome.deferred else ""
+        for message in outcome.changed.values():
+            echo(f"kdacheck: {message}", err=True)
+        echo(f"kdacheck: would apply {fixmod.summary(outcome)}{more}", err=True)
+        for message in outcome.refused.values():
+            echo(f"kdacheck: error: {message}", err=True)
+        raise Exit(2 if outcome.refused else 1 if outcome.files else 0)
+
+    def fix_passes(self) -> None:
+        """``--fix``: spellings, then values: each pass writes its fixes and lints the fixed
+        files again, until nothing changes (at most ``fix.MAX_PASSES``); only inside the working
+        directory's repository. ``--fix -``: the fixed text to standard output."""
+        from kdacheck import fix as fixmod
+
+        root = confine.repository_root(os.getcwd())
+        outcome = self.planned()
+        for n in range(fixmod.MAX_PASSES):
+            if not self.apply(outcome, root, first=n == 0):
+                break
+            self.relint()
+            outcome = self.planned()
+        for message in self.refused.values():
+            echo(f"kdacheck: error: {message}", err=True)
+        if self.source is not None:
+            self.write_fixed_text()
+
+    def report(self) -> None:
+        """The report in its format (``--quiet``: the failing findings; ``-qq``: none), and the
+        run's notes on standard error."""
+        o = self.o
+        ctx = report.RenderContext(self.session.version, o.show_resolved, self.run_docs if self.fmt == "json" else None,
+                                   self.session.threshold(o.failure_threshold), color=o.color or "auto", strict=o.strict,
+                                   quiet=bool(o.quiet))
+        results: list[FileResult] = self.results
+        if o.quiet and self.fmt in ("full", "concise", "github"):
+            results = report.failing_only(results, ctx.threshold)
+        if o.quiet >= 2 and not o.output_file:  # -qq: nothing on standard output, the exit code only
+            return
+        with _output(o.output_file, o.allow_outside, sys.stderr if o.fix and self.source is not None else None) as out:
+            if o.statistics:
+                report.statistics(results, out, self.fmt, ctx)
+            else:
+                report.render(self.fmt, results, out, ctx)
+        for note in [] if o.quiet else self.session.notes:
+            echo(f"kdacheck: {note}", err=True)
+
+    def exit_code(self) -> int:
+        """2 when a fix was refused, else the verdict of the last pass (``LintRun.exit_code``)."""
+        o = self.o
+        code = self.session.exit_code(o.failure_threshold, o.exit_zero, self.run_failed, o.strict)
+        return 2 if self.refused else code
+
+    # --- helpers of the phases ----------------------------------------------------------------
+
+    def new_session(self) -> LintRun:
+        o = self.o
+        return LintRun(o.paths or [], o.cmd, self.overrides, o.only_launch_files, o.stdin_filename)
+
+    def relint(self) -> None:
+        """The next ``--fix`` pass: the fixed files (or text) linted afresh."""
+        if self.reads is not None:
+            self.reads.clear()
+        self.session = self.new_session()
+        if self.source is not None:
+            _feed_stdin(self.source)
+        with self.refusals():
+            self.results = self.session.lint()
+
+    def planned(self) -> Outcome:
+        """The fixes of the latest pass (nothing written): ``LintRun.fixes``."""
+        from kdacheck.readers.detect import decode
+        from kdacheck.sanitize import visible_name
+
+        stdin = None
+        if self.source is not None:
+            name = visible_name(self.o.stdin_filename) if self.o.stdin_filename else "<stdin>"
+            try:
+                stdin = (name, decode(self.source, name))
+            except InputError:  # binary or not UTF-8: the lint said so; nothing to edit
+                stdin = (name, "")
+        outcome: Outcome = self.session.fixes(self.o.unsafe_fixes, self.reads, stdin)
+        return outcome
+
+    def apply(self, outcome: Outcome, root: str, first: bool) -> bool:
+        """Write one pass's fixes (``--fix -``: into the text the next pass reads); whether any
+        file changed."""
+        from kdacheck import fix as fixmod
+
+        changes = bool(outcome.files)
+        if self.source is not None:  # standard input: the fixed text is the next pass's input
+            for _before, after in outcome.files.values():
+                self.source = (fixmod.BOM if self.source.startswith(fixmod.BOM) else b"") + after.encode("utf-8", "surrogatepass")
+        else:
+            fixmod.write(outcome, root)
+        for message in outcome.changed.values():  # left alone, counted; the next pass reads them again
+            echo(f"kdacheck: {message}", err=True)
+        self.refused.update(outcome.refused)
+        if changes or first:
+            echo(f"kdacheck: applied {fixmod.summary(outcome)}", err=True)
+        return changes
+
+    def write_fixed_text(self) -> None:
+        """``--fix -``: the fixed text on standard output, byte for byte (a BOM and CRLF kept)."""
+        assert self.source is not None
+        sys.stdout.flush()
+        out_bytes = getattr(sys.stdout, "buffer", None)
+        if out_bytes is not None:
+            out_bytes.write(self.source)
+            out_bytes.flush()
+        else:
+            sys.stdout.write(self.source.decode("utf-8", "replace"))
+
+    @contextlib.contextmanager
+    def refusals(self) -> Iterator[None]:
+        """A configuration or input error inside the block ends the command: exit 2, said."""
+        try:
+            yield
+        except (config.ConfigError, InputError) as e:
+            raise self.failed(str(e)) from None
+
+    def failed(self, message: str) -> Exit:
+        """Exit 2 with ``message``; a machine format still writes its document saying why."""
         from kdacheck.versions import NEWEST
 
-        with _output(output_file, allow_outside) as out:
-            report.render_failure(output_format, message, out, sglang_version or NEWEST)
+        with _output(self.o.output_file, self.o.allow_outside) as out:
+            report.render_failure(self.o.output_format, message, out, self.o.sglang_version or NEWEST)
         return fail(message)
-
-    if not paths and cmd is None:
-        raise failed("nothing to lint: give paths, - for standard input, or --cmd")
-    try:
-        variables = config.environment(env or [], env_file, allow_outside)
-        file_ignores = tuple(_per_file(v) for v in per_file_ignores or ())
-    except (config.ConfigError, ValueError) as e:
-        raise failed(str(e)) from None
-    overrides = config.Overrides(
-        select=tuple(_split(select) or ()) or None, ignore=tuple(_split(ignore) or ()),
-        extend_select=tuple(_split(extend_select) or ()), gpu=gpu, sglang_version=sglang_version, model=model,
-        sglang=sglang, env=tuple(variables.items()), allow_outside=allow_outside, isolated=isolated, offline=offline,
-        per_file_ignores=file_ignores,
-    )
-    threshold = failure_threshold
-    if show_settings:
-        try:
-            echo(config.describe(paths or [], overrides, threshold, output_format))
-        except (config.ConfigError, InputError) as e:
-            raise failed(str(e)) from None
-        raise Exit(0)
-    if (fix or show_diff) and "-" in (paths or []) and (len(paths or []) > 1 or cmd is not None):
-        raise failed("--fix and --diff read standard input alone: give - without other paths or --cmd")
-    from kdacheck import confine
-
-    # --fix/--diff: note what each file held when read; only those bytes are ever rewritten
-    reads = confine.record_reads() if fix or show_diff else None
-
-    def _lint_and_fix() -> None:
-        """Lint, fix, render and exit (raises Exit)."""
-        # --fix -: standard input is read here, whole, and handed to the lint; its fixed text goes
-        # to standard output, the report to standard error (as ruff's), and no file is touched
-        source = None
-        try:
-            session = LintRun(paths or [], cmd, overrides, only_launch_files, stdin_filename)
-            if statistics and session.output_format(output_format) in report.NO_STATISTICS:
-                raise InputError(f"--statistics does not apply to --output-format {session.output_format(output_format)} "
-                                 "(use full, concise, json, sarif or github)")
-            if (fix or show_diff) and paths == ["-"]:
-                source = _stdin_bytes(config.options(session.for_file("-"), overrides).max_bytes)
-            results = session.lint()
-            fmt = session.output_format(output_format)
-            run_docs, run_failed = session.run_kernels(fmt) if run_after and not any(r.error for r in results) else (None, False)
-        except (config.ConfigError, InputError) as e:
-            raise failed(str(e)) from None
-        refused: dict[str, str] = {}
-        if fix or show_diff:
-            from kdacheck import fix as fixmod
-            from kdacheck.readers.detect import decode
-            from kdacheck.sanitize import visible_name
-
-            stdin_name = visible_name(stdin_filename) if stdin_filename else "<stdin>"
-
-            def planned(session: LintRun) -> fixmod.Outcome:
-                stdin = None
-                if source is not None:
-                    try:
-                        stdin = (stdin_name, decode(source, stdin_name))
-                    except InputError:  # binary or not UTF-8: the lint said so; nothing to edit
-                        stdin = (stdin_name, "")
-                outcome: fixmod.Outcome = session.fixes(unsafe_fixes, reads, stdin)
-                return outcome
-
-            outcome = planned(session)
-            if show_diff:
-                with _output(output_file, allow_outside) as out:
-                    out.write(fixmod.diff(outcome))
-                more = f"; {outcome.deferred} more once these are applied" if outcome.deferred else ""
-                for message in outcome.changed.values():
-                    echo(f"kdacheck: {message}", err=True)
-                echo(f"kdacheck: would apply {fixmod.summary(outcome)}{more}", err=True)
-                for message in outcome.refused.values():
-                    echo(f"kdacheck: error: {message}", err=True)
-                raise Exit(2 if outcome.refused else 1 if outcome.files else 0)
-            root = confine.repository_root(os.getcwd())  # --fix writes here only, never outside
-            for _pass in range(fixmod.MAX_PASSES):  # spellings, then values: each pass lints the fixed files again
-                changes = bool(outcome.files)
-                if source is not None:  # standard input: the fixed text is the next pass's input
-                    for _before, after in outcome.files.values():
-                        source = (fixmod.BOM if source.startswith(fixmod.BOM) else b"") + after.encode("utf-8", "surrogatepass")
-                else:
-                    fixmod.write(outcome, root)
-                for message in outcome.changed.values():  # left alone, counted; the next pass reads them again
-                    echo(f"kdacheck: {message}", err=True)
-                refused.update(outcome.refused)
-                if not changes:
-                    if _pass == 0:
-                        echo(f"kdacheck: applied {fixmod.summary(outcome)}", err=True)
-                    break
-                echo(f"kdacheck: applied {fixmod.summary(outcome)}", err=True)
-                if reads is not None:
-                    reads.clear()
-                session = LintRun(paths or [], cmd, overrides, only_launch_files, stdin_filename)
-                if source is not None:
-                    _feed_stdin(source)
-                try:
-                    results = session.lint()
-                except (config.ConfigError, InputError) as e:
-                    raise failed(str(e)) from None
-                outcome = planned(session)
-            for message in refused.values():
-                echo(f"kdacheck: error: {message}", err=True)
-            if source is not None:  # the fixed text, byte for byte (a BOM and CRLF kept)
-                sys.stdout.flush()
-                out_bytes = getattr(sys.stdout, "buffer", None)
-                if out_bytes is not None:
-                    out_bytes.write(source)
-                    out_bytes.flush()
-                else:
-                    sys.stdout.write(source.decode("utf-8", "replace"))
-        ctx = report.RenderContext(session.version, show_resolved, run_docs if fmt == "json" else None, session.threshold(threshold),
-                                   color=color or "auto", strict=strict, quiet=bool(quiet))
-        if quiet and fmt in ("full", "concise", "github"):
-            results = report.failing_only(results, ctx.threshold)
-        if quiet >= 2 and not output_file:  # -qq: nothing on standard output, the exit code only
-            code = session.exit_code(threshold, exit_zero, run_failed, strict)
-            raise Exit(2 if refused else code)
-        with _output(output_file, allow_outside, sys.stderr if fix and source is not None else None) as out:
-            if statistics:
-                report.statistics(results, out, fmt, ctx)
-            else:
-                report.render(fmt, results, out, ctx)
-        for note in [] if quiet else session.notes:
-            echo(f"kdacheck: {note}", err=True)
-        code = session.exit_code(threshold, exit_zero, run_failed, strict)
-        raise Exit(2 if refused else code)
-
-    try:
-        _lint_and_fix()
-    finally:
-        confine.reads = None

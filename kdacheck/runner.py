@@ -14,12 +14,11 @@ import contextlib
 import os
 import sys
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from typing import IO, Any
 
 from kdacheck.findings import InputError
 from kdacheck.kernels import ops
-from kdacheck.kernels.cases import STATE_DTYPES, AnyCase, Gate, GatherCase, Mamba2Case, VerifyCase
+from kdacheck.kernels.cases import STATE_DTYPES, Gate, GatherCase, Mamba2Case, VerifyCase
 from kdacheck.messages import (
     FLASHINFER_GDN_MTP_BF16_STEPS_MESSAGE,
     FLASHINFER_GDN_MTP_STATE_MESSAGE,
@@ -28,6 +27,7 @@ from kdacheck.messages import (
 )
 from kdacheck.models import Family, Model
 from kdacheck.resolve import Resolved
+from kdacheck.results import Case, Plan
 from kdacheck.sanitize import visible_name
 
 DEFAULT_MODEL = "moonshotai/Kimi-Linear-48B-A3B-Instruct"
@@ -36,28 +36,6 @@ CPU_HEADS = 4  # value heads per rank in the interpreter (each head is independe
 WORK_BUDGET_S = {"cpu": 300.0, "cuda": 600.0}  # default --work-budget: estimated seconds per run
 HOST_MEMORY_SHARE = 0.5  # on the CPU, refuse a run that needs more than this share of RAM
 LIMITS = {"steps": (1, 64), "topk": (1, 64), "draft_tokens": (1, 1024), "batch": (1, 4096), "tp": (1, 64), "buffer_steps": (1, 1024), "buffer_rows": (1, 4096), "plan_capacity": (1, 1 << 24)}
-
-
-@dataclass
-class Case:
-    """One kernel launch to make (a typed case of ``kdacheck.kernels.cases``), and why."""
-
-    spec: AnyCase
-    label: str
-    notes: list[str] = field(default_factory=list)
-
-    @property
-    def op(self) -> ops.Op:
-        """The kernel op that runs this case."""
-        return ops.op_for(self.spec)
-
-
-@dataclass
-class Plan:
-    source: str
-    cases: list[Case]
-    notes: list[str] = field(default_factory=list)
-    nothing: str | None = None  # why there is no case to run (a model without hybrid state): said, exit 0
 
 
 def check_limits(**values: int | None) -> None:

@@ -8,8 +8,9 @@ from pathlib import Path
 from kdacheck.findings import Finding, Severity
 from kdacheck.flags import NEWEST
 from kdacheck.gpus import gpu as get_gpu
-from kdacheck.lint import FileResult, Options, lint_text
+from kdacheck.lint import Options, lint_text
 from kdacheck.resolve import Resolved
+from kdacheck.results import FileResult
 
 
 def lint(text: str, version: str = NEWEST, gpu: str | None = None, model: str | None = None, path: str = "<cmd>",

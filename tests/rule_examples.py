@@ -7,7 +7,7 @@ import shlex
 from pathlib import Path
 
 from kdacheck import versions
-from kdacheck.lint import FileResult
+from kdacheck.results import FileResult
 from kdacheck.rules import Rule
 from tests.helpers import lint
 

@@ -376,8 +376,8 @@ DECODE = "RoleBasedGroup/kimi-linear-pd, role decode, container sglang"
 def _rendered(fmt: str, path: Path) -> str:
     import io
 
-    from kdacheck.lint import Results
     from kdacheck.report import RenderContext, render
+    from kdacheck.results import Results
 
     results = Results([lint(path.read_text(), path=str(path))])
     out = io.StringIO()
@@ -427,8 +427,8 @@ def test_json_command_is_sanitised_and_bounded() -> None:
     r = lint(f"python3 -m sglang.launch_server --model-path 'Qwen/\x1b[31mred' --served-model-name {long}\n", path=str(path))
     import io
 
-    from kdacheck.lint import Results
     from kdacheck.report import RenderContext, render
+    from kdacheck.results import Results
 
     out = io.StringIO()
     render("json", Results([r]), out, RenderContext(NEWEST))

@@ -31,9 +31,10 @@ from kdacheck import flags as flagmod
 from kdacheck import report
 from kdacheck.cli import app
 from kdacheck.gpus import GPUS
-from kdacheck.lint import FileResult, Options, lint_text
+from kdacheck.lint import Options, lint_text
 from kdacheck.model_index import ids as index_ids
 from kdacheck.report import RenderContext
+from kdacheck.results import FileResult
 
 pytestmark = pytest.mark.slow  # Hypothesis: thousands of examples (python -m pytest -q -m 'not slow' skips them)
 

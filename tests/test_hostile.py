@@ -300,7 +300,7 @@ def test_internal_error_in_one_file_is_reported_not_raised(tmp_path: Path, monke
     def boom(*_a: object, **_k: object) -> None:
         raise ZeroDivisionError("division by zero")
 
-    monkeypatch.setattr(lintmod, "lint_command", boom)
+    monkeypatch.setattr(lintmod, "lint_launch", boom)
     p = tmp_path / "x.sh"
     p.write_text("python -m sglang.launch_server --tp-size 2\n")
     r = runner.invoke(app, ["lint", str(p)], env={"NO_COLOR": "1", "GITHUB_ACTIONS": ""})

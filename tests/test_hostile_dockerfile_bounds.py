@@ -15,8 +15,9 @@ from collections.abc import Callable
 import pytest
 
 from kdacheck.flags import NEWEST
-from kdacheck.lint import FileResult, Options, lint_text
+from kdacheck.lint import Options, lint_text
 from kdacheck.readers import bounds, dockerfile, read_text
+from kdacheck.results import FileResult
 from tests.test_hostile import assert_linear
 
 LAUNCH = "python -m sglang.launch_server --model-path moonshotai/Kimi-Linear-48B-A3B-Instruct --tp-size 2"

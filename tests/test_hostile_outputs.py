@@ -22,8 +22,9 @@ from typer.testing import CliRunner
 
 from kdacheck.cli import app
 from kdacheck.flags import NEWEST
-from kdacheck.lint import FileResult, Options, Results, lint_text
+from kdacheck.lint import Options, lint_text
 from kdacheck.report import FORMATS, RenderContext, render
+from kdacheck.results import FileResult, Results
 from kdacheck.sanitize import CONTROL, visible, visible_name
 
 ROOT = Path(__file__).resolve().parent.parent

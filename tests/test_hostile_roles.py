@@ -13,8 +13,8 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from kdacheck.flags import NEWEST
-from kdacheck.lint import Results
 from kdacheck.report import FORMATS, RenderContext, render
+from kdacheck.results import Results
 from tests.helpers import lint
 
 LAUNCH = "python3 -m sglang.launch_server --model-path Qwen/Qwen3-Next-80B-A3B-Instruct"

@@ -9,9 +9,9 @@ import tracemalloc
 import pytest
 
 from kdacheck.findings import InputError
-from kdacheck.lint import FileResult
 from kdacheck.readers import bounds
 from kdacheck.readers.shell import MAX_SCRIPT_DEPTH, ansi_c_decode, read_shell
+from kdacheck.results import FileResult
 from tests.helpers import KIMI, LAUNCH, codes, lint, lint_ok
 
 PEAK_MB = 200

@@ -16,8 +16,9 @@ import pytest
 import yaml
 
 from kdacheck.flags import NEWEST
-from kdacheck.lint import FileResult, Options, lint_path
+from kdacheck.lint import Options, lint_path
 from kdacheck.readers import bounds, carriers, read_text, yamlfiles
+from kdacheck.results import FileResult
 from tests.helpers import lint
 
 LAUNCH = "python -m sglang.launch_server --model-path moonshotai/Kimi-Linear-48B-A3B-Instruct"

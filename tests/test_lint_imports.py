@@ -112,12 +112,17 @@ def test_option_table_is_cli_lints_typer_declarations() -> None:
     assert fastpath.declared_options(cli.lint) == lint_options.OPTIONS, fastpath.render_table(fastpath.declared_options(cli.lint))
 
 
-def test_run_lint_takes_cli_lints_parameters() -> None:
+def test_lint_options_are_cli_lints_parameters() -> None:
+    """``run_lint(**options)`` takes :class:`LintOptions`: cli.lint's parameters, by name and
+    default, in order; any other name is refused."""
     typer_side = inspect.signature(cli.lint).parameters
-    plain_side = inspect.signature(lint_command.run_lint).parameters
+    plain_side = lint_command.LintOptions.__annotations__
     assert list(plain_side) == list(typer_side) == [row[0] for row in lint_options.OPTIONS]
-    for name, p in plain_side.items():
-        assert p.kind is inspect.Parameter.KEYWORD_ONLY and p.default == typer_side[name].default, name
+    for name in plain_side:
+        assert getattr(lint_command.LintOptions, name) == typer_side[name].default, name
+    assert lint_command.LintOptions(cmd="x").cmd == "x" and lint_command.LintOptions().cmd is None
+    with pytest.raises(TypeError, match="not an option"):
+        lint_command.LintOptions(paht=["x"])
 
 
 FAST = ["concise", *(pytest.param(f, marks=pytest.mark.slow) for f in FORMATS if f != "concise")]

@@ -15,7 +15,7 @@ from typing import IO, TYPE_CHECKING, Any
 from kdacheck.findings import Severity
 
 if TYPE_CHECKING:
-    from kdacheck.lint import FileResult
+    from kdacheck.results import FileResult
 
 # format name → module under kdacheck.report
 FORMATS: dict[str, str] = {

@@ -6,7 +6,7 @@ import os
 
 from kdacheck.discover import git_root
 from kdacheck.findings import Finding
-from kdacheck.lint import FileResult
+from kdacheck.results import FileResult
 
 PSEUDO = ("<cmd>", "<stdin>")  # inputs that are not files
 

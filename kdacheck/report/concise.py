@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from typing import IO
 
-from kdacheck.lint import FileResult
 from kdacheck.models import origin, origin_label
 from kdacheck.report import FIXABLE, RenderContext, fixable_line, summary_line
 from kdacheck.report._common import in_role
+from kdacheck.results import FileResult
 from kdacheck.sanitize import visible_name
 
 

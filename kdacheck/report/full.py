@@ -7,10 +7,10 @@ import sys
 from typing import IO, TYPE_CHECKING
 
 from kdacheck.findings import Finding, Severity
-from kdacheck.lint import FileResult
 from kdacheck.report import FIXABLE, RenderContext, fixable_line, summary_line
 from kdacheck.report._common import in_role
 from kdacheck.resolve import Resolved
+from kdacheck.results import FileResult
 
 if TYPE_CHECKING:
     from rich.table import Table

@@ -12,9 +12,9 @@ import os
 from typing import IO, Any
 
 from kdacheck.findings import Finding, Severity
-from kdacheck.lint import FileResult
 from kdacheck.report import RenderContext, summary_line
 from kdacheck.report._common import all_findings, in_role, is_pseudo, loud, workspace_path
+from kdacheck.results import FileResult
 from kdacheck.sanitize import LEGACY_COMMAND, LEGACY_SHOWN
 
 COMMAND = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "notice"}

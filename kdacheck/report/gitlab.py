@@ -16,10 +16,10 @@ from collections import Counter
 from typing import IO, Any
 
 from kdacheck.findings import Finding, Location, Severity
-from kdacheck.lint import FileResult
 from kdacheck.report import RenderContext
 from kdacheck.report._common import in_role, is_pseudo, loud, relative_to, repo_root
 from kdacheck.report.sarif import fingerprint, identity
+from kdacheck.results import FileResult
 from kdacheck.sanitize import json_text
 
 SEVERITY = {Severity.ERROR: "critical", Severity.WARNING: "major", Severity.INFO: "info"}

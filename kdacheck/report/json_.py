@@ -6,11 +6,11 @@ from typing import IO, Any
 
 from kdacheck import __version__
 from kdacheck.findings import Finding, Location
-from kdacheck.lint import FileResult
 from kdacheck.models import origin
 from kdacheck.report import RenderContext, summary
 from kdacheck.report.values import layers, unit_of
 from kdacheck.resolve import Resolved
+from kdacheck.results import FileResult
 from kdacheck.sanitize import json_text
 
 SCHEMA_VERSION = 3  # 3: commands[].command is the launch as read, its label moved to commands[].role

@@ -26,14 +26,14 @@ import xml.etree.ElementTree as ET
 from typing import IO, TYPE_CHECKING
 
 from kdacheck.findings import Finding, Severity
-from kdacheck.lint import FileResult
 from kdacheck.report import RenderContext
+from kdacheck.results import FileResult
 from kdacheck.sanitize import visible_name
 
 if TYPE_CHECKING:
     from kdacheck.kernels.harness import CaseResult
     from kdacheck.resolve import Resolved
-    from kdacheck.runner import Case, Plan
+    from kdacheck.results import Case, Plan
 
 _INVALID_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
 

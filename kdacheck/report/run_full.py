@@ -16,7 +16,7 @@ from kdacheck.sanitize import visible_name
 
 if TYPE_CHECKING:
     from kdacheck.kernels.harness import CaseResult
-    from kdacheck.runner import Case, Plan
+    from kdacheck.results import Case, Plan
 
 # The shapes a report shows (the JSON document has them all)
 SHOWN_SHAPES = ("N", "T", "T_alloc", "N_scratch", "HV", "Kd", "Vd", "H", "G", "P", "DS", "state_dtype", "tree", "B", "D", "top_k", "plan_capacity", "item_bytes")

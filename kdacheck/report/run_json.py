@@ -9,7 +9,7 @@ from kdacheck.sanitize import json_text
 
 if TYPE_CHECKING:
     from kdacheck.kernels.harness import CaseResult
-    from kdacheck.runner import Case, Plan
+    from kdacheck.results import Case, Plan
 
 SCHEMA_VERSION = 1
 

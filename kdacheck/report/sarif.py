@@ -24,9 +24,9 @@ from urllib.parse import quote
 
 from kdacheck import __version__
 from kdacheck.findings import Finding, Location, Severity
-from kdacheck.lint import FileResult
 from kdacheck.report import RenderContext
 from kdacheck.report._common import all_findings, in_role, is_pseudo, relative_to, repo_root
+from kdacheck.results import FileResult
 from kdacheck.rules import Rule, all_rules
 from kdacheck.sanitize import json_text
 

@@ -35,7 +35,7 @@ AFTER_RESOLUTION: dict[str, str] = {
 
 _OWN_CODES = ("SGLANG001", "SGLANG002")  # SGLang's own verdict and its notes: never reconciled
 
-# how lint_command's note starts where kdacheck could not read the model under --sglang
+# how lint.lint_launch's note starts where kdacheck could not read the model under --sglang
 MODEL_UNREAD = "kdacheck could not read the model"
 
 

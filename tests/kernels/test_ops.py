@@ -16,6 +16,7 @@ from kdacheck.kernels import cases, ops
 from kdacheck.kernels.cases import AnyCase, Gate, VerifyCase
 
 from kdacheck import runner
+from kdacheck.results import Case, Plan
 
 ROOT = Path(__file__).resolve().parents[2]
 # one model of each family kdacheck run has a kernel for: KDA, GDN (the head gate), Mamba2, DSA
@@ -34,7 +35,7 @@ def _benchmarks() -> ModuleType:
 
 
 @cache
-def _planned() -> tuple[runner.Case, ...]:
+def _planned() -> tuple[Case, ...]:
     """The cases the runner plans for each family (chain and tree), as ``kdacheck run`` would."""
     plans = [runner.plan_from_options(2, topk, None, None, m, 1, None, None, on_cpu=True) for m in MODELS for topk in (1, 2)]
     return tuple(c for p in plans for c in p.cases)
@@ -87,7 +88,7 @@ def test_runner_plans_both_verify_gates() -> None:
 def test_runner_runs_each_op_through_its_harness_function(op: ops.Op) -> None:
     """A small case of each op, run as ``kdacheck run`` runs one: the result names the op."""
     case = op.case(seed=1)
-    plan = runner.Plan("registry", [runner.Case(case, op.name)])
+    plan = Plan("registry", [Case(case, op.name)])
     [(planned, result)] = runner.run_plan(plan, "cpu")
     assert planned.op is op and result.kernel == op.name
     assert result.passed, result.error

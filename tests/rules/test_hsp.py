@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from kdacheck.findings import Severity
-from kdacheck.lint import FileResult
+from kdacheck.results import FileResult
 from tests.helpers import codes, finding
 from tests.helpers import lint_ok as lint
 

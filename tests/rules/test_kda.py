@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from kdacheck import versions
-from kdacheck.lint import FileResult
+from kdacheck.results import FileResult
 from kdacheck.rules.kda import KDA002_MESSAGE
 from tests.helpers import codes
 from tests.helpers import lint_ok as lint

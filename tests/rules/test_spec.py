@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from kdacheck.lint import FileResult
+from kdacheck.results import FileResult
 from tests.helpers import codes, lint_ok
 from tests.helpers import lint_ok as lint
 
