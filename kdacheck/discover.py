@@ -549,10 +549,6 @@ def _gitignore_set(folder: str) -> PatternSet:
     return PatternSet(_read_patterns(os.path.join(folder, ".gitignore"), folder, confine.repository_root(folder)))
 
 
-def _gitignore(folder: str) -> tuple[Pattern, ...]:
-    return _gitignore_set(folder).patterns
-
-
 def reset() -> None:
     """Forget the ``.gitignore`` files and repository roots read (files may have changed)."""
     _gitignore_set.cache_clear()
@@ -594,10 +590,6 @@ def _inherited_sets(folder: str) -> list[PatternSet]:
         d = os.path.dirname(d)
     out += [_gitignore_set(d) for d in reversed(chain)]
     return out
-
-
-def _inherited(folder: str) -> list[Pattern]:
-    return [p for s in _inherited_sets(folder) for p in s.patterns]
 
 
 MAX_ENTRIES = 200_000  # files and folders one folder search visits
