@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from kdacheck.sanitize import visible_name
 
 if TYPE_CHECKING:
-    from kdacheck.discover import Pattern
+    from kdacheck.gitignore import Pattern
     from kdacheck.gpus import GPU
     from kdacheck.rules import Rule
 
@@ -87,7 +87,7 @@ def _codes(value: Any, key: str, where: str) -> tuple[str, ...]:
 
 
 def _globs(value: Any, key: str, where: str) -> tuple[str, ...]:
-    from kdacheck.discover import MAX_PATTERNS
+    from kdacheck.gitignore import MAX_PATTERNS
 
     items = [value] if isinstance(value, str) else value
     if not isinstance(items, list) or not all(isinstance(v, str) for v in items):
@@ -308,7 +308,7 @@ class Options:
     offline: bool = False  # --offline: no model config.json is asked of the Hugging Face Hub
     version_why: str = ""  # where the version came from ("--sglang-version": also a configuration's)
     file_ignores: tuple[tuple[Any, tuple[str, ...]], ...] = ()  # (compiled glob, codes) from per-file-ignores
-    file_ignore_sets: list[Any] = field(default_factory=list, repr=False, compare=False)  # the same globs, indexed (discover.PatternSet)
+    file_ignore_sets: list[Any] = field(default_factory=list, repr=False, compare=False)  # the same globs, indexed (gitignore.PatternSet)
     ignored_codes: dict[str, tuple[str, ...]] = field(default_factory=dict, repr=False, compare=False)  # path -> codes per-file-ignores drops there
 
 
@@ -368,7 +368,7 @@ def options(s: Settings, cli: Overrides) -> Options:
         opts.max_bytes = s.max_file_size
     if s.mem005_share is not None:
         opts.mem005_share = s.mem005_share
-    from kdacheck.discover import compile_pattern, pattern_sets
+    from kdacheck.gitignore import compile_pattern, pattern_sets
 
     pairs = [(s.folder, g, c) for g, c in s.per_file_ignores] + [(os.getcwd(), g, c) for g, c in cli.per_file_ignores]
     opts.file_ignores = tuple((p, codes) for folder, glob, codes in pairs if (p := compile_pattern(glob, folder)) is not None)
@@ -381,7 +381,7 @@ def ignored_here(opts: Options, path: str, code: str) -> bool:
     matched once per file (the codes they drop there kept), then each finding is a look-up."""
     codes = opts.ignored_codes.get(path)
     if codes is None:
-        from kdacheck.discover import matching
+        from kdacheck.gitignore import matching
 
         hit = {id(p) for p in matching(path, False, opts.file_ignore_sets)}
         codes = tuple(sorted({c for p, cs in opts.file_ignores if id(p) in hit for c in cs}))
@@ -424,7 +424,7 @@ def environment(pairs: list[str], env_file: str | None, allow_outside: bool = Fa
 
 def exclude_patterns(settings: list[Settings]) -> list[Pattern]:
     """The ``exclude`` globs of these configurations, each relative to its file's folder."""
-    from kdacheck.discover import MAX_PATTERNS, compile_pattern
+    from kdacheck.gitignore import MAX_PATTERNS, compile_pattern
 
     out: list[Pattern] = []
     for s in dict.fromkeys(settings):  # the working directory's and a folder's may be one file

@@ -64,11 +64,6 @@ class Guarded:
     margin: int
 
 
-def poison_value(dtype: torch.dtype) -> int:
-    """The poison bit pattern (as an unsigned integer) used for ``dtype``."""
-    return _POISON[dtype]
-
-
 def bits(t: torch.Tensor) -> torch.Tensor:
     """Integer view of ``t``'s bits (same element size), for exact comparisons."""
     return t.view(_BITS_DTYPE[t.dtype])

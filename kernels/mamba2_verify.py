@@ -129,13 +129,6 @@ def _mamba2_verify_kernel(
             tl.debug_barrier()
 
 
-def overflow_blocks(N_scratch: int, T_alloc: int, T: int, rows: list[int]) -> int:
-    """``[H, P, DS]`` state blocks SGLang's addressing stores past ``N_scratch·T_alloc``."""
-    top = (max(rows) + 1) * T if rows else 0
-    return max(0, top - N_scratch * T_alloc)
-
-
-
 def verify_blocks(P: int, DS: int, block_p: int | None = None) -> tuple[int, int]:
     """Fixed tile sizes (no autotune), the launch config: BDS covers DS; BP rows of the head
     dim keep the ``[BP, BDS]`` state tile near 4096 elements."""

@@ -7,8 +7,9 @@ from pathlib import Path
 import pytest
 
 from kdacheck import discover, lint
-from kdacheck.discover import Candidate, compile_pattern, ignored
+from kdacheck.discover import Candidate
 from kdacheck.flags import NEWEST
+from kdacheck.gitignore import compile_pattern, ignored
 from kdacheck.lint import Options, lint_text
 from kdacheck.readers import relevance
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from kdacheck import discover
+from kdacheck import gitignore
 from kdacheck.flags import NEWEST
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
@@ -48,13 +48,13 @@ def test_a_config_named_many_times_is_read_once(tmp_path: Path, monkeypatch: pyt
 
 
 def _glob_steps(pattern: str, path: str) -> int:
-    """Lines of discover.py run to match ``path``: the matcher's steps, counted."""
-    glob = discover.Glob(pattern.encode(), 0)
+    """Lines of gitignore.py run to match ``path``: the matcher's steps, counted."""
+    glob = gitignore.Glob(pattern.encode(), 0)
     steps = 0
 
     def trace(frame, event, _arg):  # type: ignore[no-untyped-def]
         nonlocal steps
-        if frame.f_code.co_filename != discover.__file__:
+        if frame.f_code.co_filename != gitignore.__file__:
             return None
         steps += event == "line"
         return trace

@@ -23,7 +23,7 @@ from tests.helpers import tree_state
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
 import hostile
 
-from kdacheck import config, discover
+from kdacheck import config, discover, gitignore
 from kdacheck.findings import InputError
 
 KIMI = hostile.KIMI
@@ -179,11 +179,11 @@ def test_indexed_shapes_run_no_nfa(tmp_path: Path) -> None:
         for f in range(100):
             (tmp_path / f"d{d}").mkdir(exist_ok=True)
             (tmp_path / f"d{d}" / f"r{f}.sh").write_text("")
-    pats = [discover.compile_pattern(g, str(tmp_path)) for g in
+    pats = [gitignore.compile_pattern(g, str(tmp_path)) for g in
             [(f"n{i}", f"*.e{i}", f"b{i}/", f"/d/{i}")[i % 4] for i in range(100_000)] + ["d9/", "!d9/r1.sh"]]
-    discover.NFA_RUNS[0] = 0
+    gitignore.NFA_RUNS[0] = 0
     found = discover.walk(str(tmp_path), [p for p in pats if p])
-    assert len(found) == 900 and discover.NFA_RUNS[0] == 0
+    assert len(found) == 900 and gitignore.NFA_RUNS[0] == 0
 
 
 def test_per_file_ignores_match_once_per_file(tmp_path: Path) -> None:
@@ -193,11 +193,11 @@ def test_per_file_ignores_match_once_per_file(tmp_path: Path) -> None:
     (tmp_path / "kdacheck.toml").write_text("[per-file-ignores]\n" + table)
     config.reset()
     opts = config.options(config.for_folder(str(tmp_path)), config.Overrides())
-    discover.NFA_RUNS[0] = 0
+    gitignore.NFA_RUNS[0] = 0
     path = str(tmp_path / "legacy7" / "run.sh")
     got = [config.ignored_here(opts, path, c) for c in ("ARG003", "SPEC002", "ARG001") * 1667]
     assert got[:3] == [True, True, False]
-    assert discover.NFA_RUNS[0] <= 2
+    assert gitignore.NFA_RUNS[0] <= 2
 
 
 def test_wildcard_budget_is_an_input_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -206,16 +206,16 @@ def test_wildcard_budget_is_an_input_error(tmp_path: Path, monkeypatch: pytest.M
     for f in range(50):
         (tmp_path / f"r{f}.sh").write_text("")
     (tmp_path / ".gitignore").write_text("".join(f"*{i}?x*\n" for i in range(100)))
-    monkeypatch.setattr(discover, "MAX_NFA_RUNS", 1000)
+    monkeypatch.setattr(gitignore, "MAX_NFA_RUNS", 1000)
     discover.reset()
-    discover.NFA_RUNS[0] = 0
+    gitignore.NFA_RUNS[0] = 0
     with pytest.raises(InputError, match=r"\.gitignore: over 1,000 wildcard matches"):
         discover.walk(str(tmp_path))
 
 
 def test_long_lines_cost_bits_not_recursion() -> None:
     """A 1 MiB line of ``*a`` pairs against a 4,000-byte path: one NFA run, no recursion."""
-    p = discover.compile_pattern("*a" * 500_000, "/r")
-    assert p is not None and not discover.ignored("/r/" + "a" * 4000, False, [p])
-    q = discover.compile_pattern("*a" * 2000, "/r")
-    assert q is not None and discover.ignored("/r/" + "a" * 2000, False, [q])
+    p = gitignore.compile_pattern("*a" * 500_000, "/r")
+    assert p is not None and not gitignore.ignored("/r/" + "a" * 4000, False, [p])
+    q = gitignore.compile_pattern("*a" * 2000, "/r")
+    assert q is not None and gitignore.ignored("/r/" + "a" * 2000, False, [q])

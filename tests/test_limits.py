@@ -52,9 +52,9 @@ def test_a_side_file_past_side_file_bytes_is_not_read(tmp_path: Path, monkeypatc
 
 
 def test_a_gitignore_past_max_ignore_bytes_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from kdacheck import discover
+    from kdacheck import discover, gitignore
 
-    monkeypatch.setattr(discover, "MAX_IGNORE_BYTES", 10)
+    monkeypatch.setattr(gitignore, "MAX_IGNORE_BYTES", 10)
     _repo(tmp_path, {"run.sh": KIMI + "\n", ".gitignore": "# a comment longer than ten bytes\n"})
     with pytest.raises(InputError, match="over the 10-byte limit"):
         discover.walk(str(tmp_path))

@@ -233,12 +233,15 @@ SEARCHED = frozenset({
 })
 
 
-def run(req: Request) -> Result:
-    from kdacheck import config, gpus
+_Fit = tuple[Verdict, dict[str, Any], int | None]  # a clean line that fits: its verdict, memory, KV tokens per request
+
+
+def _resolve(req: Request) -> tuple[Any, str, Model, str]:
+    """The request's GPU profile, SGLang version and model, each refused by its option's name."""
     from kdacheck import flags as flagmod
+    from kdacheck import gpus
     from kdacheck.model_source import load_model
 
-    t0 = time.monotonic()
     try:
         gpu = gpus.gpu(req.gpu)
     except ValueError as e:
@@ -253,6 +256,10 @@ def run(req: Request) -> Result:
         raise PlanError(str(e)) from None
     if model is None:
         raise PlanError(f"--model {req.model}: no model geometry")
+    return gpu, version, model, note
+
+
+def _check_ranges(req: Request) -> None:
     for name, n in (("--tp", req.tp), ("--gpus", req.gpus)):
         if n is not None and not 1 <= n <= 64:
             raise PlanError(f"{name} {n}: must be 1 to 64")
@@ -262,130 +269,11 @@ def run(req: Request) -> Result:
         raise PlanError(f"--min-context {req.min_context}: must be 0 to {1 << 24}")
     if not 0 < req.budget_s <= 600:
         raise PlanError(f"--budget-s {req.budget_s}: must be above 0 and at most 600")
-    config.reset()
-    opts = config.options(config.EMPTY, config.Overrides(gpu=gpu.name, sglang_version=version, model=req.model))
-    notes: list[str] = []
-    fixed: Flags = ()
-    if req.args_file is not None:
-        fixed, _mp = _fixed_flags(req.args_file, opts)
-    raw_cfg, cfg_where = _config(req.model)
-    mp = _model_path(req.model, model)
-    base: Flags = (("--model-path", mp), *fixed)
-    if not any(f[0] == "--trust-remote-code" for f in fixed):
-        notes.append("--trust-remote-code is never added (it runs the checkpoint's own code; SGLang 0.5.23 reads the "
-                     "hybrid and DSA configs through its own registry, srt/utils/hf_transformers/common.py "
-                     "_CONFIG_REGISTRY): give it in --args if your checkpoint needs it")
-    counts = Counts()
-    deadline = t0 + req.budget_s
 
-    def out_of_budget() -> bool:
-        return time.monotonic() > deadline or counts.linted >= req.max_candidates
 
-    def lint(flags: Flags) -> Verdict:
-        counts.linted += 1
-        return judge(flags, opts)
-
-    specs = space.speculative(model, req.drafts, _mtp(raw_cfg), notes)
-    if architectures.lookup(model.architecture).mtp_draft:
-        # Nemotron-H's MTP draft: the target's own path, written out (SGLang's resolution leaves it None and the
-        # draft worker falls back to the target's, 0.5.23 configs/model_config.py L956; MODEL004)
-        specs = [space.Spec(s.algorithm, (*s.flags, ("--speculative-draft-model-path", mp)), s.label) if s.algorithm == "NEXTN" else s
-                 for s in specs]
-    table = flagmod.table(version)
-    layouts = space.layouts(req.tp, req.gpus, model, table.has_dest("attn_dp_size"))
-    flag = next(iter(table.by_dest.get("linear_attn_verify_backend", ())), None)
-    backends = tuple(b for b in (flag.choices or ()) if b in space.MODELLED_BACKENDS) if flag is not None else ()
-    if flag is not None and flag.choices and model.family.hybrid:
-        notes.append("linear-attention backends not searched (no kdacheck rule or kernel models them, so a clean lint would "
-                     "say nothing about them): " + ", ".join(b for b in flag.choices if b not in space.MODELLED_BACKENDS))
-    dims = space.dimensions(model, backends, any(f[0] == "--enable-hisparse" for f in fixed))
-
-    # 1. screen the layouts and speculative settings against SGLang's defaults for the rest
-    counts.considered += len(layouts) * len(specs)
-    ok_layouts: list[tuple[Flags, str]] = []
-    for lay, lay_label in layouts:
-        # a layout is screened with the speculative settings in order until one lints clean: the first
-        # may fail for a reason of its own (an algorithm the model class cannot run, SPEC016)
-        v = lint(base + lay + specs[0].flags) if specs else lint(base + lay)
-        for s in specs[1:]:
-            if v.clean or v.memory_blocked:
-                break
-            v = lint(base + lay + s.flags)
-        if v.clean or v.memory_blocked:
-            ok_layouts.append((lay, lay_label))
-        else:
-            counts.prune(f"layout: {v.first_problem()[:120]}", len(specs))
-    ok_specs: list[space.Spec] = []
-    lay0 = ok_layouts[0][0] if ok_layouts else (layouts[0][0] if layouts else ())
-    first_miss: list[Verdict] = []
-    for s in specs:
-        v = lint(base + lay0 + s.flags)
-        if v.clean or v.memory_blocked:
-            ok_specs.append(s)
-        else:
-            first_miss.append(v)
-            counts.prune(f"{s.algorithm}: {v.first_problem()[:120]}")
-    # 2. screen each dimension's values alone (the first clean setting as the base)
-    ref = base + lay0 + (ok_specs[0].flags if ok_specs else ())
-    ref_v = lint(ref)
-    ref_sig = _signature(ref_v) if ref_v.cfg is not None else None
-    ok_dims: list[tuple[str, list[Flags]]] = []
-    for name, values in dims:
-        kept_values: list[Flags] = [()]
-        for val in values[1:]:
-            counts.considered += 1
-            v = lint(ref + val)
-            if not (v.clean or v.memory_blocked):
-                counts.prune(f"{name}: {v.first_problem()[:120]}")
-                continue
-            if v.cfg is not None and _signature(v) == ref_sig:
-                counts.prune(f"{name}: the value SGLang chooses anyway")
-                continue
-            kept_values.append(val)
-        ok_dims.append((name, kept_values))
-    # backends and chunked prefill change neither memory nor the cost model's figures: they are
-    # searched as variants of the best candidates (step 4), the rest crossed here
-    variant_dims = [d for d in ok_dims if d[0] in space.VARIANT_DIMENSIONS]
-    crossed = [d for d in ok_dims if d not in variant_dims]
-    kv_cache: dict[int, tuple[kv.KVShape | None, str]] = {}
-    kept: list[Candidate] = []
-    signatures: set[tuple[Any, ...]] = set()
-
-    def keep(v: Verdict, label: str, mem: dict[str, Any], tokens: int | None) -> None:
-        """Keep a clean candidate unless SGLang resolves it exactly as one already kept (an
-        explicit value equal to SGLang's own choice): the shorter line stays."""
-        sig = _signature(v)
-        if sig in signatures:
-            counts.prune("resolves as a shorter line already kept")
-            return
-        signatures.add(sig)
-        kept.append(Candidate(v, label, mem, cost.score(v.cfg, gpu.name, req.acceptance), tokens))
-    misses: list[tuple[Verdict, str]] = []
-    budget_spent = False
-
-    def judge_fit(v: Verdict) -> tuple[bool, str, dict[str, Any] | None, int | None]:
-        if not v.clean:
-            return False, v.first_problem(), None, None
-        cfg = v.cfg
-        mem = _memory(v, gpu.memory_bytes)
-        R = mem["R"] or cfg.v("R")
-        tp = int(cfg.v("tp_size") or 1)
-        if tp not in kv_cache:
-            kv_cache[tp] = kv.shape(raw_cfg, cfg_where, model, tp)
-        shape, _why = kv_cache[tp]
-        tokens = None
-        if mem["kv_rest_gib"] is None or mem["kv_rest_gib"] <= 0:
-            return False, f"memory: nothing left for the KV cache ({mem['kv_rest_gib']} GiB)", mem, None
-        if shape is not None and R:
-            bpt = shape.bytes_per_token(kv.dtype_bytes(cfg.v("dsa_kv_cache_dtype") if "dsa_kv_cache_dtype" in cfg else cfg.v("kv_cache_dtype")))
-            tokens = int(mem["kv_rest_gib"] * 2**30 // max(1, bpt) // int(R))
-            if tokens < req.min_context:
-                return False, f"--min-context: {tokens:,} KV tokens per request at R = {R} (< {req.min_context:,})", mem, tokens
-        return True, "", mem, tokens
-
-    # 3. cross the memory dimensions, R by binary search on its monotone fit
-    groups = [(lay, lay_label, s, combo) for lay, lay_label in ok_layouts for s in ok_specs for combo in space.cross(crossed)]
-    # interleave the layouts and algorithms so that a spent budget still leaves each of them tried
+def _interleaved(groups: list[Any]) -> list[Any]:
+    """The groups with their layouts and algorithms taken in turn, so that a spent budget still
+    leaves each of them tried."""
     by_algo: dict[tuple[str, str], list[Any]] = {}
     for g in groups:
         by_algo.setdefault((g[1], g[2].algorithm), []).append(g)
@@ -394,76 +282,276 @@ def run(req: Request) -> Result:
         for k in list(by_algo):
             if by_algo[k]:
                 order.append(by_algo[k].pop(0))
-    counts.considered += len(order) * len(space.REQUESTS)
-    for lay, lay_label, s, combo in order:
-        if out_of_budget():
-            budget_spent = True
-            break
+    return order
+
+
+def _with_r(prefix: Flags, idx: int) -> Flags:
+    return (*prefix, ("--max-running-requests", str(space.REQUESTS[idx])))
+
+
+class Search:
+    """One plan's search: what the request resolves to, the lint options every candidate is
+    judged with, and what the phases have found so far (counts, kept candidates, misses)."""
+
+    def __init__(self, req: Request) -> None:
+        from kdacheck import config
+
+        t0 = time.monotonic()
+        self.req = req
+        self.gpu, self.version, self.model, self.model_note = _resolve(req)
+        _check_ranges(req)
+        config.reset()
+        self.opts = config.options(config.EMPTY, config.Overrides(gpu=self.gpu.name, sglang_version=self.version, model=req.model))
+        self.notes: list[str] = []
+        self.fixed: Flags = _fixed_flags(req.args_file, self.opts)[0] if req.args_file is not None else ()
+        self.raw_cfg, self.cfg_where = _config(req.model)
+        self.model_path = _model_path(req.model, self.model)
+        self.base: Flags = (("--model-path", self.model_path), *self.fixed)
+        if not any(f[0] == "--trust-remote-code" for f in self.fixed):
+            self.notes.append("--trust-remote-code is never added (it runs the checkpoint's own code; SGLang 0.5.23 reads "
+                              "the hybrid and DSA configs through its own registry, srt/utils/hf_transformers/common.py "
+                              "_CONFIG_REGISTRY): give it in --args if your checkpoint needs it")
+        self.counts = Counts()
+        self.deadline = t0 + req.budget_s
+        self.kv_cache: dict[int, tuple[kv.KVShape | None, str]] = {}
+        self.kept: list[Candidate] = []
+        self.signatures: set[tuple[Any, ...]] = set()
+        self.misses: list[tuple[Verdict, str]] = []
+        self.first_miss: list[Verdict] = []  # the speculative settings screened out (phase 1)
+        self.budget_spent = False
+
+    # --- the search space and the steps every phase takes ----------------------------------
+
+    def search_space(self) -> tuple[list[tuple[Flags, str]], list[space.Spec], list[tuple[str, list[Flags]]]]:
+        """The layouts, speculative settings and other dimensions to search (notes on what is not)."""
+        from kdacheck import flags as flagmod
+
+        model = self.model
+        specs = space.speculative(model, self.req.drafts, _mtp(self.raw_cfg), self.notes)
+        if architectures.lookup(model.architecture).mtp_draft:
+            # Nemotron-H's MTP draft: the target's own path, written out (SGLang's resolution leaves it None and the
+            # draft worker falls back to the target's, 0.5.23 configs/model_config.py L956; MODEL004)
+            draft = ("--speculative-draft-model-path", self.model_path)
+            specs = [space.Spec(s.algorithm, (*s.flags, draft), s.label) if s.algorithm == "NEXTN" else s for s in specs]
+        table = flagmod.table(self.version)
+        layouts = space.layouts(self.req.tp, self.req.gpus, model, table.has_dest("attn_dp_size"))
+        flag = next(iter(table.by_dest.get("linear_attn_verify_backend", ())), None)
+        backends = tuple(b for b in (flag.choices or ()) if b in space.MODELLED_BACKENDS) if flag is not None else ()
+        if flag is not None and flag.choices and model.family.hybrid:
+            self.notes.append("linear-attention backends not searched (no kdacheck rule or kernel models them, so a clean "
+                              "lint would say nothing about them): "
+                              + ", ".join(b for b in flag.choices if b not in space.MODELLED_BACKENDS))
+        dims = space.dimensions(model, backends, any(f[0] == "--enable-hisparse" for f in self.fixed))
+        return layouts, specs, dims
+
+    def out_of_budget(self) -> bool:
+        return time.monotonic() > self.deadline or self.counts.linted >= self.req.max_candidates
+
+    def lint(self, flags: Flags) -> Verdict:
+        self.counts.linted += 1
+        return judge(flags, self.opts)
+
+    def judge_fit(self, v: Verdict) -> tuple[bool, str, dict[str, Any] | None, int | None]:
+        """Whether a linted line fits: clean, memory left for the KV cache, and --min-context
+        KV tokens per request at its R; else why not."""
+        if not v.clean:
+            return False, v.first_problem(), None, None
+        cfg = v.cfg
+        mem = _memory(v, self.gpu.memory_bytes)
+        R = mem["R"] or cfg.v("R")
+        tp = int(cfg.v("tp_size") or 1)
+        if tp not in self.kv_cache:
+            self.kv_cache[tp] = kv.shape(self.raw_cfg, self.cfg_where, self.model, tp)
+        shape, _why = self.kv_cache[tp]
+        tokens = None
+        if mem["kv_rest_gib"] is None or mem["kv_rest_gib"] <= 0:
+            return False, f"memory: nothing left for the KV cache ({mem['kv_rest_gib']} GiB)", mem, None
+        if shape is not None and R:
+            dtype = cfg.v("dsa_kv_cache_dtype") if "dsa_kv_cache_dtype" in cfg else cfg.v("kv_cache_dtype")
+            tokens = int(mem["kv_rest_gib"] * 2**30 // max(1, shape.bytes_per_token(kv.dtype_bytes(dtype))) // int(R))
+            if tokens < self.req.min_context:
+                return False, f"--min-context: {tokens:,} KV tokens per request at R = {R} (< {self.req.min_context:,})", mem, tokens
+        return True, "", mem, tokens
+
+    def keep(self, v: Verdict, label: str, mem: dict[str, Any], tokens: int | None) -> None:
+        """Keep a clean candidate unless SGLang resolves it exactly as one already kept (an
+        explicit value equal to SGLang's own choice): the shorter line stays."""
+        sig = _signature(v)
+        if sig in self.signatures:
+            self.counts.prune("resolves as a shorter line already kept")
+            return
+        self.signatures.add(sig)
+        self.kept.append(Candidate(v, label, mem, cost.score(v.cfg, self.gpu.name, self.req.acceptance), tokens))
+
+    # --- 1. screen the layouts and speculative settings against SGLang's defaults for the rest
+
+    def screen_layouts(self, layouts: list[tuple[Flags, str]], specs: list[space.Spec]) -> list[tuple[Flags, str]]:
+        """The layouts that lint clean (or are refused only for memory) with some speculative
+        setting: tried in order until one passes, as the first may fail for a reason of its own
+        (an algorithm the model class cannot run, SPEC016)."""
+        self.counts.considered += len(layouts) * len(specs)
+        ok: list[tuple[Flags, str]] = []
+        for lay, lay_label in layouts:
+            v = self.lint(self.base + lay + specs[0].flags) if specs else self.lint(self.base + lay)
+            for s in specs[1:]:
+                if v.clean or v.memory_blocked:
+                    break
+                v = self.lint(self.base + lay + s.flags)
+            if v.clean or v.memory_blocked:
+                ok.append((lay, lay_label))
+            else:
+                self.counts.prune(f"layout: {v.first_problem()[:120]}", len(specs))
+        return ok
+
+    def screen_specs(self, lay0: Flags, specs: list[space.Spec]) -> list[space.Spec]:
+        """The speculative settings that lint clean (or memory-blocked) on the first layout."""
+        ok: list[space.Spec] = []
+        for s in specs:
+            v = self.lint(self.base + lay0 + s.flags)
+            if v.clean or v.memory_blocked:
+                ok.append(s)
+            else:
+                self.first_miss.append(v)
+                self.counts.prune(f"{s.algorithm}: {v.first_problem()[:120]}")
+        return ok
+
+    # --- 2. screen each dimension's values alone (the first clean setting as the base) ------
+
+    def screen_dimensions(self, ref: Flags, dims: list[tuple[str, list[Flags]]]) -> list[tuple[str, list[Flags]]]:
+        """Each dimension with the values that lint clean on ``ref`` and change what SGLang
+        resolves (its first value, SGLang's default, always kept)."""
+        ref_v = self.lint(ref)
+        ref_sig = _signature(ref_v) if ref_v.cfg is not None else None
+        out: list[tuple[str, list[Flags]]] = []
+        for name, values in dims:
+            kept_values: list[Flags] = [()]
+            for val in values[1:]:
+                self.counts.considered += 1
+                v = self.lint(ref + val)
+                if not (v.clean or v.memory_blocked):
+                    self.counts.prune(f"{name}: {v.first_problem()[:120]}")
+                elif v.cfg is not None and _signature(v) == ref_sig:
+                    self.counts.prune(f"{name}: the value SGLang chooses anyway")
+                else:
+                    kept_values.append(val)
+            out.append((name, kept_values))
+        return out
+
+    # --- 3. cross the memory dimensions, R by binary search on its monotone fit -------------
+
+    def cross(self, layouts: list[tuple[Flags, str]], specs: list[space.Spec], crossed: list[tuple[str, list[Flags]]]) -> None:
+        groups = [(lay, lay_label, s, combo) for lay, lay_label in layouts for s in specs for combo in space.cross(crossed)]
+        order = _interleaved(groups)
+        self.counts.considered += len(order) * len(space.REQUESTS)
+        for lay, lay_label, s, combo in order:
+            if self.out_of_budget():
+                self.budget_spent = True
+                break
+            label = f"{s.label}, {lay_label}" + "".join(f", {o.lstrip('-')} {val}" if val else f", {o.lstrip('-')}" for o, val in combo)
+            self.fit_group(self.base + lay + s.flags + combo, label)
+
+    def fit_group(self, prefix: Flags, label: str) -> None:
+        """Keep the largest R that fits ``prefix`` and the ones just below it."""
+        fits, tried = self.largest_r(prefix)
+        if not fits:
+            self.counts.prune("memory or rules at every R", len(space.REQUESTS) - tried)
+            return
+        best = max(fits)
+        for idx in range(best - 1, max(-1, best - R_KEPT_PER_GROUP), -1):
+            if idx not in fits and not self.out_of_budget():
+                v = self.lint(_with_r(prefix, idx))
+                tried += 1
+                ok, _why, mem, tokens = self.judge_fit(v)
+                if ok and mem is not None:
+                    fits[idx] = (v, mem, tokens)
+        self.counts.prune("memory monotone in R", max(0, len(space.REQUESTS) - tried))
+        for idx in sorted(fits, reverse=True)[:R_KEPT_PER_GROUP]:
+            v, mem, tokens = fits[idx]
+            self.keep(v, label, mem, tokens)
+
+    def largest_r(self, prefix: Flags) -> tuple[dict[int, _Fit], int]:
+        """Binary search over ``space.REQUESTS`` for the largest R that fits (memory is
+        monotone in R); a refusal R does not cure ends it. The fits found, and lines linted."""
         lo, hi = 0, len(space.REQUESTS) - 1
-        fits: dict[int, tuple[Verdict, dict[str, Any], int | None]] = {}
+        fits: dict[int, _Fit] = {}
         tried = 0
-        while lo <= hi and not out_of_budget():
+        while lo <= hi and not self.out_of_budget():
             mid = (lo + hi) // 2
-            flags = base + lay + s.flags + combo + (("--max-running-requests", str(space.REQUESTS[mid])),)
-            v = lint(flags)
+            v = self.lint(_with_r(prefix, mid))
             tried += 1
-            ok, why, mem, tokens = judge_fit(v)
+            ok, why, mem, tokens = self.judge_fit(v)
             if ok and mem is not None:
                 fits[mid] = (v, mem, tokens)
                 lo = mid + 1
             else:
-                misses.append((v, why))
+                self.misses.append((v, why))
                 if not (v.memory_blocked or why.startswith(("--min-context", "memory"))):
                     break  # not a memory refusal: R does not cure it
                 hi = mid - 1
-        best = max(fits) if fits else None
-        if best is None:
-            counts.prune("memory or rules at every R", len(space.REQUESTS) - tried)
-            continue
-        for idx in range(best - 1, max(-1, best - R_KEPT_PER_GROUP), -1):
-            if idx not in fits and not out_of_budget():
-                flags = base + lay + s.flags + combo + (("--max-running-requests", str(space.REQUESTS[idx])),)
-                v = lint(flags)
-                tried += 1
-                ok, why, mem, tokens = judge_fit(v)
-                if ok and mem is not None:
-                    fits[idx] = (v, mem, tokens)
-        counts.prune("memory monotone in R", max(0, len(space.REQUESTS) - tried))
-        for idx in sorted(fits, reverse=True)[:R_KEPT_PER_GROUP]:
-            v, mem, tokens = fits[idx]
-            label = f"{s.label}, {lay_label}" + "".join(f", {o.lstrip('-')} {val}" if val else f", {o.lstrip('-')}" for o, val in combo)
-            keep(v, label, mem, tokens)
-    # 4. variants of the best candidates over the dimensions that do not change their figures
-    kept.sort(key=lambda c: -c.score.throughput)
-    for c in list(kept[:3]):
-        for _name, values in variant_dims:
-            for val in values[1:]:
-                if out_of_budget():
-                    budget_spent = True
-                    break
-                counts.considered += 1
-                flags = c.verdict.flags[:-1] + val + c.verdict.flags[-1:]
-                v = lint(flags)
-                ok, why, mem, tokens = judge_fit(v)
-                if ok and mem is not None:
-                    keep(v, f"{c.label}, {' '.join(o.lstrip('-') + (' ' + x if isinstance(x, str) else '') for o, x in val)}", mem, tokens)
-                else:
-                    misses.append((v, why))
-    counts.kept = len(kept)
-    if any(int(c.memory["R"] or 0) >= space.REQUESTS[-1] for c in kept):
-        notes.append(f"R reached the search's largest value ({space.REQUESTS[-1]}): more requests may fit; "
-                     "the plan does not try them")
-    if not kept:
-        raise PlanError(_no_plan(misses + [(v, v.first_problem()) for v in first_miss], counts, model, gpu.name, req))
-    marks = cost.pareto([(c.score.throughput, c.score.latency_s, c.served) for c in kept])
-    for c, m in zip(kept, marks, strict=True):
-        c.pareto = m
-    kept.sort(key=lambda c: (not c.pareto, -c.score.throughput, c.score.latency_s, -(c.kv_tokens_per_request or 0)))
-    shape, kv_how = kv_cache.get(next(iter(kv_cache), 0), (None, "")) if kv_cache else (None, "")
-    if shape is None:
-        notes.append(f"--min-context could not be checked: {kv_how or 'no KV shape'}")
-    opts_line = [f"--model {req.model}", f"--gpu {gpu.name}", f"--sglang-version {version}"]
-    return Result(req, version, model, note, counts, kept, notes, budget_spent, shape.how if shape else kv_how, opts_line)
+        return fits, tried
+
+    # --- 4. variants of the best candidates over the dimensions that do not change their figures
+
+    def variants(self, variant_dims: list[tuple[str, list[Flags]]]) -> None:
+        self.kept.sort(key=lambda c: -c.score.throughput)
+        for c in list(self.kept[:3]):
+            for _name, values in variant_dims:
+                for val in values[1:]:
+                    if self.out_of_budget():
+                        self.budget_spent = True
+                        break
+                    self.counts.considered += 1
+                    self.variant(c, val)
+
+    def variant(self, c: Candidate, val: Flags) -> None:
+        """``c`` with ``val`` added before its ``--max-running-requests``: kept if it fits."""
+        v = self.lint(c.verdict.flags[:-1] + val + c.verdict.flags[-1:])
+        ok, why, mem, tokens = self.judge_fit(v)
+        if ok and mem is not None:
+            self.keep(v, f"{c.label}, {' '.join(o.lstrip('-') + (' ' + x if isinstance(x, str) else '') for o, x in val)}", mem, tokens)
+        else:
+            self.misses.append((v, why))
+
+    # --- the ranking ------------------------------------------------------------------------
+
+    def result(self) -> Result:
+        """The kept candidates ranked (the Pareto front first), or PlanError with the closest miss."""
+        kept, notes, req = self.kept, self.notes, self.req
+        self.counts.kept = len(kept)
+        if any(int(c.memory["R"] or 0) >= space.REQUESTS[-1] for c in kept):
+            notes.append(f"R reached the search's largest value ({space.REQUESTS[-1]}): more requests may fit; "
+                         "the plan does not try them")
+        if not kept:
+            misses = self.misses + [(v, v.first_problem()) for v in self.first_miss]
+            raise PlanError(_no_plan(misses, self.counts, self.model, self.gpu.name, req))
+        marks = cost.pareto([(c.score.throughput, c.score.latency_s, c.served) for c in kept])
+        for c, m in zip(kept, marks, strict=True):
+            c.pareto = m
+        kept.sort(key=lambda c: (not c.pareto, -c.score.throughput, c.score.latency_s, -(c.kv_tokens_per_request or 0)))
+        shape, kv_how = self.kv_cache.get(next(iter(self.kv_cache), 0), (None, "")) if self.kv_cache else (None, "")
+        if shape is None:
+            notes.append(f"--min-context could not be checked: {kv_how or 'no KV shape'}")
+        opts_line = [f"--model {req.model}", f"--gpu {self.gpu.name}", f"--sglang-version {self.version}"]
+        return Result(req, self.version, self.model, self.model_note, self.counts, kept, notes, self.budget_spent,
+                      shape.how if shape else kv_how, opts_line)
+
+
+def run(req: Request) -> Result:
+    """The plan: screen the layouts and speculative settings (1), then each other dimension
+    alone (2), cross the memory dimensions with R by binary search (3), vary the best
+    candidates over the dimensions that do not change their figures (4), rank."""
+    s = Search(req)
+    layouts, specs, dims = s.search_space()
+    ok_layouts = s.screen_layouts(layouts, specs)
+    lay0 = ok_layouts[0][0] if ok_layouts else (layouts[0][0] if layouts else ())
+    ok_specs = s.screen_specs(lay0, specs)
+    ok_dims = s.screen_dimensions(s.base + lay0 + (ok_specs[0].flags if ok_specs else ()), dims)
+    # backends and chunked prefill change neither memory nor the cost model's figures: they are
+    # searched as variants of the best candidates (phase 4), the rest crossed in phase 3
+    variant_dims = [d for d in ok_dims if d[0] in space.VARIANT_DIMENSIONS]
+    s.cross(ok_layouts, ok_specs, [d for d in ok_dims if d not in variant_dims])
+    s.variants(variant_dims)
+    return s.result()
 
 
 def _signature(v: Verdict) -> tuple[Any, ...]:

@@ -104,6 +104,8 @@ class _Lexer:
         self.out: list[Item] = []
         self.heredocs: deque[tuple[str, bool]] = deque()  # (delimiter, strip tabs), in the order opened
         self.array: tuple[str, bool, Location, int] | None = None  # an open NAME=( : name, +=, where, index in out
+        self.parts: list[Part] = []  # the current word's, since ``start``
+        self.start: Location | None = None  # where the current word starts; None between words
 
     def loc(self, i: int) -> Location:
         return Location(self.path, self.line, self.c0 + i - self.ls)
@@ -195,130 +197,152 @@ class _Lexer:
         self.push(ArrayAssign(name, append, words, loc))
 
     def run(self) -> list[Item]:
-        text, n, i = self.text, len(self.text), 0
-        parts: list[Part] = []
-        start: Location | None = None
-
-        def end_word() -> None:
-            nonlocal parts, start
-            if start is not None:
-                self.push(Word(parts, start))
-            parts, start = [], None
-
+        i, n = 0, len(self.text)
         while i < n:
-            if start is None:
-                a = _ARRAY_OPEN.match(text, i)
-                if a is not None:
-                    i = self.open_array(a, i)
-                    continue
-                if self.array is not None and text[i] == ")":
-                    self.close_array()
-                    i += 1
-                    continue
-                m = _SIMPLE.match(text, i) if self.array is None else None
-                if m is not None:
-                    self.push(Word([Part(m.group())], self.loc(i)))
-                    i = m.end()
-                    continue
-            ch = text[i]
-            if ch in " \t\r":
-                end_word()
-                i += 1
-                continue
-            if ch == "\\":
-                if text.startswith("\n", i + 1):
-                    self.newlines("\n", i + 1)
-                    i += 2
-                    continue
-                if text.startswith("\r\n", i + 1):
-                    self.newlines("\n", i + 2)
-                    i += 3
-                    continue
-                if start is None:
-                    start = self.loc(i)
-                if i + 1 < n:
-                    parts.append(Part(text[i + 1], "'"))
-                i += 2
-                continue
-            if ch == "'":
-                start = start or self.loc(i)
-                j = text.find("'", i + 1)
-                if j < 0:
-                    raise InputError(f"{self.path}:{self.line}:{self.c0 + i - self.ls}: unterminated ' quote")
-                seg = text[i + 1 : j]
-                parts.append(Part(seg, "'"))
-                self.newlines(seg, i + 1)
-                i = j + 1
-                continue
-            if ch == '"':
-                start = start or self.loc(i)
-                i = self.double_quoted(i + 1, parts)
-                continue
-            if ch == "$" and text.startswith(("'", '"'), i + 1):  # $'...' (ANSI-C) and $"..." (locale)
-                start = start or self.loc(i)
-                i = self.ansi_c(i + 2, parts) if text[i + 1] == "'" else self.double_quoted(i + 2, parts)
-                continue
-            if ch in "$`":
-                start = start or self.loc(i)
-                j = self.expansion(i)
-                seg = text[i:j]
-                parts.append(Part(seg, "", expansion=len(seg) > 1))
-                self.newlines(seg, i)
-                i = j
-                continue
-            if ch == "#" and start is None:
-                j = text.find("\n", i)
-                i = n if j < 0 else j
-                continue
-            if ch in "<>" or (ch == "&" and text.startswith(">", i + 1)):
-                fd = "".join(p.text for p in parts) if start is not None and all(p.text.isdigit() and not p.quote for p in parts) else ""
-                if fd:
-                    parts, start = [], None
-                else:
-                    end_word()
-                if ch == "&":  # &> and &>>
-                    op = "&>>" if text.startswith("&>>", i) else "&>"
-                    self.push(Op(op, self.loc(i), redirect=True, needs_target=True))
-                    i += len(op)
-                    continue
-                m = _REDIR.match(text, i)
-                assert m is not None
-                dup = m.group(3)
-                self.push(Op(fd + m.group(0), self.loc(i), redirect=True, needs_target=not dup))
-                i = m.end()
-                continue
-            if ch == "\n" or ch in ";&|":
-                end_word()
-                if ch == "\n":
-                    self.push(Op("\n", self.loc(i)))
-                    self.newlines("\n", i)
-                    i = self.heredoc_bodies(i + 1)
-                    continue
-                two = text[i : i + 2]
-                op = two if two in ("&&", "||", ";;") else ch
-                self.push(Op(op, self.loc(i)))
-                i += len(op)
-                continue
-            if ch in "()" and start is None:
-                self.push(Op(ch, self.loc(i)))  # subshells and groups: a command boundary
-                i += 1
-                continue
-            start = start or self.loc(i)
-            if ch == ")" and self.array is not None:  # `x)`: the word ends, then the array
-                end_word()
-                self.close_array()
-                i += 1
-                continue
-            m = _PLAIN.match(text, i)
-            seg = m.group() if m else ch
-            if self.array is not None and ")" in seg:
-                seg = seg[: seg.index(")")] or ch
-            parts.append(Part(seg))
-            i += len(seg)
-        end_word()
+            j = self.word_start(i) if self.start is None else None
+            i = self.step(i) if j is None else j
+        self.end_word()
         if self.array is not None:
             raise InputError(f"{self.array[2]}: unterminated `(` of the array `{self.array[0]}`")
         return self.out
+
+    def begin(self, i: int) -> None:
+        """A word starts at ``i`` unless one is already open."""
+        if self.start is None:
+            self.start = self.loc(i)
+
+    def end_word(self) -> None:
+        if self.start is not None:
+            self.push(Word(self.parts, self.start))
+        self.parts, self.start = [], None
+
+    def word_start(self, i: int) -> int | None:
+        """Between words: ``NAME=(`` opens an array and ``)`` closes the open one; a plain word
+        (no quote, expansion or operator) is taken whole at once. Else None."""
+        text = self.text
+        a = _ARRAY_OPEN.match(text, i)
+        if a is not None:
+            return self.open_array(a, i)
+        if self.array is not None and text[i] == ")":
+            self.close_array()
+            return i + 1
+        m = _SIMPLE.match(text, i) if self.array is None else None
+        if m is None:
+            return None
+        self.push(Word([Part(m.group())], self.loc(i)))
+        return m.end()
+
+    def step(self, i: int) -> int:
+        """The piece of text at ``i`` (a blank, an escape, a quote, an expansion, a comment, an
+        operator or a plain run) added to the current word or pushed: the index after it."""
+        text, ch = self.text, self.text[i]
+        if ch in " \t\r":
+            self.end_word()
+            return i + 1
+        if ch == "\\":
+            return self.escaped(i)
+        if ch == "'":
+            return self.single_quoted(i)
+        if ch == '"':
+            self.begin(i)
+            return self.double_quoted(i + 1, self.parts)
+        if ch == "$" and text.startswith(("'", '"'), i + 1):  # $'...' (ANSI-C) and $"..." (locale)
+            self.begin(i)
+            return self.ansi_c(i + 2, self.parts) if text[i + 1] == "'" else self.double_quoted(i + 2, self.parts)
+        if ch in "$`":
+            return self.unquoted_expansion(i)
+        if ch == "#" and self.start is None:
+            j = text.find("\n", i)
+            return len(text) if j < 0 else j
+        if ch in "<>" or (ch == "&" and text.startswith(">", i + 1)):
+            return self.redirection(i)
+        if ch == "\n" or ch in ";&|":
+            return self.separator(i)
+        if ch in "()" and self.start is None:
+            self.push(Op(ch, self.loc(i)))  # subshells and groups: a command boundary
+            return i + 1
+        return self.plain(i)
+
+    def escaped(self, i: int) -> int:
+        """A backslash: a line continuation (``\\``-newline, also before CRLF), else the next
+        character quoted."""
+        text = self.text
+        if text.startswith("\n", i + 1):
+            self.newlines("\n", i + 1)
+            return i + 2
+        if text.startswith("\r\n", i + 1):
+            self.newlines("\n", i + 2)
+            return i + 3
+        self.begin(i)
+        if i + 1 < len(text):
+            self.parts.append(Part(text[i + 1], "'"))
+        return i + 2
+
+    def single_quoted(self, i: int) -> int:
+        self.begin(i)
+        j = self.text.find("'", i + 1)
+        if j < 0:
+            raise InputError(f"{self.path}:{self.line}:{self.c0 + i - self.ls}: unterminated ' quote")
+        seg = self.text[i + 1 : j]
+        self.parts.append(Part(seg, "'"))
+        self.newlines(seg, i + 1)
+        return j + 1
+
+    def unquoted_expansion(self, i: int) -> int:
+        """``$...`` or a backtick outside quotes: one part, kept whole (a lone ``$`` is literal)."""
+        self.begin(i)
+        j = self.expansion(i)
+        seg = self.text[i:j]
+        self.parts.append(Part(seg, "", expansion=len(seg) > 1))
+        self.newlines(seg, i)
+        return j
+
+    def redirection(self, i: int) -> int:
+        """``>``, ``2>&1``, ``&>>``, ``<<``...: an Op; a word of unquoted digits just before it
+        is its file descriptor (``2>``), not a word."""
+        parts, text = self.parts, self.text
+        fd = "".join(p.text for p in parts) if self.start is not None and all(p.text.isdigit() and not p.quote for p in parts) else ""
+        if fd:
+            self.parts, self.start = [], None
+        else:
+            self.end_word()
+        if text[i] == "&":  # &> and &>>
+            op = "&>>" if text.startswith("&>>", i) else "&>"
+            self.push(Op(op, self.loc(i), redirect=True, needs_target=True))
+            return i + len(op)
+        m = _REDIR.match(text, i)
+        assert m is not None
+        self.push(Op(fd + m.group(0), self.loc(i), redirect=True, needs_target=not m.group(3)))
+        return m.end()
+
+    def separator(self, i: int) -> int:
+        """A newline (then the bodies of the here-documents it ends), ``;``, ``;;``, ``&``,
+        ``&&``, ``|`` or ``||``."""
+        self.end_word()
+        if self.text[i] == "\n":
+            self.push(Op("\n", self.loc(i)))
+            self.newlines("\n", i)
+            return self.heredoc_bodies(i + 1)
+        two = self.text[i : i + 2]
+        op = two if two in ("&&", "||", ";;") else self.text[i]
+        self.push(Op(op, self.loc(i)))
+        return i + len(op)
+
+    def plain(self, i: int) -> int:
+        """A run of plain characters, part of the current word; ``x)`` in an array ends the
+        word, then the array."""
+        self.begin(i)
+        ch = self.text[i]
+        if ch == ")" and self.array is not None:
+            self.end_word()
+            self.close_array()
+            return i + 1
+        m = _PLAIN.match(self.text, i)
+        seg = m.group() if m else ch
+        if self.array is not None and ")" in seg:
+            seg = seg[: seg.index(")")] or ch
+        self.parts.append(Part(seg))
+        return i + len(seg)
 
     def ansi_c(self, i: int, parts: list[Part]) -> int:
         """The body of ``$'...'`` from ``i``: one single-quoted part, its backslash escapes decoded."""

@@ -52,24 +52,6 @@ def _failure_text(findings: list[Finding]) -> str:
     return _x("\n".join(out))
 
 
-def _cases(codes: list[str], by_code: dict[str, list[Finding]], roles: bool) -> list[tuple[str, str, list[Finding]]]:
-    """(code, role, findings) per test case: one per rule; in a file of several named launches
-    (roles, services, containers) a rule with findings gets one case per launch it fired in."""
-    out: list[tuple[str, str, list[Finding]]] = []
-    for code in codes:
-        found = by_code.get(code, [])
-        sources = list(dict.fromkeys(f.source for f in found))
-        if not roles or len(sources) < 1 or sources == [""]:
-            out.append((code, "", found))
-            continue
-        out += [(code, src, [f for f in found if f.source == src]) for src in sources]
-    return out
-
-
-def _one(text: str) -> str:
-    return " ".join(text.split())[:500]
-
-
 def classname(path: str) -> str:
     return _x(path.replace(".", "_"))
 

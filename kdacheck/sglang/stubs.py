@@ -11,8 +11,6 @@ Nothing here computes anything; a code path that would really run a kernel
 gets stub objects back and usually fails later with a TypeError, which the
 oracle classifies as a harness error because the innermost frame is in this
 file or the exception type is a stub type.
-
-`accessed()` lists the stub modules that were imported, for the README.
 """
 
 from __future__ import annotations
@@ -48,8 +46,6 @@ STUBBED = {
     "outlines": "0.1.11",
     "smg_grpc_servicer": "0.9.0",
 }
-
-_ACCESSED: set[str] = set()
 
 
 class StubError(RuntimeError):
@@ -142,7 +138,6 @@ class _Loader(importlib.abc.Loader):
         module.__path__ = []  # a package, so any submodule can be imported
         module.__file__ = f"<sglang-oracle stub {module.__name__}>"
         module.__sglang_oracle_stub__ = True
-        _ACCESSED.add(module.__name__)
 
 
 class _Finder(importlib.abc.MetaPathFinder):
@@ -202,6 +197,3 @@ def _patch_metadata():
     version._sglang_oracle = True
     md.version = version
 
-
-def accessed():
-    return sorted(_ACCESSED)
