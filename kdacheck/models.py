@@ -47,7 +47,10 @@ class Family(str, enum.Enum):
         # importing the registry imports its package, whose modules register every member
         from kdacheck.families.registry import SPECS
 
-        return SPECS[self]
+        spec = SPECS.get(self)
+        if spec is None:
+            raise LookupError(f"family {self.value}: no module of kdacheck/families/ registers its FamilySpec")
+        return spec
 
     @property
     def label(self) -> str:

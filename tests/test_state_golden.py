@@ -21,12 +21,13 @@ from typing import Any
 
 import pytest
 
-from kdacheck import model_config
+from kdacheck import model_config, versions
 from kdacheck.findings import InputError
 from tests.helpers import lint
 
 ROOT = Path(__file__).resolve().parent.parent
-GOLDEN = json.loads((ROOT / "tests" / "data" / "sglang-golden" / "state-0.5.23.json").read_text(encoding="utf-8"))
+# the newest version's (a new SGLang version brings its own: docs/architecture.md, "A new SGLang version")
+GOLDEN = json.loads((ROOT / "tests" / "data" / "sglang-golden" / f"state-{versions.NEWEST}.json").read_text(encoding="utf-8"))
 MODELS: dict[str, Any] = GOLDEN["models"]
 WIDTHS = [str(w) for w in GOLDEN["widths"]]
 

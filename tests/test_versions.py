@@ -10,6 +10,7 @@ line respells the messages, the fixes and ``plan``'s search for every older targ
 from __future__ import annotations
 
 import ast
+import json
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -147,3 +148,30 @@ def test_a_renames_line_respells_messages_fixes_and_the_plan(monkeypatch: pytest
     assert flags.respell(text, RENAMED_VERSION) == text
     speller = space._speller(old)
     assert speller("mamba_cache_track_interval") == "--mamba-track-interval"
+
+
+def test_every_known_version_has_its_wheel_data_and_the_newest_its_goldens() -> None:
+    """The pieces of "A new SGLang version" (docs/architecture.md): a table not in KNOWN, or a
+    known version without its hooks table, fails here; so does a newest version without its
+    golden, its floor, its state golden or its radix-cache list."""
+    from tests.test_sglang_golden import CAUSE_FLOORS, FLOORS
+
+    data = PKG / "data"
+    tables = {p.name[len("sglang-"):-len("-flags.json")] for p in data.glob("sglang-*-flags.json")}
+    assert tables == set(versions.KNOWN), "every flag table in versions.KNOWN and every known version with its table"
+    missing = [v for v in versions.KNOWN if not (data / f"speculative_hooks-{v}.json").is_file()]
+    assert not missing, f"the speculative hooks table of {missing} (speculative_hooks.py WHEEL)"
+    golden, newest = ROOT / "tests" / "data" / "sglang-golden", versions.NEWEST
+    assert (golden / f"{newest}.jsonl").is_file(), f"SGLang {newest}'s verdicts (benchmarks/sglang_diff)"
+    assert newest in FLOORS and newest in CAUSE_FLOORS, f"the agreement floors of {newest} (tests/test_sglang_golden.py)"
+    assert (golden / f"state-{newest}.json").is_file(), f"SGLang {newest}'s state shapes (state_shapes.py)"
+    assert newest in json.loads((golden / "mamba-radix-cache-archs.json").read_text()), f"SGLang {newest}'s radix-cache list"
+
+
+def test_flags_are_read_by_dest_only_through_the_guarded_accessors() -> None:
+    """Outside ``Resolved`` (resolve/core.py), no module reads ``Parsed.given`` or ``Parsed.unknown``
+    by a raw key: ``Resolved.written`` / ``given`` / ``user`` go through ``flags.dest``."""
+    raw = re.compile(r"parsed\.(given|unknown)(\.get\(|\[)|[\"']\w+[\"']\s+(not\s+)?in\s+\w+\.parsed\.(given|unknown)\b")
+    bad = [f"{p.relative_to(ROOT)}:{n}: {line.strip()[:90]}" for p in SOURCES if p.name != "core.py"
+           for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1) if raw.search(line)]
+    assert not bad, bad
