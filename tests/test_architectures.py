@@ -421,6 +421,12 @@ def _registered_names() -> set[str]:
     return set(registry.EXACT)
 
 
+def _prefix_entries() -> list[list[architectures.Architecture]]:
+    from kdacheck.architectures import registry
+
+    return list(registry.PREFIXES.values())
+
+
 def test_the_radix_cache_trait_is_sglangs_list() -> None:
     """The ``mamba_radix_cache`` trait is SGLang's list, name for name (both directions): an
     architecture added without it, or one SGLang drops, fails here. The list is recorded per version
@@ -434,6 +440,7 @@ def test_the_radix_cache_trait_is_sglangs_list() -> None:
             continue
         sglang = set(lists["_MAMBA_RADIX_CACHE_ARCHS"]) | set(lists["uses_mamba_radix_cache"])
         ours = {n for n in _registered_names() if architectures.uses_mamba_radix_cache(n)}
+        assert not any(e.mamba_radix_cache for es in _prefix_entries() for e in es), "SGLang's list is by exact name"
         assert ours == sglang, (f"SGLang {version}: missing the trait", sorted(sglang - ours), "trait SGLang does not list", sorted(ours - sglang))
 
 
