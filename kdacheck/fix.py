@@ -51,12 +51,12 @@ def set_flag(cfg: Resolved, name: str, value: str, safe: bool) -> tuple[Edit, ..
     is; a ``--config`` file: a key above its first one). Nothing where the reader says it
     cannot (``LaunchCommand.append`` None: a script inside one exec-form word, a list whose
     last item spans lines) or the words would need escapes."""
-    flag = cfg.parsed.given.get(_dest(cfg, name))
+    flag = cfg.written(_dest(name))
     if flag is not None:
         if not isinstance(flag.raw, str) or flag.value_loc == flag.loc:
             return ()  # a switch or `--flag=value` inline: not rewritten
         return (Edit(flag.value_loc, flag.raw, value, safe, stage=1),)
-    name = flagmod.spell(_dest(cfg, name), cfg.version)  # added as the target version spells it
+    name = flagmod.spell(_dest(name), cfg.version)  # added as the target version spells it
     cmd = cfg.cmd
     if cmd.kind == "yaml":
         first = next((t for t in cmd.tokens if t.origin == "yaml" and t.loc.path == cmd.path), None)
@@ -77,7 +77,7 @@ def set_flag(cfg: Resolved, name: str, value: str, safe: bool) -> tuple[Edit, ..
 
 def cannot_set(cfg: Resolved, name: str) -> str:
     """Why ``set_flag`` gave no edit for ``name`` in this launch, said with the finding's fix."""
-    if cfg.parsed.given.get(_dest(cfg, name)) is not None:
+    if cfg.written(_dest(name)) is not None:
         why = "the flag is written inline (`--flag=value`) or as a switch"
     elif cfg.cmd.append is None:
         why = cfg.cmd.append_why or "the launch is not written as words kdacheck can add to"
@@ -105,8 +105,10 @@ def _quoted(word: str, quoting: str) -> str | None:
     return word if plain else json.dumps(word)  # `4` plain would be a YAML int: Kubernetes wants strings
 
 
-def _dest(cfg: Resolved, name: str) -> str:
-    flag = flagmod.table(cfg.version).by_option.get(name)
+def _dest(name: str) -> str:
+    """The dest of the option ``name`` as the newest SGLang names it (a rule spells the newest options;
+    ``Resolved.written`` and ``flags.spell`` map it to the target version)."""
+    flag = flagmod.table(flagmod.NEWEST).by_option.get(name)
     return flag.dest if flag is not None else name.lstrip("-").replace("-", "_")
 
 

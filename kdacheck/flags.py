@@ -93,8 +93,9 @@ class FlagTable:
 
 
 class UnknownDest(KeyError):
-    """A rule or step read a dest that no supported SGLang version has: a typo, or a flag a
-    new version renamed (add the rename to kdacheck.versions.RENAMES and read it there)."""
+    """A rule or step read a dest that the newest SGLang table does not have: a typo, or a flag
+    a new version renamed (add the rename to kdacheck.versions.RENAMES and read the new name) or
+    dropped (kdacheck.versions.REMOVED)."""
 
 
 @functools.cache
@@ -103,16 +104,25 @@ def all_dests() -> frozenset[str]:
     return frozenset(d for v in KNOWN_VERSIONS for d in table(v).by_dest)
 
 
-def dest(name: str, version: str) -> str:
-    """The dest ``version`` stores the flag ``name`` under: ``name`` itself, or its older name
-    for a version before a rename (``kdacheck.versions.RENAMES``). A name no supported
-    version's table has is UnknownDest: the one guard every raw flag read goes through, so a
-    renamed or misspelt flag never silently reads as None."""
+def stored(name: str, version: str) -> str:
+    """The dest ``version`` stores the newest SGLang's dest ``name`` under: ``name`` itself, or
+    its older name for a version before a rename (``kdacheck.versions.RENAMES``); unchecked."""
     for first, old in versions.RENAMES.get(name, ()):
         if not versions.at_least(version, first):
             name = old
-    if table(version).has_dest(name) or name in all_dests():
-        return name
+    return name
+
+
+def dest(name: str, version: str) -> str:
+    """The dest ``version`` stores the flag ``name`` (as the newest SGLang names it) under
+    (:func:`stored`). A name the newest table lacks is UnknownDest unless ``versions`` declares
+    it (RENAMES: the new name of a renamed dest; REMOVED: a dest SGLang dropped): the one guard every raw flag read goes through, so a renamed,
+    dropped or misspelt flag never silently reads as None, for any target version."""
+    if table(NEWEST).has_dest(name) or name in versions.RENAMES or name in versions.REMOVED:
+        return stored(name, version)
+    if name in all_dests():
+        raise UnknownDest(f"{name}: only SGLang tables before {NEWEST} have this dest: read its new name and add the rename "
+                          "to kdacheck.versions.RENAMES, or add its removal to kdacheck.versions.REMOVED")
     raise UnknownDest(f"{name}: no SGLang flag table ({KNOWN_VERSIONS[0]}–{KNOWN_VERSIONS[-1]}) has this dest")
 
 
@@ -124,6 +134,29 @@ def spell(name: str, version: str) -> str:
     flags = t.by_dest.get(d, [])
     option = t.current_option(d) or (flags[0].name if flags else None)
     return option or "--" + d.replace("_", "-")
+
+
+@functools.cache
+def respellings(version: str) -> dict[str, str]:
+    """The options of the newest SGLang that ``version`` spells otherwise: each option of a dest
+    renamed after ``version`` (``versions.RENAMES``) → ``version``'s option for it. Empty when
+    nothing kdacheck reads was renamed."""
+    newest = table(NEWEST)
+    return {o: spell(new, version) for new in versions.RENAMES if stored(new, version) != new
+            for f in newest.by_dest.get(new, []) for o in f.options}
+
+
+_OPTION = re.compile(r"(?<![\w-])--[a-z][a-z0-9-]*[a-z0-9]")
+
+
+def respell(text: str, version: str) -> str:
+    """``text`` (a rule's message or fix, written with the newest SGLang's options) with each
+    option spelled as ``version`` spells it: a rename in ``versions.RENAMES`` respells every
+    message and fix at once."""
+    table_ = respellings(version)
+    if not table_:
+        return text
+    return _OPTION.sub(lambda m: table_.get(m.group(0), m.group(0)), text)
 
 
 def _flag(d: dict[str, object]) -> Flag:

@@ -11,6 +11,10 @@ from __future__ import annotations
 import enum
 import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from kdacheck.families.registry import FamilySpec
 
 DTYPE_BYTES = {"float32": 4, "bfloat16": 2, "float16": 2, "fp8": 1, "float8_e4m3fn": 1}
 
@@ -37,20 +41,30 @@ class Family(str, enum.Enum):
     DSA = "dsa"  # DeepSeek sparse attention (HiSparse-capable), no recurrent state
     OTHER = "other"  # dense attention
 
+    # What kdacheck knows of each member lives in its ``FamilySpec`` (kdacheck/families/): these read it there.
+    @property
+    def spec(self) -> FamilySpec:
+        # importing the registry imports its package, whose modules register every member
+        from kdacheck.families.registry import SPECS
+
+        spec = SPECS.get(self)
+        if spec is None:
+            raise LookupError(f"family {self.value}: no module of kdacheck/families/ registers its FamilySpec")
+        return spec
+
     @property
     def label(self) -> str:
-        return {"kda": "a KDA hybrid", "gdn": "a GDN hybrid", "mamba2": "a Mamba2 hybrid", "conv": "a short-conv hybrid", "lightning": "a Lightning hybrid",
-                "dsa": "a DSA model", "other": "a dense model"}[self.value]
+        return self.spec.label
 
     @property
     def hybrid(self) -> bool:
         """A recurrent state (or LFM2's short-conv windows) with the speculative scratch kdacheck models."""
-        return self in (Family.KDA, Family.GDN, Family.MAMBA2, Family.CONV)
+        return self.spec.hybrid
 
     @property
     def has_state(self) -> bool:
         """SGLang keeps mamba / linear-attention state for it (a hybrid prefix cache applies)."""
-        return self.hybrid or self is Family.LIGHTNING
+        return self.spec.has_state
 
 
 @dataclass(frozen=True)
@@ -132,23 +146,14 @@ def origin_label(model: Model | None, guess: Family | None) -> str:
     return "not read"
 
 
-# A family from a model name alone, for models kdacheck has no geometry for (said so).
-_NAME_FAMILIES = (
-    (r"kimi-linear|kimi-k3", Family.KDA),
-    # Qwen3.6 is the Qwen3.5 architecture, Qwen3-Coder-Next the Qwen3-Next one
-    (r"qwen3[._-]?[56]|qwen3-next|qwen3-coder-next|interns2", Family.GDN),
-    (r"nemotron-h|nemotron-3-(nano|super|ultra)|falcon-h1|granite-4\.\d-h|mamba", Family.MAMBA2),
-    (r"deepseek-v3\.2|glm-5(?!-next)", Family.DSA),
-    (r"llama|mistral|mixtral|gemma|phi-|qwen2|qwen3-(?!next)|qwq|deepseek-r1|gpt-oss|command-r|olmo|yi-", Family.OTHER),
-)
-
-
 def guess_family(name: str | None) -> Family | None:
-    """The family a model name says, or None."""
+    """The family a model name says (its ``FamilySpec.names``, tried in ``Family``'s order), or None:
+    for models kdacheck has no geometry for (said so)."""
     if not name:
         return None
     low = name.lower()
-    for pattern, family in _NAME_FAMILIES:
-        if re.search(pattern, low):
+    for family in Family:
+        pattern = family.spec.names
+        if pattern and re.search(pattern, low):
             return family
     return None

@@ -19,7 +19,16 @@ NEWEST = KNOWN[-1]
 # ``kdacheck.flags.spell`` writes the option as the target version spells it (messages, fixes).
 # SGLang 0.5.19–0.5.23 renamed no dest kdacheck reads (0.5.22 only deprecated
 # --enable-dp-attention, which keeps its dest); the next rename is one line here.
+# ``tests/test_versions.py`` holds every dest kdacheck reads to the newest table, or to this line or REMOVED.
 RENAMES: dict[str, tuple[tuple[str, str], ...]] = {}
+# options and dests SGLang dropped, → the first version without them: kdacheck names them only to say so (a
+# rule's documentation, an ARG finding). ``kdacheck.flags.dest`` refuses a dest that only older tables have
+# unless it is here (or renamed above), and the test refuses such an option spelled in kdacheck's code.
+REMOVED: dict[str, str] = {
+    "--cuda-graph-max-bs": "0.5.20",  # 0.5.19's deprecated alias of --cuda-graph-max-bs-decode
+    "--enable-gdn-replayssm-spec": "0.5.20",  # 0.5.19's deprecated alias of --enable-linear-replayssm-spec
+    "--mamba-scheduler-strategy": "0.5.20",  # 0.5.19's deprecated alias of --mamba-radix-cache-strategy
+}
 
 # -- behaviour changes, by the first version that has them --------------------------------------
 # speculative_hook: the default adaptive candidate steps become {0, 1, 3, 5, 7} (before: {0, 1, 3, 7}).

@@ -127,6 +127,21 @@ def test_interns2_preview_is_gdn_through_its_text_config(tmp_path: Path) -> None
     assert (m.family, m.linear_layers) == (Family.GDN, 6)  # qwen3_next.py: (l + 1) % 4 == 0 is full attention
 
 
+def test_interns2_composes_the_qwen3_5_override_with_its_own_entry(tmp_path: Path) -> None:
+    """0.5.23 model_overrides/qwen3_5.py registers its override for InternS2 too: on SM100 with
+    no attention backend, a plain launch gets triton at page 1 (its own entry keeps its traits)."""
+    cfg = {"architectures": ["InternS2PreviewForConditionalGeneration"], "model_type": "intern_s2_preview",
+           "text_config": {"model_type": "qwen3_5_moe_text", "num_hidden_layers": 8, "full_attention_interval": 4,
+                           "linear_num_key_heads": 4, "linear_num_value_heads": 8, "linear_key_head_dim": 64,
+                           "linear_value_head_dim": 64, "num_attention_heads": 8, "num_key_value_heads": 2, "head_dim": 64,
+                           "hidden_size": 512}}
+    (tmp_path / "config.json").write_text(json.dumps(cfg))
+    entry = architectures.lookup("InternS2PreviewForConditionalGeneration")
+    assert len(entry.overrides) == 1 and entry.extra_buffer and entry.mamba_radix_cache
+    r = lint_ok(f"{LAUNCH} --model-path {tmp_path} --page-size 16", gpu="b200").resolved[0]
+    assert (r.v("attention_backend"), r.v("page_size")) == ("triton", 1), r["attention_backend"].why
+
+
 def test_nemotron_h_nano_vl_reads_its_llm_config(tmp_path: Path) -> None:
     # hybrid_arch.py mamba2_config: NemotronH_Nano_VL_V2_Config -> config.llm_config (a NemotronHConfig)
     m = read(tmp_path, {"architectures": ["NemotronH_Nano_VL_V2"], "model_type": "NemotronH_Nano_VL_V2", "llm_config": {
@@ -394,3 +409,53 @@ def test_nemotron_mtp_draft_is_said_not_counted() -> None:
     err = finding(lint_ok(f"{LAUNCH} --model-path {bad} --tp-size 2 {SPEC} --speculative-draft-model-path {bad}", gpu="h200"),
                   "MODEL004")
     assert err.severity is Severity.ERROR and err.message.startswith("Pattern char 'M' in M*E not implemented")
+
+
+GOLDEN = Path(__file__).resolve().parent / "data" / "sglang-golden"
+HARNESS_MODELS = Path(__file__).resolve().parent.parent / "benchmarks" / "sglang_diff" / "models"
+
+
+def _registered_names() -> set[str]:
+    from kdacheck.architectures import registry
+
+    return set(registry.EXACT)
+
+
+def _prefix_entries() -> list[list[architectures.Architecture]]:
+    from kdacheck.architectures import registry
+
+    return list(registry.PREFIXES.values())
+
+
+def test_the_radix_cache_trait_is_sglangs_list() -> None:
+    """The ``mamba_radix_cache`` trait is SGLang's list, name for name (both directions): an
+    architecture added without it, or one SGLang drops, fails here. The list is recorded per version
+    (``mamba-radix-cache-archs.json``, with its source); the newest version must have one."""
+    from kdacheck import versions
+
+    recorded = json.loads((GOLDEN / "mamba-radix-cache-archs.json").read_text())
+    assert versions.NEWEST in recorded, f"record SGLang {versions.NEWEST}'s list (its overrides.py) in mamba-radix-cache-archs.json"
+    for version, lists in recorded.items():
+        if version.startswith("_"):
+            continue
+        sglang = set(lists["_MAMBA_RADIX_CACHE_ARCHS"]) | set(lists["uses_mamba_radix_cache"])
+        ours = {n for n in _registered_names() if architectures.uses_mamba_radix_cache(n)}
+        assert not any(e.mamba_radix_cache for es in _prefix_entries() for e in es), "SGLang's list is by exact name"
+        assert ours == sglang, (f"SGLang {version}: missing the trait", sorted(sglang - ours), "trait SGLang does not list", sorted(ours - sglang))
+
+
+def test_the_radix_cache_trait_agrees_with_sglangs_own_verdicts() -> None:
+    """Every golden row of every version where SGLang's radix cache is on: SGLang's own
+    ``uses_mamba_radix_cache`` is what kdacheck's mamba step decides for the model."""
+    seen: dict[tuple[str, str], bool] = {}
+    for path in sorted(GOLDEN.glob("*.jsonl")):
+        for line in path.read_text().splitlines():
+            row = json.loads(line)
+            res = row.get("resolved") or {}
+            if "uses_mamba_radix_cache" not in res or res.get("disable_radix_cache"):
+                continue
+            m = model_config.read(HARNESS_MODELS / row["model"] / "config.json", row["model"])
+            ours = m.keeps_state and architectures.uses_mamba_radix_cache(m.architecture)
+            assert ours == res["uses_mamba_radix_cache"], (row["id"], m.architecture)
+            seen[(row["sglang_version"], m.architecture)] = ours
+    assert len({a for _, a in seen}) >= 12 and {v for v, _ in seen} >= {"0.5.21", "0.5.23"}

@@ -572,3 +572,30 @@ def test_github_env_expression_is_a_known_value() -> None:
     r = lint(text.replace("env.TP", "matrix.tp"), path="wf.yml")
     assert "KDA007" not in {f.code for f in r.findings if not f.not_checked}
     assert any(cfg.unknown_checks for cfg in r.resolved)
+
+
+def test_every_public_carrier_file_has_its_sources_line() -> None:
+    """"A new carrier" (docs/architecture.md): its public file in tests/data/carriers/public/ with its
+    line in SOURCES.md (repository, path, commit), and no line without its file."""
+    import re
+
+    listed = set(re.findall(r"^\| `public/([^`]+)` \| [^|]+ \| [^|]+ \| [0-9a-f]{40} \|$", (DATA / "SOURCES.md").read_text(), re.M))
+    assert listed == {p.name for p in PUBLIC.iterdir()}
+
+
+def test_readme_names_an_error_example_of_every_carrier_kind() -> None:
+    """Each carrier the reader knows (``carriers.NAMES``) has its error example named in README's
+    "What it does", one whose document the reader takes for that kind."""
+    import re
+
+    import yaml
+
+    from kdacheck.readers import carriers
+
+    readme = (EXAMPLES.parent / "README.md").read_text()
+    section = readme[readme.index("## What it does"):readme.index("```console")]
+    kinds = set()
+    for name in re.findall(r"`(examples/errors/[^`]+\.ya?ml)`", section):
+        docs = list(yaml.compose_all((EXAMPLES.parent / name).read_text()))
+        kinds.add(carriers.kind_of(docs[0]) if len(docs) == 1 else None)
+    assert set(carriers.NAMES) <= kinds, set(carriers.NAMES) - kinds

@@ -31,10 +31,13 @@ def test_every_family_has_every_piece(family: Family) -> None:
     assert spec.mirrors.startswith("0.5."), "the SGLang place it follows, with its version"
     assert (spec.formulas is not None) == family.hybrid, "hybrid families bring their state and scratch formulas, others none"
     assert (spec.op is None) != (not spec.no_kernel), "a kernel op, or the reason there is none"
+    assert spec.label.startswith(("a ", "an ")) and spec.label not in {s.label for s in families.ORDER if s is not spec}, \
+        "its label, in the reports' words, its own"
+    assert family.label == spec.label and family.hybrid == spec.hybrid and family.has_state == spec.has_state
     if family.hybrid:
-        # confirmed by a kernel, or refused by name: LFM2's short conv runs no linear-attention verify
-        # kernel (0.5.23 layers/attention/linear/short_conv_backend.py), so kdacheck run has none
-        assert spec.op is not None or family is Family.CONV, "a hybrid family is confirmed by a kernel"
+        # confirmed by a kernel, or refused by its declared reason (LFM2's short conv runs no linear-attention
+        # verify kernel, 0.5.23 layers/attention/linear/short_conv_backend.py): `kdacheck run` says it by name
+        assert spec.op is not None or len(spec.no_kernel) > 20, "a hybrid family is confirmed by a kernel, or says why not"
         scoped = [r.code for r in REGISTRY.values() if family in r.families]
         assert scoped, f"{family.value}: no rule declares it in @rule(families=...)"
     if spec.example:
@@ -90,16 +93,37 @@ def test_public_configs_read_to_sglangs_family(slug: str, family: Family) -> Non
 def test_architecture_names_are_registered_once_and_looked_up_with_their_prefixes() -> None:
     from kdacheck.architectures import registry
 
-    assert set(registry.EXACT).isdisjoint(registry.PREFIXES) or all(
-        registry.EXACT[n].override is None or registry.PREFIXES[n].override is None for n in set(registry.EXACT) & set(registry.PREFIXES))
     nemo = architectures.lookup("NemotronHForCausalLM")
-    assert nemo.override is not None and nemo.extra_buffer and nemo.has_state  # the prefix entry and the exact one, merged
-    glm = architectures.lookup("Glm5NextForConditionalGeneration")
-    assert glm.dsa and glm.extra_buffer and glm.override is not None
+    assert len(nemo.overrides) == 1 and nemo.extra_buffer and nemo.has_state  # the prefix entry and the exact one, merged
+    glm = architectures.lookup("Glm5NextForConditionalGeneration")  # three entries: DSA (deepseek.py), KDA's prefix, the radix list
+    assert glm.dsa and glm.extra_buffer and glm.mamba_radix_cache and len(glm.overrides) == 1
     assert architectures.lookup("LlamaForCausalLM").large_draft
     none = architectures.lookup("SomethingNewForCausalLM")
-    assert none.override is None and not (none.extra_buffer or none.has_state or none.dsa)
-    assert all(e.mirrors.startswith("0.5.") for e in [*registry.EXACT.values(), *registry.PREFIXES.values()])
+    assert not none.overrides and not (none.extra_buffer or none.has_state or none.dsa)
+    assert all(e.mirrors.startswith("0.5.") for es in [*registry.EXACT.values(), *registry.PREFIXES.values()] for e in es)
+
+
+def test_a_second_override_for_an_architecture_composes_in_registration_order() -> None:
+    """As SGLang's ``srt/arg_groups/model_overrides/`` register several functions per architecture,
+    each setting its own fields: a second registration adds its override and traits, never raises."""
+    from kdacheck.architectures import registry
+
+    calls: list[str] = []
+    saved = {k: list(v) for k, v in registry.EXACT.items()}
+    try:
+        registry.register("ComposedForCausalLM", mirrors="0.5.23 test", override=lambda r, m, g, u: calls.append("first"))
+        registry.register("ComposedForCausalLM", mirrors="0.5.23 test", extra_buffer=True,
+                          override=lambda r, m, g, u: calls.append("second"))
+        entry = architectures.lookup("ComposedForCausalLM")
+        for fn in entry.overrides:
+            fn(None, None, None, True)  # type: ignore[arg-type]
+        assert calls == ["first", "second"] and entry.extra_buffer
+        with pytest.raises(ValueError, match="two values of launch_hook"):
+            registry.register("ComposedForCausalLM", mirrors="0.5.23 test", launch_hook="a")
+            registry.register("ComposedForCausalLM", mirrors="0.5.23 test", launch_hook="b")
+    finally:
+        registry.EXACT.clear()
+        registry.EXACT.update(saved)
 
 
 _ARCH_STRING = re.compile(r"""["'][A-Z][A-Za-z0-9_]*(For(CausalLM|ConditionalGeneration)|V[0-9])|startswith\(["'][A-Z]""")

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from kdacheck import report
 from kdacheck.cli import app
 from kdacheck.report.github import escape_data, escape_property
 from kdacheck.rules import all_rules
@@ -327,3 +328,12 @@ def test_kda002_verdict_names_the_crash_and_draws_the_row_map() -> None:
     lines = p.stdout.splitlines()
     assert lines[1].strip().startswith("✗ crashes at CUDA-graph capture (KDA002)")
     assert any("row map: batch rows 0–47 → [0 1 2 … 44 | 45 45 45]" in ln for ln in lines)
+
+
+@pytest.mark.parametrize("name", report.FORMATS)
+def test_every_format_has_its_renderer(name: str) -> None:
+    """"A new output format" (docs/architecture.md): each ``report.FORMATS`` name has its module with
+    ``render(results, out, ctx)``, and ``--statistics`` has a place in it or refuses it by name."""
+    mod = report.module(name)
+    assert callable(getattr(mod, "render", None)), f"kdacheck/report/{report.FORMATS[name]}.py: render(results, out, ctx)"
+    assert not (hasattr(mod, "render_statistics") and name in report.NO_STATISTICS)

@@ -1,4 +1,4 @@
-"""Per-architecture knowledge, one entry per architecture name, as SGLang keeps it.
+"""Per-architecture knowledge, by architecture name, as SGLang keeps it.
 
 Shaped like SGLang's ``srt/arg_groups/model_overrides/`` (one module per model, each override
 registered for the ``architectures[0]`` names it covers) and the architecture lists of
@@ -10,7 +10,9 @@ steps and rules ask :func:`lookup`.
 
 A name is matched exactly, else by a registered prefix (``NemotronH`` covers the Nemotron-H
 variants, as kdacheck matched them before the registry); the traits of every matching entry
-are merged, and at most one of them may carry an override.
+are merged, and their overrides composed in registration order (SGLang's ``model_overrides/``
+register several functions per architecture, each setting its own fields; a name registered by
+two modules here gets both). ``mamba_radix_cache`` is SGLang's ``_MAMBA_RADIX_CACHE_ARCHS``.
 """
 
 from __future__ import annotations

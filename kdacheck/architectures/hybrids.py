@@ -20,13 +20,16 @@ if TYPE_CHECKING:
 
 STATE = "0.5.23 srt/configs/hybrid_arch.py"
 EXTRA = "0.5.23 srt/arg_groups/overrides.py L403 _MAMBA_EXTRA_BUFFER_ARCHS"
+RADIX = "0.5.23 srt/arg_groups/overrides.py L369-399 _MAMBA_RADIX_CACHE_ARCHS"
 
 register("FalconH1", "Lfm2", "Zaya", "Mamba", "FalconMamba", "GraniteMoeHybrid", "Bailing", "MiniCPM", "Jet", "InternS2",
          "Inkling", "GigaChat35", prefix=True, has_state=True, mirrors=STATE)
-register("MiniCPMV4_6ForConditionalGeneration", "MiniCPMV4_7ForConditionalGeneration", extra_buffer=True, mirrors=EXTRA)
-register("InternS2PreviewForConditionalGeneration", extra_buffer=True, families=("gdn",), mirrors=f"{EXTRA}; {STATE}")
+register("MiniCPMV4_6ForConditionalGeneration", "MiniCPMV4_7ForConditionalGeneration", extra_buffer=True, mamba_radix_cache=True,
+         mirrors=f"{RADIX}; {EXTRA}")
+register("InternS2PreviewForConditionalGeneration", extra_buffer=True, mamba_radix_cache=True, families=("gdn",),
+         mirrors=f"{RADIX}; {EXTRA}; {STATE}")
 register("BailingMoeV2_5ForCausalLM", "BailingMoeV3ForCausalLM", "BailingMoeV3VLForConditionalGeneration", extra_buffer=True,
-         families=("kda", "lightning"), mirrors=f"{EXTRA}; {STATE} (use_kda: short_conv_kernel_size given)")
+         mamba_radix_cache=True, families=("kda", "lightning"), mirrors=f"{EXTRA}; {STATE} (use_kda: short_conv_kernel_size given)")
 
 
 def _on_sm100(backend: str, source: str, needs_state: bool = False) -> Override:
@@ -44,9 +47,9 @@ def _on_sm100(backend: str, source: str, needs_state: bool = False) -> Override:
 
 
 OVERRIDES = "0.5.23 srt/arg_groups/model_overrides/"
-register("FalconH1ForCausalLM", extra_buffer=True, families=("mamba2",), mirrors=f"{EXTRA}; {STATE} mamba2_config; {OVERRIDES}falcon_h1.py",
+register("FalconH1ForCausalLM", extra_buffer=True, mamba_radix_cache=True, families=("mamba2",), mirrors=f"{EXTRA}; {STATE} mamba2_config; {OVERRIDES}falcon_h1.py",
          override=_on_sm100("triton", "model_overrides/falcon_h1.py"))
-register("GraniteMoeHybridForCausalLM", extra_buffer=True, families=("mamba2",),
+register("GraniteMoeHybridForCausalLM", extra_buffer=True, mamba_radix_cache=True, families=("mamba2",),
          mirrors=f"{EXTRA}; {STATE} mamba2_config; {OVERRIDES}granitemoehybrid.py (only with mamba layers)",
          override=_on_sm100("flashinfer", "model_overrides/granitemoehybrid.py", needs_state=True))
 register("InklingForConditionalGeneration", "InklingForConditionalGenerationMTP",
@@ -54,12 +57,13 @@ register("InklingForConditionalGeneration", "InklingForConditionalGenerationMTP"
 # a DSA architecture too (deepseek.py): its extra_buffer support and its KDA text model (glm5_next_config),
 # as an entry of its own, merged on lookup
 register("Glm5NextForConditionalGeneration", prefix=True, extra_buffer=True, families=("kda",), mirrors=f"{EXTRA}; {STATE} glm5_next_config")
+register("Glm5NextForConditionalGeneration", mamba_radix_cache=True, mirrors=RADIX)
 # the rest of hybrid_arch.py's classes, by their model classes' EntryClass names (srt/models/)
-register("InternS2MobiusForConditionalGeneration", families=("gdn",), mirrors=f"{STATE} hybrid_gdn_config")
-register("JetNemotronForCausalLM", "JetVLMForConditionalGeneration", families=("gdn",),
-         mirrors=f"{STATE} hybrid_gdn_config; {OVERRIDES}falcon_h1.py", override=_on_sm100("triton", "model_overrides/falcon_h1.py"))
-register("GigaChat35ForCausalLM", "GigaChat35ForCausalLMNextN", families=("gdn",),
-         mirrors="0.5.23 srt/configs/gigachat35.py L241-253 register_linear_attn_model (GDNAttnBackend)")
+register("InternS2MobiusForConditionalGeneration", mamba_radix_cache=True, families=("gdn",), mirrors=f"{RADIX}; {STATE} hybrid_gdn_config")
+register("JetNemotronForCausalLM", "JetVLMForConditionalGeneration", mamba_radix_cache=True, families=("gdn",),
+         mirrors=f"{RADIX}; {STATE} hybrid_gdn_config; {OVERRIDES}falcon_h1.py", override=_on_sm100("triton", "model_overrides/falcon_h1.py"))
+register("GigaChat35ForCausalLM", "GigaChat35ForCausalLMNextN", mamba_radix_cache=True, families=("gdn",),
+         mirrors="0.5.23 srt/configs/gigachat35.py L241-253 register_linear_attn_model (GDNAttnBackend, uses_mamba_radix_cache=True)")
 def _minicpm_sala(r: Resolved, m: Model, gpu: GPU | None, unset: bool) -> None:
     """0.5.23 model_overrides/minicpm.py _minicpm_sala_overrides: sparse or lightning layers turn the
     radix cache off; sparse layers with no attention backend given take minicpm_flashinfer on
@@ -81,9 +85,9 @@ register("MiniCPMSALAForCausalLM", families=("lightning",), override=_minicpm_sa
 register("MiniCPMForCausalLM", launch_hook="minicpm", mirrors=f"{OVERRIDES}minicpm.py L15-18")
 # model_hook.py L716-721 (0.5.21 L672-677, 0.5.19 L547-553) asserts they do not run the triton attention
 # backend; LFM2-VL is not in that list
-register("Lfm2ForCausalLM", "Lfm2MoeForCausalLM", families=("conv",), no_triton=True,
-         mirrors=f"{STATE} mamba2_config; {OVERRIDES}lfm2.py; 0.5.23 srt/arg_groups/model_hook.py L716-721",
+register("Lfm2ForCausalLM", "Lfm2MoeForCausalLM", families=("conv",), no_triton=True, mamba_radix_cache=True,
+         mirrors=f"{RADIX}; {STATE} mamba2_config; {OVERRIDES}lfm2.py; 0.5.23 srt/arg_groups/model_hook.py L716-721",
          override=_on_sm100("flashinfer", "model_overrides/lfm2.py"))
 register("Lfm2VlForConditionalGeneration", families=("conv",), mirrors=f"{STATE} mamba2_config")
-register("ZayaForCausalLM", "MambaForCausalLM",
-         "Mamba2ForCausalLM", "FalconMambaForCausalLM", families=("mamba2",), mirrors=f"{STATE} mamba2_config")
+register("ZayaForCausalLM", mamba_radix_cache=True, families=("mamba2",), mirrors=f"{RADIX}; {STATE} mamba2_config")
+register("MambaForCausalLM", "Mamba2ForCausalLM", "FalconMambaForCausalLM", families=("mamba2",), mirrors=f"{STATE} mamba2_config")

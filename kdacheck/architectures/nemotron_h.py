@@ -41,8 +41,8 @@ def nemotron_h(r: Resolved, m: Model, gpu: GPU | None, unset: bool) -> None:
 # a draft model of these is their MTP module, NemotronHForCausalLMMTP with num_nextn_predict_layers 1
 # (0.5.23 configs/model_config.py L1190-1203; models/nemotron_h_mtp.py)
 register("NemotronHForCausalLM", "NemotronHPuzzleForCausalLM", "NemotronH_Omni_Reasoning_V3", extra_buffer=True,
-         families=("mamba2",), mtp_draft="NemotronHForCausalLMMTP",
-         mirrors="0.5.23 srt/arg_groups/overrides.py L403 _MAMBA_EXTRA_BUFFER_ARCHS; configs/model_config.py L1190-1203 (MTP draft)")
+         mamba_radix_cache=True, families=("mamba2",), mtp_draft="NemotronHForCausalLMMTP",
+         mirrors="0.5.23 srt/arg_groups/overrides.py L369-403 _MAMBA_RADIX_CACHE_ARCHS, _MAMBA_EXTRA_BUFFER_ARCHS; configs/model_config.py L1190-1203 (MTP draft)")
 # the VL wrappers: hybrid_arch.py mamba2_config returns their llm_config (models/nano_nemotron_vl.py EntryClass)
 register("NemotronH_Nano_VL_V2", "NemotronH_Nano_Omni_Reasoning_V3", families=("mamba2",),
          mirrors="0.5.23 srt/configs/hybrid_arch.py mamba2_config (NemotronH_Nano_VL_V2_Config.llm_config)")

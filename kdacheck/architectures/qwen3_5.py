@@ -3,7 +3,8 @@
 On SM100 with no attention backend given, SGLang picks ``trtllm_mha`` (page 64) where its
 default would be trtllm_mha and the launch is not a plain one (a non-default radix strategy,
 the radix cache off, or speculation), else ``triton`` (page 1), whatever ``--page-size`` says.
-SGLang registers the override for InternS2 (Preview, Mobius) too; kdacheck does not yet.
+SGLang registers the override for InternS2 (Preview, Mobius) too: it composes with their own
+entries (``hybrids.py``).
 """
 
 from __future__ import annotations
@@ -18,11 +19,11 @@ if TYPE_CHECKING:
     from kdacheck.models import Model
     from kdacheck.resolve.core import Resolved
 
-MIRRORS = "0.5.23 srt/arg_groups/model_overrides/qwen3_5.py L17-49; overrides.py L403 _MAMBA_EXTRA_BUFFER_ARCHS"
+MIRRORS = "0.5.23 srt/arg_groups/model_overrides/qwen3_5.py L17-49; overrides.py L369-403 _MAMBA_RADIX_CACHE_ARCHS, _MAMBA_EXTRA_BUFFER_ARCHS"
 
 
 @architecture("Qwen3NextForCausalLM", "Qwen3_5MoeForConditionalGeneration", "Qwen3_5ForConditionalGeneration",
-              mirrors=MIRRORS, extra_buffer=True, has_state=True, families=("gdn",))
+              mirrors=MIRRORS, extra_buffer=True, mamba_radix_cache=True, has_state=True, families=("gdn",))
 def qwen3_5(r: Resolved, m: Model, gpu: GPU | None, unset: bool) -> None:
     if gpu is None or gpu.sm // 10 != 10 or r.v("attention_backend") is not None:
         return
@@ -36,7 +37,9 @@ def qwen3_5(r: Resolved, m: Model, gpu: GPU | None, unset: bool) -> None:
           "(model_overrides/qwen3_5.py)", "model", page.loc)
 
 
-register("Qwen3_5MoeForCausalLM", "Qwen3_5ForCausalLM", mirrors=MIRRORS, extra_buffer=True, has_state=True, families=("gdn",))
+architecture("InternS2PreviewForConditionalGeneration", "InternS2MobiusForConditionalGeneration",
+             mirrors="0.5.23 srt/arg_groups/model_overrides/qwen3_5.py L17-49 (_register_for names them)")(qwen3_5)
+register("Qwen3_5MoeForCausalLM", "Qwen3_5ForCausalLM", mirrors=MIRRORS, extra_buffer=True, mamba_radix_cache=True, has_state=True, families=("gdn",))
 register("Qwen4ExpForConditionalGeneration", mirrors=MIRRORS + "; configs/qwen4_exp.py (a Qwen3NextConfig: hybrid_gdn_config)",
-         extra_buffer=True, has_state=True, families=("gdn",))
+         extra_buffer=True, mamba_radix_cache=True, has_state=True, families=("gdn",))
 register("Qwen4Exp", mirrors="0.5.23 srt/configs/hybrid_arch.py", prefix=True, has_state=True)

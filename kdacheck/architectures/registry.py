@@ -23,12 +23,18 @@ class Architecture(NamedTuple):
     name: str
     mirrors: str  # the SGLang place the entry follows, with its version
     extra_buffer: bool = False  # in overrides.py ``_MAMBA_EXTRA_BUFFER_ARCHS`` (with the triton backend)
+    # SGLang resolves the hybrid prefix-cache strategy for it (``auto``): in 0.5.23 ``srt/arg_groups/overrides.py``
+    # L369-399 ``_MAMBA_RADIX_CACHE_ARCHS``, or a ``register_linear_attn_model`` spec with ``uses_mamba_radix_cache=True``
+    # (``configs/gigachat35.py`` L241-253); held equal to SGLang's list by tests/test_architectures.py
+    mamba_radix_cache: bool = False
     has_state: bool = False  # SGLang keeps mamba / linear-attention state for it (even where kdacheck reads no geometry)
     dsa: bool = False  # ``is_deepseek_dsa``: a DSA model when its config has ``index_topk``
     hisparse: str | None = None  # HiSparse support: "dsa", "v4" (DeepSeek-V4: no speculative swap), "m3" (MiniMax M3)
     large_draft: bool = False  # speculative.py: the draft-size default SGLang gives large models
     no_triton: bool = False  # model_hook.py asserts the attention backend is not triton (the first layer may not be attention)
-    override: Override | None = None
+    # the resolution overrides SGLang's ``srt/arg_groups/model_overrides/`` registers for it, applied in
+    # registration order (SGLang composes several per architecture: each sets its own fields)
+    overrides: tuple[Override, ...] = ()
     prefix: bool = False  # ``name`` is a prefix of the names it covers
     # the families (``models.Family`` values) SGLang's ``srt/configs/hybrid_arch.py`` (or its
     # ``is_deepseek_dsa`` list) can give it; its config.json decides among several (Bailing: KDA or lightning)
@@ -42,21 +48,30 @@ class Architecture(NamedTuple):
     mtp_draft: str = ""
 
 
-EXACT: dict[str, Architecture] = {}
-PREFIXES: dict[str, Architecture] = {}
+# name → its entries, in registration order: a name may be registered by several modules (traits
+# merged, overrides composed), as SGLang's model_overrides register several functions per architecture
+EXACT: dict[str, list[Architecture]] = {}
+PREFIXES: dict[str, list[Architecture]] = {}
+_FLAGS = ("extra_buffer", "mamba_radix_cache", "has_state", "dsa", "large_draft", "no_triton")
+_ONE_VALUE = ("hisparse", "kv_unmodelled", "launch_hook", "mtp_draft")  # a name has at most one value of each
 
 
 def register(*names: str, mirrors: str, prefix: bool = False, override: Override | None = None, **traits: object) -> None:
-    """Register ``names`` (exact, or prefixes with ``prefix=True``) with their traits."""
+    """Register ``names`` (exact, or prefixes with ``prefix=True``) with their traits and, where
+    SGLang has one, their override; a name registered again gets the traits and override of both."""
     table = PREFIXES if prefix else EXACT
+    overrides = (override,) if override is not None else ()
     for name in names:
-        if name in table:
-            raise ValueError(f"architecture {name} registered twice")
-        table[name] = Architecture(name, mirrors, override=override, prefix=prefix, **traits)  # type: ignore[arg-type]
+        entry = Architecture(name, mirrors, overrides=overrides, prefix=prefix, **traits)  # type: ignore[arg-type]
+        for before in table.get(name, ()):
+            for k in _ONE_VALUE:
+                if getattr(before, k) and getattr(entry, k) and getattr(before, k) != getattr(entry, k):
+                    raise ValueError(f"architecture {name}: two values of {k} ({getattr(before, k)!r}, {getattr(entry, k)!r})")
+        table.setdefault(name, []).append(entry)
 
 
 def architecture(*names: str, mirrors: str, prefix: bool = False, **traits: object) -> Callable[[Override], Override]:
-    """Register ``names`` with the decorated function as their resolution override."""
+    """Register ``names`` with the decorated function as a resolution override of theirs."""
 
     def wrap(fn: Override) -> Override:
         register(*names, mirrors=mirrors, prefix=prefix, override=fn, **traits)
@@ -69,41 +84,18 @@ _UNKNOWN = Architecture("?", "none: not an architecture SGLang singles out")
 
 
 def lookup(name: str | None) -> Architecture:
-    """The merged traits of ``name`` (exact entry and every registered prefix of it); an
-    architecture nothing registers gets none (no traits, no override)."""
+    """The merged traits of ``name`` (its exact entries, then those of every registered prefix
+    of it) and their overrides in that order; an architecture nothing registers gets none."""
     if not name:
         return _UNKNOWN
-    found = [e for e in (EXACT.get(name), *(p for k, p in PREFIXES.items() if name.startswith(k))) if e is not None]
+    found = [*EXACT.get(name, ()), *(e for k, es in PREFIXES.items() if name.startswith(k) for e in es)]
     if not found:
         return _UNKNOWN._replace(name=name)
-    overrides = [e.override for e in found if e.override is not None]
-    assert len(overrides) <= 1, f"{name}: more than one override registered"
-    merged = {k: any(getattr(e, k) for e in found) for k in ("extra_buffer", "has_state", "dsa", "large_draft", "no_triton")}
-    hisparse = next((e.hisparse for e in found if e.hisparse), None)
+    merged = {k: any(getattr(e, k) for e in found) for k in _FLAGS}
+    one = {k: next((getattr(e, k) for e in found if getattr(e, k)), None if k == "hisparse" else "") for k in _ONE_VALUE}
     fams = tuple(dict.fromkeys(f for e in found for f in e.families))
-    kv = next((e.kv_unmodelled for e in found if e.kv_unmodelled), "")
-    hook = next((e.launch_hook for e in found if e.launch_hook), "")
-    mtp = next((e.mtp_draft for e in found if e.mtp_draft), "")
-    return Architecture(name, "; ".join(e.mirrors for e in found), hisparse=hisparse, families=fams, kv_unmodelled=kv,
-                        launch_hook=hook, mtp_draft=mtp,
-                        override=overrides[0] if overrides else None, **merged)  # type: ignore[arg-type]
-
-
-# The architectures SGLang resolves the hybrid prefix-cache strategy for (0.5.23
-# ``srt/arg_groups/overrides.py`` L369-399 ``_MAMBA_RADIX_CACHE_ARCHS``; L454-470
-# ``_mamba_radix_cache_resolution``: Granite only with a mamba layer, which its family reader
-# already decides; and the registered spec of ``configs/gigachat35.py`` L241-253,
-# ``uses_mamba_radix_cache=True``). Any other model, with state or not, keeps its strategy as given.
-MAMBA_RADIX_CACHE_ARCHS = frozenset({
-    "KimiLinearForCausalLM", "KimiK3ForConditionalGeneration", "BailingMoeV2_5ForCausalLM", "BailingMoeV3ForCausalLM",
-    "BailingMoeV3VLForConditionalGeneration", "Qwen3NextForCausalLM", "Qwen3_5MoeForConditionalGeneration",
-    "InternS2PreviewForConditionalGeneration", "InternS2MobiusForConditionalGeneration", "Qwen3_5ForConditionalGeneration",
-    "Qwen3_5MoeForCausalLM", "Qwen3_5ForCausalLM", "Qwen4ExpForConditionalGeneration", "MiniCPMV4_6ForConditionalGeneration",
-    "MiniCPMV4_7ForConditionalGeneration", "NemotronHForCausalLM", "NemotronHPuzzleForCausalLM", "NemotronH_Omni_Reasoning_V3",
-    "FalconH1ForCausalLM", "JetNemotronForCausalLM", "JetVLMForConditionalGeneration", "Lfm2ForCausalLM", "Lfm2MoeForCausalLM",
-    "ZayaForCausalLM", "Glm5NextForConditionalGeneration",
-    "GraniteMoeHybridForCausalLM", "GigaChat35ForCausalLM", "GigaChat35ForCausalLMNextN",
-})
+    return Architecture(name, "; ".join(e.mirrors for e in found), families=fams,
+                        overrides=tuple(o for e in found for o in e.overrides), **merged, **one)  # type: ignore[arg-type]
 
 
 # ``Model.unmodelled`` of a config whose ``architectures[0]`` kdacheck does not know (:func:`unknown`)
@@ -122,8 +114,9 @@ def unknown(name: str, version: str) -> bool:
 
 
 def uses_mamba_radix_cache(name: str) -> bool:
-    """Whether SGLang resolves the hybrid prefix-cache strategy (``auto``) for this architecture."""
-    return name in MAMBA_RADIX_CACHE_ARCHS
+    """Whether SGLang resolves the hybrid prefix-cache strategy (``auto``) for this architecture
+    (Granite only with a mamba layer, which its family reader already decides)."""
+    return lookup(name).mamba_radix_cache
 
 
 def without_mamba_state(m: Model) -> bool:

@@ -89,7 +89,7 @@ def heads(m: Model, tp: int) -> int:
 
 
 SPEC = register(FamilySpec(
-    Family.CONV, mirrors="0.5.23 srt/configs/lfm2.py, lfm2_moe.py, lfm2_vl.py, mamba_utils.py Mamba2StateShape",
+    Family.CONV, label="a short-conv hybrid", mirrors="0.5.23 srt/configs/lfm2.py, lfm2_moe.py, lfm2_vl.py, mamba_utils.py Mamba2StateShape",
     read=read, model_types=TYPES,
     formulas=Formulas(mamba2_conv_dim, ssm_scratch, dedup_conv_scratch, state_bytes, heads),
     no_kernel="kdacheck models no short-convolution verify kernel: SGLang's LFM2 verify runs the model's own causal_conv1d "

@@ -19,7 +19,8 @@ def read(v: ConfigView) -> Model | None:
 
 
 SPEC = register(FamilySpec(
-    Family.OTHER, mirrors="0.5.23 srt/configs/hybrid_arch.py (none of its families)", read=read,
+    Family.OTHER, label="a dense model", mirrors="0.5.23 srt/configs/hybrid_arch.py (none of its families)", read=read,
     no_kernel="a model without hybrid state: SGLang allocates no verify scratch for it, so there is nothing to run",
     example="tree-capacity",
+    names=r"llama|mistral|mixtral|gemma|phi-|qwen2|qwen3-(?!next)|qwq|deepseek-r1|gpt-oss|command-r|olmo|yi-",
 ))

@@ -21,6 +21,7 @@ def read(v: ConfigView) -> Model | None:
 
 
 SPEC = register(FamilySpec(
-    Family.DSA, mirrors="0.5.23 srt/configs/model_config.py is_deepseek_dsa; model_overrides/deepseek_v2.py", read=read,
+    Family.DSA, label="a DSA model", mirrors="0.5.23 srt/configs/model_config.py is_deepseek_dsa; model_overrides/deepseek_v2.py", read=read,
     op="hisparse_spec_gather", example="dsa-kv-dtype",
+    names=r"deepseek-v3\.2|glm-5(?!-next)",
 ))

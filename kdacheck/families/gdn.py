@@ -111,7 +111,9 @@ def read(v: ConfigView) -> Model | None:
 
 
 SPEC = register(FamilySpec(
-    Family.GDN, mirrors="0.5.23 srt/configs/qwen3_next.py, qwen3_5.py, jet_nemotron.py, gigachat35.py, mamba_utils.py Mamba2StateShape",
+    Family.GDN, label="a GDN hybrid", mirrors="0.5.23 srt/configs/qwen3_next.py, qwen3_5.py, jet_nemotron.py, gigachat35.py, mamba_utils.py Mamba2StateShape",
     read=read, model_types=TYPES, formulas=Formulas(mamba2_conv_dim, ssm_scratch, dedup_conv_scratch, state_bytes),
     op="kda_verify", example="qwen3.5-no-buffer",
+    # Qwen3.6 is the Qwen3.5 architecture, Qwen3-Coder-Next the Qwen3-Next one
+    names=r"qwen3[._-]?[56]|qwen3-next|qwen3-coder-next|interns2",
 ))

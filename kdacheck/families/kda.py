@@ -100,7 +100,8 @@ def conv_scratch(layers: int, rows: int, width: int, channels: int, topk: int, m
 
 
 SPEC = register(FamilySpec(
-    Family.KDA, mirrors="0.5.23 srt/configs/kimi_linear.py, bailing_hybrid.py, glm5_next.py, mamba_utils.py KimiLinearStateShape",
+    Family.KDA, label="a KDA hybrid", mirrors="0.5.23 srt/configs/kimi_linear.py, bailing_hybrid.py, glm5_next.py, mamba_utils.py KimiLinearStateShape",
     read=read, model_types=TYPES, formulas=Formulas(conv_dim, ssm_scratch, conv_scratch, state_bytes),
     op="kda_verify", example="dp-attention-row-map",
+    names=r"kimi-linear|kimi-k3",
 ))

@@ -34,6 +34,6 @@ MIXER_ALIASES = {"minicpm": "minicpm4", "standard": "minicpm4", "attention": "mi
 
 
 SPEC = register(FamilySpec(
-    Family.LIGHTNING, mirrors="0.5.23 srt/configs/hybrid_arch.py hybrid_lightning_config", read=read, model_types=TYPES,
-    no_kernel="kdacheck has no lightning-attention verify kernel (its state is not modelled yet)",
+    Family.LIGHTNING, label="a Lightning hybrid", mirrors="0.5.23 srt/configs/hybrid_arch.py hybrid_lightning_config", read=read, model_types=TYPES,
+    no_kernel="kdacheck has no lightning-attention verify kernel (its state is not modelled yet)", unmodelled_state=True,
 ))

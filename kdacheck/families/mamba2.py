@@ -167,7 +167,8 @@ def _geometry(model_type: str, f: Fields, outer: Fields, name: str, arch: str, l
 
 
 SPEC = register(FamilySpec(
-    Family.MAMBA2, mirrors="0.5.23 srt/configs/nemotron_h.py, falcon_h1.py, granitemoehybrid.py, mamba_utils.py Mamba2StateShape",
+    Family.MAMBA2, label="a Mamba2 hybrid", mirrors="0.5.23 srt/configs/nemotron_h.py, falcon_h1.py, granitemoehybrid.py, mamba_utils.py Mamba2StateShape",
     read=read, model_types=TYPES + tuple(NOT_MODELLED), formulas=Formulas(mamba2_conv_dim, ssm_scratch, dedup_conv_scratch, state_bytes),
     op="mamba2_verify", example="nemotron-track-interval",
+    names=r"nemotron-h|nemotron-3-(nano|super|ultra)|falcon-h1|granite-4\.\d-h|mamba",
 ))

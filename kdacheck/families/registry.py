@@ -63,7 +63,11 @@ class Formulas(NamedTuple):
 
 
 class FamilySpec(NamedTuple):
+    """Everything kdacheck knows of one family (``Family.label`` / ``hybrid`` / ``has_state``
+    read it here)."""
+
     family: Family
+    label: str  # the family in the reports' words ("a KDA hybrid"): headers, refusals, MODEL001
     mirrors: str  # the SGLang places the family follows
     read: Callable[[ConfigView], Model | None]  # the geometry of a config it claims, else None
     model_types: tuple[str, ...] = ()  # the config.json model_type values it claims (documentation and tests)
@@ -71,6 +75,20 @@ class FamilySpec(NamedTuple):
     op: str | None = None  # the kernel op (kdacheck.kernels) `kdacheck run` confirms it with
     no_kernel: str = ""  # with op None: why `kdacheck run` has nothing to run (said by name, exit 2)
     example: str = ""  # examples/clean/<stem>.* showing the family
+    # a regular expression over a lower-cased model name that guesses this family for a model whose config is not
+    # read (models.guess_family: tried in Family's order, said as a guess); "" for none
+    names: str = ""
+    unmodelled_state: bool = False  # SGLang keeps state for it that kdacheck does not model (lightning)
+
+    @property
+    def hybrid(self) -> bool:
+        """A recurrent state (or LFM2's short-conv windows) with the speculative scratch kdacheck models: its formulas."""
+        return self.formulas is not None
+
+    @property
+    def has_state(self) -> bool:
+        """SGLang keeps mamba / linear-attention state for it (a hybrid prefix cache applies)."""
+        return self.hybrid or self.unmodelled_state
 
 
 SPECS: dict[Family, FamilySpec] = {}
@@ -79,6 +97,8 @@ SPECS: dict[Family, FamilySpec] = {}
 def register(spec: FamilySpec) -> FamilySpec:
     if spec.family in SPECS:
         raise ValueError(f"family {spec.family.value} registered twice")
+    if not spec.label:
+        raise ValueError(f"family {spec.family.value}: give its label (the reports' words for it)")
     if spec.op is None and not spec.no_kernel:
         raise ValueError(f"family {spec.family.value}: name its kernel op, or say why it has none (no_kernel)")
     SPECS[spec.family] = spec

@@ -121,7 +121,7 @@ def step_bytes(cfg: Any) -> tuple[int, int, str]:
 
 def score(cfg: Any, gpu_name: str, given_alpha: float | None) -> Score:
     algo = str(cfg.user("speculative_algorithm") or "")  # as written: NEXTN, which SGLang renames EAGLE
-    if algo.upper() == "EAGLE" and cfg.user("speculative_draft_model_path") is None and "speculative_draft_model_path" not in cfg.parsed.given:
+    if algo.upper() == "EAGLE" and cfg.user("speculative_draft_model_path") is None and not cfg.given("speculative_draft_model_path"):
         algo = "NEXTN"  # EAGLE with no draft given: the target's own MTP layers (DeepSeek-V4's spelling), NEXTN's rate
     alpha, source = acceptance(algo.upper(), given_alpha)
     S = int(cfg.v("steps") or 1)

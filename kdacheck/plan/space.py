@@ -15,10 +15,13 @@ are crossed. Closed forms prune before any lint:
 
 from __future__ import annotations
 
+import functools
 import itertools
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
+from kdacheck import flags as flagmod
+from kdacheck import versions
 from kdacheck.models import Family, Model
 
 Flags = tuple[tuple[str, str | tuple[str, ...] | None], ...]  # (option, value: None for a switch, a tuple for several), in order
@@ -56,9 +59,17 @@ class Counts:
         self.why_pruned[why] = self.why_pruned.get(why, 0) + n
 
 
-def speculative(model: Model, drafts: dict[str, str], mtp: bool | None, notes: list[str]) -> list[Spec]:
+def _speller(version: str) -> Callable[[str], str]:
+    """A flag's option by its dest (as the newest SGLang names it), as ``version`` spells it
+    (``flags.spell``: a rename in ``versions.RENAMES`` respells the search)."""
+    return functools.partial(flagmod.spell, version=version)
+
+
+def speculative(model: Model, drafts: dict[str, str], mtp: bool | None, notes: list[str], version: str = versions.NEWEST) -> list[Spec]:
     """The speculative settings for this model: NEXTN when the checkpoint has MTP layers (or
-    cannot tell), the draft algorithms the user gave a draft for, NGRAM always."""
+    cannot tell), the draft algorithms the user gave a draft for, NGRAM always; the options as
+    ``version`` spells them."""
+    o = _speller(version)
     out: list[Spec] = []
     eagle_like: list[tuple[str, Flags]] = []
     if mtp is None:
@@ -80,67 +91,71 @@ def speculative(model: Model, drafts: dict[str, str], mtp: bool | None, notes: l
                      "or absent where SGLang's config class defaults it to 0)")
     for algo in ("EAGLE", "EAGLE3"):
         if algo in drafts and not (v4 and algo == "EAGLE"):
-            eagle_like.append((algo, (("--speculative-draft-model-path", drafts[algo]),)))
+            eagle_like.append((algo, ((o("speculative_draft_model_path"), drafts[algo]),)))
     if not any(a in drafts for a in ("EAGLE", "EAGLE3", "DFLASH")):
         notes.append("EAGLE, EAGLE3 and DFLASH not searched: they need a draft model (--draft ALGORITHM=PATH)")
     for algo, base in eagle_like:
         for s in CHAIN_STEPS:
-            out.append(Spec(algo, (("--speculative-algorithm", algo), *base, ("--speculative-num-steps", str(s)),
-                                   ("--speculative-eagle-topk", "1"), ("--speculative-num-draft-tokens", str(s + 1))),
+            out.append(Spec(algo, ((o("speculative_algorithm"), algo), *base, (o("speculative_num_steps"), str(s)),
+                                   (o("speculative_eagle_topk"), "1"), (o("speculative_num_draft_tokens"), str(s + 1))),
                             f"{algo} {s}/1/{s + 1}"))
         for s, k in TREE if not (v4 and not base) else ():
             for d in sorted({s + 1 + (s * k - s) // 2, s * k + 1}):
                 if not s < d <= s * k + 1:
                     continue
-                out.append(Spec(algo, (("--speculative-algorithm", algo), *base, ("--speculative-num-steps", str(s)),
-                                       ("--speculative-eagle-topk", str(k)), ("--speculative-num-draft-tokens", str(d))),
+                out.append(Spec(algo, ((o("speculative_algorithm"), algo), *base, (o("speculative_num_steps"), str(s)),
+                                       (o("speculative_eagle_topk"), str(k)), (o("speculative_num_draft_tokens"), str(d))),
                                 f"{algo} {s}/{k}/{d}"))
     if "DFLASH" in drafts:
-        out.append(Spec("DFLASH", (("--speculative-algorithm", "DFLASH"), ("--speculative-draft-model-path", drafts["DFLASH"])), "DFLASH"))
+        out.append(Spec("DFLASH", ((o("speculative_algorithm"), "DFLASH"), (o("speculative_draft_model_path"), drafts["DFLASH"])), "DFLASH"))
     for d in NGRAM_DRAFT_TOKENS:
-        out.append(Spec("NGRAM", (("--speculative-algorithm", "NGRAM"), ("--speculative-ngram-max-bfs-breadth", "1"),
-                                  ("--speculative-num-draft-tokens", str(d))), f"NGRAM chain D={d}"))
+        out.append(Spec("NGRAM", ((o("speculative_algorithm"), "NGRAM"), (o("speculative_ngram_max_bfs_breadth"), "1"),
+                                  (o("speculative_num_draft_tokens"), str(d))), f"NGRAM chain D={d}"))
     return out
 
 
-def layouts(tp: int | None, gpus: int | None, model: Model, attn_dp_flag: bool = True) -> list[tuple[Flags, str]]:
+def layouts(tp: int | None, gpus: int | None, model: Model, attn_dp_flag: bool = True,
+            version: str = versions.NEWEST) -> list[tuple[Flags, str]]:
     """TP / DP replicas / attention DP for the GPU count (attention DP divides TP). Attention DP
     is ``--attn-dp-size`` where the version has it (``attn_dp_flag``), else
     ``--dp-size N --enable-dp-attention``, as older SGLang spells it."""
+    o = _speller(version)
     if tp is not None:
-        return [((("--tp-size", str(tp)),), f"tp {tp}")]
+        return [(((o("tp_size"), str(tp)),), f"tp {tp}")]
     n = gpus or 1
     out: list[tuple[Flags, str]] = []
     for t in (d for d in range(n, 0, -1) if n % d == 0):
         dp = n // t
-        flags: Flags = (("--tp-size", str(t)),) + ((("--dp-size", str(dp)),) if dp > 1 else ())
-        out.append((flags, f"tp {t}" + (f" × dp {dp}" if dp > 1 else "")))
+        layout: Flags = ((o("tp_size"), str(t)),) + (((o("dp_size"), str(dp)),) if dp > 1 else ())
+        out.append((layout, f"tp {t}" + (f" × dp {dp}" if dp > 1 else "")))
     if model.mla and n > 1:
         for a in (d for d in range(2, n + 1) if n % d == 0):
-            adp: Flags = (("--attn-dp-size", str(a)),) if attn_dp_flag else (("--dp-size", str(a)), ("--enable-dp-attention", None))
-            out.append(((("--tp-size", str(n)), *adp), f"tp {n}, attention DP {a}"))
+            adp: Flags = ((o("attn_dp_size"), str(a)),) if attn_dp_flag else ((o("dp_size"), str(a)), (o("enable_dp_attention"), None))
+            out.append((((o("tp_size"), str(n)), *adp), f"tp {n}, attention DP {a}"))
     return out
 
 
-def dimensions(model: Model, backends: tuple[str, ...], hisparse_fixed: bool = False) -> list[tuple[str, list[Flags]]]:
+def dimensions(model: Model, backends: tuple[str, ...], hisparse_fixed: bool = False,
+               version: str = versions.NEWEST) -> list[tuple[str, list[Flags]]]:
     """The screened dimensions after the speculative setting: backends, SSM dtype, radix
     strategy (+ track interval), page size, memory fraction, chunked prefill. Each value list
     starts with the empty setting (SGLang's own choice)."""
+    o = _speller(version)
     dims: list[tuple[str, list[Flags]]] = []
     if model.family.hybrid:
-        dims.append(("verify backend", [()] + [(("--linear-attn-verify-backend", b),) for b in backends]))
-        dims.append(("decode backend", [()] + [(("--linear-attn-decode-backend", b),) for b in backends]))
-        dims.append(("SSM dtype", [()] + [(("--mamba-ssm-dtype", d),) for d in SSM_DTYPES]))
-        dims.append(("radix strategy", [(), (("--mamba-radix-cache-strategy", "extra_buffer"),),
-                                        (("--mamba-radix-cache-strategy", "no_buffer"), ("--disable-overlap-schedule", None))]))
-        dims.append(("track interval", [(), (("--mamba-track-interval", "512"),)]))
+        dims.append(("verify backend", [()] + [((o("linear_attn_verify_backend"), b),) for b in backends]))
+        dims.append(("decode backend", [()] + [((o("linear_attn_decode_backend"), b),) for b in backends]))
+        dims.append(("SSM dtype", [()] + [((o("mamba_ssm_dtype"), d),) for d in SSM_DTYPES]))
+        dims.append(("radix strategy", [(), ((o("mamba_radix_cache_strategy"), "extra_buffer"),),
+                                        ((o("mamba_radix_cache_strategy"), "no_buffer"), (o("disable_overlap_schedule"), None))]))
+        dims.append(("track interval", [(), ((o("mamba_track_interval"), "512"),)]))
     if model.family is Family.DSA and not hisparse_fixed:
         # HiSparse needs the radix cache off (SGLang 0.5.23 hisparse checks; examples/clean/hisparse-*.yaml)
-        dims.append(("HiSparse", [(), (("--enable-hisparse", None), ("--disable-radix-cache", None))]))
+        dims.append(("HiSparse", [(), ((o("enable_hisparse"), None), (o("disable_radix_cache"), None))]))
     if model.family is not Family.DSA:
-        dims.append(("page size", [(), (("--page-size", "64"),)]))
-    dims.append(("memory fraction", [(), (("--mem-fraction-static", "0.9"),)]))
-    dims.append(("chunked prefill", [(), (("--chunked-prefill-size", "4096"),)]))
+        dims.append(("page size", [(), ((o("page_size"), "64"),)]))
+    dims.append(("memory fraction", [(), ((o("mem_fraction_static"), "0.9"),)]))
+    dims.append(("chunked prefill", [(), ((o("chunked_prefill_size"), "4096"),)]))
     return dims
 
 

@@ -69,9 +69,9 @@ def backends(r: Resolved) -> None:
     m, gpu = r.model, r.gpu
     unset = r.v("attention_backend") is None and dec is None and pre is None
     # The model overrides, which overwrite an explicit --page-size (kdacheck.architectures).
-    override = architectures.lookup(m.architecture).override if m is not None else None
-    if override is not None and m is not None:
-        override(r, m, gpu, unset)
+    if m is not None:
+        for override in architectures.lookup(m.architecture).overrides:  # in registration order, as SGLang composes them
+            override(r, m, gpu, unset)
     r.put("page_after_overrides", r.v("page_size"), "the page size after the model overrides, before the backends' constraints")
     kv4.nvfp4_prefill(r)  # may set the prefill/decode backends (pipeline.py: before the default fill)
     pre, dec = r.v("prefill_attention_backend"), r.v("decode_attention_backend")

@@ -14,7 +14,7 @@ from typing import Any
 
 from kdacheck import flags as flagmod
 from kdacheck import versions
-from kdacheck.args import Parsed
+from kdacheck.args import Given, Parsed
 from kdacheck.findings import Location
 from kdacheck.gpus import GPU
 from kdacheck.models import Family, Model
@@ -120,8 +120,14 @@ class Resolved:
         return self.model.family if self.model is not None else self.model_guess
 
     def given(self, dest: str) -> bool:
-        self._read(flagmod.dest(dest, self.version))
-        return dest in self.parsed.given
+        stored = flagmod.dest(dest, self.version)
+        self._read(stored)
+        return stored in self.parsed.given
+
+    def written(self, dest: str) -> Given | None:
+        """Where and how the launch gives a flag (``dest`` as the newest SGLang names it:
+        ``flags.dest``), else None; its value is not read (no taint)."""
+        return self.parsed.given.get(flagmod.dest(dest, self.version))
 
     def user(self, dest: str) -> Any:
         """A flag's value as written (None when not given, or not known statically)."""
@@ -138,7 +144,7 @@ class Resolved:
             val = self.vals.get(n)
             if val is not None and val.loc is not None:
                 return val.loc
-            g = self.parsed.given.get(n)
+            g = self.parsed.given.get(flagmod.stored(n, self.version))  # n: a resolved name, or a flag's dest
             if g is not None:
                 return g.loc
         return self.cmd.loc

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from kdacheck import flags as flagmod
 from kdacheck.findings import NOT_CHECKED, Evidence, Finding, Severity
 from kdacheck.resolve import Resolved
 from kdacheck.rules import arg, attn, hsp, kda, mem, model, par, radix, sglang, spec  # noqa: F401  (registration)
@@ -91,9 +92,10 @@ def check(cfg: Resolved, rules: list[Rule] | None = None) -> list[Finding]:
                 Finding(
                     code=r.code,
                     severity=hit.severity if hit.severity is not None else r.severity,
-                    message=hit.message,
+                    message=flagmod.respell(hit.message, cfg.version),  # written with the newest options
                     location=hit.at or cfg.place(*hit.values),
-                    fix=f"{hit.fix} ({cannot_set(cfg, hit.sets[0][0])})" if hit.fix and hit.sets and not sets else hit.fix,
+                    fix=flagmod.respell(f"{hit.fix} ({cannot_set(cfg, hit.sets[0][0])})" if hit.fix and hit.sets and not sets else hit.fix,
+                                        cfg.version) if hit.fix else None,
                     evidence=evidence(cfg, hit.values) + tuple(Evidence(n, v, "picture") for n, v in hit.pictures),
                     source=cfg.cmd.role,
                     edits=hit.edits + sets,

@@ -117,7 +117,7 @@ _CONSEQUENCES = (
 
 
 REGISTRY: dict[str, Rule] = {}
-HYBRID = (Family.KDA, Family.GDN, Family.MAMBA2, Family.CONV)  # the families whose verify scratch and state pool kdacheck models
+HYBRID = tuple(f for f in Family if f.hybrid)  # the families whose verify scratch and state pool kdacheck models (their formulas)
 # the families whose verify runs a linear-attention kernel (FlashInfer / Triton, 0.5.23 layers/attention/linear/); LFM2's
 # short conv runs its own causal_conv1d on the conv windows (short_conv_backend.py), no such kernel
 LINEAR_VERIFY = (Family.KDA, Family.GDN, Family.MAMBA2)

@@ -136,7 +136,7 @@ def model002(cfg: Resolved) -> Iterator[Hit]:
             "SGLang stops reading its config with huggingface_hub's HFValidationError",
             "give `namespace/name`, or a local folder",
             values=("model_path",),
-            at=given.loc if (given := cfg.parsed.given.get("model_path")) is not None else None,
+            at=given.loc if (given := cfg.written("model_path")) is not None else None,
         )
 
 

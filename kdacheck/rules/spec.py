@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from kdacheck import flags as flagmod
 from kdacheck import versions
 from kdacheck.findings import Location, Severity
 from kdacheck.resolve import Event, Resolved
@@ -33,7 +34,7 @@ def spec001(cfg: Resolved) -> Iterator[Hit]:
     if Event.TOPK_OR_DRAFT_WITHOUT_STEPS not in cfg.events:
         return
     given = [d for d in ("speculative_eagle_topk", "speculative_num_draft_tokens") if cfg.given(d)]
-    names = " and ".join(f"`{cfg.parsed.given[d].flag.name}`" for d in given)
+    names = " and ".join(f"`{g.flag.name}`" for d in given if (g := cfg.written(d)) is not None)
     topk, draft = cfg.parsed.value("speculative_eagle_topk"), cfg.parsed.value("speculative_num_draft_tokens")
     sets: tuple[tuple[str, str, bool], ...] = ()
     if isinstance(draft, int) and topk in (None, 1):
@@ -46,7 +47,7 @@ def spec001(cfg: Resolved) -> Iterator[Hit]:
         f"{names} given without `--speculative-num-steps`: SGLang stops at start with a bare AssertionError",
         fix,
         values=("topk", "draft_tokens", "steps"),
-        at=cfg.parsed.given[given[0]].loc,
+        at=_loc_of(cfg, given[0]),
         sets=sets,
     )
 
@@ -76,7 +77,7 @@ def spec002(cfg: Resolved) -> Iterator[Hit]:
         f"set `--speculative-num-draft-tokens {d}`",
         values=("draft_tokens", "steps", "topk"),
         sets=(("--speculative-num-draft-tokens", str(d), True),),  # the value SGLang uses anyway: safe
-        at=cfg.parsed.given["speculative_num_draft_tokens"].loc,
+        at=_loc_of(cfg, "speculative_num_draft_tokens"),
     )
 
 
@@ -120,7 +121,7 @@ def _eagle(cfg: Resolved) -> bool:
 
 
 def _loc_of(cfg: Resolved, dest: str) -> Location | None:
-    g = cfg.parsed.given.get(dest)
+    g = cfg.written(dest)
     return g.loc if g is not None else None
 
 
@@ -440,7 +441,9 @@ def spec010(cfg: Resolved) -> Iterator[Hit]:
             if name == "draft_tokens" and cfg.parsed.value("speculative_eagle_topk") == 1:
                 continue  # topk 1: SGLang rewrites D to steps + 1 and starts (SPEC002 says so)
             if isinstance(val, int) and val < low:
-                yield Hit(f"`--{dest.replace('_', '-')} {val}` must be ≥ {low}", f"set `--{dest.replace('_', '-')} {max(low, {'steps': 3, 'topk': 1, 'draft_tokens': 4}[name])}`", values=(name,), at=_loc_of(cfg, dest))
+                option = flagmod.spell(dest, cfg.version)
+                yield Hit(f"`{option} {val}` must be ≥ {low}", f"set `{option} {max(low, {'steps': 3, 'topk': 1, 'draft_tokens': 4}[name])}`",
+                          values=(name,), at=_loc_of(cfg, dest))
     elif algo == "NGRAM":
         b = cfg.v("ngram_breadth")
         if isinstance(b, int) and b < 1:
