@@ -19,6 +19,16 @@ DTYPE_SIZES = {"float32": 4, "bfloat16": 2, "float16": 2, "int32": 4, "int64": 8
 # the SSM state dtypes the verify kernels run: SGLang 0.5.23's --mamba-ssm-dtype choices
 STATE_DTYPES = ("float32", "bfloat16", "float16")
 CANARY_MARGIN = 256  # elements each side of a guarded buffer (kernels/canary.py DEFAULT_MARGIN)
+# SGLang 0.5.23's HiSparse speculative swap: 2-4 steps (HSP001), top_k >= 1024 and at most 8192
+# selections per request (HSP002); hisparse_gather.check_sglang_limits raises them
+HISPARSE_STEPS = (2, 4)
+HISPARSE_MIN_TOP_K = 1024
+HISPARSE_MAX_SELECTIONS = 8192
+
+
+def _pow2(n: int) -> int:
+    """The smallest power of two >= n (``triton.next_power_of_2``)."""
+    return 1 << max(0, n - 1).bit_length()
 
 
 class _Rows:
@@ -92,6 +102,15 @@ class VerifyCase(_Rows):
 
 
     @property
+    def programs_per_head(self) -> int:
+        """The kernel's programs per (request, head): ``Vd`` over its tile's rows, ``block_v`` or
+        ``kda_verify.verify_blocks``'s default (which stays there: its source is hashed for the
+        recorded register table; tests/kernels/test_ops.py checks the two agree)."""
+        bk = _pow2(self.Kd)
+        bv = _pow2(self.block_v) if self.block_v else min(_pow2(self.Vd), max(16, 2048 // bk))
+        return -(-self.Vd // bv)
+
+    @property
     def rows(self) -> list[int]:
         """Each request's scratch row: ``row_map`` or SGLang's ``arange(N)``."""
         return list(self.row_map[: self.N]) if self.row_map is not None else list(range(self.N))
@@ -152,6 +171,14 @@ class GatherCase:
     @property
     def capacity(self) -> int:
         return self.plan_capacity if self.plan_capacity is not None else self.D * self.top_k
+
+    @property
+    def refused(self) -> bool:
+        """Whether the wrapper refuses the launch before the caches are allocated: SGLang's
+        limits when emulated (HSP001, HSP002), or a miss plan narrower than ``D·top_k`` (HSP003)."""
+        sglang = HISPARSE_STEPS[0] <= self.D <= HISPARSE_STEPS[1] and self.top_k >= HISPARSE_MIN_TOP_K \
+            and self.D * self.top_k <= HISPARSE_MAX_SELECTIONS
+        return (self.emulate_sglang_limits and not sglang) or self.capacity < self.D * self.top_k
 
 
 @dataclass
@@ -299,13 +326,18 @@ AnyCase = VerifyCase | Mamba2Case | GatherCase
 # ----------------------------------------------------------------------------- work
 
 
-# Cost model of one run in CPU seconds (time.process_time: the interpreter and the reference
+# Cost model of one case in CPU seconds (time.process_time: the interpreter and the reference
 # run in-process, so a loaded machine's wall time is longer, its CPU time is not), calibrated
-# by benchmarks/work_estimate.py (2-core x86-64, Python 3.11, Triton 3.9 interpreter;
-# docs/performance.md "kdacheck run work budget"): CPU seconds per unit of work.
-INTERPRETER_S_PER_STATE_UPDATE = 0.55e-6  # verify kernel: one state element, one token, one head
-REFERENCE_S_PER_STATE_UPDATE = 0.18e-6  # the float64 reference (CPU torch) on its subsample
-GATHER_S_PER_SELECTION_CPU = 360e-6  # interpreter plan + copy kernels and the reference loop
+# by benchmarks/work_estimate.py (2-core x86-64, Python 3.11, torch 2.13 on one thread, Triton
+# 3.9 interpreter; docs/performance.md "kdacheck run work budget"). The interpreter's cost is
+# per program and token (each op a numpy call on the program's tile), nearly independent of
+# the tile's size: 5.4-6.4 ms a KDA program-step from 32 x 32 to 256 x 256 states.
+KDA_S_PER_PROGRAM_STEP = 6.0e-3  # the KDA/GDN verify kernel: one program (a head's tile), one token
+MAMBA2_S_PER_PROGRAM_STEP = 4.2e-3  # the Mamba2 verify kernel: one program (a whole head), one token
+REFERENCE_S_PER_STATE_UPDATE = 5e-9  # the float64 reference (CPU torch, one thread) on its subsample
+CASE_S = 0.08  # a case's fixed cost: seeds, index vectors, the plan buffers, the result
+CASE_S_PER_BYTE = 2e-9  # drawing, copying and canary-checking the case's buffers (bytes_needed)
+GATHER_S_PER_SELECTION_CPU = 240e-6  # interpreter plan + copy kernels, the reference loop, the inputs
 GATHER_S_PER_SELECTION_GPU = 2e-6  # the reference's Python loop over every selection
 GPU_S_PER_STATE_UPDATE = 1e-11  # the verify kernel on a GPU (bandwidth-bound; generous)
 
@@ -320,29 +352,37 @@ class Work:
     seconds: float
 
 
-def _state_work(case: VerifyCase | Mamba2Case, per_request: int, on_cpu: bool) -> list[Work]:
-    """A verify kernel's state-element updates and its reference's, on its subsample."""
+def _state_work(case: VerifyCase | Mamba2Case, per_request: int, kernel_cpu_s: float, bytes_needed: int, on_cpu: bool) -> list[Work]:
+    """A verify kernel's state-element updates and its reference's, on its subsample. The
+    kernel is priced by its interpreter time (``kernel_cpu_s``) on the CPU, by its updates on a
+    GPU; the reference's part includes the case's fixed cost and its buffers' (the check)."""
     kernel = case.N * per_request
     ref = min(case.N - case.n_padding, case.max_ref_requests) * per_request
-    rate = INTERPRETER_S_PER_STATE_UPDATE if on_cpu else GPU_S_PER_STATE_UPDATE
+    check = ref * REFERENCE_S_PER_STATE_UPDATE + CASE_S + bytes_needed * CASE_S_PER_BYTE
     return [
-        Work("verify kernel", kernel, "state-element updates", kernel * rate),
-        Work("float64 reference", ref, "state-element updates", ref * REFERENCE_S_PER_STATE_UPDATE),
+        Work("verify kernel", kernel, "state-element updates", kernel_cpu_s if on_cpu else kernel * GPU_S_PER_STATE_UPDATE),
+        Work("float64 reference", ref, "state-element updates", check),
     ]
 
 
 def verify_work(case: VerifyCase, on_cpu: bool) -> list[Work]:
     """The KDA/GDN verify kernel and its reference, counted before anything is allocated."""
-    return _state_work(case, case.T * case.HV * case.Kd * case.Vd, on_cpu)
+    program_steps = case.N * case.T * case.HV * case.programs_per_head
+    return _state_work(case, case.T * case.HV * case.Kd * case.Vd, program_steps * KDA_S_PER_PROGRAM_STEP,
+                       verify_bytes_needed(case), on_cpu)
 
 
 def mamba2_work(case: Mamba2Case, on_cpu: bool) -> list[Work]:
-    """The Mamba2 verify kernel and its reference, counted before anything is allocated."""
-    return _state_work(case, case.T * case.H * case.P * case.DS, on_cpu)
+    """The Mamba2 verify kernel and its reference, counted before anything is allocated (in
+    the interpreter one program per request and head: ``mamba2_verify``'s CPU grid)."""
+    program_steps = case.N * case.T * case.H
+    return _state_work(case, case.T * case.H * case.P * case.DS, program_steps * MAMBA2_S_PER_PROGRAM_STEP,
+                       mamba2_bytes_needed(case), on_cpu)
 
 
 def gather_work(case: GatherCase, on_cpu: bool) -> list[Work]:
-    """The gather with its reference: interpreter plan and copy kernels, the reference's loop."""
+    """The gather with its reference: interpreter plan and copy kernels, the reference's loop;
+    a case the wrapper refuses before allocating (``GatherCase.refused``) costs its fixed part."""
     selections = case.B * case.D * case.top_k
     rate = GATHER_S_PER_SELECTION_CPU if on_cpu else GATHER_S_PER_SELECTION_GPU
-    return [Work("gather and its reference", selections, "selections", selections * rate)]
+    return [Work("gather and its reference", selections, "selections", CASE_S if case.refused else selections * rate)]

@@ -18,13 +18,14 @@ reference, checks the canaries, times the launch and frees everything on every e
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import math
 import os
 import secrets
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -125,6 +126,23 @@ def _prepare_backend(device: torch.device) -> None:
             )
 
 
+@contextlib.contextmanager
+def _one_thread_on_cpu(device: torch.device) -> Iterator[None]:
+    """A CPU case runs on one torch thread. Its tensor ops are small (the reference's largest
+    is one request's state, float64), so a second thread gains nothing, and on a shared machine
+    OpenMP's idle threads spin at every barrier: the reference's CPU time (what ``--work-budget``
+    prices) was 4-30x that of one thread, and erratic (benchmarks/work_estimate.py)."""
+    if device.type != "cpu":
+        yield
+        return
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)
+
+
 def _time(fn: Callable[[], object], device: torch.device) -> tuple[float, str]:
     if device.type == "cuda":
         import triton.testing
@@ -184,7 +202,8 @@ def _run_case(case: AnyCase, device: torch.device | str, shapes: dict[str, Any],
         if dev.type == "cuda":
             check_memory(case, dev)
         _prepare_backend(dev)
-        body(dev, seed, res, bufs)
+        with _one_thread_on_cpu(dev):
+            body(dev, seed, res, bufs)
     except (ValueError, RuntimeError) as exc:  # contract failures: report the exact message
         res.error = str(exc)
         res.passed = False

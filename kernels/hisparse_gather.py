@@ -51,6 +51,8 @@ from kdacheck.messages import (
     HSP003_TOGETHER_MESSAGE,
 )
 
+from .cases import HISPARSE_MAX_SELECTIONS, HISPARSE_MIN_TOP_K, HISPARSE_STEPS
+
 
 @dataclass
 class GatherResult:
@@ -180,10 +182,11 @@ def _shape(t: torch.Tensor) -> tuple[int, ...]:
 
 
 def check_sglang_limits(steps: int, top_k: int) -> None:
-    """HSP001 (2 <= steps <= 4) and HSP002 (top_k >= 1024, steps*top_k <= 8192)."""
-    if not 2 <= steps <= 4:
+    """HSP001 (2 <= steps <= 4) and HSP002 (top_k >= 1024, steps*top_k <= 8192): the limits
+    in ``cases.py``, where the work estimate reads them too."""
+    if not HISPARSE_STEPS[0] <= steps <= HISPARSE_STEPS[1]:
         raise ValueError(HSP001_MESSAGE.format(n=steps))
-    if top_k < 1024 or steps * top_k > 8192:
+    if top_k < HISPARSE_MIN_TOP_K or steps * top_k > HISPARSE_MAX_SELECTIONS:
         raise ValueError(HSP002_MESSAGE.format(top_k=top_k, total=steps * top_k))
 
 

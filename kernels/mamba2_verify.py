@@ -214,6 +214,11 @@ def mamba2_verify(
                              "SGLang would write past intermediate_ssm unchecked (pass a guarded flat buffer)")
     o = out if out is not None else torch.zeros((NT, H, P), dtype=torch.float32, device=x.device)
     _check(tuple(o.shape) == (NT, H, P) and o.dtype == torch.float32, f"out must be float32 [{NT}, {H}, {P}]")
+    if block_p is None and x.device.type == "cpu":
+        # Triton's interpreter (the only CPU path): one program per (request, head), as
+        # ``kdacheck run`` launches KDA there; its cost is per program and step, so the GPU's
+        # split of the head dim only multiplies it (the rows are independent: same results)
+        block_p = P
     BP, BDS = verify_blocks(P, DS, block_p)
     grid = (N, H, triton.cdiv(P, BP))
     _mamba2_verify_kernel[grid](

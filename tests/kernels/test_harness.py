@@ -31,6 +31,28 @@ RESULT_KEYS = {
 }  # fmt: skip
 
 
+def test_a_cpu_case_runs_on_one_torch_thread(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The reference (and the rest of a CPU case) runs on one torch thread, the caller's count
+    restored after: OpenMP's spinning threads multiplied the reference's CPU time."""
+    from kdacheck.kernels import kda_verify_ref
+
+    seen: list[int] = []
+    real = kda_verify_ref.kda_verify_reference
+
+    def counting(*args: Any, **kw: Any) -> Any:
+        seen.append(torch.get_num_threads())
+        return real(*args, **kw)
+
+    monkeypatch.setattr(kda_verify_ref, "kda_verify_reference", counting)
+    before = torch.get_num_threads()
+    torch.set_num_threads(2)
+    try:
+        assert run_verify(VerifyCase(seed=3), "cpu").passed
+        assert seen == [1] and torch.get_num_threads() == 2
+    finally:
+        torch.set_num_threads(before)
+
+
 def test_verify_case_passes_on_cpu(seed: int) -> None:
     case = VerifyCase(N=3, T=3, T_alloc=4, Kd=24, Vd=20, n_padding=1, seed=seed)
     res = run_verify(case, "cpu")

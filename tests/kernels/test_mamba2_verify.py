@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 import torch
+from kdacheck.kernels import mamba2_verify as mv
 from kdacheck.kernels.cases import Mamba2Case
 from kdacheck.kernels.harness import TOLERANCE, run_mamba2
 from kdacheck.kernels.mamba2_verify import mamba2_verify
@@ -21,8 +24,10 @@ pytestmark = pytest.mark.slow  # the kernels in Triton's interpreter (python -m 
         Mamba2Case(seed=5, H=8, G=8, P=8, DS=16, N=3, n_padding=2),  # one head per group, mostly padding
         Mamba2Case(seed=6, H=6, G=3, P=24, DS=40),  # dims that are not powers of two
         Mamba2Case(seed=7, state_dtype="float16", tree=True, K=2, T=5, T_alloc=5, n_padding=1),  # --mamba-ssm-dtype float16
+        # Nemotron-H's head (P 64, DS 128): a GPU splits it into 4 programs, the interpreter runs one
+        Mamba2Case(seed=9, N=2, H=2, G=1, P=64, DS=128, tree=True, K=2, T=5, T_alloc=5, n_padding=1),
     ],
-    ids=["chain", "tree+padding", "bf16-state", "large-dt", "groups=heads", "odd-dims", "fp16-tree+padding"],
+    ids=["chain", "tree+padding", "bf16-state", "large-dt", "groups=heads", "odd-dims", "fp16-tree+padding", "nemotron-head"],
 )
 def test_mamba2_verify_matches_reference(case: Mamba2Case, kernel_device: str) -> None:
     r = run_mamba2(case, kernel_device)
@@ -66,3 +71,35 @@ def test_mutations_are_caught() -> None:
     finally:
         ref.mamba2_verify_reference = real
     assert not r.passed and r.rel_err is not None and r.rel_err > 1e-3
+
+
+def _nemotron_head_inputs(N: int = 2, T: int = 3, H: int = 2, P: int = 64, DS: int = 128) -> tuple[Any, ...]:
+    g = torch.Generator().manual_seed(11)
+
+    def rnd(*shape: int) -> torch.Tensor:
+        return torch.randn(*shape, generator=g)
+
+    return (rnd(N * T, H, P).bfloat16(), rnd(N * T, H).bfloat16(), -torch.rand(H, generator=g) - 0.5, rnd(N * T, 1, DS).bfloat16(),
+            rnd(N * T, 1, DS).bfloat16(), rnd(H).bfloat16(), rnd(H).bfloat16(), rnd(N, H, P, DS), torch.arange(N, dtype=torch.int32),
+            torch.zeros(N, T, H, P, DS), torch.arange(N, dtype=torch.int32))  # fmt: skip
+
+
+def test_interpreter_runs_one_program_per_request_and_head(monkeypatch: pytest.MonkeyPatch) -> None:
+    """In the interpreter (CPU tensors) the grid is (N, H, 1), as ``kdacheck run`` launches KDA
+    there; a GPU's split of the head dim (``verify_blocks``: BP 16 at P 64, DS 128) stays
+    reachable through ``block_p`` and stores bitwise the same states and outputs."""
+    grids: list[tuple[int, ...]] = []
+    real = mv._mamba2_verify_kernel
+
+    class Recording:
+        def __getitem__(self, grid: tuple[int, ...]) -> Any:
+            grids.append(grid)
+            return real[grid]
+
+    monkeypatch.setattr(mv, "_mamba2_verify_kernel", Recording())
+    whole = _nemotron_head_inputs()
+    o_whole = mv.mamba2_verify(*whole)
+    split = _nemotron_head_inputs()
+    o_split = mv.mamba2_verify(*split, block_p=mv.verify_blocks(64, 128)[0])
+    assert grids == [(2, 2, 1), (2, 2, 4)]
+    assert torch.equal(o_whole, o_split) and torch.equal(whole[9], split[9])

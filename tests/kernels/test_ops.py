@@ -108,3 +108,56 @@ def test_gather_floor_is_the_host_link_where_sglang_keeps_the_cache() -> None:
     assert ops.HISPARSE_GATHER.floor(case, misses, 64.0) == cases.gather_floor_s(case, misses, 64.0)
     v = cases.VerifyCase()
     assert ops.KDA_VERIFY.floor(v, 0, 4800.0) == pytest.approx(cases.verify_bytes_moved(v) / 4.8e12)
+
+
+# ----------------------------------------------------------------------------- work estimate
+# benchmarks/work_estimate.py calibrates the seconds (docs/performance.md); these tests count.
+
+
+def _cpu_seconds(case: AnyCase) -> float:
+    return sum(w.seconds for w in ops.work(case, True))
+
+
+@pytest.mark.parametrize("Kd,Vd,block_v", [(128, 128, None), (128, 128, 128), (64, 96, None), (32, 32, None), (256, 64, None), (128, 128, 48)])
+def test_kda_programs_per_head_are_the_kernel_s(Kd: int, Vd: int, block_v: int | None) -> None:
+    """The work formula's programs per head are ``kda_verify.verify_blocks``'s tiles."""
+    from kdacheck.kernels.kda_verify import verify_blocks
+
+    _bk, bv = verify_blocks(Kd, Vd, block_v)
+    assert VerifyCase(Kd=Kd, Vd=Vd, block_v=block_v).programs_per_head == -(-Vd // bv)
+
+
+def test_interpreter_work_is_priced_per_program_and_token() -> None:
+    """In the interpreter a verify kernel costs per program and token: Mamba2's estimate grows
+    with its heads and tokens alone (one program per head: the head's size does not count);
+    KDA's with its programs, so splitting a head into 8 tiles costs 8 times as much."""
+    kernel = lambda case: ops.work(case, True)[0].seconds  # noqa: E731
+    m2 = cases.Mamba2Case(N=2, T=9, H=4, G=1, P=64, DS=128)
+    assert kernel(dataclasses.replace(m2, H=8, G=2)) == pytest.approx(2 * kernel(m2))
+    assert kernel(dataclasses.replace(m2, T=18, T_alloc=18)) == pytest.approx(2 * kernel(m2))
+    assert kernel(dataclasses.replace(m2, P=16, DS=32)) == kernel(m2)
+    kda = VerifyCase(N=2, T=9, H=4, HV=4, Kd=128, Vd=128, block_v=128)
+    assert kernel(dataclasses.replace(kda, block_v=16)) == pytest.approx(8 * kernel(kda))
+    assert ops.work(m2, True)[0].units == 2 * 9 * 4 * 64 * 128  # still counted in state updates
+
+
+@pytest.mark.parametrize("model", MODELS)
+def test_run_s_estimate_grows_with_steps_and_topk(model: str) -> None:
+    def estimate(steps: int, topk: int) -> float:
+        return sum(_cpu_seconds(c.spec) for c in runner.plan_from_options(steps, topk, None, None, model, 1, None, None, on_cpu=True).cases)
+
+    if model == "deepseek-ai/DeepSeek-V3.2":  # SGLang's HiSparse swap takes 2-4 draft tokens: 1-3 steps
+        assert estimate(1, 1) < estimate(2, 1) < estimate(3, 1)
+        assert estimate(4, 8) < estimate(1, 1)  # 33 draft tokens: refused before anything is allocated
+        return
+    assert estimate(1, 1) < estimate(2, 1) < estimate(4, 1) < estimate(4, 2) < estimate(4, 8) < estimate(8, 8)
+
+
+def test_a_gather_sglang_refuses_costs_only_its_fixed_part() -> None:
+    ok = cases.GatherCase(B=1, D=3, top_k=2048)
+    for refused in (dataclasses.replace(ok, D=33), dataclasses.replace(ok, top_k=512), dataclasses.replace(ok, D=4, top_k=4096),
+                    dataclasses.replace(ok, plan_capacity=2048)):  # fmt: skip
+        assert refused.refused and _cpu_seconds(refused) == cases.CASE_S < _cpu_seconds(ok) / 10
+        result = ops.HISPARSE_GATHER.load("run")(refused, "cpu")  # the wrapper refuses it, as priced
+        assert not result.passed and result.error and "steps" in result.error, result.error
+    assert not ok.refused and not dataclasses.replace(ok, D=33, emulate_sglang_limits=False).refused
