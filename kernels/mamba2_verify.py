@@ -24,7 +24,7 @@ Conventions (the same as SGLang's, where it has one):
   addresses the buffer as flat ``[row·cache_steps + t]`` blocks, ignoring its strides
   (mamba_ssm.py L236-244, L291-298). With ``T_alloc < T`` nothing checks the step count and the
   stores run into the next rows and past the end; only a caller owning the overflow may launch
-  that (``overflow_blocks``), as the harness's guarded buffer does.
+  that, as the harness's guarded buffer does.
 - Tree mode: ``parents[n, 0] == -1`` and ``0 <= parents[n, t] < t`` (SGLang's array has 0 at
   t = 0, never read). The parent's state is re-read from scratch in the scratch dtype; a
   padding request restarts from zero at every t > 0 (its masked parent load).

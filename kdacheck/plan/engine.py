@@ -327,21 +327,21 @@ class Search:
         from kdacheck import flags as flagmod
 
         model = self.model
-        specs = space.speculative(model, self.req.drafts, _mtp(self.raw_cfg), self.notes)
+        specs = space.speculative(model, self.req.drafts, _mtp(self.raw_cfg), self.notes, self.version)
         if architectures.lookup(model.architecture).mtp_draft:
             # Nemotron-H's MTP draft: the target's own path, written out (SGLang's resolution leaves it None and the
             # draft worker falls back to the target's, 0.5.23 configs/model_config.py L956; MODEL004)
             draft = ("--speculative-draft-model-path", self.model_path)
             specs = [space.Spec(s.algorithm, (*s.flags, draft), s.label) if s.algorithm == "NEXTN" else s for s in specs]
         table = flagmod.table(self.version)
-        layouts = space.layouts(self.req.tp, self.req.gpus, model, table.has_dest("attn_dp_size"))
+        layouts = space.layouts(self.req.tp, self.req.gpus, model, table.has_dest("attn_dp_size"), self.version)
         flag = next(iter(table.by_dest.get("linear_attn_verify_backend", ())), None)
         backends = tuple(b for b in (flag.choices or ()) if b in space.MODELLED_BACKENDS) if flag is not None else ()
         if flag is not None and flag.choices and model.family.hybrid:
             self.notes.append("linear-attention backends not searched (no kdacheck rule or kernel models them, so a clean "
                               "lint would say nothing about them): "
                               + ", ".join(b for b in flag.choices if b not in space.MODELLED_BACKENDS))
-        dims = space.dimensions(model, backends, any(f[0] == "--enable-hisparse" for f in self.fixed))
+        dims = space.dimensions(model, backends, any(f[0] == "--enable-hisparse" for f in self.fixed), self.version)
         return layouts, specs, dims
 
     def out_of_budget(self) -> bool:
