@@ -11,12 +11,23 @@ from __future__ import annotations
 import enum
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from kdacheck.families.registry import FamilySpec
+from typing import Protocol
 
 DTYPE_BYTES = {"float32": 4, "bfloat16": 2, "float16": 2, "fp8": 1, "float8_e4m3fn": 1}
+
+
+class FamilyFacts(Protocol):
+    """What ``Family`` reads of its ``kdacheck.families.registry.FamilySpec`` (the registry
+    imports this module, never the reverse)."""
+
+    @property
+    def label(self) -> str: ...
+    @property
+    def names(self) -> str: ...
+    @property
+    def hybrid(self) -> bool: ...
+    @property
+    def has_state(self) -> bool: ...
 
 
 class Family(str, enum.Enum):
@@ -41,15 +52,14 @@ class Family(str, enum.Enum):
     DSA = "dsa"  # DeepSeek sparse attention (HiSparse-capable), no recurrent state
     OTHER = "other"  # dense attention
 
-    # What kdacheck knows of each member lives in its ``FamilySpec`` (kdacheck/families/): these read it there.
+    # What kdacheck knows of each member lives in its ``FamilySpec`` (kdacheck/families/), which
+    # registers itself in ``FACTS`` when its module is imported: these read it there.
     @property
-    def spec(self) -> FamilySpec:
-        # importing the registry imports its package, whose modules register every member
-        from kdacheck.families.registry import SPECS
-
-        spec = SPECS.get(self)
+    def spec(self) -> FamilyFacts:
+        spec = FACTS.get(self)
         if spec is None:
-            raise LookupError(f"family {self.value}: no module of kdacheck/families/ registers its FamilySpec")
+            raise LookupError(f"family {self.value}: no module of kdacheck/families/ registers its FamilySpec "
+                              "(or kdacheck.families is not imported)")
         return spec
 
     @property
@@ -65,6 +75,9 @@ class Family(str, enum.Enum):
     def has_state(self) -> bool:
         """SGLang keeps mamba / linear-attention state for it (a hybrid prefix cache applies)."""
         return self.spec.has_state
+
+
+FACTS: dict[Family, FamilyFacts] = {}  # filled by kdacheck.families.registry.register
 
 
 @dataclass(frozen=True)

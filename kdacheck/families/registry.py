@@ -15,10 +15,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from kdacheck.families.fields import MAX_LAYERS
+from kdacheck.models import FACTS, Family, Model
 
 if TYPE_CHECKING:
     from kdacheck.families.fields import Fields
-    from kdacheck.models import Family, Model
 
 # Plain NamedTuples, not dataclasses: they are built at import on lint's start-up path, where
 # each dataclass costs a generated __init__/__eq__/__repr__.
@@ -101,7 +101,7 @@ def register(spec: FamilySpec) -> FamilySpec:
         raise ValueError(f"family {spec.family.value}: give its label (the reports' words for it)")
     if spec.op is None and not spec.no_kernel:
         raise ValueError(f"family {spec.family.value}: name its kernel op, or say why it has none (no_kernel)")
-    SPECS[spec.family] = spec
+    SPECS[spec.family] = FACTS[spec.family] = spec
     return spec
 
 
