@@ -124,3 +124,12 @@ def test_kimi_linear_memory_solve_on_mi355x() -> None:
     small = resolved(f"{KIMI} --tp-size 4 --trust-remote-code --speculative-algorithm EAGLE --speculative-num-steps 3 "
                      "--speculative-eagle-topk 1 --speculative-num-draft-tokens 4", gpu="rtx-5090")
     assert small.v("R_after_solve") == 11  # 32 GiB: SGLang's solve caps the running requests (MEM003)
+
+
+def test_hisparse_backends_per_platform() -> None:
+    """HiSparse's DSA backends: tilelang, triton or aiter on ROCm, any KV dtype (hisparse_hook.py L22, L32-38)."""
+    hisparse = f"{DSV32} --enable-hisparse --disable-radix-cache"
+    for backend, rocm_ok, cuda_ok in (("tilelang", True, False), ("flashmla_sparse", False, True)):
+        both = f"{hisparse} --dsa-prefill-backend {backend} --dsa-decode-backend {backend}"
+        assert ("HSP006" not in codes(lint(both, gpu="mi355x"))) is rocm_ok, backend
+        assert ("HSP006" not in codes(lint(both, gpu="h200"))) is cuda_ok, backend
