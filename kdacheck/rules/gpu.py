@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from kdacheck.findings import Severity
+from kdacheck.messages import KV4_NON_CUDA_MESSAGE
 from kdacheck.models import Family
 from kdacheck.resolve import Resolved
 from kdacheck.rules.base import Hit, rule, unchecked
@@ -26,7 +27,7 @@ TRTLLM_PREFILL = ("TRTLLM MHA backend for prefill requires Hopper (SM90), Blackw
 TRTLLM_SM120_FP8 = "TRTLLM FMHAv2 prefill on SM120 does not support fp8_e4m3 KV cache or skip-softmax."
 TRTLLM_DECODE = ("TRTLLM MHA backend for decode is only supported on Hopper (SM90), Blackwell (SM100) and (SM120) GPUs. "
                  "Please use a different decode backend.")
-KV4_ROCM = "KV4 is not tested on non-CUDA platforms."
+KV4_ROCM = KV4_NON_CUDA_MESSAGE
 
 
 def _backends(cfg: Resolved) -> tuple[str | None, str | None]:
