@@ -13,6 +13,7 @@ from typing import Annotated
 import typer
 
 from kdacheck import __version__
+from kdacheck.gpus import GPUS
 from kdacheck.report import FORMATS
 
 app = typer.Typer(
@@ -25,6 +26,8 @@ app = typer.Typer(
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 
+
+GPU_HELP = f"GPU profile: {', '.join(GPUS)}"
 
 OutputFormat = enum.Enum("OutputFormat", {n: n for n in FORMATS}, type=str)  # type: ignore[misc]
 
@@ -65,7 +68,7 @@ def lint(
     paths: Annotated[list[str] | None, typer.Argument(metavar="PATH", help="Launch configurations: YAML, shell, Kubernetes, Compose, folders; - for standard input.")] = None,
     cmd: Annotated[str | None, typer.Option("--cmd", metavar="COMMAND", help="Lint a launch command line given inline.")] = None,
     model: Annotated[str | None, typer.Option(envvar="KDACHECK_MODEL", metavar="MODEL", help="Model geometry: a preset name, a model folder or a config.json.")] = None,
-    gpu: Annotated[str | None, typer.Option(envvar="KDACHECK_GPU", metavar="GPU", help="GPU profile: h100, h200, b200, gb200, a100, l40s, ...")] = None,
+    gpu: Annotated[str | None, typer.Option(envvar="KDACHECK_GPU", metavar="GPU", help=GPU_HELP)] = None,
     sglang_version: Annotated[str | None, typer.Option("--sglang-version", envvar="KDACHECK_SGLANG_VERSION", metavar="VERSION", help="Target SGLang version (default: installed, else newest known).")] = None,
     select: Annotated[list[str] | None, typer.Option(metavar="CODES", help="Only these codes or prefixes (comma-separated or repeated).")] = None,
     ignore: Annotated[list[str] | None, typer.Option(metavar="CODES", help="Skip these codes or prefixes.")] = None,
@@ -134,7 +137,7 @@ def run(
     plan_capacity: Annotated[int | None, typer.Option("--plan-capacity", help="Pretend the HiSparse miss plan has this many columns.")] = None,
     verify_backend: Annotated[VerifyBackend | None, typer.Option("--verify-backend", help="Without --args: flashinfer (FlashInfer's path: SGLang's step-count check refuses a short scratch) or triton (SGLang's Triton verify kernel: no check, the corruption is shown). Default: the backend SGLang picks for the model and --gpu, named in the report (Kimi-Linear: nv_cutedsl, which runs the Triton kernel; the others: triton).")] = None,
     sglang_version: Annotated[str | None, typer.Option("--sglang-version", help="Target SGLang version for --args.")] = None,
-    gpu: Annotated[str | None, typer.Option(help="GPU profile SGLang's backends are resolved for (--args, and the default --verify-backend).")] = None,
+    gpu: Annotated[str | None, typer.Option(help=f"{GPU_HELP}: SGLang's backends are resolved for it (--args, and the default --verify-backend).")] = None,
     output_format: Annotated[RunFormat, typer.Option("--output-format", help="full (streamed as each case finishes), json or junit.")] = RunFormat.full,
     work_budget: Annotated[float | None, typer.Option("--work-budget", metavar="SECONDS", min=0.0, help="Refuse a run estimated to need more CPU seconds (process time, not wall time: a loaded machine takes longer; default: 300 s in the interpreter, 600 s on a GPU).")] = None,
 ) -> None:
@@ -239,7 +242,7 @@ class PlanEmit(str, enum.Enum):
 @app.command()
 def plan(
     model: Annotated[str, typer.Option(metavar="MODEL", help="A preset name, a model folder or a config.json.")],
-    gpu: Annotated[str, typer.Option(metavar="GPU", help="GPU profile: h100, h200, b200, l40s, ...")],
+    gpu: Annotated[str, typer.Option(metavar="GPU", help=GPU_HELP)],
     tp: Annotated[int | None, typer.Option(help="Tensor-parallel size (fixed).")] = None,
     gpus: Annotated[int | None, typer.Option(help="GPUs to lay out as TP, DP replicas or attention DP (instead of --tp).")] = None,
     sglang_version: Annotated[str | None, typer.Option("--sglang-version", metavar="VERSION", help="Target SGLang version (default: installed, else newest known).")] = None,

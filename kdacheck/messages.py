@@ -69,3 +69,6 @@ HSP003_STRIDE_MESSAGE = "miss_src/miss_dst row strides must match."
 # srt/arg_groups/hisparse_hook.py L120, L125 (ValueError, at start-up)
 HSP007_TOPK_MESSAGE = "The minimal HiSparse spec integration supports linear speculation only; use --speculative-eagle-topk 1."
 HSP007_ADAPTIVE_MESSAGE = "HiSparse speculative decoding uses statically sized swap state; --speculative-adaptive is not supported."
+
+# srt/arg_groups/kv_cache_hook.py L317-318 handle_kv4_compatibility (RuntimeError, on any platform but CUDA)
+KV4_NON_CUDA_MESSAGE = "KV4 is not tested on non-CUDA platforms."

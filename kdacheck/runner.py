@@ -254,7 +254,7 @@ def _gdn_verify_on_flashinfer(cfg: Resolved, notes: list[str]) -> bool:
         if cfg.v("verify_backend") == "flashinfer":
             notes.append("GDN verify: neither decode nor prefill is FlashInfer's, so SGLang runs its Triton verify kernel "
                          "whatever --linear-attn-verify-backend says (gdn_backend.py L347-361)")
-        if prefill_given is None and cfg.v("linear_attn_backend") == "triton" and (cfg.gpu is None or cfg.gpu.sm // 10 in (9, 10)):
+        if prefill_given is None and cfg.v("linear_attn_backend") == "triton" and (cfg.gpu is None or cfg.gpu.hopper or cfg.gpu.sm100):
             notes.append("could not be checked: SGLang may pick FlashInfer's GDN prefill by default on SM90/SM100 (gdn_backend.py "
                          "L191-226: CUDA version, chunk size, state dtype), which would put the verify on FlashInfer's kernel too; "
                          "kdacheck runs the Triton verify")
@@ -263,8 +263,8 @@ def _gdn_verify_on_flashinfer(cfg: Resolved, notes: list[str]) -> bool:
         notes.append("could not be checked: no GPU profile (--gpu); GDN's FlashInfer verify runs only on SM90/SM100, "
                      "assumed here (gdn_flashinfer.py L211)")
         return True
-    if cfg.gpu.sm // 10 not in (9, 10):
-        notes.append(f"GDN verify: FlashInfer's kernel needs SM90/SM100, this is SM{cfg.gpu.sm}: SGLang runs its Triton verify "
+    if not (cfg.gpu.hopper or cfg.gpu.sm100):
+        notes.append(f"GDN verify: FlashInfer's kernel needs SM90/SM100, this is {cfg.gpu.label}: SGLang runs its Triton verify "
                      "(gdn_flashinfer.py L211, gdn_backend.py L347-361)")
         return False
     return True
@@ -275,7 +275,7 @@ def _gdn_flashinfer_kernel(cfg: Resolved, dtype: str, notes: list[str]) -> tuple
     ``gdn_flashinfer.py`` L205-264): SM90 its float32-state ``gated_delta_rule_mtp``, SM100 the
     bfloat16-state one; each asserts its state dtype, then the scratch's steps. Returns (what it
     raises before launching with this state dtype, its step check's text)."""
-    if cfg.gpu is not None and cfg.gpu.sm // 10 == 10:
+    if cfg.gpu is not None and cfg.gpu.sm100:
         # SGLang refuses any other state dtype at start-up (attention_hook.py L335-377), before
         # the bfloat16-state kernel's own assert (gdn_decode_bf16_state.py L3676) could
         refusal = None

@@ -34,6 +34,8 @@ POST_RESOLUTION = AFTER_RESOLUTION
 # several) → the kdacheck code that names that cause.
 CAUSES: tuple[tuple[str, str, str], ...] = (
     ("handle_kv4_compatibility", "nvfp4 requires Blackwell", "ATTN003"),
+    ("handle_kv4_compatibility", "KV4 is not tested on non-CUDA", "GPU003"),
+    ("handle_attention_backend_compatibility", "TRTLLM", "GPU002"),
     ("handle_kv4_compatibility", "", "ATTN005"),
     ("handle_nvfp4_prefill_kv_dequant_dtype", "", "ATTN005"),
     ("_check_dsa_backend_constraints", "", "ATTN004"),

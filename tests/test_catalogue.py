@@ -64,7 +64,7 @@ def error_examples() -> list[Path]:
 
 
 def gpu_of(path: Path) -> str | None:
-    m = re.search(r"--gpu (\w+)", path.read_text(encoding="utf-8"))
+    m = re.search(r"--gpu ([\w-]+)", path.read_text(encoding="utf-8"))
     return m.group(1) if m else None
 
 

@@ -25,6 +25,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from kdacheck.gpus import GPUS  # memory bandwidth per profile (vendor datasheets)
+
 # Per-token acceptance rate α per algorithm: (value, source). A value without a published
 # figure says so; --acceptance overrides every one.
 ACCEPTANCE: dict[str, tuple[float, str]] = {
@@ -43,19 +45,6 @@ ACCEPTANCE: dict[str, tuple[float, str]] = {
     "NGRAM": (0.30, "kdacheck's assumption: the public n-gram figures are of workloads that repeat their prompt "
                     "(code, edits: first-token acceptance 0.54-0.81, docs/plan.md), none of general traffic; "
                     "pass --acceptance"),
-}
-
-# HBM bandwidth per GPU profile (kdacheck.gpus), bytes per second: vendor datasheets.
-BANDWIDTH: dict[str, tuple[float, str]] = {
-    "a100": (2.039e12, "A100 80 GB SXM datasheet: 2,039 GB/s"),
-    "a100-40gb": (1.555e12, "A100 40 GB datasheet: 1,555 GB/s"),
-    "l40s": (0.864e12, "L40S datasheet: 864 GB/s"),
-    "h100": (3.35e12, "H100 SXM datasheet: 3.35 TB/s"),
-    "h20": (4.0e12, "H20 datasheet: 4.0 TB/s"),
-    "h200": (4.8e12, "H200 datasheet: 4.8 TB/s"),
-    "b200": (8.0e12, "B200 datasheet: 8 TB/s"),
-    "gb200": (8.0e12, "GB200 datasheet: 8 TB/s per GPU"),
-    "b300": (8.0e12, "B300 datasheet: 8 TB/s"),
 }
 
 
@@ -130,7 +119,8 @@ def score(cfg: Any, gpu_name: str, given_alpha: float | None) -> Score:
     depth = D - 1 if algo.upper() in ("NGRAM", "DFLASH") and K == 1 else S
     tau = tokens_per_step(alpha, depth, K, D)
     total, kernels, how = step_bytes(cfg)
-    bw, _src = BANDWIDTH.get(gpu_name, (1e12, "unknown bandwidth: 1 TB/s assumed"))
+    profile = GPUS.get(gpu_name)
+    bw = profile.bandwidth if profile is not None and profile.bandwidth else 1e12  # unknown: 1 TB/s assumed
     t = total / bw
     R = int(cfg.v("R") or 1)
     workers, gpus = layout(cfg)

@@ -72,7 +72,7 @@ def resolved_rows(cfg: Resolved) -> list[tuple[str, str, str, str]]:
     rows = [("sglang_version", cfg.version, "option", "target version")]
     rows.append(("model", cfg.model.name if cfg.model else "?", "model", cfg.model_note))
     if cfg.gpu:
-        rows.append(("gpu", f"{cfg.gpu.name} (SM{cfg.gpu.sm}, {cfg.gpu.memory_mib:,} MiB)", "gpu", cfg.gpu.source))
+        rows.append(("gpu", f"{cfg.gpu.name} ({cfg.gpu.label}, {cfg.gpu.memory_mib:,} MiB)", "gpu", cfg.gpu.source))
     entries = layers(cfg)
     for group in GROUPS:
         members = [(k, e) for k, e in entries.items() if e[0] == group and not (e[1] is None and e[2] == "default")]

@@ -82,7 +82,7 @@ def backends(r: Resolved) -> None:
         default = default_attention_backend(r)
         if default is not None:
             assert gpu is not None
-            r.put("attention_backend", default, f"SGLang's default on SM{gpu.sm} for this model (get_default_attn_backend)", "gpu")
+            r.put("attention_backend", default, f"SGLang's default on {gpu.label} for this model (get_default_attn_backend)", "gpu")
     # The backends' page constraints (the draft backend as given, or Kimi's DSpark default on SM100:
     # kimi_k3_hook.py L42-55 apply_kimi_k3_spec_backend_defaults, run in the model hook before them).
     draft = r.user("speculative_draft_attention_backend")

@@ -2,10 +2,11 @@
 the constraints it checks on them.
 
 Mirrors 0.5.23 ``srt/arg_groups/overrides.py`` L600-733 ``_dsa_split_backend_resolution`` and
-L550-583 ``_check_dsa_backend_constraints`` (CUDA only: kdacheck simulates no ROCm GPU). The KV
-dtype is the one ``_dsa_kv_cache_dtype_default`` resolved (the model override,
-``kdacheck.architectures``). Not modelled: learnable attention sinks (``learnable_sink`` in the
-config) and GLM's SM12x FP8 pairing, for GPUs kdacheck has no profile of.
+L550-583 ``_check_dsa_backend_constraints``, on CUDA and ROCm (``GPU.hip``: triton on both sides by
+default, the TileLang FP8 checks skipped). The KV dtype is the one ``_dsa_kv_cache_dtype_default``
+resolved (the model override, ``kdacheck.architectures``). Not modelled: learnable attention sinks
+(``learnable_sink`` in the config) and GLM-5's FP8 KV on SM120/SM121 (L645-656:
+``flashinfer_sparse_mla`` on both sides, no check; kdacheck names trtllm there, no refusal either way).
 
 Reads: the flags, the model's family, the GPU's SM, ``kv_cache_dtype``, ``enable_hisparse``.
 Sets: ``dsa_backends`` ((prefill, decode) as SGLang resolves them), ``dsa_backend_problem``
@@ -43,20 +44,25 @@ def backends(r: Resolved) -> None:
     pre, dec = r.user("dsa_prefill_backend"), r.user("dsa_decode_backend")
     problem = None
     if r.user("enable_hisparse"):
-        default = "flashmla_kv" if kv == "fp8_e4m3" else "flashmla_sparse"  # hisparse_hook.py L26-29
+        # hisparse_hook.py L26-29 _hisparse_default_backend: tilelang on ROCm
+        default = "tilelang" if gpu.hip else "flashmla_kv" if kv == "fp8_e4m3" else "flashmla_sparse"
         pre, dec = pre or default, dec or default
-        if kv == "fp8_e4m3" and "tilelang" in (pre, dec):
+        if not gpu.hip and kv == "fp8_e4m3" and "tilelang" in (pre, dec):
             problem = TILELANG_FP8_HISPARSE
+    elif gpu.hip:  # L685-689
+        pre, dec = pre or "triton", dec or "triton"
     elif kv == "fp8_e4m3":
         default = "trtllm" if gpu.sm >= 100 else "flashmla_kv"
         pre, dec = pre or default, dec or default
     else:
         pre, dec = pre or "flashmla_sparse", dec or ("trtllm" if gpu.sm >= 100 else "fa3")
-    why = f"DSA backends for a {kv} KV cache on SM{gpu.sm} (_dsa_split_backend_resolution)"
+    why = f"DSA backends for a {kv} KV cache on {gpu.label} (_dsa_split_backend_resolution)"
     r.put("dsa_backends", (pre, dec), why)
     r.put("sglang_dsa_prefill_backend", pre, why)
     r.put("sglang_dsa_decode_backend", dec, why)
-    if problem is None and "triton" in (pre, dec):
+    if gpu.hip:
+        pass  # ROCm: neither the triton nor the TileLang check (L563-572)
+    elif problem is None and "triton" in (pre, dec):
         problem = TRITON_ROCM_ONLY
     elif problem is None and kv == "fp8_e4m3" and "tilelang" in (pre, dec):
         if pre != "tilelang" or dec != "tilelang":

@@ -38,8 +38,8 @@ def attn001(cfg: Resolved) -> Iterator[Hit]:
         from kdacheck.rules.base import unchecked
 
         yield unchecked(f"needs --gpu: `{names[0]}` trtllm_mla runs on Blackwell GPUs only (SM100, SM12x)", names[0])
-    elif cfg.gpu.sm // 10 not in (10, 11, 12):
-        yield Hit(f"{TRTLLM_MLA_BLACKWELL} (`{names[0]}` trtllm_mla on SM{cfg.gpu.sm})",
+    elif not cfg.gpu.blackwell:
+        yield Hit(f"{TRTLLM_MLA_BLACKWELL} (`{names[0]}` trtllm_mla on {cfg.gpu.label})",
                   "use fa3 or flashinfer on this GPU, or leave the attention backend to SGLang", values=(names[0],))
     if cfg.v("kv_cache_dtype") not in ("fp8_e4m3", "bf16", "auto", None):
         yield Hit(f"{TRTLLM_MLA_KV} (got {cfg.v('kv_cache_dtype')})", "use `--kv-cache-dtype fp8_e4m3` or bf16",
@@ -79,11 +79,12 @@ MXFP8_KV = ("--kv-cache-dtype mxfp8 requires an SM100+ (Blackwell) GPU for the b
 @rule(
     "ATTN003", Severity.ERROR,
     name="fp4-and-mxfp8-kv-cache-need-blackwell",
-    summary="an nvfp4 KV cache needs SM100 or SM120, an mxfp8 KV cache SM100+",
+    summary="an nvfp4 KV cache needs SM100 or SM12x, an mxfp8 KV cache SM100+",
     what="""
         SGLang checks the KV-cache dtype against the GPU after it has chosen the attention
-        backends: `nvfp4` runs only on SM100 (B200, GB200, B300) and SM120, `mxfp8` only on
-        Blackwell (SM100, SM110, SM12x). (DSA models refuse both earlier: ATTN002.)
+        backends: `nvfp4` runs only on SM100 (B200, GB200, B300) and SM12x (RTX PRO 6000, RTX 5090,
+        GB10), `mxfp8` only on Blackwell (SM100, SM110, SM12x). (DSA models refuse both earlier:
+        ATTN002; ROCm refuses every FP4 KV cache: GPU003.)
     """,
     why="SGLang refuses to start (a RuntimeError for nvfp4, a ValueError for mxfp8).",
     sglang_message=f"{NVFP4_KV}\n{MXFP8_KV}",
@@ -92,7 +93,8 @@ MXFP8_KV = ("--kv-cache-dtype mxfp8 requires an SM100+ (Blackwell) GPU for the b
     sources=(
         f"{_KV_HOOK} L112-131 `handle_kv4_compatibility` (nvfp4: `is_sm100 or is_sm120`; 0.5.21 the same lines)",
         f"{_KV_HOOK} L100-109 `handle_mxfp8_kv_cache_compatibility` (`is_blackwell`; 0.5.19 L24)",
-        "0.5.23 `srt/utils/common.py` `is_sm100`, `is_sm120` (capability (12, 0)), `is_blackwell` (majors 10-12)",
+        "0.5.23 `srt/runtime_context.py` L1824-1840: the platform's `is_sm100` and `is_sm120` are `srt/utils/common.py`'s "
+        "`is_sm100_supported` (major 10) and `is_sm120_supported` (major 12, GB10's 12.1 included), `is_blackwell` majors 10-12",
     ),
 )
 def attn003(cfg: Resolved) -> Iterator[Hit]:
@@ -104,11 +106,12 @@ def attn003(cfg: Resolved) -> Iterator[Hit]:
 
         yield unchecked(f"needs --gpu: a {kv} KV cache runs on Blackwell GPUs only")
         return
-    sm = cfg.gpu.sm
-    ok = sm // 10 == 10 or sm == 120 if kv == "nvfp4" else sm // 10 in (10, 11, 12)
+    if kv == "nvfp4" and cfg.gpu.hip:
+        return  # ROCm refuses every FP4 KV cache before (GPU003)
+    ok = cfg.gpu.sm100 or cfg.gpu.sm120 if kv == "nvfp4" else cfg.gpu.blackwell
     if not ok:
         message = NVFP4_KV if kv == "nvfp4" else MXFP8_KV
-        yield Hit(f"{message} (SM{sm}: {cfg.gpu.name})", "use `--kv-cache-dtype fp4_mx_block16`" if kv == "nvfp4" else
+        yield Hit(f"{message} ({cfg.gpu.label}: {cfg.gpu.name})", "use `--kv-cache-dtype fp4_mx_block16`" if kv == "nvfp4" else
                   "use `--kv-cache-dtype fp8_e4m3` or auto on this GPU", values=("kv_cache_dtype",))
 
 
@@ -234,10 +237,9 @@ def attn005(cfg: Resolved) -> Iterator[Hit]:
 
             yield unchecked("needs --gpu: the attention backends an FP4 KV cache is checked against depend on the GPU")
         return
-    sm = cfg.gpu.sm
-    if kv == "nvfp4" and not (sm // 10 == 10 or sm == 120):
-        return  # ATTN003
-    problem = _kv4_problem(cfg, kv, sm)
+    if cfg.gpu.hip or (kv == "nvfp4" and not (cfg.gpu.sm100 or cfg.gpu.sm120)):
+        return  # GPU003 on ROCm, ATTN003 for nvfp4
+    problem = _kv4_problem(cfg, kv, cfg.gpu.sm)
     if problem is not None:
         yield Hit(problem, "use `--attention-backend trtllm_mha` (or triton), or `--kv-cache-dtype fp8_e4m3`",
                   values=("kv_cache_dtype", "attention_backend"))

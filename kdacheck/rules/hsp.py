@@ -32,6 +32,7 @@ MAX_OCCURRENCES = 8192
 KV_DTYPES = ("bfloat16", "auto", "fp8_e4m3")
 BACKENDS_BY_DTYPE = {"bfloat16": {"flashmla_sparse"}, "fp8_e4m3": {"flashmla_kv", "flashinfer_sparse_mla"}}
 ALL_BACKENDS = {"flashmla_sparse", "flashmla_kv", "flashinfer_sparse_mla"}
+ROCM_BACKENDS = {"tilelang", "triton", "aiter"}  # hisparse_hook.py L22 HISPARSE_ROCM_DSA_BACKENDS, any KV dtype
 
 
 def _spec_hisparse(cfg: Resolved) -> bool:
@@ -330,8 +331,8 @@ def _model_ok(cfg: Resolved) -> bool | None:
         `--disable-radix-cache`; (0.5.22+) no `--enable-mixed-chunk`; `--kv-cache-dtype` bfloat16,
         fp8_e4m3 or auto (auto: fp8_e4m3 on SM100+, else bfloat16); a given
         `--dsa-prefill-backend`/`--dsa-decode-backend` must match the KV dtype (bfloat16:
-        flashmla_sparse; fp8_e4m3: flashmla_kv, flashinfer_sparse_mla). Omitting the backends is
-        fine: SGLang picks one.
+        flashmla_sparse; fp8_e4m3: flashmla_kv, flashinfer_sparse_mla; on ROCm tilelang, triton or
+        aiter whatever the dtype). Omitting the backends is fine: SGLang picks one.
     """,
     why="The model class and radix checks are `AssertionError`s; the mixed-chunk, dtype and backend checks are `ValueError`s: SGLang does not start.",
     fix="Add `--disable-radix-cache`; use `--kv-cache-dtype fp8_e4m3` or `bfloat16` with a matching DSA backend (or omit the backend).",
@@ -344,7 +345,8 @@ def _model_ok(cfg: Resolved) -> bool | None:
     """,
     example="kdacheck lint --cmd 'python -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3.2 --enable-hisparse'",
     sources=(
-        "0.5.23 `srt/arg_groups/hisparse_hook.py:87-165` `validate_hisparse` (0.5.19: L79)",
+        "0.5.23 `srt/arg_groups/hisparse_hook.py:87-165` `validate_hisparse` (0.5.19: L79); L22-38 the backends "
+        "per platform (`HISPARSE_ROCM_DSA_BACKENDS`, `_hisparse_allowed_backends`)",
         "0.5.23 `srt/arg_groups/overrides.py:1228` `_hisparse_validation`; `validation_hook.py:312` (`check_server_args`)",
         "0.5.23 `srt/arg_groups/overrides.py:490-540` `_dsa_kv_cache_dtype_default` (auto ⇒ fp8_e4m3 on SM100+, else bfloat16)",
     ),
@@ -380,7 +382,8 @@ def hsp006(cfg: Resolved) -> Iterator[Hit]:
                   "Please use --kv-cache-dtype=bfloat16 or --kv-cache-dtype=fp8_e4m3.",
                   "--kv-cache-dtype fp8_e4m3 (or bfloat16)", values=("kv_cache_dtype",))
         return
-    allowed = BACKENDS_BY_DTYPE.get(str(dtype), ALL_BACKENDS)
+    rocm = cfg.gpu is not None and cfg.gpu.hip
+    allowed = ROCM_BACKENDS if rocm else BACKENDS_BY_DTYPE.get(str(dtype), ALL_BACKENDS)
     for name, label in (("dsa_prefill_backend", "prefill"), ("dsa_decode_backend", "decode")):
         backend = cfg.v(name)
         if backend is not None and dtype == "auto" and cfg.gpu is None and any(backend not in b for b in BACKENDS_BY_DTYPE.values()):

@@ -266,7 +266,7 @@ def kda005(cfg: Resolved) -> Iterator[Hit]:
     if cfg.gpu.sm < 100:
         need = "SM100+" if cfg.at_least(versions.KDA_SM100_PLUS_WORDING) else "SM100 (Blackwell)"
         yield Hit(
-            f"FlashInfer KDA kernel (recurrent_kda) is not available on {cfg.gpu.name} (SM{cfg.gpu.sm}). Requires {need} and a FlashInfer build with KDA support.",
+            f"FlashInfer KDA kernel (recurrent_kda) is not available on {cfg.gpu.name} ({cfg.gpu.label}). Requires {need} and a FlashInfer build with KDA support.",
             "use `--linear-attn-verify-backend triton`" if which[0] == "verify_backend" else "use `--linear-attn-decode-backend triton`",
             values=tuple(which),
         )

@@ -18,6 +18,7 @@ AFTER_RESOLUTION: dict[str, str] = {
     "KDA002": "srt/layers/attention/linear/kernels/kda_flashinfer.py L333 (CUDA-graph capture / first verify)",
     "KDA003": "srt/layers/attention/linear/kda_backend.py L509 (backend init)",
     "KDA005": "srt/layers/attention/linear/kda_backend.py (backend init)",
+    "GPU001": "srt/layers/attention/attention_registry.py L473 attn_backend_wrapper (hybrid backend init)",
     "KDA007": "srt/configs/mamba_utils.py (state shapes at model init)",
     "MEM002": "srt/mem_cache/kv_cache_configurator.py (pool sizing at model-runner init)",
     "MODEL004": "srt/models/nemotron_h_mtp.py L263-273 (the MTP draft's layers, at draft model init)",

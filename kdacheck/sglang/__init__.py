@@ -225,6 +225,11 @@ def run(argv: list[str], gpu: str | None, python: str | None = None) -> dict[str
     why = remote_code(argv)
     if why is not None:
         return {"verdict": "not_run", "notes": [why]}
+    from kdacheck.sglang.sim_gpu import GPU_PROFILES
+
+    if gpu is not None and gpu not in GPU_PROFILES:
+        raise InputError(f"--sglang simulates CUDA GPUs only ({', '.join(GPU_PROFILES)}), not {gpu}: "
+                         "SGLang's ROCm resolution needs a ROCm host")
     python = python or sys.executable
     try:
         _rc, out, err = spawn(python, [CHILD], json.dumps({"argv": argv, "gpu": gpu}), TIMEOUT_S, gpu)

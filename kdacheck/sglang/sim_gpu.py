@@ -27,7 +27,14 @@ GPU_PROFILES = {
     "h20": {"name": "NVIDIA H20", "mem_mib": 97871, "cc": (9, 0), "sms": 78},
     "gb200": {"name": "NVIDIA GB200", "mem_mib": 189471, "cc": (10, 0), "sms": 152},
     "b300": {"name": "NVIDIA B300 SXM6 AC", "mem_mib": 275040, "cc": (10, 3), "sms": 148},
+    # SM12x (RTX Blackwell, GB10): 99 KiB of opt-in shared memory per block, as Ada's
+    "rtx-pro-6000": {"name": "NVIDIA RTX PRO 6000 Blackwell Server Edition", "mem_mib": 98304, "cc": (12, 0), "sms": 188,
+                     "smem_optin": 101376},
+    "rtx-5090": {"name": "NVIDIA GeForce RTX 5090", "mem_mib": 32768, "cc": (12, 0), "sms": 170, "smem_optin": 101376},
+    "gb10": {"name": "NVIDIA GB10", "mem_mib": 131072, "cc": (12, 1), "sms": 48, "smem_optin": 101376},
 }
+# kdacheck's ROCm profiles (kdacheck/gpus.py, mi300x/mi325x/mi355x) are not simulated: SGLang's
+# ROCm paths import aiter and HIP's torch, which a CUDA or CPU host does not have.
 GPU_COUNT = 8
 
 
@@ -44,7 +51,7 @@ class _Props:
         self.max_threads_per_multi_processor = 2048
         self.warp_size = 32
         self.regs_per_multiprocessor = 65536
-        self.shared_memory_per_block_optin = 232448 if prof["cc"][0] >= 9 else 101376
+        self.shared_memory_per_block_optin = prof.get("smem_optin", 232448 if prof["cc"][0] >= 9 else 101376)
         self.gcnArchName = ""
         self.pci_bus_id = index
         self.pci_device_id = 0
