@@ -101,9 +101,9 @@ def match(words: list[Token]) -> tuple[int, EntryPoint] | None:
         nxt = words[j + 1].text if j + 1 < len(words) else None
         if text == "-m" and nxt in _BY_MODULE:
             return j + 2, _BY_MODULE[nxt]
-        if text.endswith("sglang/launch_server.py") or (text in _BY_MODULE and text.startswith("sglang.")):
-            if j == 0 or words[j - 1].text != "-m":
-                return j + 1, _BY_MODULE["sglang.launch_server"]
+        is_script = text.endswith("sglang/launch_server.py") or (text in _BY_MODULE and text.startswith("sglang."))
+        if is_script and (j == 0 or words[j - 1].text != "-m"):
+            return j + 1, _BY_MODULE["sglang.launch_server"]
         if (text == "sglang" or text.endswith("/sglang")) and nxt == "serve":
             return j + 2, _BY_CLI["sglang", "serve"]
     return None
