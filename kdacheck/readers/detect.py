@@ -11,7 +11,7 @@ from pathlib import Path
 from kdacheck import confine
 from kdacheck.findings import InputError, Location
 from kdacheck.readers import bounds, carriers, configmaps, entry, finder, yamlfiles
-from kdacheck.readers.base import LaunchCommand, Token
+from kdacheck.readers.base import LaunchCommand, Token, Unread
 from kdacheck.readers.shell import looks_like_shell_launch, read_shell, tokenize
 
 MAX_BYTES = 10 * 1024 * 1024
@@ -60,13 +60,35 @@ def read_text(text: str, path: str, base_dir: str | None = None, max_bytes: int 
               env: dict[str, str] | None = None, allow_outside: bool = False) -> list[LaunchCommand]:
     """Launch commands in ``text``; ``path`` is what findings will name."""
     bounds.start(path)  # every expansion of this file charges one budget
-    cmds = [entry.take_own_flags(c) for c in _read(text, path, env, allow_outside)]
+    cmds = [entry.take_own_flags(c) for c in _read(text, path, env, allow_outside)] or unread_launch(text, path)
     if len(cmds) > MAX_COMMANDS:
         raise InputError(f"{path}: {len(cmds):,} launch commands in one file (the limit is {MAX_COMMANDS:,})")
     cache: dict[str, list[Token] | None] = {}  # a --config named by many commands of this file is read once
     root = None if allow_outside else repository_root(base_dir)
     texts: dict[str, str | None] = {}
     return [read_side_files(expand_config(c, base_dir, max_bytes, root, cache), base_dir, root, texts) for c in cmds]
+
+
+_FLAG = re.compile(r"(?<![\w-])--([a-z][a-z0-9]*(?:[-_][a-z0-9]+)+)")
+
+
+def unread_launch(text: str, path: str) -> list[LaunchCommand]:
+    """Where a file names an SGLang entry point or carries SGLang flags but no launch was read
+    in it: one launch standing for what was not read, at the first place that names one, its
+    arguments unread (ARG009: "not checked", counted, failing --strict), never a silent pass."""
+    m = entry.MENTION.search(text)
+    what = f"`{m.group(0)}` is named here" if m else ""
+    if m is None:
+        multi, _single = carriers.flag_names()
+        flags = [f for f in _FLAG.finditer(text[:MAX_BYTES]) if f.group(1) in multi]
+        if len({f.group(1) for f in flags}) < 2:
+            return []
+        m, what = flags[0], f"SGLang flags are given here (`{flags[0].group(0)}`, ...)"
+    line = text.count("\n", 0, m.start()) + 1
+    loc = Location(path, line, m.start() - (text.rfind("\n", 0, m.start()) + 1) + 1)
+    why = f"{what}, but kdacheck found no launch it could read in this file"
+    return [LaunchCommand(path, [], "unread", loc, "not read", unread=[Unread(loc, why)],
+                          notes=[f"{loc}: {why}: not checked"], append=None, append_why="no launch was read")]
 
 
 # A --config named by many files of a run is parsed once: its tokens are kept by what it holds
