@@ -278,14 +278,26 @@ def plausible_config_keys(keys: list[str]) -> bool:
 
 
 def config_like(doc: yaml.Node) -> bool:
-    """Whether a named YAML document may be an SGLang ``--config``: a mapping that is plausibly
-    one, or has at least one key that is an SGLang flag (its other keys are then ARG001s), or
-    an empty one, or not a mapping at all (read_config then says a --config must be one).
-    Anything else is "not a launch configuration", never read key by key."""
+    """Whether a named YAML document may be an SGLang ``--config``: a mapping whose keys are
+    mostly SGLang's (more than half are SGLang flags, in either spelling, or a near miss of one,
+    which ARG001 then names), or an empty one, or not a mapping at all (read_config then says a
+    --config must be one). Anything else, a deployment descriptor of another tool, is "not a
+    launch configuration", never read key by key into a pile of ARG001s."""
     if not isinstance(doc, yaml.MappingNode):
         return True  # read_config says what a --config must be
-    keys = [k.value for k, _v in doc.value if isinstance(k, yaml.ScalarNode)]
+    keys = [str(k.value) for k, _v in doc.value if isinstance(k, yaml.ScalarNode)]
+    if not keys:
+        return True
     multi, single = flag_names()
     # a one-word flag (`model`, `port`) counts only with a flag's value, not a section (`model: {name: ...}`)
-    flat = [k.value for k, v in doc.value if isinstance(k, yaml.ScalarNode) and not isinstance(v, yaml.MappingNode)]
-    return plausible_config_keys(keys) or any(k in multi for k in keys) or any(k in single for k in flat) or not keys
+    flat = {str(k.value) for k, v in doc.value if isinstance(k, yaml.ScalarNode) and not isinstance(v, yaml.MappingNode)}
+    ours = sum(k in multi or (k in single and k in flat) for k in keys)
+    if 2 * ours <= len(keys) and len(keys) <= MAX_NEAR_MISS_KEYS:
+        import difflib
+
+        names = sorted(multi)
+        ours += sum(k not in multi and k not in single and bool(difflib.get_close_matches(k, names, 1, 0.85)) for k in keys)
+    return 2 * ours > len(keys)
+
+
+MAX_NEAR_MISS_KEYS = 64  # keys looked at for near misses of SGLang flags (a --config has a few dozen)
