@@ -197,6 +197,8 @@ def _read_documents(text: str, path: str, env: dict[str, str] | None, allow_outs
             what = f"{carriers.NAMES[carriers.kind_of(docs[0]) or '']} that starts no SGLang server"
             raise InputError(carriers.not_a_launch_configuration(path, what))
         return []
+    if entry.mentions(text) and (len(docs) > 1 or not carriers.config_like(docs[0])):
+        return []  # names an entry point, but holds no launch the finder could read: said unread (unread_launch)
     if len(docs) > 1:
         raise InputError(f"{path}: several YAML documents, but no Kubernetes manifest among them")
     if not carriers.config_like(docs[0]):
