@@ -73,6 +73,8 @@ def test_router_launcher_flags_are_set_aside() -> None:
                                       "ClusterServingRuntime/srt-deepseek-rdma-pd, spec.decoderConfig.worker.runner"],
      ["ARG001", "ARG002"]),
     ("sglang-ci-qwen35-1p1d-mtp.yaml", ["prefill", "decode"], []),
+    ("dynamo-sglang-agg.yaml", ["DynamoGraphDeployment/sglang-agg, spec.services.decode.extraPodSpec.mainContainer"], []),
+    ("sglang-ci-glm52-1p1d-mtp.yaml", ["prefill", "decode"], []),
 ])
 def test_public_operator_files_verdicts(name: str, roles: list[str], codes: list[str]) -> None:
     r = lint((PUBLIC / name).read_text(), path=str(PUBLIC / name))
@@ -95,6 +97,13 @@ def test_public_ci_recipe_reads_the_speculative_block() -> None:
         assert toks[toks.index("--speculative-algorithm") + 1] == "EAGLE"
         assert toks[toks.index("--speculative-num-steps") + 1] == "3"
         assert "--disable-shared-experts-fusion" in toks and "--page-size" in toks
+
+
+def test_ci_recipe_model_comes_from_the_launcher() -> None:
+    r = lint((PUBLIC / "sglang-ci-qwen35-1p1d-mtp.yaml").read_text(), path="recipe.yaml", model="qwen3.5-397b", gpu="h200")
+    assert r.error is None and all(c.cmd.tokens[1].unknown for c in r.resolved)
+    assert any("MODEL_PATH" in n for n in r.notes)
+    assert all(c.model is not None for c in r.resolved) and loud(r) == []  # with the model given: judged whole
 
 
 def test_ci_recipe_unmapped_fields_are_named_not_checked() -> None:
@@ -236,7 +245,7 @@ def test_hostile_one_megabyte_string_mentioning_sglang() -> None:
 def test_near_miss_keys_past_the_cap_are_not_looked_at(monkeypatch: pytest.MonkeyPatch) -> None:
     from kdacheck.readers import carriers
 
-    text = "model-path: Qwen/Qwen3-0.6B\ntp-sizee: 2\nschedule-polcy: lpm\n"
+    text = "model_path: Qwen/Qwen3-0.6B\ntp_sizee: 2\nschedule_polcy: lpm\nnotes: x\n"
     assert lint(text, path="c.yaml").error is None  # near misses count: read as a --config
     monkeypatch.setattr(carriers, "MAX_NEAR_MISS_KEYS", 2)
     assert "not a launch configuration" in (lint(text, path="c.yaml").error or "")

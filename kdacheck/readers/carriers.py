@@ -210,6 +210,14 @@ def _ci_blocks(doc: yaml.Node, path: str, cmd: LaunchCommand) -> None:
             if str(k.value) not in MTP_FLAGS and str(k.value) != "enabled":
                 cmd.unread.append(Unread(_loc(path, k), f"`mtp.{k.value}`: a field kdacheck does not map to SGLang flags"))
     model = _mapping_get(doc, "model")
+    if runtime is not None and not any(t.text in ("--model-path", "--model") for t in cmd.tokens):
+        # the launcher passes `--model-path "$MODEL_PATH"` (its environment, not the recipe): unknown here
+        where = _loc(path, model if model is not None else runtime)
+        cmd.tokens = [Token("--model-path", where, "yaml", True),
+                      Token("$MODEL_PATH", where, "yaml", False, "`$MODEL_PATH` is set by the recipe's launcher, not in "
+                            "the recipe (give the model with --model)"), *cmd.tokens]
+        cmd.notes.append(f"{where}: the model: the launcher passes `--model-path $MODEL_PATH` from its environment, "
+                         "not the recipe: its value is unknown here (give the model with --model)")
     extra = _mapping_get(model, "server_args") if isinstance(model, yaml.MappingNode) else None
     if isinstance(extra, yaml.SequenceNode):
         cmd.tokens += [Token(str(n.value), _loc(path, n)) for n in extra.value if isinstance(n, yaml.ScalarNode)]
@@ -279,9 +287,9 @@ def plausible_config_keys(keys: list[str]) -> bool:
 
 def config_like(doc: yaml.Node) -> bool:
     """Whether a named YAML document may be an SGLang ``--config``: a mapping whose keys are
-    mostly SGLang's (more than half are SGLang flags, in either spelling, or a near miss of one,
-    which ARG001 then names), or an empty one, or not a mapping at all (read_config then says a
-    --config must be one). Anything else, a deployment descriptor of another tool, is "not a
+    mostly SGLang's (more than half are SGLang flags in either spelling, or keys spelled as flags
+    beside one, or at least a third are multi-word flags or near misses of one, which ARG001 then
+    names), or an empty one, or not a mapping at all (read_config then says a --config must be one). Anything else, a deployment descriptor of another tool, is "not a
     launch configuration", never read key by key into a pile of ARG001s."""
     if not isinstance(doc, yaml.MappingNode):
         return True  # read_config says what a --config must be
@@ -291,13 +299,16 @@ def config_like(doc: yaml.Node) -> bool:
     multi, single = flag_names()
     # a one-word flag (`model`, `port`) counts only with a flag's value, not a section (`model: {name: ...}`)
     flat = {str(k.value) for k, v in doc.value if isinstance(k, yaml.ScalarNode) and not isinstance(v, yaml.MappingNode)}
-    ours = sum(k in multi or (k in single and k in flat) for k in keys)
-    if 2 * ours <= len(keys) and len(keys) <= MAX_NEAR_MISS_KEYS:
+    strong = sum(k in multi for k in keys)  # multi-word flags: `model-path`, `tp_size`
+    if 3 * strong < len(keys) and len(keys) <= MAX_NEAR_MISS_KEYS:
         import difflib
 
         names = sorted(multi)
-        ours += sum(k not in multi and k not in single and bool(difflib.get_close_matches(k, names, 1, 0.85)) for k in keys)
-    return 2 * ours > len(keys)
+        strong += sum(k not in multi and k not in single and bool(difflib.get_close_matches(k, names, 1, 0.85)) for k in keys)
+    # beside a multi-word flag, an unknown key spelled as a command-line flag is (`tp-sizee`)
+    dashed = sum("-" in k and k not in multi for k in keys) if strong else 0
+    ours = strong + dashed + sum(k in single and k in flat for k in keys)
+    return 2 * ours > len(keys) or 3 * strong >= len(keys)
 
 
 MAX_NEAR_MISS_KEYS = 64  # keys looked at for near misses of SGLang flags (a --config has a few dozen)
