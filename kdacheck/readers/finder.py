@@ -24,6 +24,7 @@ import yaml
 from kdacheck.readers.base import LaunchCommand
 from kdacheck.readers.entry import find_launch, mentions
 from kdacheck.readers.yamlfiles import (
+    MERGE_TAG,
     _Budget,
     _container_launches,
     _mapping_get,
@@ -42,11 +43,13 @@ def find(docs: list[yaml.Node], path: str, lines: list[str] | None, taken: list[
     """The launches of ``docs`` that no launch in ``taken`` already covers."""
     budget = _Budget(path)
     spans = [(c.loc.line, c.loc.line) for c in taken]
+    starts = {(c.loc.line, c.loc.col) for c in taken}  # an aliased node a reader read is one launch, wherever used
     out: list[LaunchCommand] = []
+    barren: set[yaml.Node] = set()
     for doc in docs:
-        walker = _Walker(path, lines, budget, spans, _owner(doc), is_kubernetes(doc), dict(env or {}))
+        walker = _Walker(path, lines, budget, spans, _owner(doc), is_kubernetes(doc), dict(env or {}), barren)
         walker.walk(doc, [], 0)
-        out += walker.found
+        out += [c for c in walker.found if (c.loc.line, c.loc.col) not in starts]
     return out
 
 
@@ -83,10 +86,14 @@ class _Walker:
     """One document's walk: where it is (the key path), the variables in scope, what it found."""
 
     def __init__(self, path: str, lines: list[str] | None, budget: _Budget, spans: list[Span], owner: str,
-                 kube: bool, env: dict[str, str]) -> None:
+                 kube: bool, env: dict[str, str], barren: set[yaml.Node]) -> None:
         self.path, self.lines, self.budget, self.spans = path, lines, budget, spans
         self.owner, self.kube, self.env = owner, kube, env
         self.found: list[LaunchCommand] = []
+        # collections walked that held no launch: an alias or merge key using one again is not
+        # walked again (charged once per use); one that held a launch is, under each path (its role)
+        self.barren = barren
+        self.envs: dict[yaml.Node, dict[str, str]] = {}
 
     def name(self, keys: list[str]) -> str:
         where = ".".join(keys).replace(".[", "[")
@@ -99,31 +106,55 @@ class _Walker:
 
     def walk(self, node: yaml.Node, keys: list[str], depth: int) -> None:
         self.budget.spend(node, depth)
+        if node in self.barren:
+            return
+        if isinstance(node, yaml.ScalarNode):
+            if isinstance(node.value, str) and node.tag.endswith(":str"):
+                self.script(node, keys)
+            return
+        before = len(self.found)
         if isinstance(node, yaml.MappingNode):
             self.mapping(node, keys, depth)
-        elif isinstance(node, yaml.SequenceNode):
-            if self.argv(node, keys):
-                return
+        elif isinstance(node, yaml.SequenceNode) and not self.argv(node, keys):
             for n, item in enumerate(node.value):
                 self.walk(item, [*keys, f"[{n}]"], depth + 1)
-        elif isinstance(node, yaml.ScalarNode) and isinstance(node.value, str) and node.tag.endswith(":str"):
-            self.script(node, keys)
+        if len(self.found) == before:
+            self.barren.add(node)
 
     def mapping(self, node: yaml.MappingNode, keys: list[str], depth: int) -> None:
         saved = self.env
-        local = {**_env_map(_mapping_get(node, "envs")), **_env_list(_mapping_get(node, "envs")),
-                 **_env_map(_mapping_get(node, "env")), **_env_list(_mapping_get(node, "env"))}
+        own = {k.value for k, _v in node.value if isinstance(k, yaml.ScalarNode)}
+        if any(k.tag == MERGE_TAG for k, _v in node.value):
+            own |= {"env", "envs", "command", "args"}  # may come through the merge: looked up
+        local = self.env_of(node) if own & {"env", "envs"} else {}
         if local:
             self.budget.spend(node, depth, len(local))
             self.env = {**saved, **local}
         skip: set[str] = set()
-        if _mapping_get(node, "command") is not None or _mapping_get(node, "args") is not None:
+        if own & {"command", "args"} and (_mapping_get(node, "command") is not None or _mapping_get(node, "args") is not None):
             skip = self.container(node, keys)
-        for k, v in pairs(node):
+        for k, v in node.value:  # a `<<` merge source is walked as one node (once, however many merge it)
+            if k.tag == MERGE_TAG:
+                if not skip:
+                    self.walk(v, keys, depth + 1)
+                continue
             key = str(k.value) if isinstance(k, yaml.ScalarNode) else "?"
             if key not in skip:
                 self.walk(v, [*keys, key], depth + 1)
         self.env = saved
+
+    def env_of(self, node: yaml.MappingNode) -> dict[str, str]:
+        """The variables a mapping's ``env:``/``envs:`` set (a map or a list of {name, value}),
+        read once per env node of the file."""
+        local: dict[str, str] = {}
+        for key in ("envs", "env"):
+            held = _mapping_get(node, key)
+            if held is None:
+                continue
+            if held not in self.envs:
+                self.envs[held] = {**_env_map(held), **_env_list(held)}
+            local.update(self.envs[held])
+        return local
 
     def container(self, node: yaml.MappingNode, keys: list[str]) -> set[str]:
         """A mapping with ``command``/``args``: read as a container; the keys it read."""
