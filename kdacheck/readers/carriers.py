@@ -146,8 +146,84 @@ def _recipe(doc: yaml.Node, path: str) -> list[LaunchCommand]:
         if isinstance(model_path, yaml.ScalarNode) and not any(t.text in ("--model-path", "--model") for t in tokens):
             where = _loc(path, model_path)
             tokens = [Token("--model-path", where, "yaml", True), Token(str(model_path.value), where, "yaml", False), *tokens]
-        out.append(LaunchCommand(path, tokens, "recipe", _loc(path, k), k.value))
+        cmd = LaunchCommand(path, tokens, "recipe", _loc(path, k), k.value)
+        _ci_blocks(doc, path, cmd)
+        out.append(cmd)
     return out
+
+
+# SGLang's own CI Slurm recipes (sgl-project/sglang scripts/ci/slurm/recipes/, read by
+# scripts/ci/slurm/launch_mi355x.sh, commit 0116d4fa8ff85bbb477c4cfc4c713091f0a345b0): beside
+# `backend.sglang_config`, a `runtime:` block the launcher turns into flags of both roles, an
+# `mtp:` block (EAGLE speculative decoding: `--speculative-algorithm ALGO --speculative-num-steps
+# N --speculative-eagle-topk K --speculative-num-draft-tokens D`, and a draft model path), and
+# `model.server_args`, words appended to both roles' arguments.
+RUNTIME_FLAGS = {"mem_fraction_static": "--mem-fraction-static", "page_size": "--page-size",
+                 "max_running_requests": "--max-running-requests", "max_total_tokens": "--max-total-tokens",
+                 "chunked_prefill_size": "--chunked-prefill-size", "swa_full_tokens_ratio": "--swa-full-tokens-ratio",
+                 "attention_backend": "--attention-backend"}
+ROLE_RUNTIME = {"prefill_attention_backend": ("prefill", "--attention-backend"),
+                "decode_attention_backend": ("decode", "--attention-backend")}
+RUNTIME_PLUMBING = frozenset({"image", "ib_devices", "prefill_port", "decode_port", "prefill_bootstrap_port",
+                              "decode_bootstrap_port", "lb_port", "rocm700a", "dist_socket_ifname"})  # the launcher's, not SGLang's
+MTP_FLAGS = {"algorithm": "--speculative-algorithm", "num_steps": "--speculative-num-steps",
+             "eagle_topk": "--speculative-eagle-topk", "num_draft_tokens": "--speculative-num-draft-tokens",
+             "draft_model_path": "--speculative-draft-model-path"}
+MTP_DEFAULTS = {"algorithm": "EAGLE", "num_steps": "3", "eagle_topk": "1", "num_draft_tokens": "4"}
+
+
+def _flag(flag: str, value: yaml.Node) -> list[Token]:
+    where = _loc(value.start_mark.name, value)
+    return [Token(flag, where, "yaml", True), Token(str(value.value), where, "yaml", False)]
+
+
+def _ci_blocks(doc: yaml.Node, path: str, cmd: LaunchCommand) -> None:
+    """The flags a CI recipe's `runtime:`, `mtp:` and `model.server_args` give one role, added to
+    ``cmd``; a field kdacheck does not map is named unread (ARG009), never dropped in silence."""
+    from kdacheck.readers.base import Unread
+
+    runtime = _mapping_get(doc, "runtime")
+    for k, v in pairs(runtime) if isinstance(runtime, yaml.MappingNode) else []:
+        key = str(k.value)
+        if key in RUNTIME_FLAGS and isinstance(v, yaml.ScalarNode):
+            cmd.tokens += _flag(RUNTIME_FLAGS[key], v)
+        elif key in ROLE_RUNTIME and isinstance(v, yaml.ScalarNode):
+            if ROLE_RUNTIME[key][0] == cmd.name:
+                cmd.tokens += _flag(ROLE_RUNTIME[key][1], v)
+        elif key == "image" and isinstance(v, yaml.ScalarNode):
+            from kdacheck.readers.dockerfile import image_version
+
+            tagged = image_version(str(v.value))
+            cmd.version_hint = (tagged, _loc(path, v)) if tagged else None
+        elif key not in RUNTIME_PLUMBING:
+            cmd.unread.append(Unread(_loc(path, k), f"`runtime.{key}`: a launcher setting kdacheck does not map to SGLang flags"))
+    mtp = _mapping_get(doc, "mtp")
+    enabled = _mapping_get(mtp, "enabled") if isinstance(mtp, yaml.MappingNode) else None
+    if isinstance(mtp, yaml.MappingNode) and isinstance(enabled, yaml.ScalarNode) and str(enabled.value).lower() == "true":
+        for key, flag in MTP_FLAGS.items():
+            node = _mapping_get(mtp, key)
+            if isinstance(node, yaml.ScalarNode):
+                cmd.tokens += _flag(flag, node)
+            elif key in MTP_DEFAULTS:  # the launcher's default
+                cmd.tokens += _flag(flag, yaml.ScalarNode("tag:yaml.org,2002:str", MTP_DEFAULTS[key], enabled.start_mark, enabled.end_mark))
+        for k, _v in pairs(mtp):
+            if str(k.value) not in MTP_FLAGS and str(k.value) != "enabled":
+                cmd.unread.append(Unread(_loc(path, k), f"`mtp.{k.value}`: a field kdacheck does not map to SGLang flags"))
+    model = _mapping_get(doc, "model")
+    if runtime is not None and not any(t.text in ("--model-path", "--model") for t in cmd.tokens):
+        # the launcher passes `--model-path "$MODEL_PATH"` (its environment, not the recipe): unknown here
+        where = _loc(path, model if model is not None else runtime)
+        cmd.tokens = [Token("--model-path", where, "yaml", True),
+                      Token("$MODEL_PATH", where, "yaml", False, "`$MODEL_PATH` is set by the recipe's launcher, not in "
+                            "the recipe (give the model with --model)"), *cmd.tokens]
+        cmd.notes.append(f"{where}: the model: the launcher passes `--model-path $MODEL_PATH` from its environment, "
+                         "not the recipe: its value is unknown here (give the model with --model)")
+    extra = _mapping_get(model, "server_args") if isinstance(model, yaml.MappingNode) else None
+    if isinstance(extra, yaml.SequenceNode):
+        cmd.tokens += [Token(str(n.value), _loc(path, n)) for n in extra.value if isinstance(n, yaml.ScalarNode)]
+    elif extra is not None:
+        cmd.unread.append(Unread(_loc(path, extra), "`model.server_args` is not a list of words"))
+    cmd.notes += [f"{u}: not read, so not checked" for u in cmd.unread]
 
 
 def _workflow(doc: yaml.Node, path: str, budget: _Budget, lines: list[str] | None,
@@ -185,7 +261,7 @@ def not_a_launch_configuration(path: str, what: str) -> str:
 
 
 @functools.cache
-def _flag_names() -> tuple[frozenset[str], frozenset[str]]:
+def flag_names() -> tuple[frozenset[str], frozenset[str]]:
     """SGLang flag names without dashes, in dash and underscore spelling: (multi-word, one-word)."""
     from kdacheck import flags
 
@@ -203,21 +279,36 @@ def plausible_config_keys(keys: list[str]) -> bool:
     """A mapping is plausibly an SGLang ``--config`` when a key is a multi-word SGLang flag
     (``model-path``, ``tp_size``), or when more than half its keys (two or more) are one-word flags
     (``model``, ``port``, ``host`` alone are too common elsewhere)."""
-    multi, single = _flag_names()
+    multi, single = flag_names()
     if any(k in multi for k in keys):
         return True
     return len(keys) >= 2 and 2 * sum(k in single for k in keys) > len(keys)
 
 
 def config_like(doc: yaml.Node) -> bool:
-    """Whether a named YAML document may be an SGLang ``--config``: a mapping that is plausibly
-    one, or has at least one key that is an SGLang flag (its other keys are then ARG001s), or
-    an empty one, or not a mapping at all (read_config then says a --config must be one).
-    Anything else is "not a launch configuration", never read key by key."""
+    """Whether a named YAML document may be an SGLang ``--config``: a mapping whose keys are
+    mostly SGLang's (more than half are SGLang flags in either spelling, or keys spelled as flags
+    beside one, or at least a third are multi-word flags or near misses of one, which ARG001 then
+    names), or an empty one, or not a mapping at all (read_config then says a --config must be one). Anything else, a deployment descriptor of another tool, is "not a
+    launch configuration", never read key by key into a pile of ARG001s."""
     if not isinstance(doc, yaml.MappingNode):
         return True  # read_config says what a --config must be
-    keys = [k.value for k, _v in doc.value if isinstance(k, yaml.ScalarNode)]
-    multi, single = _flag_names()
+    keys = [str(k.value) for k, _v in doc.value if isinstance(k, yaml.ScalarNode)]
+    if not keys:
+        return True
+    multi, single = flag_names()
     # a one-word flag (`model`, `port`) counts only with a flag's value, not a section (`model: {name: ...}`)
-    flat = [k.value for k, v in doc.value if isinstance(k, yaml.ScalarNode) and not isinstance(v, yaml.MappingNode)]
-    return plausible_config_keys(keys) or any(k in multi for k in keys) or any(k in single for k in flat) or not keys
+    flat = {str(k.value) for k, v in doc.value if isinstance(k, yaml.ScalarNode) and not isinstance(v, yaml.MappingNode)}
+    strong = sum(k in multi for k in keys)  # multi-word flags: `model-path`, `tp_size`
+    if 3 * strong < len(keys) and len(keys) <= MAX_NEAR_MISS_KEYS:
+        import difflib
+
+        names = sorted(multi)
+        strong += sum(k not in multi and k not in single and bool(difflib.get_close_matches(k, names, 1, 0.85)) for k in keys)
+    # beside a multi-word flag, an unknown key spelled as a command-line flag is (`tp-sizee`)
+    dashed = sum("-" in k and k not in multi for k in keys) if strong else 0
+    ours = strong + dashed + sum(k in single and k in flat for k in keys)
+    return 2 * ours > len(keys) or 3 * strong >= len(keys)
+
+
+MAX_NEAR_MISS_KEYS = 64  # keys looked at for near misses of SGLang flags (a --config has a few dozen)

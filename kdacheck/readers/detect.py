@@ -10,8 +10,8 @@ from pathlib import Path
 
 from kdacheck import confine
 from kdacheck.findings import InputError, Location
-from kdacheck.readers import bounds, carriers, yamlfiles
-from kdacheck.readers.base import LaunchCommand, Token
+from kdacheck.readers import bounds, carriers, configmaps, entry, finder, yamlfiles
+from kdacheck.readers.base import LaunchCommand, Token, Unread
 from kdacheck.readers.shell import looks_like_shell_launch, read_shell, tokenize
 
 MAX_BYTES = 10 * 1024 * 1024
@@ -60,13 +60,35 @@ def read_text(text: str, path: str, base_dir: str | None = None, max_bytes: int 
               env: dict[str, str] | None = None, allow_outside: bool = False) -> list[LaunchCommand]:
     """Launch commands in ``text``; ``path`` is what findings will name."""
     bounds.start(path)  # every expansion of this file charges one budget
-    cmds = _read(text, path, env, allow_outside)
+    cmds = [entry.take_own_flags(c) for c in _read(text, path, env, allow_outside)] or unread_launch(text, path)
     if len(cmds) > MAX_COMMANDS:
         raise InputError(f"{path}: {len(cmds):,} launch commands in one file (the limit is {MAX_COMMANDS:,})")
     cache: dict[str, list[Token] | None] = {}  # a --config named by many commands of this file is read once
     root = None if allow_outside else repository_root(base_dir)
     texts: dict[str, str | None] = {}
     return [read_side_files(expand_config(c, base_dir, max_bytes, root, cache), base_dir, root, texts) for c in cmds]
+
+
+_FLAG = re.compile(r"(?<![\w-])--([a-z][a-z0-9]*(?:[-_][a-z0-9]+)+)")
+
+
+def unread_launch(text: str, path: str) -> list[LaunchCommand]:
+    """Where a file names an SGLang entry point or carries SGLang flags but no launch was read
+    in it: one launch standing for what was not read, at the first place that names one, its
+    arguments unread (ARG009: "not checked", counted, failing --strict), never a silent pass."""
+    m = entry.MENTION.search(text)
+    what = f"`{m.group(0)}` is named here" if m else ""
+    if m is None:
+        multi, _single = carriers.flag_names()
+        flags = [f for f in _FLAG.finditer(text[:MAX_BYTES]) if f.group(1) in multi]
+        if len({f.group(1) for f in flags}) < 2:
+            return []
+        m, what = flags[0], f"SGLang flags are given here (`{flags[0].group(0)}`, ...)"
+    line = text.count("\n", 0, m.start()) + 1
+    loc = Location(path, line, m.start() - (text.rfind("\n", 0, m.start()) + 1) + 1)
+    why = f"{what}, but kdacheck found no launch it could read in this file"
+    return [LaunchCommand(path, [], "unread", loc, "not read", unread=[Unread(loc, why)],
+                          notes=[f"{loc}: {why}: not checked"], append=None, append_why="no launch was read")]
 
 
 # A --config named by many files of a run is parsed once: its tokens are kept by what it holds
@@ -138,38 +160,52 @@ def _read(text: str, path: str, env: dict[str, str] | None = None, allow_outside
     if is_helm_template(path, text):
         raise InputError(f"{path}: an unrendered Helm template ({{{{ ... }}}}): lint what `helm template` renders "
                          "(helm template CHART | kdacheck lint -)")
-    if is_yaml_name or _looks_like_yaml(text):
-        docs = yamlfiles.compose_all(text, path)
-        if not docs:
-            return []
-        if any(yamlfiles.is_kubernetes(d) for d in docs):
-            lines = text.splitlines()
-            out: list[LaunchCommand] = []
-            for d in docs:
-                if yamlfiles.is_kubernetes(d):
-                    out += yamlfiles.read_kubernetes(d, path, lines)
-            return out
-        if yamlfiles.is_compose(docs[0]):
-            return yamlfiles.read_compose(docs[0], path, text.splitlines(), env, allow_outside)
-        carried = carriers.read(docs[0], path, text.splitlines(), env) if len(docs) == 1 else None
-        if carried is not None:
-            if not carried:
-                what = f"{carriers.NAMES[carriers.kind_of(docs[0]) or '']} that starts no SGLang server"
-                raise InputError(carriers.not_a_launch_configuration(path, what))
-            return carried
-        if len(docs) > 1:
-            raise InputError(f"{path}: several YAML documents, but no Kubernetes manifest among them")
-        if not carriers.config_like(docs[0]):
-            yamlfiles.to_python(docs[0], yamlfiles._Budget(path))  # too deep or too big is said first, as for a --config
-            raise InputError(carriers.not_a_launch_configuration(
-                path, "a YAML document that is neither an SGLang --config (no key is an SGLang flag) nor a file known to carry a launch"))
-        return [yamlfiles.read_config(docs[0], path)]
+    if is_yaml_name or path.lower().endswith(".json") or _looks_like_yaml(text):
+        return _read_documents(text, path, env, allow_outside)
     cmds = read_shell(text, path, env)
     if not cmds and text.lstrip().startswith("--"):
         # Bare SGLang arguments, no program name.
         toks = [t for t in tokenize(text, path, env=env) if t.text != "\n"]
         cmds = [LaunchCommand(path, toks, "shell", toks[0].loc if toks else Location(path))]
     return cmds
+
+
+def _read_documents(text: str, path: str, env: dict[str, str] | None, allow_outside: bool) -> list[LaunchCommand]:
+    """A YAML or JSON text: what the named readers give (Kubernetes workloads, Compose, the
+    carriers), then every launch the finder reads by structure in what they did not read; an
+    SGLang ``--config`` only when nothing else is a launch and its keys are SGLang's."""
+    docs = yamlfiles.compose_all(text, path)
+    if not docs:
+        return []
+    lines = text.splitlines()
+    named: list[LaunchCommand] = []
+    carried = None
+    if any(yamlfiles.is_kubernetes(d) for d in docs):
+        for d in docs:
+            if yamlfiles.is_kubernetes(d):
+                named += yamlfiles.read_kubernetes(d, path, lines)
+    elif yamlfiles.is_compose(docs[0]):
+        named = yamlfiles.read_compose(docs[0], path, lines, env, allow_outside)
+    elif len(docs) == 1:
+        carried = carriers.read(docs[0], path, lines, env)
+        named = carried or []
+    found = named + finder.find(docs, path, lines, named, env)
+    if found:
+        return configmaps.expand(found, docs, path, lines)
+    if carried is not None or any(yamlfiles.is_kubernetes(d) or yamlfiles.is_compose(d) for d in docs):
+        if carried is not None:
+            what = f"{carriers.NAMES[carriers.kind_of(docs[0]) or '']} that starts no SGLang server"
+            raise InputError(carriers.not_a_launch_configuration(path, what))
+        return []
+    if entry.mentions(text) and (len(docs) > 1 or not carriers.config_like(docs[0])):
+        return []  # names an entry point, but holds no launch the finder could read: said unread (unread_launch)
+    if len(docs) > 1:
+        raise InputError(f"{path}: several YAML documents, but no Kubernetes manifest among them")
+    if not carriers.config_like(docs[0]):
+        yamlfiles.to_python(docs[0], yamlfiles._Budget(path))  # too deep or too big is said first, as for a --config
+        raise InputError(carriers.not_a_launch_configuration(
+            path, "a YAML document that is neither an SGLang --config (its keys are not SGLang's flags) nor a file known to carry a launch"))
+    return [yamlfiles.read_config(docs[0], path)]
 
 
 _HELM_ACTION = re.compile(r"\{\{-?\s*(?:\.?(?:Values|Release|Chart|Capabilities|Files|Template)\b|include\b|template\b|if\b|range\b|with\b|define\b|toYaml\b|\$|-?\s*/\*)")

@@ -31,8 +31,12 @@ def relevant(path: str, text: str) -> bool:
 
     if dockerfile.is_dockerfile(path, text):
         return dockerfile.starts_sglang(text)  # a build that never starts SGLang is not a launch
+    if path.lower().endswith(".json"):
+        return looks_like_shell_launch(text)  # a JSON document that names an SGLang entry point
     if not path.lower().endswith(YAML_SUFFIXES):
         return looks_like_shell_launch(text) or text.lstrip().startswith("--")
+    if looks_like_shell_launch(text):
+        return True  # names an SGLang entry point: read, or said unread (never skipped in silence)
     try:  # libyaml, after the size/depth/tag pre-pass: hostile files cost no more here
         docs = yamlfiles.compose_all(text, path)
     except InputError:

@@ -30,6 +30,7 @@ from typing import TypeVar
 from kdacheck.findings import InputError, Location
 from kdacheck.readers import bounds
 from kdacheck.readers.base import LaunchCommand, Token, Unread
+from kdacheck.readers.entry import find_launch, mentions  # the entry-point table
 
 V = TypeVar("V")
 _SEPARATORS = {";", "&&", "||", "|", "&", "\n"}
@@ -770,30 +771,6 @@ def _words_room(n: int, loc: Location) -> None:
         raise InputError(f"{loc}: a command of more than {MAX_TOKENS:,} words after expansion; refusing")
 
 
-_PROGRAM_MODULES = {"sglang.launch_server", "sglang.launch_server.py"}
-
-
-def find_launch(words: list[Token]) -> int | None:
-    """Index of the first SGLang argument in one simple command, or None if not a launch.
-
-    Recognises ``python[3] -m sglang.launch_server``, ``sglang serve``, ``sglang.launch_server``
-    run as a script, behind ``env``, ``exec``, ``nohup``, ``time``, ``numactl``, ``taskset``,
-    ``docker run IMAGE``, ``torchrun``, ``srun``, ``mpirun``, ``uv run``, ``conda run`` and the
-    like (anything before the program is skipped).
-    """
-    for j, w in enumerate(words):
-        text = w.text
-        if text == "-m" and j + 1 < len(words) and words[j + 1].text in _PROGRAM_MODULES:
-            return j + 2
-        is_script = text.endswith("sglang/launch_server.py") or text in _PROGRAM_MODULES
-        if is_script and (j == 0 or words[j - 1].text != "-m"):
-            return j + 1
-        is_cli = text == "sglang" or text.endswith("/sglang")
-        if is_cli and j + 1 < len(words) and words[j + 1].text == "serve":
-            return j + 2
-    return None
-
-
 _SHELLS = ("sh", "bash", "dash", "zsh", "ksh")
 _KEYWORDS = frozenset({"if", "then", "elif", "else", "while", "until", "do", "{", "!"})  # a command follows each
 
@@ -933,4 +910,4 @@ def launches_in_tokens(tokens: list[Token], path: str, kind: str, name: str = ""
 
 
 def looks_like_shell_launch(text: str) -> bool:
-    return "sglang.launch_server" in text or "sglang serve" in text or "sglang/launch_server" in text
+    return mentions(text)

@@ -200,8 +200,11 @@ rule(
     what="""
         A launch whose arguments kdacheck could not read: an expansion it does not follow
         where a flag would stand (`$EXTRA_ARGS`, `"${ARGS[@]}"` of an array the file does not
-        set, a `$(...)`, a Kubernetes `$(VAR)` set from a secret), or a program with no
-        arguments after it at all. The other rules saw the launch without them, so the launch
+        set, a `$(...)`, a Kubernetes `$(VAR)` set from a secret), a program with no
+        arguments after it at all, a `--config` in a ConfigMap that is not in the file or
+        its folder, a field of a structured recipe kdacheck does not map to flags, or a
+        file that names an SGLang entry point (or carries SGLang flags) in which no launch
+        could be read at all. The other rules saw the launch without them, so the launch
         is "not checked", never "starts"; `--strict` fails on it.
     """,
     why="The flags SGLang gets there are unknown here: any rule might fail on them at start.",
