@@ -38,10 +38,10 @@ def rules_markdown() -> str:
         "Generated from the rules themselves by `python -m kdacheck.docs > docs/rules.md`; "
         "`kdacheck explain CODE` prints the same text. Do not edit by hand.",
         "",
-        "| code | severity | summary | versions |",
-        "|---|---|---|---|",
+        "| code | severity | summary | when it fires, SGLang | versions |",
+        "|---|---|---|---|---|",
     ]
-    out += [f"| [{r.code}](#{r.code.lower()}) | {r.severity.label} | {r.summary} | {r.versions} |" for r in rules]
+    out += [f"| [{r.code}](#{r.code.lower()}) | {r.severity.label} | {r.summary} | {r.verdict} | {r.versions} |" for r in rules]
     out.append("")
     for r in rules:
         out.append(f'<a id="{r.code.lower()}"></a>')

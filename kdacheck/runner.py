@@ -19,14 +19,14 @@ from typing import IO, Any
 from kdacheck.findings import InputError
 from kdacheck.kernels import ops
 from kdacheck.kernels.cases import STATE_DTYPES, Gate, GatherCase, Mamba2Case, VerifyCase
-from kdacheck.messages import (
-    FLASHINFER_GDN_MTP_BF16_STEPS_MESSAGE,
-    FLASHINFER_GDN_MTP_STATE_MESSAGE,
-    LINEAR_FLASHINFER_SM100_DECODE_MESSAGE,
-    LINEAR_FLASHINFER_SM100_VERIFY_MESSAGE,
-)
 from kdacheck.models import Family, Model
 from kdacheck.resolve import Resolved
+from kdacheck.resolve.verify_kernel import (
+    gdn_flashinfer_kernel,
+    gdn_tree_on_triton,
+    gdn_verify_on_flashinfer,
+    kda_flashinfer_row_map,
+)
 from kdacheck.results import Case, Plan
 from kdacheck.sanitize import visible_name
 
@@ -217,9 +217,8 @@ def plan_from_options(steps: int, topk: int, draft_tokens: int | None, batch: in
             if verify_backend is None:
                 verify_backend, why = sglang_verify_backend(model, note, tp, steps, topk, d, gpu)
                 notes.append(f"verify backend: {verify_backend}, SGLang's choice for this model: {why} (--verify-backend to change it)")
-            # The step check is FlashInfer's (KDA001 for KDA, FlashInfer's assertion for GDN); GDN
-            # sends tree drafts to its Triton verify whatever the backend (0.5.23 gdn_backend.py L505-512)
-            gdn_tree = geom.family is Family.GDN and topk > 1
+            # The step check is FlashInfer's (KDA001 for KDA, FlashInfer's assertion for GDN)
+            gdn_tree = gdn_tree_on_triton(geom.family, topk)
             if gdn_tree and verify_backend == "flashinfer":
                 notes.append("GDN tree verify: SGLang runs its Triton kernel whatever the backend (gdn_backend.py L505-512)")
             guard = verify_backend == "flashinfer" and not gdn_tree
@@ -239,55 +238,6 @@ def sglang_row_map(r: int, p: int, batch: int) -> list[int]:
     than the map is padded with ``R`` too (the rows it would read past the map)."""
     full = list(range(r)) + [r] * (p - r)
     return (full + [r] * max(0, batch - len(full)))[:batch]
-
-
-def _gdn_verify_on_flashinfer(cfg: Resolved, notes: list[str]) -> bool:
-    """Whether SGLang 0.5.23 runs GDN's chain verify on FlashInfer's kernel: not when
-    ``--linear-attn-verify-backend triton``; else when decode or prefill is FlashInfer's on an
-    SM90/SM100 GPU (``srt/layers/attention/linear/gdn_backend.py`` L347-361,
-    ``kernels/gdn_flashinfer.py`` L211); otherwise its Triton kernel, whatever the verify flag says."""
-    if cfg.v("verify_backend") == "triton":
-        return False
-    prefill_given = cfg.user("linear_attn_prefill_backend")
-    prefill = prefill_given or cfg.v("linear_attn_backend")
-    if cfg.v("decode_backend") != "flashinfer" and prefill != "flashinfer":
-        if cfg.v("verify_backend") == "flashinfer":
-            notes.append("GDN verify: neither decode nor prefill is FlashInfer's, so SGLang runs its Triton verify kernel "
-                         "whatever --linear-attn-verify-backend says (gdn_backend.py L347-361)")
-        if prefill_given is None and cfg.v("linear_attn_backend") == "triton" and (cfg.gpu is None or cfg.gpu.hopper or cfg.gpu.sm100):
-            notes.append("could not be checked: SGLang may pick FlashInfer's GDN prefill by default on SM90/SM100 (gdn_backend.py "
-                         "L191-226: CUDA version, chunk size, state dtype), which would put the verify on FlashInfer's kernel too; "
-                         "kdacheck runs the Triton verify")
-        return False
-    if cfg.gpu is None:
-        notes.append("could not be checked: no GPU profile (--gpu); GDN's FlashInfer verify runs only on SM90/SM100, "
-                     "assumed here (gdn_flashinfer.py L211)")
-        return True
-    if not (cfg.gpu.hopper or cfg.gpu.sm100):
-        notes.append(f"GDN verify: FlashInfer's kernel needs SM90/SM100, this is {cfg.gpu.label}: SGLang runs its Triton verify "
-                     "(gdn_flashinfer.py L211, gdn_backend.py L347-361)")
-        return False
-    return True
-
-
-def _gdn_flashinfer_kernel(cfg: Resolved, dtype: str, notes: list[str]) -> tuple[str | None, str | None]:
-    """The FlashInfer 0.7.2 kernel GDN's FlashInfer verify calls, by SM (0.5.23
-    ``gdn_flashinfer.py`` L205-264): SM90 its float32-state ``gated_delta_rule_mtp``, SM100 the
-    bfloat16-state one; each asserts its state dtype, then the scratch's steps. Returns (what it
-    raises before launching with this state dtype, its step check's text)."""
-    if cfg.gpu is not None and cfg.gpu.sm100:
-        # SGLang refuses any other state dtype at start-up (attention_hook.py L335-377), before
-        # the bfloat16-state kernel's own assert (gdn_decode_bf16_state.py L3676) could
-        refusal = None
-        if dtype != "bfloat16":
-            given = repr(cfg.user("mamba_ssm_dtype"))
-            text = LINEAR_FLASHINFER_SM100_DECODE_MESSAGE if cfg.v("decode_backend") == "flashinfer" else LINEAR_FLASHINFER_SM100_VERIFY_MESSAGE
-            refusal = text.format(given=visible_name(given))
-        return refusal, FLASHINFER_GDN_MTP_BF16_STEPS_MESSAGE
-    if cfg.gpu is None:
-        notes.append("could not be checked: which FlashInfer GDN verify kernel (SM90: float32 state, SM100: bfloat16) "
-                     "without a GPU profile; the SM90 one assumed")
-    return (None if dtype == "float32" else FLASHINFER_GDN_MTP_STATE_MESSAGE.format(dtype=f"torch.{dtype}")), None
 
 
 def plan_from_resolved(cfg: Resolved, batch: int | None, buffer_steps: int | None, plan_capacity: int | None, on_cpu: bool, buffer_rows: int | None = None) -> Plan:
@@ -326,11 +276,8 @@ def plan_from_resolved(cfg: Resolved, batch: int | None, buffer_steps: int | Non
     tp = cfg.v("attn_tp_size") or 1
     t_alloc = buffer_steps or cfg.v("d_max") or d
     r = cfg.v("R") or 48
-    # The identity row-map check is KDA's FlashInfer verify alone (0.5.23
-    # layers/attention/linear/kernels/kda_flashinfer.py); GDN's FlashInfer verify copies
-    # non-identity rows through a scratch (gdn_flashinfer.py) and raises nothing.
-    fi = cfg.v("verify_backend") == "flashinfer" and not cfg.v("fused_accept") and model.family is Family.KDA
-    gdn_fi = model.family is Family.GDN and topk == 1 and _gdn_verify_on_flashinfer(cfg, notes)
+    fi = kda_flashinfer_row_map(cfg)  # the identity row-map check: KDA's FlashInfer verify alone
+    gdn_fi = model.family is Family.GDN and topk == 1 and gdn_verify_on_flashinfer(cfg, notes)
     if gdn_fi:
         notes.append("GDN FlashInfer verify: SGLang copies non-identity rows through a scratch, so no row-map check applies")
     if fi and topk == 1:
@@ -352,7 +299,7 @@ def plan_from_resolved(cfg: Resolved, batch: int | None, buffer_steps: int | Non
         # GDN's FlashInfer verify checks no step count itself (gdn_flashinfer.py); FlashInfer
         # 0.7.2's gated_delta_rule_mtp asserts it (cases.VerifyCase.step_message).
         guard = gdn_fi if model.family is Family.GDN else cfg.v("verify_backend") == "flashinfer"
-        refusal, step_text = _gdn_flashinfer_kernel(cfg, dtype, notes) if gdn_fi else (None, None)
+        refusal, step_text = gdn_flashinfer_kernel(cfg, dtype, notes) if gdn_fi else (None, None)
         cases.append(Case(_verify_case(geom, tp, n_all, d, t_alloc, dtype, topk, on_cpu, notes, flashinfer=fi and topk == 1, step_guard=guard,
                                        n_scratch=n_scratch, row_map=pad_rows, n_padding=n_pad, refusal=refusal,
                                        step_text=step_text), label))

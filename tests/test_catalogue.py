@@ -138,7 +138,12 @@ def test_every_error_example_has_a_clean_twin() -> None:
     assert errors == clean, (sorted(errors - clean), sorted(clean - errors))
 
 
-@pytest.mark.parametrize("rule", [r for r in all_rules() if r.severity.label == "error"], ids=lambda r: r.code)
-def test_every_error_says_when_sglang_fails(rule) -> None:  # type: ignore[no-untyped-def]
-    """The full report's verdict line names the consequence, read from the rule's `why`."""
-    assert rule.consequence != "fails", (rule.code, rule.why)
+@pytest.mark.parametrize("rule", all_rules(), ids=lambda r: r.code)
+def test_every_rule_declares_its_consequence(rule) -> None:  # type: ignore[no-untyped-def]
+    """The full report's verdict line ("✗ refuses to start (CODE)") is the rule's declared
+    consequence, never read from its prose: a rule without one fails here."""
+    from kdacheck.rules.base import Consequence
+
+    assert isinstance(rule.consequence, Consequence), (
+        f"{rule.code}: declare what SGLang does when it fires, e.g. "
+        f"@rule({rule.code!r}, ..., consequence=Consequence.REFUSES) (kdacheck/rules/base.py lists them)")

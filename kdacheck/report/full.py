@@ -118,7 +118,7 @@ def verdict(r: FileResult) -> Line:
 
         first = _ordered(r)[0]
         rule = REGISTRY.get(first.code)
-        what = rule.consequence if rule else "fails"
+        what = rule.verdict if rule else "fails"
         also = f" (and {errors - 1} more error{'s' * (errors != 2)})" if errors > 1 else ""
         where = in_role(first) if len(r.resolved) > 1 else ""
         return [("  ✗ ", STYLE[Severity.ERROR]), (f"{what} ({first.code}){where}{also}", "bold"), (more, "")]

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from kdacheck.args import ArgKind
 from kdacheck.findings import Severity
 from kdacheck.resolve import Resolved
-from kdacheck.rules.base import Check, Hit, rule, unchecked
+from kdacheck.rules.base import Check, Consequence, Hit, rule, unchecked
 
 _TABLES = "SGLang's argument parser, `srt/server_args.py` `ServerArgs.add_cli_args` (tables in `kdacheck/data/`)"
 
@@ -31,6 +31,7 @@ def reporter(kind: ArgKind) -> Check:
 
 rule(
     "ARG001", Severity.ERROR,
+    consequence=Consequence.EXITS,
     name="flag-exists",
     summary="every flag exists in the target SGLang version",
     what="""
@@ -47,6 +48,7 @@ rule(
 
 rule(
     "ARG002", Severity.ERROR,
+    consequence=Consequence.EXITS,
     name="abbreviation-not-ambiguous",
     summary="an abbreviated flag matches exactly one flag",
     what="""
@@ -65,6 +67,7 @@ rule(
 
 rule(
     "ARG003", Severity.INFO,
+    consequence=Consequence.REFUSES,
     name="full-flag-names",
     summary="abbreviated flags work only until a new flag shares the prefix",
     what="""
@@ -84,6 +87,7 @@ rule(
 
 rule(
     "ARG004", Severity.ERROR,
+    consequence=Consequence.EXITS,
     name="value-type-and-choice",
     summary="values have the flag's type and are among its choices",
     what="""
@@ -101,6 +105,7 @@ rule(
 
 rule(
     "ARG005", Severity.INFO,
+    consequence=Consequence.RUNS_OTHER,
     name="no-deprecated-spelling",
     summary="deprecated spellings still accepted: use the current one",
     what="""
@@ -121,6 +126,7 @@ rule(
 
 rule(
     "ARG006", Severity.ERROR,
+    consequence=Consequence.EXITS,
     name="config-keys-use-dashes",
     summary="--config YAML keys need the dash spelling",
     what="""
@@ -141,6 +147,7 @@ rule(
 
 rule(
     "ARG007", Severity.ERROR,
+    consequence=Consequence.REFUSES,
     name="json-flags-are-objects",
     summary="JSON-valued flags hold JSON objects with known keys",
     what="""
@@ -167,6 +174,7 @@ rule(
 
 rule(
     "ARG008", Severity.WARNING,
+    consequence=Consequence.RUNS_OTHER,
     name="flag-given-once",
     summary="a flag given twice: say which value applies",
     what="""
@@ -195,6 +203,7 @@ def _unread(cfg: Resolved) -> Iterator[Hit]:
 
 rule(
     "ARG009", Severity.INFO,
+    consequence=Consequence.REFUSES,
     name="launch-read",
     summary="every argument of the launch was read",
     what="""

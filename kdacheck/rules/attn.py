@@ -8,7 +8,7 @@ from kdacheck import architectures
 from kdacheck.findings import Severity
 from kdacheck.models import Family
 from kdacheck.resolve import Resolved, dsa
-from kdacheck.rules.base import Hit, rule
+from kdacheck.rules.base import Consequence, Hit, rule
 
 _OVERRIDES = "0.5.23 `srt/arg_groups/overrides.py`"
 TRTLLM_MLA_BLACKWELL = "TRTLLM MLA backend is only supported on Blackwell GPUs (SM100/SM12x). Please use a different backend."
@@ -18,6 +18,7 @@ DSA_KV = "DeepSeek DSA only supports bf16/bfloat16 or fp8_e4m3 kv_cache_dtype"
 
 @rule(
     "ATTN001", Severity.ERROR,
+    consequence=Consequence.REFUSES,
     name="trtllm-mla-on-blackwell",
     summary="trtllm_mla attention needs a Blackwell GPU and an fp8_e4m3/bf16/auto KV cache",
     what="""
@@ -48,6 +49,7 @@ def attn001(cfg: Resolved) -> Iterator[Hit]:
 
 @rule(
     "ATTN002", Severity.ERROR,
+    consequence=Consequence.REFUSES,
     name="dsa-kv-cache-dtype",
     summary="DSA models run with a bf16 or fp8_e4m3 KV cache",
     what="""
@@ -78,6 +80,7 @@ MXFP8_KV = ("--kv-cache-dtype mxfp8 requires an SM100+ (Blackwell) GPU for the b
 
 @rule(
     "ATTN003", Severity.ERROR,
+    consequence=Consequence.REFUSES,
     name="fp4-and-mxfp8-kv-cache-need-blackwell",
     summary="an nvfp4 KV cache needs SM100 or SM12x, an mxfp8 KV cache SM100+",
     what="""
@@ -117,6 +120,7 @@ def attn003(cfg: Resolved) -> Iterator[Hit]:
 
 @rule(
     "ATTN004", Severity.ERROR,
+    consequence=Consequence.REFUSES,
     name="dsa-backend-constraints",
     needs="gpu",
     summary="DSA prefill/decode backends: triton is ROCm-only; TileLang with an FP8 KV cache on both, without DCP or HiSparse",
@@ -200,6 +204,7 @@ def _kv4_problem(cfg: Resolved, kv: str, sm: int) -> str | None:
 
 @rule(
     "ATTN005", Severity.ERROR,
+    consequence=Consequence.REFUSES,
     name="fp4-kv-cache-backends",
     summary="an FP4 KV cache (nvfp4, fp4_mx_block16) runs with the attention backends SGLang lists for it",
     what="""
@@ -250,6 +255,7 @@ FLEX_SPEC = "Speculative decoding is currently not supported with Flex Attention
 
 @rule(
     "ATTN006", Severity.ERROR,
+    consequence=Consequence.REFUSES,
     name="flex-attention-without-speculation",
     summary="the flex_attention backend runs without speculative decoding",
     what="""
@@ -274,6 +280,7 @@ NO_TRITON = "{arch} does not support triton attention backend, as the first laye
 
 @rule(
     "ATTN007", Severity.ERROR,
+    consequence=Consequence.REFUSES,
     name="triton-attention-on-lfm2",
     summary="LFM2 (dense and MoE) refuses the triton attention backend",
     what="""
@@ -306,6 +313,7 @@ CUTEDSL_KV = "CuteDSL MLA backend only supports kv-cache-dtype of fp8_e4m3, bf16
 
 @rule(
     "ATTN008", Severity.ERROR,
+    consequence=Consequence.REFUSES,
     name="cutedsl-mla-on-sm100",
     summary="cutedsl_mla attention decodes only, on SM100 only, with an fp8_e4m3/bf16/auto KV cache",
     what="""

@@ -7,6 +7,7 @@ explain``, ``kdacheck rules``, SARIF's rule descriptors and ``docs/rules.md`` ar
 
 from __future__ import annotations
 
+import enum
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
@@ -39,6 +40,28 @@ def unchecked(reason: str, *values: str) -> Hit:
 Check = Callable[[Resolved], Iterable[Hit]]
 
 
+class Consequence(str, enum.Enum):
+    """What SGLang does when a rule fails, in a few words: the full report's verdict line
+    ("✗ refuses to start (PAR001)"). When it stops, not its exception."""
+
+    EXITS = "exits at start (argument error)"  # argparse: unrecognized or invalid arguments
+    REFUSES = "refuses to start"  # a check in server_args or the scheduler, before any weight loads
+    REFUSES_MODEL = "refuses to start (model construction)"
+    REFUSES_BACKEND = "refuses to start (attention backend)"
+    REFUSES_DRAFT = "refuses to start (draft worker)"
+    OUT_OF_MEMORY = "refuses to start (out of memory)"
+    FAILS_AFTER_START = "fails after start (empty drafts, zero-sized buffers)"
+    FAILS_TO_COMPILE = "fails to compile its kernel at first use"
+    CRASHES_AT_CAPTURE = "crashes at CUDA-graph capture"
+    CRASHES_AT_GATHER = "crashes at the first speculative gather"
+    CRASHES_AT_VERIFY = "crashes at the first verify batch"
+    CRASHES_IN_DECODE = "crashes in the decode kernel"
+    CRASHES_AT_DRAFT_TREE = "crashes when it builds the draft tree"
+    SILENTLY_OTHER = "runs, silently other than written"
+    CORRUPTS = "corrupts memory silently"
+    RUNS_OTHER = "runs other than written"  # a warning or a note: SGLang starts, not as the flags read
+
+
 @dataclass(frozen=True)
 class Rule:
     code: str
@@ -60,6 +83,7 @@ class Rule:
     families: tuple[Family, ...] = ()  # the families it can fire on (empty: any); a guessed family outside them rules it out
     speculative: bool = False  # fires only under speculative decoding
     notice: bool = False  # an info finding every format shows where a user looks (a GitHub notice, a SARIF note)
+    consequence: Consequence | None = None  # what SGLang does when it fails (the verdict line); every rule declares one
 
     @property
     def prefix(self) -> str:
@@ -76,44 +100,15 @@ class Rule:
         return self.until is None or v <= versions.vtuple(self.until)
 
     @property
-    def help_uri(self) -> str:
-        return f"https://github.com/kdacheck/kdacheck/blob/main/docs/rules.md#{self.code.lower()}"
+    def verdict(self) -> str:
+        """The full report's verdict words for this rule (its declared consequence)."""
+        if self.consequence is None:  # undeclared (tests/test_catalogue.py fails on it): a neutral verdict
+            return "fails" if self.severity is Severity.ERROR else Consequence.RUNS_OTHER.value
+        return self.consequence.value
 
     @property
-    def consequence(self) -> str:
-        """What SGLang does when this rule fails, in a few words (the report's verdict line),
-        read from the rule's ``why``: when it stops, not its exception."""
-        why = self.why.lower()
-        for needle, words in _CONSEQUENCES:
-            if needle in why:
-                return words
-        return "fails" if self.severity is Severity.ERROR else "runs other than written"
-
-
-# ``why`` phrases → the verdict's words, first match wins (checked over every rule in tests).
-_CONSEQUENCES = (
-    ("valueerror at start-up", "refuses to start"),
-    ("parsed at start-up", "refuses to start"),
-    ("fail later", "fails after start (empty drafts, zero-sized buffers)"),
-    ("multi-step kernel", "crashes at the first speculative gather"),
-    ("cuda-graph capture", "crashes at CUDA-graph capture"),
-    ("first verify batch", "crashes at the first verify batch"),
-    ("decode kernel", "crashes in the decode kernel"),
-    ("static_assert", "fails to compile its kernel at first use"),
-    ("torch.topk", "crashes when it builds the draft tree"),
-    ("when the model is built", "refuses to start (model construction)"),
-    ("backend is built", "refuses to start (attention backend)"),
-    ("draft worker allocates", "refuses to start (draft worker)"),
-    ("before it loads a single weight", "refuses to start"),
-    ("not enough gpu memory", "refuses to start (out of memory)"),
-    ("exits at start", "exits at start (argument error)"),
-    ("unrecognized arguments", "exits at start (argument error)"),
-    ("refuses", "refuses to start"),
-    ("start", "refuses to start"),
-    ("launch", "refuses to start"),
-    ("silently", "runs, silently other than written"),
-    ("corrupt", "corrupts memory silently"),
-)
+    def help_uri(self) -> str:
+        return f"https://github.com/kdacheck/kdacheck/blob/main/docs/rules.md#{self.code.lower()}"
 
 
 REGISTRY: dict[str, Rule] = {}
@@ -153,6 +148,7 @@ def rule(
     families: tuple[Family, ...] = (),
     speculative: bool = False,
     notice: bool = False,
+    consequence: Consequence | None = None,
 ) -> Callable[[Check], Check]:
     """Register a check function as rule ``code`` with its documentation."""
 
@@ -164,6 +160,7 @@ def rule(
             _dedent(sglang_message) if sglang_message else None,
             _dedent(example) if example else None, sources, since, until,
             _dedent(inferred) if inferred else None, changes, name, needs, families, speculative, notice,
+            consequence,
         )
         return fn
 

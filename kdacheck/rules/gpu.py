@@ -9,7 +9,7 @@ from kdacheck.findings import Severity
 from kdacheck.messages import KV4_NON_CUDA_MESSAGE
 from kdacheck.models import Family
 from kdacheck.resolve import Resolved
-from kdacheck.rules.base import Hit, rule, unchecked
+from kdacheck.rules.base import Consequence, Hit, rule, unchecked
 
 _REGISTRY = "0.5.23 `srt/layers/attention/attention_registry.py`"
 _HOOK = "0.5.23 `srt/arg_groups/attention_hook.py`"
@@ -38,6 +38,7 @@ def _backends(cfg: Resolved) -> tuple[str | None, str | None]:
 
 @rule(
     "GPU001", Severity.ERROR,
+    consequence=Consequence.REFUSES_BACKEND,
     name="hybrid-gdn-blackwell-backends",
     needs="model", families=(Family.GDN,),
     summary="hybrid GDN models on Blackwell: triton, trtllm_mha, flashinfer (and fa4 on SM100 only)",
@@ -75,6 +76,7 @@ def gpu001(cfg: Resolved) -> Iterator[Hit]:
 
 @rule(
     "GPU002", Severity.ERROR,
+    consequence=Consequence.REFUSES,
     name="trtllm-mha-platform",
     summary="trtllm_mha runs on Hopper, SM100 and SM12x only, and its SM12x prefill without an fp8_e4m3 KV cache",
     what="""
@@ -115,6 +117,7 @@ def gpu002(cfg: Resolved) -> Iterator[Hit]:
 
 @rule(
     "GPU003", Severity.ERROR,
+    consequence=Consequence.REFUSES,
     name="fp4-kv-cache-on-rocm",
     summary="no FP4 KV cache (nvfp4, fp4_mx_block16) on ROCm",
     what="""

@@ -25,7 +25,7 @@ from kdacheck.messages import (
 )
 from kdacheck.models import Family
 from kdacheck.resolve import Resolved
-from kdacheck.rules.base import Hit, rule, unchecked
+from kdacheck.rules.base import Consequence, Hit, rule, unchecked
 
 SERVER_SPEC_SWAP = versions.HISPARSE_SPECULATIVE_SWAP_IN  # first version whose server calls the speculative kernel
 MAX_OCCURRENCES = 8192
@@ -57,6 +57,7 @@ def _steps_fix(cfg: Resolved, d_max: int) -> str:
 
 @rule(
     "HSP001", Severity.ERROR,
+    consequence=Consequence.REFUSES,
     name="hisparse-draft-width",
     summary="HiSparse speculative swap: 2 ≤ D ≤ 4",
     what="""
@@ -99,6 +100,7 @@ def hsp001(cfg: Resolved) -> Iterator[Hit]:
 
 @rule(
     "HSP002", Severity.ERROR,
+    consequence=Consequence.FAILS_TO_COMPILE,
     name="hisparse-top-k-bounds",
     summary="HiSparse speculative swap: top_k ≥ 1024 and D · top_k ≤ 8192",
     what="""
@@ -144,6 +146,7 @@ def hsp002(cfg: Resolved) -> Iterator[Hit]:
 
 @rule(
     "HSP003", Severity.ERROR,
+    consequence=Consequence.CRASHES_AT_GATHER,
     name="miss-plan-capacity",
     summary="the miss plan holds every speculative token of every step missing (D · top_k columns)",
     what="""
@@ -209,6 +212,7 @@ def hsp003(cfg: Resolved) -> Iterator[Hit]:
 
 @rule(
     "HSP004", Severity.ERROR,
+    consequence=Consequence.REFUSES,
     name="hisparse-buffer-bounds",
     summary="HiSparse hot buffer and swap-in block within bounds",
     what="""
@@ -267,6 +271,7 @@ def hsp004(cfg: Resolved) -> Iterator[Hit]:
 
 @rule(
     "HSP005", Severity.ERROR,
+    consequence=Consequence.REFUSES,
     name="hisparse-request-slots",
     summary="HiSparse speculative swap: R + 1 ≤ device_buffer_size, D ≤ page_size − 1, DSA caches only",
     what="""
@@ -323,6 +328,7 @@ def _model_ok(cfg: Resolved) -> bool | None:
 
 @rule(
     "HSP006", Severity.ERROR,
+    consequence=Consequence.REFUSES,
     name="hisparse-prerequisites",
     summary="--enable-hisparse needs a DSA model, --disable-radix-cache, a bf16/fp8_e4m3 KV cache and a matching DSA backend",
     what="""
@@ -406,6 +412,7 @@ def hsp006(cfg: Resolved) -> Iterator[Hit]:
 
 @rule(
     "HSP007", Severity.ERROR,
+    consequence=Consequence.REFUSES,
     name="hisparse-chain-draft",
     summary="HiSparse with speculative decoding: topk 1 and no --speculative-adaptive (0.5.22+)",
     what="""

@@ -10,11 +10,21 @@ from kdacheck.messages import KDA001_MESSAGE, KDA002_MESSAGE
 from kdacheck.models import Family
 from kdacheck.resolve import Event, Resolved
 from kdacheck.resolve.cuda_graph import RowMapParams, row_map_geometry, row_map_ok
-from kdacheck.rules.base import HYBRID, LINEAR_VERIFY, MAX_SEARCH, Hit, divisors, rule, unchecked
+from kdacheck.rules.base import (
+    HYBRID,
+    LINEAR_VERIFY,
+    MAX_SEARCH,
+    Consequence,
+    Hit,
+    divisors,
+    rule,
+    unchecked,
+)
 
 
 @rule(
     "KDA001", Severity.ERROR,
+    consequence=Consequence.CRASHES_AT_VERIFY,
     name="scratch-steps-cover-verify-width",
     needs="model", families=LINEAR_VERIFY, speculative=True,
     summary="verify width ≤ allocated scratch steps (D ≤ D_max)",
@@ -80,6 +90,7 @@ def _smallest_mrr(cfg: Resolved, params: RowMapParams) -> int | None:
 
 @rule(
     "KDA002", Severity.ERROR,
+    consequence=Consequence.CRASHES_AT_CAPTURE,
     name="identity-verify-row-map",
     needs="model", families=(Family.KDA,), speculative=True,
     summary="FlashInfer KDA verify without fused accept: the verify row map is the identity for every batch",
@@ -167,6 +178,7 @@ def _row_map_picture(R: int, P: int, b_max: int) -> str:
 
 @rule(
     "KDA003", Severity.ERROR,
+    consequence=Consequence.REFUSES_BACKEND,
     name="flashinfer-verify-is-chain-only",
     needs="model", families=(Family.KDA,), speculative=True,
     summary="FlashInfer linear-attention verify ⇒ topk 1 (NGRAM's default breadth makes topk 10)",
@@ -205,6 +217,7 @@ def kda003(cfg: Resolved) -> Iterator[Hit]:
 
 @rule(
     "KDA004", Severity.ERROR,
+    consequence=Consequence.REFUSES,
     name="flashinfer-sm100-needs-bf16-state",
     needs="model", families=HYBRID,
     summary="FlashInfer linear-attention decode or verify on SM100+ ⇒ --mamba-ssm-dtype bfloat16",
@@ -241,6 +254,7 @@ def kda004(cfg: Resolved) -> Iterator[Hit]:
 
 @rule(
     "KDA005", Severity.ERROR,
+    consequence=Consequence.REFUSES_BACKEND,
     name="flashinfer-kda-needs-sm100",
     needs="model", families=(Family.KDA,),
     summary="FlashInfer KDA kernels need SM100+ (Blackwell)",
@@ -274,6 +288,7 @@ def kda005(cfg: Resolved) -> Iterator[Hit]:
 
 @rule(
     "KDA006", Severity.ERROR,
+    consequence=Consequence.CRASHES_AT_VERIFY,
     name="verify-server-has-scratch",
     needs="model", families=(Family.KDA,), speculative=True,
     summary="a target-verify server has the speculative scratch (or the ReplaySSM ring)",
@@ -298,6 +313,7 @@ def kda006(cfg: Resolved) -> Iterator[Hit]:
 
 @rule(
     "KDA007", Severity.ERROR,
+    consequence=Consequence.REFUSES_MODEL,
     name="heads-divisible-by-tp",
     needs="model", families=(Family.KDA,),
     summary="KDA heads divisible by tp_size (32 heads for Kimi-Linear: tp ∈ {1, 2, 4, 8, 16, 32})",
@@ -328,6 +344,7 @@ def kda007(cfg: Resolved) -> Iterator[Hit]:
 
 @rule(
     "KDA008", Severity.WARNING,
+    consequence=Consequence.RUNS_OTHER,
     name="dp-attention-head-sharding",
     needs="model", families=(Family.KDA,),
     summary="DP attention: the KDA state pool shards heads by attn_tp_size, the layer by tp_size",
@@ -360,6 +377,7 @@ def kda008(cfg: Resolved) -> Iterator[Hit]:
 
 @rule(
     "KDA009", Severity.INFO,
+    consequence=Consequence.RUNS_OTHER,
     name="linear-attention-kernels",
     needs="model", families=LINEAR_VERIFY, speculative=True,
     summary="which linear-attention decode/verify kernels run, and whether verify checks bounds",
@@ -392,6 +410,7 @@ def kda009(cfg: Resolved) -> Iterator[Hit]:
 
 @rule(
     "KDA010", Severity.ERROR,
+    consequence=Consequence.REFUSES,
     name="flashkda-is-prefill-only",
     summary="--linear-attn-decode-backend flashkda is refused: FlashKDA is prefill-only",
     what="""

@@ -9,7 +9,7 @@ from kdacheck.resolve import Resolved
 from kdacheck.resolve import mempool as memory
 from kdacheck.resolve.cuda_graph import RowMapParams, row_map_geometry
 from kdacheck.resolve.memory import solve_inputs as _solve_inputs
-from kdacheck.rules.base import HYBRID, Hit, rule, unchecked
+from kdacheck.rules.base import HYBRID, Consequence, Hit, rule, unchecked
 
 
 def gib(n: int) -> str:
@@ -18,6 +18,7 @@ def gib(n: int) -> str:
 
 @rule(
     "MEM001", Severity.INFO,
+    consequence=Consequence.RUNS_OTHER,
     name="scratch-size",
     needs="model", families=HYBRID, speculative=True,
     summary="size of the speculative scratch buffers per rank",
@@ -132,6 +133,7 @@ def _replace(x: memory.MemInputs, **kw: object) -> memory.MemInputs:
 
 @rule(
     "MEM002", Severity.ERROR,
+    consequence=Consequence.OUT_OF_MEMORY,
     name="state-pool-fits",
     needs="model", families=HYBRID,
     summary="the hybrid state pool and its speculative reservation fit in GPU memory",
@@ -204,6 +206,7 @@ def mem002(cfg: Resolved) -> Iterator[Hit]:
 
 @rule(
     "MEM003", Severity.INFO,
+    consequence=Consequence.REFUSES,
     name="state-pool-caps-requests",
     needs="model", families=HYBRID,
     summary="the memory solve caps max running requests (and the scratch rows with it)",
@@ -263,6 +266,7 @@ def mem003(cfg: Resolved) -> Iterator[Hit]:
 
 @rule(
     "MEM004", Severity.INFO,
+    consequence=Consequence.REFUSES,
     name="adaptive-reserves-widest-draft",
     needs="model", families=HYBRID, speculative=True,
     summary="adaptive speculation reserves memory for D but allocates D_max",
@@ -321,6 +325,7 @@ def mem004(cfg: Resolved) -> Iterator[Hit]:
 
 @rule(
     "MEM005", Severity.INFO,
+    consequence=Consequence.REFUSES,
     name="scratch-share-of-memory",
     needs="model", families=HYBRID, speculative=True,
     summary="the speculative scratch takes more than a set share of GPU memory",

@@ -8,7 +8,7 @@ from kdacheck import architectures
 from kdacheck.findings import Severity
 from kdacheck.model_source import hub_id_problem
 from kdacheck.resolve import Resolved
-from kdacheck.rules.base import Hit, Rule, rule, unchecked
+from kdacheck.rules.base import Consequence, Hit, Rule, rule, unchecked
 
 
 def not_checked(cfg: Resolved, rules: list[Rule]) -> list[str]:
@@ -38,6 +38,7 @@ def not_checked(cfg: Resolved, rules: list[Rule]) -> list[str]:
 
 @rule(
     "MODEL001", Severity.INFO,
+    consequence=Consequence.RUNS_OTHER,
     name="model-known",
     notice=True,
     summary="the model's geometry is known (a local config.json, the Hugging Face cache, the bundled index or the Hub)",
@@ -99,6 +100,7 @@ def model001(cfg: Resolved) -> Iterator[Hit]:
 
 @rule(
     "MODEL002", Severity.ERROR,
+    consequence=Consequence.REFUSES,
     name="model-path-is-a-repo-id",
     summary="a --model-path that is no local path is a valid Hugging Face repo id",
     what="""
@@ -155,6 +157,7 @@ _V4_TOPK = "Only EAGLE speculative algorithm with topk == 1 is supported for {ar
 
 @rule(
     "MODEL003", Severity.ERROR,
+    consequence=Consequence.REFUSES,
     name="architecture-hook-prerequisites",
     summary="what an architecture's own start-up hook refuses (DeepSeek-V4: KV dtype, --dsv4-attn-backend, speculative algorithm)",
     what="""
@@ -234,6 +237,7 @@ _LETTER = {"mamba": "M", "moe": "E", "attention": "*", "mlp": "-"}  # NemotronHC
 
 @rule(
     "MODEL004", Severity.INFO,
+    consequence=Consequence.RUNS_OTHER,
     name="mtp-draft-not-in-the-estimate",
     speculative=True,
     summary="a Nemotron-H target drafting with its own MTP layers: what the draft holds, that kdacheck does not count it, and layers SGLang cannot build",
@@ -317,6 +321,7 @@ _MINICPM_SPARSE_BACKENDS = ("minicpm_flashattn", "minicpm_flashinfer")
 
 @rule(
     "MODEL005", Severity.ERROR,
+    consequence=Consequence.REFUSES,
     name="minicpm-override-prerequisites",
     summary="what MiniCPM's model override refuses: DP attention; for MiniCPM-SALA the hierarchical cache and, with sparse attention, PD disaggregation",
     what="""

@@ -7,13 +7,14 @@ from collections.abc import Iterator
 from kdacheck import versions
 from kdacheck.findings import Severity
 from kdacheck.resolve import Event, Resolved
-from kdacheck.rules.base import Hit, divisors, rule, unchecked
+from kdacheck.rules.base import Consequence, Hit, divisors, rule, unchecked
 
 _HOOK = "0.5.23 `srt/arg_groups/parallel_hook.py`"
 
 
 @rule(
     "PAR001", Severity.ERROR,
+    consequence=Consequence.REFUSES,
     name="tp-divisible-by-attention-dp",
     summary="attention DP size divides the TP size",
     what="""
@@ -39,6 +40,7 @@ def par001(cfg: Resolved) -> Iterator[Hit]:
 
 @rule(
     "PAR002", Severity.ERROR,
+    consequence=Consequence.REFUSES,
     name="no-dp-replicas-with-attention-dp",
     summary="DP replicas (--dp-size > 1) and attention DP (> 1) are not combined",
     what="""
@@ -75,6 +77,7 @@ PP_MTP_PREFILL_MESSAGE = "PP + speculative decoding (MTP) is only supported on p
 
 @rule(
     "PAR003", Severity.ERROR,
+    consequence=Consequence.REFUSES,
     name="pipeline-parallel-speculation",
     summary="pipeline parallelism speculates with EAGLE (NEXTN) only, or DSPARK on a PD prefill server",
     what="""
@@ -114,6 +117,7 @@ DEFAULT_CHUNKS = (2048, 4096, 8192, 16384)  # SGLang's defaults by GPU memory (k
 
 @rule(
     "PAR004", Severity.ERROR,
+    consequence=Consequence.REFUSES,
     name="chunked-prefill-divisible-by-page-size",
     summary="the chunked-prefill size per attention-DP worker is a multiple of the page size",
     what="""

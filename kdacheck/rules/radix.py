@@ -8,7 +8,7 @@ from kdacheck import architectures, versions
 from kdacheck.findings import Severity
 from kdacheck.models import Family
 from kdacheck.resolve import Event, Resolved
-from kdacheck.rules.base import HYBRID, Hit, rule
+from kdacheck.rules.base import HYBRID, Consequence, Hit, rule
 
 
 def _radix(cfg: Resolved) -> bool:
@@ -28,6 +28,7 @@ EXTRA_BUFFER_LAZY_PD = "extra_buffer_lazy unsupported under PD disaggregation; u
 
 @rule(
     "RADIX001", Severity.ERROR,
+    consequence=Consequence.REFUSES,
     name="extra-buffer-track-interval",
     needs="state", families=HYBRID,
     summary="extra_buffer prefix cache: --mamba-track-interval ≥ D and a multiple of the page size",
@@ -111,6 +112,7 @@ def radix001(cfg: Resolved) -> Iterator[Hit]:
 
 @rule(
     "RADIX002", Severity.ERROR,
+    consequence=Consequence.REFUSES,
     name="no-buffer-constraints",
     needs="state", families=HYBRID,
     summary="no_buffer prefix cache: page size 1, overlap schedule off, attention backend not trtllm_mha",
@@ -151,6 +153,7 @@ def radix002(cfg: Resolved) -> Iterator[Hit]:
 
 @rule(
     "RSSM001", Severity.ERROR,
+    consequence=Consequence.SILENTLY_OTHER,
     name="replayssm-spec-ring-and-chain",
     needs="model", families=HYBRID, speculative=True,
     summary="--enable-linear-replayssm-spec: a KDA ring a power of two ≥ 2·D_max; a draft that stays a chain after resolution (NGRAM's breadth on GDN)",
@@ -211,6 +214,7 @@ def rssm001(cfg: Resolved) -> Iterator[Hit]:
 
 @rule(
     "RSSM002", Severity.ERROR,
+    consequence=Consequence.REFUSES,
     name="replayssm-spec-flags",
     needs="model", families=HYBRID, speculative=True,
     summary="--enable-linear-replayssm-spec: topk as given ≤ 1, a triton/flashinfer decode backend, no PD prefill, not with --enable-linear-replayssm",
@@ -255,6 +259,7 @@ def rssm002(cfg: Resolved) -> Iterator[Hit]:
 
 @rule(
     "RADIX003", Severity.ERROR,
+    consequence=Consequence.REFUSES,
     name="extra-buffer-needs-mamba-state",
     summary="an extra_buffer prefix-cache strategy needs a model with mamba state",
     what="""

@@ -7,7 +7,7 @@ from typing import Any
 
 from kdacheck.findings import Severity
 from kdacheck.resolve import Resolved
-from kdacheck.rules.base import Hit, rule
+from kdacheck.rules.base import Consequence, Hit, rule
 from kdacheck.sanitize import visible
 
 # kdacheck rules whose errors SGLang raises after its argument pipeline, so SGLang's own
@@ -42,6 +42,7 @@ MODEL_UNREAD = "kdacheck could not read the model"
 
 @rule(
     "SGLANG001", Severity.ERROR,
+    consequence=Consequence.REFUSES,
     name="sglang-refuses",
     summary="SGLang's own argument resolution refuses the launch (--sglang)",
     what="""
@@ -73,6 +74,7 @@ def sglang001(cfg: Resolved) -> Iterator[Hit]:
 
 @rule(
     "SGLANG002", Severity.INFO,
+    consequence=Consequence.RUNS_OTHER,
     name="sglang-resolves-differently",
     summary="a value or verdict SGLang resolves differently from kdacheck (--sglang): a kdacheck defect, a note",
     what="""

@@ -9,13 +9,14 @@ from kdacheck import versions
 from kdacheck.findings import Location, Severity
 from kdacheck.resolve import Event, Resolved
 from kdacheck.resolve.speculative import BUILTIN_ALGORITHMS
-from kdacheck.rules.base import Hit, rule, unchecked
+from kdacheck.rules.base import Consequence, Hit, rule, unchecked
 
 _HOOK = "0.5.23 `srt/arg_groups/speculative_hook.py` `_handle_eagle_family`"
 
 
 @rule(
     "SPEC001", Severity.ERROR,
+    consequence=Consequence.REFUSES,
     name="steps-given-with-topk-or-draft-tokens",
     summary="--speculative-num-steps unset ⇒ topk and draft tokens unset too",
     what="""
@@ -54,6 +55,7 @@ def spec001(cfg: Resolved) -> Iterator[Hit]:
 
 @rule(
     "SPEC002", Severity.WARNING,
+    consequence=Consequence.REFUSES,
     name="chain-draft-tokens-are-steps-plus-one",
     summary="topk 1 ⇒ draft tokens = steps + 1 (else SGLang overrides it)",
     what="""
@@ -83,6 +85,7 @@ def spec002(cfg: Resolved) -> Iterator[Hit]:
 
 @rule(
     "SPEC011", Severity.INFO,
+    consequence=Consequence.RUNS_OTHER,
     name="default-running-requests-under-speculation",
     summary="--max-running-requests unset under speculation: 48 applies",
     what="""
@@ -127,6 +130,7 @@ def _loc_of(cfg: Resolved, dest: str) -> Location | None:
 
 @rule(
     "SPEC003", Severity.ERROR,
+    consequence=Consequence.CRASHES_AT_DRAFT_TREE,
     name="tree-holds-draft-tokens",
     summary="tree capacity: D − 1 ≤ K + (S − 1)·K² draft candidates",
     what="""
@@ -168,6 +172,7 @@ def spec003(cfg: Resolved) -> Iterator[Hit]:
 
 @rule(
     "SPEC004", Severity.ERROR,
+    consequence=Consequence.REFUSES,
     name="paged-tree-needs-capable-backend",
     summary="topk > 1 with page size > 1 needs the flashinfer, fa3 or triton attention backend",
     what="""
@@ -204,6 +209,7 @@ def spec004(cfg: Resolved) -> Iterator[Hit]:
 
 @rule(
     "SPEC005", Severity.ERROR,
+    consequence=Consequence.REFUSES,
     name="trtllm-mha-is-chain-only",
     summary="trtllm_mha attention (prefill or decode) ⇒ topk 1",
     what="""
@@ -234,6 +240,7 @@ def spec005(cfg: Resolved) -> Iterator[Hit]:
 
 @rule(
     "SPEC006", Severity.ERROR,
+    consequence=Consequence.REFUSES,
     name="ngram-paged-tree-backend",
     summary="NGRAM: page size > 1 with breadth > 1 needs flashinfer; no DP attention (nor for STANDALONE)",
     what="""
@@ -278,6 +285,7 @@ def spec006(cfg: Resolved) -> Iterator[Hit]:
 
 @rule(
     "SPEC007", Severity.ERROR,
+    consequence=Consequence.REFUSES,
     name="adaptive-steps-among-candidates",
     summary="adaptive: steps among the candidate steps; warn when adaptive is switched off silently",
     what="""
@@ -327,6 +335,7 @@ def spec007(cfg: Resolved) -> Iterator[Hit]:
 
 @rule(
     "SPEC008", Severity.ERROR,
+    consequence=Consequence.REFUSES,
     name="algorithm-max-draft-tokens",
     summary="the algorithm's declared max draft tokens ≥ D",
     what="""
@@ -353,6 +362,7 @@ def spec008(cfg: Resolved) -> Iterator[Hit]:
 
 @rule(
     "SPEC009", Severity.ERROR,
+    consequence=Consequence.REFUSES,
     name="block-draft-width",
     summary="DSPARK: D = gamma + 1 ≥ 2; DFLASH: D = the block size",
     what="""
@@ -407,6 +417,7 @@ def spec009(cfg: Resolved) -> Iterator[Hit]:
 
 @rule(
     "SPEC010", Severity.WARNING,
+    consequence=Consequence.CRASHES_AT_CAPTURE,
     name="speculative-counts-positive",
     summary="every speculative count positive (S ≥ 1, K ≥ 1, D ≥ 2; NGRAM breadth ≥ 1)",
     what="""
@@ -457,6 +468,7 @@ def spec010(cfg: Resolved) -> Iterator[Hit]:
 
 @rule(
     "SPEC012", Severity.ERROR,
+    consequence=Consequence.REFUSES,
     name="steps-need-topk",
     summary="--speculative-num-steps given ⇒ --speculative-eagle-topk given (EAGLE family)",
     what="""
@@ -486,6 +498,7 @@ def spec012(cfg: Resolved) -> Iterator[Hit]:
 
 @rule(
     "SPEC013", Severity.ERROR,
+    consequence=Consequence.REFUSES,
     name="tree-needs-draft-tokens",
     summary="topk > 1 ⇒ --speculative-num-draft-tokens given (EAGLE family)",
     what="""
@@ -531,6 +544,7 @@ _UNO_LORA = "UNO requires --uno-lora-path."
 
 @rule(
     "SPEC014", Severity.ERROR,
+    consequence=Consequence.REFUSES,
     name="algorithm-prerequisites",
     summary="each speculative algorithm's own start-up requirements (DFLASH, DSPARK, UNO)",
     what="""
@@ -586,6 +600,7 @@ _CAPTURE = {"EAGLE3": ("eagle3",), "DFLASH": ("dflash",), "DSPARK": ("dspark", "
 
 @rule(
     "SPEC015", Severity.ERROR,
+    consequence=Consequence.REFUSES_MODEL,
     name="target-has-capture-hook",
     speculative=True, since=versions.CAPTURE_HOOKS_READ,
     summary="EAGLE3 / DFLASH / DSPARK ⇒ the target model class has the layer-capture hook",
@@ -660,6 +675,7 @@ _EAGLE_WORKERS = ("EAGLE", "EAGLE3")  # resolved algorithms (NEXTN is EAGLE) who
 
 @rule(
     "SPEC016", Severity.ERROR,
+    consequence=Consequence.REFUSES_DRAFT,
     name="target-shares-embedding",
     speculative=True, since=versions.CAPTURE_HOOKS_READ,
     summary="EAGLE / EAGLE3 / NEXTN ⇒ the target model class hands its embedding and LM head to the draft",
