@@ -12,9 +12,9 @@ from typing import Annotated
 
 import typer
 
-from kdacheck import __version__
+from kdacheck import __version__, report
 from kdacheck.gpus import GPUS
-from kdacheck.report import FORMATS
+from kdacheck.report import FORMATS, RUN_FORMATS, spoken
 
 app = typer.Typer(
     name="kdacheck",
@@ -74,7 +74,7 @@ def lint(
     ignore: Annotated[list[str] | None, typer.Option(metavar="CODES", help="Skip these codes or prefixes.")] = None,
     extend_select: Annotated[list[str] | None, typer.Option("--extend-select", metavar="CODES", help="Add these codes or prefixes to the selection.")] = None,
     failure_threshold: Annotated[Threshold | None, typer.Option("--failure-threshold", envvar="KDACHECK_FAILURE_THRESHOLD", help="Lowest severity that fails the run (default: warning).")] = None,
-    output_format: Annotated[OutputFormat | None, typer.Option("--output-format", envvar="KDACHECK_OUTPUT_FORMAT", help="full, concise, json, sarif, github, junit or gitlab (Code Quality).")] = None,
+    output_format: Annotated[OutputFormat | None, typer.Option("--output-format", envvar="KDACHECK_OUTPUT_FORMAT", help=f"{spoken(list(FORMATS), 'lint')}.")] = None,
     output_file: Annotated[str | None, typer.Option("--output-file", "-o", metavar="FILE", help="Write the report to this file instead of standard output.")] = None,
     show_resolved: Annotated[bool, typer.Option("--show-resolved", help="Print every resolved value with its provenance.")] = False,
     exit_zero: Annotated[bool, typer.Option("--exit-zero", help="Exit 0 even when findings fail the threshold.")] = False,
@@ -115,10 +115,7 @@ class VerifyBackend(str, enum.Enum):
     triton = "triton"
 
 
-class RunFormat(str, enum.Enum):
-    full = "full"
-    json = "json"
-    junit = "junit"
+RunFormat = enum.Enum("RunFormat", {n: n for n in RUN_FORMATS}, type=str)  # type: ignore[misc]
 
 
 @app.command()
@@ -138,7 +135,7 @@ def run(
     verify_backend: Annotated[VerifyBackend | None, typer.Option("--verify-backend", help="Without --args: flashinfer (FlashInfer's path: SGLang's step-count check refuses a short scratch) or triton (SGLang's Triton verify kernel: no check, the corruption is shown). Default: the backend SGLang picks for the model and --gpu, named in the report (Kimi-Linear: nv_cutedsl, which runs the Triton kernel; the others: triton).")] = None,
     sglang_version: Annotated[str | None, typer.Option("--sglang-version", help="Target SGLang version for --args.")] = None,
     gpu: Annotated[str | None, typer.Option(help=f"{GPU_HELP}: SGLang's backends are resolved for it (--args, and the default --verify-backend).")] = None,
-    output_format: Annotated[RunFormat, typer.Option("--output-format", help="full (streamed as each case finishes), json or junit.")] = RunFormat.full,
+    output_format: Annotated[RunFormat, typer.Option("--output-format", help=f"{spoken(list(RUN_FORMATS), 'run')}.")] = RunFormat("full"),
     work_budget: Annotated[float | None, typer.Option("--work-budget", metavar="SECONDS", min=0.0, help="Refuse a run estimated to need more CPU seconds (process time, not wall time: a loaded machine takes longer; default: 300 s in the interpreter, 600 s on a GPU).")] = None,
 ) -> None:
     """Allocate the buffers at the configured shapes and launch the real Triton kernels."""
@@ -172,16 +169,14 @@ def run(
             plans = make_plans(dev)
             runner.check_work(plans, dev, work_budget)
         code = 0
-        progress = sys.stderr if sys.stderr.isatty() and output_format is RunFormat.full else None
+        rep = report.run_renderer(output_format.value, dev, sys.stdout)
+        progress = sys.stderr if sys.stderr.isatty() and rep.progress else None
         done = []
         for plan in plans:
-            rc, results = runner.execute(plan, dev, sys.stdout, output_format.value, progress=progress)
+            rc, results = runner.execute(plan, dev, rep, progress=progress)
             code = max(code, rc)
             done.append((plan, results))
-        if output_format is RunFormat.junit:
-            from kdacheck.report import junit
-
-            junit.render_run(done, dev, sys.stdout)
+        rep.run_done(done)
     except (InputError, ValueError, config.ConfigError) as e:
         raise fail(str(e)) from None
     raise typer.Exit(code)

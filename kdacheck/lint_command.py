@@ -254,7 +254,7 @@ class LintCommand:
             self.fmt = self.session.output_format(o.output_format)
             if o.statistics and self.fmt in report.NO_STATISTICS:
                 raise InputError(f"--statistics does not apply to --output-format {self.fmt} "
-                                 "(use full, concise, json, sarif or github)")
+                                 f"(use {report.spoken([n for n in report.FORMATS if n not in report.NO_STATISTICS])})")
             self.read()
             self.results = self.session.lint()
             if o.run_after and not any(r.error for r in self.results):

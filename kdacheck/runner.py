@@ -20,6 +20,7 @@ from kdacheck.findings import InputError
 from kdacheck.kernels import ops
 from kdacheck.kernels.cases import STATE_DTYPES, Gate, GatherCase, Mamba2Case, VerifyCase
 from kdacheck.models import Family, Model
+from kdacheck.report import RunRenderer
 from kdacheck.resolve import Resolved
 from kdacheck.resolve.verify_kernel import (
     gdn_flashinfer_kernel,
@@ -455,31 +456,18 @@ def run_plan(plan: Plan, device: str, free_bytes: int | None = None) -> list[tup
     return list(run_cases(plan, device, free_bytes))
 
 
-def execute(plan: Plan, device: str, out: IO[str], output_format: str = "full", free_bytes: int | None = None,
+def execute(plan: Plan, device: str, rep: RunRenderer, free_bytes: int | None = None,
             progress: IO[str] | None = None) -> tuple[int, list[tuple[Case, Any]]]:
-    """Run the plan's cases; the full report streams each case as it finishes, the JSON document
-    follows the last, and JUnit (one document for every plan) is the caller's, once all are done
-    (``report.junit.render_run``). Returns (0 when all pass, 1 when a check fails; the results)."""
-    from kdacheck.report import run_full, run_json
-
+    """Run the plan's cases, telling the run format's report (``report.run_renderer``) as it
+    goes: the plan started, each case as it finishes, the plan done (the caller tells it when
+    every plan is done). Returns (0 when all pass, 1 when a check fails; the results)."""
     results: list[tuple[Case, Any]] = []
-    if output_format == "full":
-        run_full.header(plan, device, out)
-    if not plan.cases:  # nothing to run (Plan.nothing says why): no kernel, no failure
-        if output_format == "json":
-            run_json.render(plan, device, results, out)
-        elif output_format == "full":
-            run_full.footer(results, out, plan)
-        return 0, results
-    for case, r in run_cases(plan, device, free_bytes, progress):
-        results.append((case, r))
-        if output_format == "full":
-            run_full.case(case, r, out)
-            out.flush()
-    if output_format == "json":
-        run_json.render(plan, device, results, out)
-    elif output_format == "full":
-        run_full.footer(results, out, plan)
+    rep.plan_started(plan)
+    if plan.cases:  # else nothing to run (Plan.nothing says why): no kernel, no failure
+        for case, r in run_cases(plan, device, free_bytes, progress):
+            results.append((case, r))
+            rep.case_done(case, r)
+    rep.plan_done(plan, results)
     return (0 if all(r.passed for _c, r in results) else 1), results
 
 

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from kdacheck import report
 from kdacheck.findings import Severity
 from kdacheck.flags import NEWEST
 from kdacheck.readers import read_text
@@ -290,7 +291,7 @@ NOT_READ = {
                    "              valueFrom: {secretKeyRef: {name: s, key: k}}\n"
                    '          command: ["python3", "-m", "sglang.launch_server", "$(ARGS)"]\n'),
 }
-FORMATS = ("full", "concise", "json", "sarif", "github", "junit", "gitlab")
+FORMATS = tuple(report.FORMATS)
 
 
 def _run(tmp_path: Path, name: str, text: str, fmt: str, *extra: str):  # type: ignore[no-untyped-def]

@@ -3,6 +3,7 @@ codes by threshold."""
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import re
@@ -13,6 +14,7 @@ import pytest
 from typer.testing import CliRunner
 
 from kdacheck import report
+from kdacheck import runner as runner_mod
 from kdacheck.cli import app
 from kdacheck.report.github import escape_data, escape_property
 from kdacheck.rules import all_rules
@@ -337,3 +339,49 @@ def test_every_format_has_its_renderer(name: str) -> None:
     mod = report.module(name)
     assert callable(getattr(mod, "render", None)), f"kdacheck/report/{report.FORMATS[name]}.py: render(results, out, ctx)"
     assert not (hasattr(mod, "render_statistics") and name in report.NO_STATISTICS)
+
+
+@pytest.mark.parametrize(("name", "command"), [(n, c) for n, by in report.REGISTRY.items() for c in by])
+def test_every_format_has_its_renderer_for_each_command_it_claims(name: str, command: str) -> None:
+    """"A new output format" (docs/architecture.md): one line in ``report.REGISTRY`` names, per
+    command, the module that renders it; that module has the command's renderer (lint: ``render``;
+    run: ``RunReport``, a ``report.RunRenderer`` that writes something)."""
+    where = f"kdacheck/report/{report.REGISTRY[name][command]}.py"
+    mod = report.module(name, command)
+    renderer = getattr(mod, report.RENDERERS[command], None)
+    assert renderer is not None, f"{where}: {report.RENDERERS[command]} ({name!r} claims the {command} command)"
+    if command == "run":
+        assert isinstance(renderer, type) and issubclass(renderer, report.RunRenderer), f"{where}: RunReport(report.RunRenderer)"
+        hooks = ("plan_started", "case_done", "plan_done", "run_done")
+        assert any(h in vars(renderer) for h in hooks), f"{where}: RunReport writes nothing (override one of {hooks})"
+    else:
+        assert callable(renderer)
+
+
+def _run_report(name: str, plan: object) -> str:
+    out = io.StringIO()
+    rep = report.run_renderer(name, "cpu", out)
+    code, results = runner_mod.execute(plan, "cpu", rep)  # type: ignore[arg-type]
+    rep.run_done([(plan, results)])  # type: ignore[list-item]
+    assert code == 0
+    return out.getvalue()
+
+
+@pytest.mark.parametrize("name", report.RUN_FORMATS)
+def test_every_run_format_says_why_nothing_ran_and_shows_no_control_character(name: str) -> None:
+    """Each ``kdacheck run`` format, as lint's: a plan with no kernel says why (never an empty
+    pass), and text from the input reaches the output without its control characters."""
+    from kdacheck.results import Plan
+
+    plan = Plan("evil\x1b[31m.yaml", [], ["model: \x1b]8;;http://x\x07link"], "nothing to run for a model without hybrid state\x1b[2J")
+    text = _run_report(name, plan)
+    assert "nothing to run for a model without hybrid state" in text, text
+    assert "\x1b" not in text and "\x07" not in text, repr(text)
+    assert _run_report(name, plan) == text  # deterministic
+
+
+@pytest.mark.parametrize("name", report.RUN_FORMATS)
+def test_every_run_format_is_a_choice_of_kdacheck_run(name: str) -> None:
+    r = invoke("run", "--device", "cpu", "--model", "meta-llama/Meta-Llama-3-8B-Instruct", "--output-format", name)
+    assert r.exit_code == 0, r.output
+    assert "without hybrid state" in r.stdout

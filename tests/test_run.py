@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from kdacheck import runner
+from kdacheck import report, runner
 from kdacheck.cli import app
 from kdacheck.findings import InputError
 from tests.helpers import count_calls
@@ -121,7 +121,7 @@ def test_absurd_or_missing_input_exit_2(args: list[str]) -> None:
 def test_memory_check_refuses_before_allocating() -> None:
     plan = runner.plan_from_options(4, 1, None, 48, None, 1, None, None, on_cpu=False)
     with pytest.raises(InputError, match="refusing to allocate"):
-        runner.execute(plan, "cpu", io.StringIO(), free_bytes=64 * 2**20)
+        runner.execute(plan, "cpu", report.run_renderer("full", "cpu", io.StringIO()), free_bytes=64 * 2**20)
 
 
 def test_default_tree_width_fits_sglang_capacity() -> None:
@@ -302,7 +302,7 @@ def test_full_report_streams_each_case_as_it_finishes(monkeypatch: pytest.Monkey
     monkeypatch.setattr(harness, "run_gather", gather)
     plan = runner.plan_from_options(2, 1, None, 1, None, 8, None, None, on_cpu=True)
     plan.cases += runner.plan_from_options(2, 1, None, 1, "deepseek-ai/DeepSeek-V3.2", 8, None, None, on_cpu=True).cases
-    code, _results = runner.execute(plan, "cpu", out)
+    code, _results = runner.execute(plan, "cpu", report.run_renderer("full", "cpu", out))
     assert code == 0 and seen and "KDA verify" in seen[0] and "verdict" in seen[0]
 
 

@@ -1,9 +1,11 @@
-"""Reports: one module per output format, all fed the same ``FileResult`` list.
+"""Reports: one module per output format and command, behind one registry.
 
-``FORMATS`` is the one list of output formats (the CLI's choices, the configuration's
-``output-format``, the tests); each names the module whose ``render(results, out, ctx)`` writes it.
-``kdacheck run``'s reports live here too: ``run_full`` (streamed), ``run_json`` and, in
-``junit``, the one JUnit writer both commands share.
+``REGISTRY`` is the one list of output formats: each name, per command it serves, the module
+under ``kdacheck.report`` that renders it. ``kdacheck lint``'s (``FORMATS``: the CLI's choices,
+the configuration's ``output-format``, the tests) are fed the same ``FileResult`` list, each
+module's ``render(results, out, ctx)``; ``kdacheck run``'s (``RUN_FORMATS``) are fed each plan's
+kernel checks as they finish, each module's ``RunReport`` (a ``RunRenderer``): ``run_full``
+(streamed), ``run_json`` and ``junit``, the one JUnit writer both commands share.
 """
 
 from __future__ import annotations
@@ -17,11 +19,39 @@ from kdacheck.findings import Severity
 if TYPE_CHECKING:
     from kdacheck.results import FileResult
 
-# format name → module under kdacheck.report
-FORMATS: dict[str, str] = {
-    "full": "full", "concise": "concise", "json": "json_", "sarif": "sarif", "github": "github", "junit": "junit",
-    "gitlab": "gitlab",
+if TYPE_CHECKING:
+    from kdacheck.kernels.harness import CaseResult
+    from kdacheck.results import Case, Plan
+
+# format name → {command: module under kdacheck.report that renders it for that command}
+REGISTRY: dict[str, dict[str, str]] = {
+    "full": {"lint": "full", "run": "run_full"},
+    "concise": {"lint": "concise"},
+    "json": {"lint": "json_", "run": "run_json"},
+    "sarif": {"lint": "sarif"},
+    "github": {"lint": "github"},
+    "junit": {"lint": "junit", "run": "junit"},
+    "gitlab": {"lint": "gitlab"},
 }
+# what a command's --help says of a format beside its name
+NOTES = {("gitlab", "lint"): "Code Quality", ("full", "run"): "streamed as each case finishes"}
+# what each command calls in a format's module (tests/test_formats.py holds every module to it)
+RENDERERS = {"lint": "render", "run": "RunReport"}
+
+
+def formats(command: str) -> dict[str, str]:
+    """The formats ``command`` offers, in the registry's order: name → module."""
+    return {name: by[command] for name, by in REGISTRY.items() if command in by}
+
+
+FORMATS = formats("lint")
+RUN_FORMATS = formats("run")
+
+
+def spoken(names: list[str], command: str = "") -> str:
+    """``full, concise or json``: the names as a sentence says them (with their notes for ``command``)."""
+    said = [f"{n} ({NOTES[n, command]})" if (n, command) in NOTES else n for n in names]
+    return said[0] if len(said) == 1 else f"{', '.join(said[:-1])} or {said[-1]}"
 
 
 class RenderContext:
@@ -42,8 +72,38 @@ class RenderContext:
         self.threshold = threshold  # the lowest severity that fails the run
 
 
-def module(name: str) -> Any:
-    return import_module(f"kdacheck.report.{FORMATS[name]}")
+def module(name: str, command: str = "lint") -> Any:
+    return import_module(f"kdacheck.report.{REGISTRY[name][command]}")
+
+
+class RunRenderer:
+    """What ``kdacheck run`` tells a run format, in order: each plan started, each of its kernel
+    checks as it finishes, the plan done; then the run done (every plan). A run format's module
+    defines ``RunReport``, a subclass that writes what it needs (a plain class: nothing built at import)."""
+
+    progress = False  # a spinner on a terminal's standard error while a case runs (a streamed report)
+
+    def __init__(self, device: str, out: IO[str]) -> None:
+        self.device = device
+        self.out = out
+
+    def plan_started(self, plan: Plan) -> None:
+        """Before the plan's first case."""
+
+    def case_done(self, case: Case, result: CaseResult) -> None:
+        """As each case finishes."""
+
+    def plan_done(self, plan: Plan, results: list[tuple[Case, CaseResult]]) -> None:
+        """After the plan's last case (or at once, when it has none)."""
+
+    def run_done(self, plans: list[tuple[Plan, list[tuple[Case, CaseResult]]]]) -> None:
+        """After every plan ran."""
+
+
+def run_renderer(name: str, device: str, out: IO[str]) -> RunRenderer:
+    """The run format ``name``'s report on ``out``."""
+    renderer: RunRenderer = module(name, "run").RunReport(device, out)
+    return renderer
 
 
 def render(name: str, results: list[FileResult], out: IO[str], ctx: RenderContext) -> None:

@@ -26,7 +26,7 @@ import xml.etree.ElementTree as ET
 from typing import IO, TYPE_CHECKING
 
 from kdacheck.findings import Finding, Severity
-from kdacheck.report import RenderContext
+from kdacheck.report import RenderContext, RunRenderer
 from kdacheck.results import FileResult
 from kdacheck.sanitize import visible_name
 
@@ -158,3 +158,10 @@ def run_tree(plans: list[tuple[Plan, list[tuple[Case, CaseResult]]]], device: st
 
 def render_run(plans: list[tuple[Plan, list[tuple[Case, CaseResult]]]], device: str, out: IO[str]) -> None:
     write(run_tree(plans, device), out)
+
+
+class RunReport(RunRenderer):
+    """``kdacheck run --output-format junit``: one document for every plan, once all are done."""
+
+    def run_done(self, plans: list[tuple[Plan, list[tuple[Case, CaseResult]]]]) -> None:
+        render_run(plans, self.device, self.out)

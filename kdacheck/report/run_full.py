@@ -1,7 +1,7 @@
 """``kdacheck run``'s human report: a header, one table per kernel check as it finishes, a footer.
 
-Streamed by ``runner.execute`` (``header``, then ``case`` as each case finishes, then
-``footer``) and written at once by ``lint --run`` (``render``); on a terminal, a spinner on
+Streamed by ``kdacheck run`` (``RunReport``: ``header``, then ``case`` as each case finishes,
+then ``footer``) and written at once by ``lint --run`` (``render``); on a terminal, a spinner on
 standard error while a case runs (``spinner``). Everything from the input goes through
 ``visible_name`` and Rich's markup escaping.
 """
@@ -12,6 +12,7 @@ import contextlib
 from collections.abc import Iterator
 from typing import IO, TYPE_CHECKING, Any
 
+from kdacheck.report import RunRenderer
 from kdacheck.sanitize import visible_name
 
 if TYPE_CHECKING:
@@ -103,3 +104,19 @@ def render(plan: Plan, device: str, results: list[tuple[Case, CaseResult]], out:
     for c, r in results:
         case(c, r, out)
     footer(results, out, plan)
+
+
+class RunReport(RunRenderer):
+    """``kdacheck run --output-format full``: each plan's header, its cases as they finish, its footer."""
+
+    progress = True
+
+    def plan_started(self, plan: Plan) -> None:
+        header(plan, self.device, self.out)
+
+    def case_done(self, case_: Case, result: CaseResult) -> None:
+        case(case_, result, self.out)
+        self.out.flush()
+
+    def plan_done(self, plan: Plan, results: list[tuple[Case, CaseResult]]) -> None:
+        footer(results, self.out, plan)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import IO, TYPE_CHECKING, Any
 
+from kdacheck.report import RunRenderer
 from kdacheck.sanitize import json_text
 
 if TYPE_CHECKING:
@@ -29,3 +30,10 @@ def document(plan: Plan, device: str, results: list[tuple[Case, CaseResult]]) ->
 def render(plan: Plan, device: str, results: list[tuple[Case, CaseResult]], out: IO[str]) -> None:
     out.write(json_text(document(plan, device, results), ensure_ascii=True))
     out.write("\n")
+
+
+class RunReport(RunRenderer):
+    """``kdacheck run --output-format json``: one document per plan, after its last case."""
+
+    def plan_done(self, plan: Plan, results: list[tuple[Case, CaseResult]]) -> None:
+        render(plan, self.device, results, self.out)
