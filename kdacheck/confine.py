@@ -20,6 +20,7 @@ import os
 import stat
 
 from kdacheck.findings import InputError
+from kdacheck.sanitize import shown
 
 
 class Refused(InputError):
@@ -71,11 +72,6 @@ def inside(target: str | os.PathLike[str], root: str) -> bool:
     return real == root or real.startswith(root.rstrip(os.sep) + os.sep)
 
 
-def _show(text: str) -> str:
-    from kdacheck.sanitize import visible
-
-    return visible(text[:300])
-
 
 def check(path: str | os.PathLike[str], root: str | None, what: str) -> str:
     """``path``'s real path, or Refused when ``root`` is given and it lies outside (a link out
@@ -83,8 +79,8 @@ def check(path: str | os.PathLike[str], root: str | None, what: str) -> str:
     real = os.path.realpath(path)
     if root is not None and not (real == root or real.startswith(root.rstrip(os.sep) + os.sep)):
         link = os.path.islink(path) or real != os.path.abspath(path)
-        how = f"a link to {_show(real)}, " if link else ""
-        raise Refused(f"{_show(what)}: {how}outside the repository ({_show(root)}): not read (lint --allow-outside reads it)")
+        how = f"a link to {shown(real)}, " if link else ""
+        raise Refused(f"{shown(what)}: {how}outside the repository ({shown(root)}): not read (lint --allow-outside reads it)")
     return real
 
 
@@ -92,7 +88,7 @@ def read(path: str | os.PathLike[str], root: str | None, max_bytes: int, what: s
     """The bytes of a regular file inside ``root``, at most ``max_bytes`` (allocating only what
     the file holds). None when it does not exist and ``missing_ok``; Refused (an InputError)
     for a file outside, a device, a FIFO, a folder, one too large or unreadable."""
-    shown = _show(what)
+    quoted = shown(what)
     if missing_ok and not os.path.lexists(path):
         return None
     check(path, root, what)
@@ -101,13 +97,13 @@ def read(path: str | os.PathLike[str], root: str | None, max_bytes: int, what: s
         st = os.stat(path)
         if not stat.S_ISREG(st.st_mode):
             kind = "a folder" if stat.S_ISDIR(st.st_mode) else "a device, pipe or socket"
-            raise Refused(f"{shown}: {kind}, not a regular file: not read")
+            raise Refused(f"{quoted}: {kind}, not a regular file: not read")
         if st.st_size > max_bytes:
-            raise Refused(f"{shown}: {st.st_size:,} bytes is over the {max_bytes:,}-byte limit: not read")
+            raise Refused(f"{quoted}: {st.st_size:,} bytes is over the {max_bytes:,}-byte limit: not read")
         fd = os.open(path, flags)  # O_NONBLOCK: a FIFO swapped in after the stat cannot hang the open
         try:
             if not stat.S_ISREG(os.fstat(fd).st_mode):
-                raise Refused(f"{shown}: not a regular file: not read")
+                raise Refused(f"{quoted}: not a regular file: not read")
             chunks: list[bytes] = []
             got, want = 0, min(max_bytes, st.st_size + 65536) + 1  # a file growing while read, never the budget up front
             while got < want:
@@ -123,16 +119,16 @@ def read(path: str | os.PathLike[str], root: str | None, max_bytes: int, what: s
     except FileNotFoundError:
         if missing_ok:
             return None
-        raise Refused(f"{shown}: no such file") from None
+        raise Refused(f"{quoted}: no such file") from None
     except PermissionError:
-        raise Refused(f"{shown}: permission denied") from None
+        raise Refused(f"{quoted}: permission denied") from None
     except OSError as e:
         if e.errno == errno.ELOOP:
-            raise Refused(f"{shown}: symbolic link loop") from None
-        raise Refused(f"{shown}: cannot read: {e.strerror or e}") from None
+            raise Refused(f"{quoted}: symbolic link loop") from None
+        raise Refused(f"{quoted}: cannot read: {e.strerror or e}") from None
     data = b"".join(chunks)
     if len(data) > max_bytes:
-        raise Refused(f"{shown}: over the {max_bytes:,}-byte limit: not read")
+        raise Refused(f"{quoted}: over the {max_bytes:,}-byte limit: not read")
     return recorded(path, data)
 
 

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from kdacheck import gitignore
 from kdacheck.findings import InputError
 from kdacheck.gitignore import Pattern, PatternSet, ignored_by, pattern_sets
+from kdacheck.sanitize import shown
 
 LINT_SUFFIXES = (".yaml", ".yml", ".json", ".sh", ".bash", ".txt", ".cmd")
 # Container builds, by name as Docker and Podman find them (``docker build -f`` aside):
@@ -57,11 +58,6 @@ class Candidate:
     explicit: bool  # named (or matched by a glob) on the command line: always linted
 
 
-def _shown(path: str) -> str:
-    from kdacheck.sanitize import visible
-
-    return visible(path[:300])
-
 
 def reset() -> None:
     """Forget the ``.gitignore`` files and repository roots read (files may have changed)."""
@@ -87,7 +83,7 @@ MAX_DEPTH = 256  # folder levels one search descends
 
 
 def _too_many(folder: str) -> InputError:
-    return InputError(f"{_shown(folder)}: over {MAX_ENTRIES:,} files and folders to search; lint a smaller folder (or exclude some)")
+    return InputError(f"{shown(folder)}: over {MAX_ENTRIES:,} files and folders to search; lint a smaller folder (or exclude some)")
 
 
 def _entries(folder: str) -> list[tuple[str, bool, bool]]:
@@ -122,7 +118,7 @@ def walk(folder: str, exclude: Iterable[Pattern] = ()) -> list[str]:
             return sets
         counted[0] += len(g.patterns)
         if counted[0] > gitignore.MAX_PATTERNS:
-            raise InputError(f"{_shown(os.path.join(d, '.gitignore'))}: the .gitignore files of this search hold over "
+            raise InputError(f"{shown(os.path.join(d, '.gitignore'))}: the .gitignore files of this search hold over "
                              f"{gitignore.MAX_PATTERNS:,} patterns")
         return [*sets, g]
 
@@ -131,21 +127,21 @@ def walk(folder: str, exclude: Iterable[Pattern] = ()) -> list[str]:
     stack: list[tuple[str, str, list[PatternSet], int]] = [(folder, top, sets_for(gitignore.inherited_sets(folder, git_root(top)), top), 0)]
     seen = 0
     while stack:
-        shown, real, sets, depth = stack.pop()
-        entries = _entries(shown)
+        here, real, sets, depth = stack.pop()
+        entries = _entries(here)
         seen += 1 + len(entries)
         if seen > MAX_ENTRIES:
             raise _too_many(folder)
         checks = sets + excl
         subdirs = []
         for name, is_dir, link in entries:
-            full = os.path.join(shown, name)
+            full = os.path.join(here, name)
             afull = os.path.join(real, name)
             if is_dir:
                 if name.startswith(".") or name in SKIP_DIRS or ignored_by(afull, True, checks):
                     continue
                 if depth + 1 > MAX_DEPTH:
-                    raise InputError(f"{_shown(full)}: folders nested deeper than {MAX_DEPTH} levels: not searched (lint a deeper folder by name)")
+                    raise InputError(f"{shown(full)}: folders nested deeper than {MAX_DEPTH} levels: not searched (lint a deeper folder by name)")
                 subdirs.append((full, afull, sets_for(sets, afull), depth + 1))
             elif (not (link and os.path.isdir(full))  # a link to a file is the reader's to confine
                   and lintable_name(name) and not ignored_by(afull, False, checks)):
@@ -203,7 +199,7 @@ def expand_glob(pattern: str) -> list[str]:
                 out.append(full)
             if is_dir and depth + 1 < limit:
                 if depth + 1 > MAX_DEPTH:
-                    raise InputError(f"{_shown(full)}: folders nested deeper than {MAX_DEPTH} levels: not searched")
+                    raise InputError(f"{shown(full)}: folders nested deeper than {MAX_DEPTH} levels: not searched")
                 stack.append((full, r, depth + 1))
     return sorted(out)
 

@@ -22,6 +22,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from kdacheck.findings import InputError
+from kdacheck.sanitize import shown
 
 _SLASH, _STAR, _BSL, _LBR, _RBR = b"/*\\[]"
 _ALL = (1 << 256) - 1
@@ -333,7 +334,7 @@ MAX_NFA_RUNS = 5_000_000  # patterns run through the NFA in one kdacheck run (se
 def _run(p: Pattern, target: bytes) -> bool:
     """``p`` against ``target`` through the NFA, within the run's budget."""
     if NFA_RUNS[0] >= MAX_NFA_RUNS:
-        raise InputError(f"{_shown(p.source or p.base)}: over {MAX_NFA_RUNS:,} wildcard matches in this run: "
+        raise InputError(f"{shown(p.source or p.base)}: over {MAX_NFA_RUNS:,} wildcard matches in this run: "
                          "too many patterns with wildcards for this tree (lint a smaller folder, or use fewer patterns)")
     return p.glob.match(target)
 
@@ -496,13 +497,8 @@ def _read_patterns(path: str, base: str, root: str) -> tuple[Pattern, ...]:
         if p is not None:
             out.append(p)
             if len(out) > MAX_PATTERNS:
-                raise InputError(f"{_shown(path)}: over {MAX_PATTERNS:,} patterns: not read (git reads them; kdacheck keeps its matching bounded)")
+                raise InputError(f"{shown(path)}: over {MAX_PATTERNS:,} patterns: not read (git reads them; kdacheck keeps its matching bounded)")
     return tuple(out)
-
-def _shown(path: str) -> str:
-    from kdacheck.sanitize import visible
-
-    return visible(path[:300])
 
 
 @functools.cache

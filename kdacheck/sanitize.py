@@ -47,6 +47,15 @@ def visible(text: str) -> str:
     return no_commands(CONTROL.sub(_escape, text))
 
 
+SHOWN_CHARS = 300  # how much of a path or line from the input a message quotes
+
+
+def shown(text: str) -> str:
+    """A path or text from the input as a message quotes it: its first ``SHOWN_CHARS``
+    characters, made :func:`visible`."""
+    return visible(text[:SHOWN_CHARS])
+
+
 def visible_line(text: str) -> str:
     """As :func:`visible`, newlines escaped too: one line of a report."""
     return visible(text).replace("\n", "\\n")
