@@ -13,8 +13,6 @@ import re
 from dataclasses import dataclass
 from typing import Protocol
 
-DTYPE_BYTES = {"float32": 4, "bfloat16": 2, "float16": 2, "fp8": 1, "float8_e4m3fn": 1}
-
 
 class FamilyFacts(Protocol):
     """What ``Family`` reads of its ``kdacheck.families.registry.FamilySpec`` (the registry

@@ -16,9 +16,10 @@ import sys
 from collections.abc import Iterator
 from typing import IO, Any
 
+from kdacheck.dtypes import SSM_DTYPES
 from kdacheck.findings import InputError
 from kdacheck.kernels import ops
-from kdacheck.kernels.cases import STATE_DTYPES, Gate, GatherCase, Mamba2Case, VerifyCase
+from kdacheck.kernels.cases import Gate, GatherCase, Mamba2Case, VerifyCase
 from kdacheck.models import Family, Model
 from kdacheck.report import RunRenderer
 from kdacheck.resolve import Resolved
@@ -52,11 +53,11 @@ def state_dtype(name: object, where: str) -> str:
     """The SSM state dtype a case runs, by its name (SGLang's ``--mamba-ssm-dtype`` choices,
     0.5.23 ``srt/arg_groups/fields/exec_.py`` L490-495); any other value is refused by name,
     never run at another precision."""
-    if isinstance(name, str) and name in STATE_DTYPES:
+    if isinstance(name, str) and name in SSM_DTYPES:
         return name
     shown = visible_name(str(name)) if isinstance(name, str) else "unknown"
     raise InputError(f"{where}: the SSM state dtype {shown!r} cannot be run by kdacheck run "
-                     f"(it runs {', '.join(STATE_DTYPES)}: SGLang's --mamba-ssm-dtype choices)")
+                     f"(it runs {', '.join(SSM_DTYPES)}: SGLang's --mamba-ssm-dtype choices)")
 
 
 def default_draft_tokens(steps: int, topk: int) -> int:

@@ -13,11 +13,9 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
+from kdacheck.dtypes import DTYPE_BYTES
 from kdacheck.messages import FLASHINFER_GDN_MTP_STEPS_MESSAGE, KDA001_MESSAGE
 
-DTYPE_SIZES = {"float32": 4, "bfloat16": 2, "float16": 2, "int32": 4, "int64": 8}
-# the SSM state dtypes the verify kernels run: SGLang 0.5.23's --mamba-ssm-dtype choices
-STATE_DTYPES = ("float32", "bfloat16", "float16")
 CANARY_MARGIN = 256  # elements each side of a guarded buffer (kernels/canary.py DEFAULT_MARGIN)
 # SGLang 0.5.23's HiSparse speculative swap: 2-4 steps (HSP001), top_k >= 1024 and at most 8192
 # selections per request (HSP002); hisparse_gather.check_sglang_limits raises them
@@ -226,7 +224,7 @@ def verify_bytes_moved(case: VerifyCase, misses: int = 0) -> int:
     re-reads T − 1 parent states from scratch), its tokens' inputs (q, k, v, gate, beta) and
     float32 output (a padding request, cache index -1, is computed from a zero state and
     writes its scratch row, as SGLang's verify); the per-head parameters and index vectors."""
-    s_st, s_in = DTYPE_SIZES[case.state_dtype], DTYPE_SIZES[case.input_dtype]
+    s_st, s_in = DTYPE_BYTES[case.state_dtype], DTYPE_BYTES[case.input_dtype]
     HV, Kd, Vd, T = case.HV, case.Kd, case.Vd, case.T
     state_rw = HV * Vd * Kd * s_st * (case.live + case.N * (T + (T - 1 if case.tree else 0)))
     gate = HV if case.gate is Gate.HEAD else HV * Kd
@@ -237,7 +235,7 @@ def verify_bytes_moved(case: VerifyCase, misses: int = 0) -> int:
 def mamba2_bytes_moved(case: Mamba2Case, misses: int = 0) -> int:
     """Each live request's state read once and its T states written (a tree re-reads T − 1),
     every token's inputs (x, dt, B, C) and its float32 output."""
-    s_st, s_in = DTYPE_SIZES[case.state_dtype], DTYPE_SIZES[case.input_dtype]
+    s_st, s_in = DTYPE_BYTES[case.state_dtype], DTYPE_BYTES[case.input_dtype]
     T, H, P, DS, G = case.T, case.H, case.P, case.DS, case.G
     NT = case.N * T
     block = H * P * DS
@@ -280,7 +278,7 @@ def gather_floor_s(case: GatherCase, misses: int, pcie_gbs: float = PCIE_NOMINAL
 
 
 def mamba2_bytes_needed(case: Mamba2Case) -> int:
-    s_in, s_st = DTYPE_SIZES[case.input_dtype], DTYPE_SIZES[case.state_dtype]
+    s_in, s_st = DTYPE_BYTES[case.input_dtype], DTYPE_BYTES[case.state_dtype]
     NT, H, P, DS, G = case.N * case.T, case.H, case.P, case.DS, case.G
     m = 2 * CANARY_MARGIN
     inputs = NT * (H * P + H + 2 * G * DS) * s_in + 4 * H * 4
@@ -292,8 +290,8 @@ def mamba2_bytes_needed(case: Mamba2Case) -> int:
 
 
 def verify_bytes_needed(case: VerifyCase) -> int:
-    s_in = DTYPE_SIZES[case.input_dtype]
-    s_st = DTYPE_SIZES[case.state_dtype]
+    s_in = DTYPE_BYTES[case.input_dtype]
+    s_st = DTYPE_BYTES[case.state_dtype]
     NT, HV, Kd, Vd = case.N * case.T, case.HV, case.Kd, case.Vd
     m = 2 * CANARY_MARGIN
     inputs = NT * (2 * case.H * Kd + HV * Vd + HV * Kd + HV) * s_in + HV * (1 + Kd) * 4

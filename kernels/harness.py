@@ -31,15 +31,17 @@ from typing import Any
 
 import torch
 
+from kdacheck.dtypes import DTYPE_BYTES, SSM_DTYPES
+
 from . import canary as cn
 from . import cases, ops
-from .cases import DTYPE_SIZES, AnyCase, Gate, GatherCase, Mamba2Case, VerifyCase
+from .cases import AnyCase, Gate, GatherCase, Mamba2Case, VerifyCase
 from .ops import bytes_needed
 
 WALL_CLOCK = "wall clock (interpreter)"
 DO_BENCH = "triton.testing.do_bench (median)"
-# the dtypes a case may name (SGLang's --mamba-ssm-dtype choices: float32, bfloat16, float16)
-_DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}
+# the dtypes a case may name (SGLang's --mamba-ssm-dtype choices, kdacheck.dtypes.SSM_DTYPES)
+_DTYPES = {name: getattr(torch, name) for name in SSM_DTYPES}
 # verify: relative error by state dtype. The reference rounds its states where the kernel
 # stores them, so what is left is the float32-vs-float64 accumulation, amplified by one
 # rounding step where the two land on either side of a boundary: float16 keeps 11 bits
@@ -368,7 +370,7 @@ def overflow_report(case: VerifyCase, slots: torch.Tensor, rows: torch.Tensor, g
                 continue
             (hit_live if target in owner and owner[target] != n else hit_free).add(target)
     past = cn.check_poison(g.base[g.margin + g.tensor.numel() :], None, "past the end").count
-    size = DTYPE_SIZES[case.state_dtype]
+    size = DTYPE_BYTES[case.state_dtype]
     parts = []
     if Ta < T:
         parts.append(f"D = {T} draft tokens into an intermediate_ssm of {Ta} steps, and SGLang's "
@@ -497,7 +499,7 @@ def _run_mamba2(case: Mamba2Case, dev: torch.device, seed: int, res: CaseResult,
     # the kernel's view: the buffer's blocks and, after them, the room SGLang's overflow takes
     extra = case.overflow // block
     flat = g.base[g.margin : g.margin + (blocks + extra) * block].view(blocks + extra, H, P, DS)
-    s_st = DTYPE_SIZES[case.state_dtype]
+    s_st = DTYPE_BYTES[case.state_dtype]
     res.bytes_moved = ops.MAMBA2_VERIFY.bytes_moved(case, 0)
     args = (b_["x"], b_["dt"], b_["A"], b_["B"], b_["C"], b_["D"], b_["dt_bias"], b_["pool"], b_["cache_indices"], flat, b_["row_map"], b_["parents"])
     t0 = time.perf_counter()

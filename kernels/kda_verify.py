@@ -46,10 +46,11 @@ import torch
 import triton
 import triton.language as tl
 
+from kdacheck.dtypes import SSM_DTYPES
 from kdacheck.messages import KDA001_MESSAGE, KDA002_MESSAGE, KDA_TREE_FLASHINFER_MESSAGE
 
 _FLOAT_DTYPES = (torch.float32, torch.bfloat16)
-_STATE_DTYPES = (torch.float32, torch.bfloat16, torch.float16)  # SGLang's mamba_ssm_dtype choices
+_STATE_DTYPES = tuple(getattr(torch, name) for name in SSM_DTYPES)  # SGLang's mamba_ssm_dtype choices
 
 
 @triton.jit

@@ -40,10 +40,12 @@ import torch
 import triton
 import triton.language as tl
 
+from kdacheck.dtypes import SSM_DTYPES
+
 from .kda_verify import _check, _to_bf16_rne
 
 _FLOAT_DTYPES = (torch.float32, torch.bfloat16)
-_STATE_DTYPES = (torch.float32, torch.bfloat16, torch.float16)  # SGLang's mamba_ssm_dtype choices
+_STATE_DTYPES = tuple(getattr(torch, name) for name in SSM_DTYPES)  # SGLang's mamba_ssm_dtype choices
 
 
 @triton.jit

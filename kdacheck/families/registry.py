@@ -14,6 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from kdacheck.dtypes import SSM_DTYPES
 from kdacheck.families.fields import MAX_LAYERS
 from kdacheck.models import FACTS, Family, Model
 
@@ -121,7 +122,7 @@ def ssm_dtype(inner: Fields, outer: Fields) -> str | None:
     (0.5.23 ``mamba_utils.py`` L76-80), where the family's config class reads it."""
     for f in (inner, outer):
         value = f.opt_str("mamba_ssm_dtype")
-        if value in ("float32", "bfloat16", "float16"):
+        if value in SSM_DTYPES:
             return value
     return None
 

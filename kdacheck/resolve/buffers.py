@@ -15,7 +15,8 @@ from __future__ import annotations
 import math
 
 from kdacheck import families, versions
-from kdacheck.models import DTYPE_BYTES, Family, Model
+from kdacheck.dtypes import DTYPE_BYTES
+from kdacheck.models import Family, Model
 from kdacheck.resolve.core import Resolved, step
 
 
