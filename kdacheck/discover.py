@@ -25,8 +25,8 @@ from kdacheck import gitignore
 from kdacheck.findings import InputError
 from kdacheck.gitignore import Pattern, PatternSet, ignored_by, pattern_sets
 from kdacheck.sanitize import shown
+from kdacheck.suffixes import LINT_SUFFIXES
 
-LINT_SUFFIXES = (".yaml", ".yml", ".json", ".sh", ".bash", ".txt", ".cmd")
 # Container builds, by name as Docker and Podman find them (``docker build -f`` aside):
 # ``Dockerfile``, ``Containerfile``, ``*.Dockerfile``, ``Dockerfile.*`` (``Dockerfile.cuda``).
 _CONTAINER_NAMES = ("dockerfile", "containerfile")

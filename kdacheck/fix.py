@@ -317,7 +317,8 @@ def shared_spans(text: str, path: str) -> list[tuple[int, int]]:
     """The (start, end) offsets of every anchored YAML node (``&name``) in ``text``: an alias
     (``*name``, a ``<<:`` merge) elsewhere is the same node, so an edit inside one would change
     every place that names it. Empty for a text that is not YAML or holds no anchor."""
-    from kdacheck.readers.detect import YAML_SUFFIXES, _looks_like_yaml
+    from kdacheck.readers.detect import _looks_like_yaml
+    from kdacheck.suffixes import YAML_SUFFIXES
 
     if "&" not in text or not (path.lower().endswith(YAML_SUFFIXES) or _looks_like_yaml(text)):
         return []

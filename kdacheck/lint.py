@@ -21,6 +21,7 @@ from kdacheck.resolve import Resolved, RuleOptions, resolve
 from kdacheck.results import FileResult, Results
 from kdacheck.sanitize import visible as _visible
 from kdacheck.sanitize import visible_name
+from kdacheck.suffixes import YAML_SUFFIXES
 
 SUPPRESS = re.compile(r"#\s*kdacheck:\s*ignore\[([A-Za-z0-9_, ]+)\]")
 SUPPRESS_FILE = re.compile(r"#\s*kdacheck:\s*ignore-file\[([A-Za-z0-9_, ]+)\]")  # the whole file
@@ -264,7 +265,7 @@ def _lint_text(text: str, path: str, opts: Options, base_dir: str | None = None,
         if explicit:
             from kdacheck.readers import dockerfile
 
-            kind = ("a YAML document" if path.lower().endswith((".yaml", ".yml"))
+            kind = ("a YAML document" if path.lower().endswith(YAML_SUFFIXES)
                     else "a Dockerfile" if dockerfile.is_dockerfile(path, text) else "shell")
             result.error = f"no SGLang launch command found (read as {kind}: {len(text.splitlines())} lines)"
     sup = _Suppressor(text, path)
@@ -480,7 +481,7 @@ def lint_many(
             if text is None or (not c.explicit and not relevance.relevant(c.path, text)):
                 if text is not None and is_helm_template(c.path, text):
                     results.skipped["unrendered Helm template"] = results.skipped.get("unrendered Helm template", 0) + 1
-                elif text is not None and "sglang" in text and c.path.lower().endswith((".yaml", ".yml")):
+                elif text is not None and "sglang" in text and c.path.lower().endswith(YAML_SUFFIXES):
                     # names SGLang but carries no launch (a Helm values file, a workflow that installs it): said once
                     results.skipped["non-launch YAML file"] = results.skipped.get("non-launch YAML file", 0) + 1
                 elif text is not None and "sglang" in text and discover.is_container_file_name(os.path.basename(c.path)):

@@ -31,6 +31,12 @@ def test_hook_definition() -> None:
         assert files.search(name) and not exclude.search(name), name
     for name in ("a.py", "yaml.txt", "MyDockerfile", "Dockerfile.md", "x/Dockerfile.j2", "dockerfile.py"):
         assert not files.search(name) or exclude.search(name), name
+    # by suffix, the hook passes exactly kdacheck.suffixes.HOOK_SUFFIXES (their one home)
+    from kdacheck.suffixes import HOOK_SUFFIXES, LINT_SUFFIXES
+
+    tried = {*LINT_SUFFIXES, ".py", ".md", ".toml", ".cfg", ".ini", ".ipynb", ".j2", ".tpl", ".env", ".zsh", ".jsonl", ".conf"}
+    passed = {s for s in tried if files.search(f"x/a{s}") and not exclude.search(f"x/a{s}")}
+    assert passed == set(HOOK_SUFFIXES), f".pre-commit-hooks.yaml files: {sorted(passed)} vs kdacheck.suffixes.HOOK_SUFFIXES"
     # the hook passes the container builds kdacheck's own folder walk reads by name
     for name in ("Dockerfile", "Containerfile", "Dockerfile.cuda", "serve.Dockerfile", "Dockerfile.md", "Dockerfile.j2"):
         assert bool(files.search(name) and not exclude.search(name)) == is_container_file_name(name), name

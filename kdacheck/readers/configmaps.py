@@ -21,6 +21,7 @@ from kdacheck.findings import InputError
 from kdacheck.readers import bounds
 from kdacheck.readers.base import LaunchCommand, Token, Unread
 from kdacheck.readers.yamlfiles import _at, _mapping_get, compose_all, config_tokens, pairs
+from kdacheck.suffixes import YAML_SUFFIXES
 
 MANIFEST_BYTES = 1 << 20  # bytes of a sibling manifest read for its ConfigMaps
 MAX_SIBLINGS = 64  # sibling manifests read for ConfigMaps
@@ -85,7 +86,7 @@ def _siblings(path: str, vols: Volumes) -> None:
     folder = os.path.dirname(path) or "."
     root = confine.repository_root(folder)
     try:
-        names = sorted(n for n in os.listdir(folder) if n.lower().endswith((".yaml", ".yml")))[:MAX_SIBLINGS]
+        names = sorted(n for n in os.listdir(folder) if n.lower().endswith(YAML_SUFFIXES))[:MAX_SIBLINGS]
     except OSError:
         return
     for n in names:

@@ -13,10 +13,10 @@ from kdacheck.findings import InputError, Location
 from kdacheck.readers import bounds, carriers, configmaps, entry, finder, yamlfiles
 from kdacheck.readers.base import LaunchCommand, Token, Unread
 from kdacheck.readers.shell import looks_like_shell_launch, read_shell, tokenize
+from kdacheck.suffixes import YAML_SUFFIXES
 
 MAX_BYTES = 10 * 1024 * 1024
 MAX_COMMANDS = 1_000  # launch commands in one file
-YAML_SUFFIXES = (".yaml", ".yml")
 
 
 def decode(data: bytes, path: str) -> str:

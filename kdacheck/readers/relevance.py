@@ -14,7 +14,7 @@ import yaml
 
 from kdacheck.findings import InputError
 from kdacheck.readers.carriers import kind_of, plausible_config_keys
-from kdacheck.readers.detect import YAML_SUFFIXES
+from kdacheck.suffixes import YAML_SUFFIXES
 
 _TOP_KEY = re.compile(r"^([A-Za-z0-9_-]+)\s*:", re.M)
 
