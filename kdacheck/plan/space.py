@@ -30,7 +30,7 @@ REQUESTS = (8, 16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 512)
 CHAIN_STEPS = (1, 2, 3, 4, 5)
 TREE = ((2, 2), (3, 2), (3, 4), (4, 4))  # (S, K)
 NGRAM_DRAFT_TOKENS = (4, 8, 12)
-SSM_DTYPES = ("bfloat16", "float32")
+SSM_DTYPES = ("bfloat16", "float32")  # the dtypes the search tries, in its order: of kdacheck.dtypes.SSM_DTYPES
 MAX_CANDIDATES = 4000
 # The linear-attention backends kdacheck's rules and kernels model (KDA00x, the verify kernels);
 # the other choices of the flag table are not searched.
