@@ -3,7 +3,7 @@
 - A file named on the command line is always linted.
 - A folder is searched (iteratively, at most :data:`MAX_DEPTH` levels and :data:`MAX_ENTRIES`
   entries, no symlinked folder followed) for ``*.yaml``, ``*.yml``, ``*.sh``, ``*.bash``,
-  ``*.txt`` and ``*.cmd`` files and Dockerfiles by name (``Dockerfile``, ``Containerfile``,
+  ``*.txt``, ``*.cmd`` and ``*.ipynb`` files and Dockerfiles by name (``Dockerfile``, ``Containerfile``,
   ``*.Dockerfile``, ``Dockerfile.*``), skipping ``.git``, hidden folders, ``node_modules``,
   ``__pycache__``, whatever the ``.gitignore`` files on the way ignore (read as git reads them:
   lines split on ``\\n`` only, git's wildmatch, POSIX classes; checked against git in
@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 from kdacheck.findings import InputError
 
-LINT_SUFFIXES = (".yaml", ".yml", ".sh", ".bash", ".txt", ".cmd")
+LINT_SUFFIXES = (".yaml", ".yml", ".sh", ".bash", ".txt", ".cmd", ".ipynb")
 # Container builds, by name as Docker and Podman find them (``docker build -f`` aside):
 # ``Dockerfile``, ``Containerfile``, ``*.Dockerfile``, ``Dockerfile.*`` (``Dockerfile.cuda``).
 _CONTAINER_NAMES = ("dockerfile", "containerfile")
