@@ -142,7 +142,7 @@ def parse(text: str, path: str) -> object:
             word = None if m else next((w for w in _WORDS if text.startswith(w, i)), None)
             if m is None and word is None:
                 raise bad(i, "expected a value" if c else "the text ends where a value should be")
-            value, i = (m.group(), m.end()) if m else (_WORDS[word or ""], i + len(word or ""))
+            value, i = (0.0, m.end()) if m else (_WORDS[word or ""], i + len(word or ""))  # a number's value is never read
         while True:  # the value is complete: store it, then a comma opens the next, a bracket closes
             if not frames:
                 i = _WS.match(text, i).end()  # type: ignore[union-attr]
