@@ -106,22 +106,25 @@ class _Frame:
 
 def parse(text: str, path: str) -> object:
     """The notebook's JSON as far as ``_KEEP`` goes, its source strings as ``Src``; exit 2 on
-    anything that is not JSON (naming the place and the field) or nests past ``MAX_DEPTH``."""
+    anything that is not JSON (naming the place and the field) or nests past ``MAX_DEPTH``.
+    A field's path is built only inside what is kept (a few levels), so the work is linear in
+    the text however deep the rest nests."""
     frames: list[_Frame] = []
-    where: tuple[str | int, ...] = ()
+    where: tuple[str | int, ...] | None = ()  # the field of the value next read; None: inside what is dropped
 
     def bad(i: int, what: str) -> InputError:
-        return InputError(f"{_place(text, i, path)}: not valid JSON in {field_name(where)}: {what}")
+        field = tuple(f.key if f.close == "}" else f.count for f in frames)
+        return InputError(f"{_place(text, i, path)}: not valid JSON in {field_name(field)}: {what}")
 
     i = _WS.match(text).end()  # type: ignore[union-attr]
     while True:
-        kept = _shape(where) in _KEEP
+        kept = where is not None and _shape(where) in _KEEP
         c = text[i:i + 1]
         value: object = None
         if c in ("{", "["):
             if len(frames) >= bounds.MAX_DEPTH:
                 raise bad(i, f"nested more than {bounds.MAX_DEPTH} levels deep; refusing")
-            frame = _Frame(({} if c == "{" else []) if kept else None, where, _CLOSE[c])
+            frame = _Frame(({} if c == "{" else []) if kept else None, where or (), _CLOSE[c])
             frames.append(frame)
             i = _WS.match(text, i + 1).end()  # type: ignore[union-attr]
             if text[i:i + 1] != frame.close:
@@ -135,7 +138,7 @@ def parse(text: str, path: str) -> object:
                 s, end = scanstring(text, i + 1, True)
             except JSONDecodeError as e:
                 raise bad(e.pos, e.msg) from None
-            value = Src(s, i, end) if kept and len(where) > 1 and _is_source(where) else s
+            value = Src(s, i, end) if kept and where and _is_source(where) else s
             i = end
         else:
             m = _NUMBER.match(text, i)
@@ -162,21 +165,21 @@ def parse(text: str, path: str) -> object:
                 i, where = _member(text, _WS.match(text, i + 1).end(), top, bad)  # type: ignore[union-attr]
                 break
             if c != top.close:
-                where = top.path
                 raise bad(i, f"expected `,` or `{top.close}`")
             i += 1
             frames.pop()
-            value, kept, where = top.box, _shape(top.path) in _KEEP, top.path
+            value, kept = top.box, top.box is not None
 
 
 def _is_source(where: tuple[str | int, ...]) -> bool:
-    return where[-1] in _SOURCE_KEYS or (isinstance(where[-1], int) and where[-2] in _SOURCE_KEYS)
+    return len(where) > 1 and (where[-1] in _SOURCE_KEYS or (isinstance(where[-1], int) and where[-2] in _SOURCE_KEYS))
 
 
-def _member(text: str, i: int, frame: _Frame, bad: Callable[[int, str], InputError]) -> tuple[int, tuple[str | int, ...]]:
-    """Where the next member's value starts, and its field: in an object, after its key."""
+def _member(text: str, i: int, frame: _Frame, bad: Callable[[int, str], InputError]) -> tuple[int, tuple[str | int, ...] | None]:
+    """Where the next member's value starts, and its field (None inside what is dropped): in an
+    object, after its key."""
     if frame.close == "]":
-        return i, (*frame.path, frame.count)
+        return i, None if frame.box is None else (*frame.path, frame.count)
     if text[i:i + 1] != '"':
         raise bad(i, "expected a quoted key")
     try:
@@ -187,7 +190,7 @@ def _member(text: str, i: int, frame: _Frame, bad: Callable[[int, str], InputErr
     if text[i:i + 1] != ":":
         raise bad(i, "expected `:` after a key")
     frame.key = key
-    return _WS.match(text, i + 1).end(), (*frame.path, key)  # type: ignore[union-attr]
+    return _WS.match(text, i + 1).end(), None if frame.box is None else (*frame.path, key)  # type: ignore[union-attr]
 
 
 # --- cells, and their places in the file --------------------------------------------------------
