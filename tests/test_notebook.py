@@ -276,3 +276,18 @@ def test_control_characters_in_sources_never_reach_output_raw(tmp_path: Path) ->
                            capture_output=True, text=True, timeout=120, cwd=tmp_path, env={**ENV, "GITHUB_ACTIONS": "1"})
         out = p.stdout + p.stderr
         assert "\x1b" not in out and "\x07" not in out and "\n::error file=x" not in out, (fmt, out)
+
+
+def test_fix_of_a_public_notebook_keeps_it_valid_json() -> None:
+    """``--fix`` on SGLang's speculative-decoding notebook (0.5.19): `--mem-fraction` spelled out
+    in four triple-quoted Python strings inside the JSON; the notebook stays JSON and lints
+    without them."""
+    from kdacheck import fix
+
+    path = str(PUBLIC / "sglang-speculative-decoding.ipynb")
+    text = Path(path).read_text()
+    out = fix.plan(lint(text, version="0.5.19", path=path).findings, False, {path: text})
+    after = out.files[path][1]
+    assert out.applied == 7 and out.skipped == 0
+    assert json.loads(after).keys() == json.loads(text).keys() and after.count("--mem-fraction-static") == 5
+    assert "ARG003" not in codes(lint(after, version="0.5.19", path=path))
