@@ -291,3 +291,45 @@ def test_fix_of_a_public_notebook_keeps_it_valid_json() -> None:
     assert out.applied == 7 and out.skipped == 0
     assert json.loads(after).keys() == json.loads(text).keys() and after.count("--mem-fraction-static") == 5
     assert "ARG003" not in codes(lint(after, version="0.5.19", path=path))
+
+
+def test_the_scanner_reads_exactly_what_json_reads() -> None:
+    """Differential: on random documents and on each of them cut, with a character changed or
+    dropped, ``notebook.parse`` accepts what ``json.loads`` accepts (and keeps the same cells)."""
+    import random
+
+    from kdacheck.findings import InputError
+
+    rng = random.Random(33)
+    atoms = ['"a\\n"', '"\\u00e9\\ud83d\\ude00"', "1", "-2.5e3", "true", "null", "NaN", "-Infinity", '"\\"!x\\\\"']
+
+    def doc(depth: int) -> str:
+        if depth > 3 or rng.random() < 0.3:
+            return rng.choice(atoms)
+        if rng.random() < 0.5:
+            return "[" + ", ".join(doc(depth + 1) for _ in range(rng.randrange(3))) + "]"
+        return "{" + ",".join(f'"{rng.choice(["source", "cells", "k"])}": {doc(depth + 1)}' for _ in range(rng.randrange(3))) + "}"
+
+    for _ in range(400):
+        cells = [json.loads(doc(1).replace("NaN", "1").replace("-Infinity", "2")) for _ in range(2)]
+        base = json.dumps({"cells": [{"cell_type": "code", "source": c} for c in cells], "x": json.loads(doc(0).replace("NaN", "0").replace("-Infinity", "0"))})
+        texts = [base, base[: rng.randrange(len(base))]]
+        k = rng.randrange(len(base))
+        texts += [base[:k] + rng.choice('{}[],:"\\ ax0-\x01') + base[k + 1:], base[:k] + base[k + 1:]]
+        for text in texts:
+            try:
+                want: object = json.loads(text)
+            except ValueError:
+                want = None
+            try:
+                got: object = notebook.parse(text, "n.ipynb")
+            except InputError:
+                got = None
+            assert (got is None) == (want is None), text
+            if text is base:  # the same sources, each string where its quotes are
+                assert isinstance(got, dict) and isinstance(want, dict)
+                for g, w in zip(got["cells"], want["cells"], strict=True):
+                    pieces = g["source"] if isinstance(g["source"], list) else [g["source"]]
+                    if isinstance(w["source"], str) or (isinstance(w["source"], list) and all(isinstance(x, str) for x in w["source"])):
+                        assert [p.text for p in pieces] == ([w["source"]] if isinstance(w["source"], str) else w["source"])
+                        assert all(json.loads(text[p.start:p.end]) == p.text for p in pieces)
