@@ -295,7 +295,7 @@ def cells_of(doc: object, text: str, path: str) -> tuple[list[Cell], bool]:
         if not isinstance(pieces, list) or not all(isinstance(p, Src) for p in pieces):
             raise InputError(f"{path}: cells[{n - 1}].source: a string or a list of strings, not {_kind_of(src)}")
         kind = c.get("cell_type")
-        out.append(Cell(n, kind if isinstance(kind, str) else "", pieces if kind == "code" else [], f))
+        out.append(Cell(n, kind if isinstance(kind, str) else "", pieces, f))
     return out, shell
 
 
@@ -379,7 +379,9 @@ def read_notebook(text: str, path: str, env: dict[str, str] | None = None, max_c
             _unread(cell, _node_offset(cell, node), f"cell {cell.number}: a string naming SGLang's launcher that no runner "
                     "kdacheck knows is given (subprocess, os.system, launch_server_cmd, `!`)", nb)
     if not nb.launches:
-        raise InputError(not_a_launch_configuration(path, "a notebook whose code cells start no SGLang server"))
+        told = next((c for c in cells if c.kind != "code" and names_launcher(c.text)), None)
+        raise InputError(not_a_launch_configuration(path, "a notebook whose code cells start no SGLang server" + (
+            f"; cell {told.number}, a {told.kind or 'untyped'} cell, names the launcher: documentation, never run" if told else "")))
     return [c for _n, _o, c in sorted(nb.launches, key=lambda x: (x[0], x[1]))]
 
 
