@@ -311,7 +311,10 @@ def is_notebook(path: str, text: str) -> bool:
 
 def relevant(path: str, text: str) -> bool:
     """A notebook found in a folder is linted when a code cell names SGLang's launcher (or it is
-    not readable JSON and names SGLang: the error is said)."""
+    not readable JSON and names SGLang: the error is said); one without the launcher's name in
+    its text is not parsed at all."""
+    if not names_launcher(text):
+        return False
     try:
         cells, _shell = cells_of(parse(text, path), text, path)
     except InputError:
