@@ -3,7 +3,7 @@
 - A file named on the command line is always linted.
 - A folder is searched (iteratively, at most :data:`MAX_DEPTH` levels and :data:`MAX_ENTRIES`
   entries, no symlinked folder followed) for ``*.yaml``, ``*.yml``, ``*.sh``, ``*.bash``,
-  ``*.txt`` and ``*.cmd`` files and Dockerfiles by name (``Dockerfile``, ``Containerfile``,
+  ``*.txt``, ``*.cmd`` and ``*.ipynb`` files and Dockerfiles by name (``Dockerfile``, ``Containerfile``,
   ``*.Dockerfile``, ``Dockerfile.*``), skipping ``.git``, hidden folders, ``node_modules``,
   ``__pycache__``, whatever the ``.gitignore`` files on the way ignore (read and matched as git
   does, by :mod:`kdacheck.gitignore`) and the configuration's ``exclude`` globs. Files found this way

@@ -11,7 +11,7 @@ from __future__ import annotations
 YAML_SUFFIXES = (".yaml", ".yml")
 SHELL_SUFFIXES = (".sh", ".bash")
 # the suffixes a commit hook passes: the launch files a deployment repository holds
-HOOK_SUFFIXES = (*YAML_SUFFIXES, ".json", *SHELL_SUFFIXES)
+HOOK_SUFFIXES = (*YAML_SUFFIXES, ".json", *SHELL_SUFFIXES, ".ipynb")
 # what a folder walk considers (relevance decides after reading): the hook's, and the text
 # files a launch line is kept in (.txt, .cmd), read only when they hold one
 LINT_SUFFIXES = (*HOOK_SUFFIXES, ".txt", ".cmd")

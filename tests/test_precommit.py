@@ -27,7 +27,7 @@ def test_hook_definition() -> None:
     files, exclude = re.compile(hook["files"]), re.compile(hook["exclude"])
     from kdacheck.discover import is_container_file_name
 
-    for name in ("a.yaml", "b.yml", "run.sh", "x/y.bash", "Dockerfile", "docker/Containerfile", "Dockerfile.cuda", "x/serve.Dockerfile"):
+    for name in ("a.yaml", "b.yml", "run.sh", "x/y.bash", "serve.ipynb", "Dockerfile", "docker/Containerfile", "Dockerfile.cuda", "x/serve.Dockerfile"):
         assert files.search(name) and not exclude.search(name), name
     for name in ("a.py", "yaml.txt", "MyDockerfile", "Dockerfile.md", "x/Dockerfile.j2", "dockerfile.py"):
         assert not files.search(name) or exclude.search(name), name

@@ -152,8 +152,10 @@ def refuse_outside(target: Path, root: str | None, what: str) -> None:
 
 
 def _read(text: str, path: str, env: dict[str, str] | None = None, allow_outside: bool = False) -> list[LaunchCommand]:
-    from kdacheck.readers import dockerfile
+    from kdacheck.readers import dockerfile, notebook
 
+    if notebook.is_notebook(path, text):
+        return notebook.read_notebook(text, path, env, MAX_COMMANDS)
     if dockerfile.is_dockerfile(path, text):
         return dockerfile.read_dockerfile(text, path)
     is_yaml_name = path.lower().endswith(YAML_SUFFIXES)

@@ -27,7 +27,10 @@ def relevant(path: str, text: str) -> bool:
 
     if is_helm_template(path, text):
         return False  # rendered by `helm template`, linted from its output
-    from kdacheck.readers import dockerfile
+    from kdacheck.readers import dockerfile, notebook
+
+    if notebook.is_notebook(path, text):
+        return notebook.relevant(path, text)  # a notebook whose code cells name SGLang's launcher
 
     if dockerfile.is_dockerfile(path, text):
         return dockerfile.starts_sglang(text)  # a build that never starts SGLang is not a launch
