@@ -12,6 +12,8 @@ import enum
 import re
 from dataclasses import dataclass
 
+from kdacheck.geometry import Geometry
+
 DTYPE_BYTES = {"float32": 4, "bfloat16": 2, "float16": 2, "fp8": 1, "float8_e4m3fn": 1}
 
 
@@ -90,6 +92,8 @@ class Model:
     # MiniCPM-SALA: sparse minicpm4 attention layers (0.5.23 configs/minicpm.py L181-184
     # has_minicpm_sparse_attention: a sparse_config and a minicpm4 layer), which model_overrides/minicpm.py reads
     sparse_attention: bool = False
+    # the widths SGLang shards per rank and the checkpoint's quantization (kdacheck.geometry; None: a preset or a guess)
+    geometry: Geometry | None = None
 
     def __post_init__(self) -> None:
         if not self.intermediate and self.family in (Family.GDN, Family.MAMBA2):
