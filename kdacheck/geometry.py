@@ -22,10 +22,25 @@ import functools
 import json
 from dataclasses import dataclass
 from importlib import resources
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
-if TYPE_CHECKING:
-    from kdacheck.models import Model
+
+class Model(Protocol):
+    """What the checks read of ``kdacheck.models.Model`` (which holds a :class:`Geometry`: this
+    module sits below it)."""
+
+    @property
+    def architecture(self) -> str: ...
+    @property
+    def family(self) -> Any: ...  # models.Family, compared by value
+    @property
+    def linear_v_heads(self) -> int: ...
+    @property
+    def linear_k_heads(self) -> int: ...
+    @property
+    def mla(self) -> bool: ...
+    @property
+    def geometry(self) -> Geometry | None: ...
 
 # SGLang's messages (distributed/utils.py ``ensure_divisibility``; mamba.py MambaMixer2; fp8.py)
 DIVIDE = "{n} is not divisible by {d}"
@@ -130,7 +145,8 @@ def _quant(q: Any) -> Quant | None:
     ok = isinstance(block, list) and len(block) == 2 and all(isinstance(b, int) and b > 0 for b in block)
     ignored = q.get("ignored_layers") or q.get("modules_to_not_convert") or []
     names = tuple(str(x)[:200] for x in ignored[:4096] if isinstance(x, str)) if isinstance(ignored, list) else ()
-    return Quant(q["quant_method"][:40].lower(), (block[0], block[1]) if ok else None, names)
+    pair = (int(block[0]), int(block[1])) if ok and isinstance(block, list) else None
+    return Quant(str(q["quant_method"])[:40].lower(), pair, names)
 
 
 @dataclass(frozen=True)
@@ -150,7 +166,7 @@ def asserts(version: str) -> dict[str, Any]:
     from kdacheck import versions
 
     known = [v for v in versions.KNOWN if versions.vtuple(v) <= versions.vtuple(version)] or [versions.OLDEST]
-    text = resources.files("kdacheck").joinpath("data", f"geometry_asserts-{known[-1]}.json").read_text("utf-8")
+    text = resources.files("kdacheck").joinpath(f"data/geometry_asserts-{known[-1]}.json").read_text("utf-8")
     doc: dict[str, Any] = json.loads(text)
     return doc
 
@@ -196,14 +212,13 @@ def refusals(m: Model, version: str, tp: int, attn_tp: int, ep: int = 1) -> list
         if not ok and (n, d) not in {r.numbers for r in out}:
             out.append(Refusal(what, message, place, (n, d)))
 
-    from kdacheck.models import Family
-
-    if m.family is Family.KDA and m.linear_v_heads and "kda_heads" in places:
+    kda = m.family.value == "kda"
+    if kda and m.linear_v_heads and "kda_heads" in places:
         h = m.linear_v_heads
         need(h % tp == 0, f"{h} KDA heads at TP {tp}", KDA_HEADS.format(n=h, d=tp), places["kda_heads"], h, tp)
     if g.heads and "heads" in places:
-        d = tp if m.family is Family.KDA else attn_tp  # Kimi-Linear asserts over the whole TP world
-        msg = KIMI_HEADS if m.family is Family.KDA else "AssertionError (total_num_heads % attn_tp_size == 0)"
+        d = tp if kda else attn_tp  # Kimi-Linear asserts over the whole TP world
+        msg = KIMI_HEADS if kda else "AssertionError (total_num_heads % attn_tp_size == 0)"
         need(g.heads % d == 0, f"{g.heads} attention heads at attention TP {d}", msg, places["heads"], g.heads, d)
     if g.heads and "mla_heads" in places:
         need(g.heads % attn_tp == 0, f"{g.heads} MLA heads at attention TP {attn_tp}",
@@ -224,13 +239,11 @@ def refusals(m: Model, version: str, tp: int, attn_tp: int, ep: int = 1) -> list
 
 def _linear(m: Model, version: str, attn_tp: int, need: Any) -> None:
     """GDN value heads (the merged ``in_proj_ba``), Mamba2 heads and groups (MambaMixer2)."""
-    from kdacheck.models import Family
-
     h, groups = m.linear_v_heads, m.linear_k_heads
-    if m.family is Family.GDN and h:
+    if m.family.value == "gdn" and h:
         need(h % attn_tp == 0, f"{h} linear-attention value heads at attention TP {attn_tp}", DIVIDE.format(n=h, d=attn_tp),
              _generic(version, "column_divide"), h, attn_tp)
-    if m.family is Family.MAMBA2 and h:
+    if m.family.value == "mamba2" and h:
         need(h % attn_tp == 0, f"{h} Mamba heads at attention TP {attn_tp}", MAMBA_HEADS, _generic(version, "mamba_heads"),
              h, attn_tp)
         if groups:
