@@ -293,6 +293,7 @@ def run(req: Request) -> Result:
                  for s in specs]
     table = flagmod.table(version)
     layouts = space.layouts(req.tp, req.gpus, model, table.has_dest("attn_dp_size"))
+    layouts = space.buildable(model, version, layouts, counts)
     flag = next(iter(table.by_dest.get("linear_attn_verify_backend", ())), None)
     backends = tuple(b for b in (flag.choices or ()) if b in space.MODELLED_BACKENDS) if flag is not None else ()
     if flag is not None and flag.choices and model.family.hybrid:
