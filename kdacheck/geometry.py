@@ -24,6 +24,19 @@ from dataclasses import dataclass
 from importlib import resources
 from typing import Any, Protocol
 
+from kdacheck.messages import (
+    DIVIDE,
+    FP8_LINEAR_K,
+    FP8_LINEAR_N,
+    FP8_MOE_K,
+    FP8_MOE_N,
+    KDA_HEADS,
+    KIMI_HEADS,
+    MAMBA_GROUPS,
+    MAMBA_HEADS,
+    MAMBA_QUANT_GROUPS,
+)
+
 
 class Model(Protocol):
     """What the checks read of ``kdacheck.models.Model`` (which holds a :class:`Geometry`: this
@@ -42,22 +55,7 @@ class Model(Protocol):
     @property
     def geometry(self) -> Geometry | None: ...
 
-# SGLang's messages (distributed/utils.py ``ensure_divisibility``; mamba.py MambaMixer2; fp8.py)
-DIVIDE = "{n} is not divisible by {d}"
-MAMBA_HEADS = "Tensor parallel world size must divide num heads."
-MAMBA_GROUPS = "If tensor parallel world size does not divide num_groups, then num_groups must equal 1."
-MAMBA_QUANT_GROUPS = ("Tensor parallel currently supported for quantized models only if tensor parallel world size "
-                      "divides num groups.")
-KDA_HEADS = "KDA num_heads ({n}) must be divisible by shard tp_size ({d})"
-KIMI_HEADS = "num_attention_heads must be divisible by world_size"
-FP8_MOE_N = "The output_size of gate's and up's weight = {n} is not divisible by weight quantization block_n = {b}."
-FP8_MOE_K = "The input_size of down's weight = {n} is not divisible by weight quantization block_k = {b}."
-FP8_LINEAR_N = "Weight output_partition_size = {n} is not divisible by weight quantization block_n = {b}."
-FP8_LINEAR_K = "Weight input_size_per_partition = {n} is not divisible by weight quantization block_k = {b}."
-CONTEXT = ("Warning: User-specified context_length ({n}) is greater than the derived context_length ({d}). This may "
-           "lead to incorrect model outputs or CUDA errors. Note that the derived context_length may differ from "
-           "max_position_embeddings in the model's config. To allow overriding this maximum, set the env var "
-           "SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1")
+
 # the keys get_context_length reads, first found wins (utils/hf_transformers/common.py CONTEXT_LENGTH_KEYS)
 CONTEXT_KEYS = ("max_sequence_length", "seq_length", "max_seq_len", "model_max_length", "max_position_embeddings")
 MLA_BASES = ("DeepseekV2ForCausalLM", "DeepseekV3ForCausalLM")  # their attention is deepseek_v2.py's MLA
@@ -249,6 +247,9 @@ def _linear(m: Model, version: str, attn_tp: int, need: Any) -> None:
         if groups:
             need(groups % attn_tp == 0 or groups == 1, f"{groups} Mamba groups at attention TP {attn_tp}", MAMBA_GROUPS,
                  _generic(version, "mamba_groups"), groups, attn_tp)
+            quantized = m.geometry is not None and m.geometry.quant is not None
+            need(groups % attn_tp == 0 or attn_tp == 1 or not quantized, f"{groups} Mamba groups of a quantized model at "
+                 f"attention TP {attn_tp}", MAMBA_QUANT_GROUPS, _generic(version, "mamba_groups"), groups, attn_tp)
 
 
 def _moe(g: Geometry, version: str, tp: int, ep: int, need: Any) -> None:

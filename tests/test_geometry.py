@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from kdacheck import geometry, model_config
+from kdacheck import geometry, messages, model_config
 from kdacheck.findings import InputError, Severity
 from tests.helpers import lint_ok
 
@@ -75,10 +75,10 @@ def test_fp8_block_against_per_rank_widths() -> None:
     m = _model("qwen3-next-80b-fp8")
     assert m.geometry is not None and m.geometry.quant is not None and m.geometry.quant.block == (128, 128)
     refused = geometry.fp8_refusals(m, "0.5.23", 8)
-    assert refused[0].message == geometry.FP8_MOE_N.format(n=64, b=128)
+    assert refused[0].message == messages.FP8_MOE_N.format(n=64, b=128)
     assert "fp8.py:1590" in refused[0].place
     assert geometry.fp8_refusals(m, "0.5.23", 4) == []
-    assert [r.message for r in geometry.fp8_refusals(m, "0.5.23", 8, ep=8)] == [geometry.FP8_LINEAR_N.format(n=64, b=128)]
+    assert [r.message for r in geometry.fp8_refusals(m, "0.5.23", 8, ep=8)] == [messages.FP8_LINEAR_N.format(n=64, b=128)]
 
 
 def test_context_length_above_the_derived_one() -> None:

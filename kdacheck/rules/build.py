@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from kdacheck import geometry
+from kdacheck import geometry, messages
 from kdacheck.findings import Severity
 from kdacheck.resolve import Resolved
 from kdacheck.rules.base import Hit, rule
@@ -32,10 +32,10 @@ def _layout(cfg: Resolved) -> tuple[int, int]:
         per rank, not a multiple of 128.
     """,
     why="SGLang raises a ValueError when the model is built.",
-    sglang_message=f"{geometry.FP8_MOE_N}\n{geometry.FP8_MOE_K}\n{geometry.FP8_LINEAR_N}\n{geometry.FP8_LINEAR_K}".replace(
+    sglang_message=f"{messages.FP8_MOE_N}\n{messages.FP8_MOE_K}\n{messages.FP8_LINEAR_N}\n{messages.FP8_LINEAR_K}".replace(
         "{n}", "{}").replace("{b}", "{}"),
     fix="Use a TP size at which every per-rank width is whole blocks, or expert parallelism (`--ep-size`) for the experts.",
-    example="python -m sglang.launch_server --model-path ./Qwen3-Next-80B-A3B-Instruct-FP8 --tp-size 8",
+    example="python -m sglang.launch_server --model-path tests/data/models/qwen3-next-80b-fp8 --tp-size 8",
     sources=(
         "0.5.23 `srt/layers/quantization/fp8.py:570-610` `Fp8LinearMethod.validate_block_quant_shapes`; "
         "`:1585-1601` `Fp8MoEMethod.create_weights` (0.5.19: lines 508-531, 1176-1192)",
@@ -76,7 +76,7 @@ def build001(cfg: Resolved) -> Iterator[Hit]:
         so it says so). A config that writes none of those keys is not judged.
     """,
     why="SGLang raises a ValueError at start-up when it builds the model config.",
-    sglang_message=geometry.CONTEXT.replace("({n})", "({context_length})").replace("({d})", "({derived_context_len})"),
+    sglang_message=messages.CONTEXT.replace("({n})", "({context_length})").replace("({d})", "({derived_context_len})"),
     fix="Lower `--context-length` to the model's, or set SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1 if the longer context is intended.",
     example="python -m sglang.launch_server --model-path meta-llama/Meta-Llama-3-8B-Instruct --context-length 32768",
     sources=(
@@ -90,7 +90,7 @@ def build002(cfg: Resolved) -> Iterator[Hit]:
     if g is None or not g.context or not isinstance(asked, int) or asked <= g.context:
         return
     yield Hit(
-        f"{geometry.CONTEXT.format(n=asked, d=g.context)} (derived from {g.context_why}; SGLang accepts it only with "
+        f"{messages.CONTEXT.format(n=asked, d=g.context)} (derived from {g.context_why}; SGLang accepts it only with "
         "that variable in the server's environment, which kdacheck cannot see)",
         f"use `--context-length {g.context}` or less",
         values=("context_length",),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from kdacheck import geometry, versions
+from kdacheck import geometry, messages, versions
 from kdacheck.findings import Severity
 from kdacheck.messages import KDA001_MESSAGE, KDA002_MESSAGE
 from kdacheck.models import Family
@@ -312,8 +312,8 @@ def kda006(cfg: Resolved) -> Iterator[Hit]:
         architecture whose class asserts nothing kdacheck recognises gets no head check.
     """,
     why="SGLang raises an AssertionError or a ValueError when the model is built.",
-    sglang_message=f"{geometry.KDA_HEADS.format(n='{num_heads}', d='{tp_size}')}\n{geometry.KIMI_HEADS}\n"
-                   f"{geometry.MAMBA_HEADS}\n{geometry.MAMBA_GROUPS}\n{geometry.DIVIDE}\n"
+    sglang_message=f"{messages.KDA_HEADS.format(n='{num_heads}', d='{tp_size}')}\n{messages.KIMI_HEADS}\n"
+                   f"{messages.MAMBA_HEADS}\n{messages.MAMBA_GROUPS}\n{messages.DIVIDE}\n"
                    "AssertionError (assert self.total_num_heads % self.attn_tp_size == 0, and the KV-head and MoE asserts)",
     fix="Use a tensor-parallel size that divides the head count.",
     example="python -m sglang.launch_server --model-path moonshotai/Kimi-Linear-48B-A3B-Instruct --tp 3",
@@ -337,7 +337,7 @@ def kda007(cfg: Resolved) -> Iterator[Hit]:
     first = found[0]
     near = _nearest_tp(cfg, tp)
     fix = f"use `--tp-size {near}`" if near else "use a TP size that divides the model's heads"
-    if first.message == geometry.KDA_HEADS.format(n=first.numbers[0], d=first.numbers[1]):
+    if first.message == messages.KDA_HEADS.format(n=first.numbers[0], d=first.numbers[1]):
         yield Hit(first.message, fix, values=("tp_size",))
         return
     also = "; also " + "; ".join(r.what for r in found[1:]) if len(found) > 1 else ""
