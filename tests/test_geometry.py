@@ -102,3 +102,26 @@ def test_plan_names_why_no_layout_builds() -> None:
     kept = space.buildable(m, "0.5.23", space.layouts(None, 6, m), counts)
     assert [label for _, label in kept] == ["tp 2 × dp 3", "tp 1 × dp 6"]
     assert counts.pruned == 2
+
+
+def test_plan_exits_2_naming_the_head_count() -> None:
+    """``kdacheck plan --model qwen3-next --gpu h200 --tp 3``: no layout is searched, exit 2."""
+    from typer.testing import CliRunner
+
+    from kdacheck.cli import app
+
+    r = CliRunner().invoke(app, ["plan", "--model", "qwen3-next", "--gpu", "h200", "--tp", "3"])
+    assert r.exit_code == 2, r.output
+    assert "SGLang cannot build qwen3-next at any layout tried: tp 3: 16 attention heads at attention TP 3" in r.stderr
+    assert "Traceback" not in r.output
+
+
+
+def test_the_header_shows_the_checkpoints_quantization() -> None:
+    from kdacheck.report.full import headline
+    from tests.helpers import resolved
+
+    fp8 = resolved(f"python -m sglang.launch_server --model-path {ROOT / 'tests/data/models/qwen3-next-80b-fp8'} --tp-size 4")
+    assert " · fp8 block 128×128 · " in headline(fp8)
+    bf16 = resolved("python -m sglang.launch_server --model-path Qwen/Qwen3-Next-80B-A3B-Instruct --tp-size 4")
+    assert "fp8" not in headline(bf16)
