@@ -27,7 +27,8 @@ def _place(r: geometry.Refusal) -> str:
 
 @pytest.mark.parametrize("golden", GOLDEN, ids=lambda p: p.stem)
 def test_verdicts_equal_sglangs_source(golden: Path) -> None:
-    """Every public model folder at TP 1, 2, 3, 4, 5, 6, 8: kdacheck refuses exactly where SGLang's
+    """Every public model folder at TP 1, 2, 3, 4, 5, 6, 8 (and EP over every rank for MoE, FP8
+    blocks for the FP8 checkpoints): kdacheck refuses exactly where SGLang's
     asserts (evaluated from the wheel's text by benchmarks/sglang_diff/geometry_golden.py) do,
     and names the same first place."""
     doc = json.loads(golden.read_text(encoding="utf-8"))
@@ -38,11 +39,12 @@ def test_verdicts_equal_sglangs_source(golden: Path) -> None:
             m = _model(slug, doc["version"])
         except InputError:  # a config SGLang's config class refuses at load (nemotron-3-nano-tf5): never built
             continue
-        for tp, expected in by_tp.items():
-            found = geometry.refusals(m, doc["version"], int(tp), int(tp))
+        for key, expected in by_tp.items():
+            tp, _, ep = key.partition("/ep")
+            found = geometry.layout_refusals(m, doc["version"], int(tp), int(tp), int(ep or 1))
             got = _place(found[0]) if found else "ok"
             if got != expected:
-                bad.append(f"{slug} tp {tp}: kdacheck {got}, SGLang {expected}")
+                bad.append(f"{slug} tp {key}: kdacheck {got}, SGLang {expected}")
     assert not bad, bad
 
 

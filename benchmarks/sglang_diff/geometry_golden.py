@@ -8,7 +8,8 @@ Derived from SGLang's source, not from running it: SGLang's model classes need C
 and a process group to be built, so this reads the asserts they make (the lines
 ``geometry_asserts.py`` finds) and evaluates each assert's own expression, as the wheel writes it,
 with the config's numbers (``self.total_num_heads`` the config's ``num_attention_heads``,
-``self.attn_tp_size`` the TP size, ...). The KV-head asserts follow SGLang's branch (split when
+``self.attn_tp_size`` the TP size, ...), at each TP and, for a model with experts, with EP over
+every rank (``"8/ep8"``), and an FP8 block checkpoint's blocks against the per-rank widths. The KV-head asserts follow SGLang's branch (split when
 there are at least as many KV heads as ranks, else replicated: ``qwen3_next.py:627-634``); the
 shared layers' conditions are the ones their lines hold: ``MambaMixer2`` for a file that builds
 one (``mamba.py:245-252``), ``FusedMoE`` for a file with experts (``layer.py:414, 427``), the merged
@@ -52,8 +53,8 @@ def _numbers(c: dict[str, Any]) -> dict[str, int]:
     }
 
 
-def verdict(texts: dict[str, list[str]], doc: dict[str, Any], config: dict[str, Any], tp: int) -> str:
-    """``ok``, or the first place whose condition fails (``path:line``)."""
+def verdict(texts: dict[str, list[str]], doc: dict[str, Any], config: dict[str, Any], tp: int, ep: int = 1) -> str:
+    """``ok``, or the first place whose condition fails (``path:line``); then FP8's (:func:`fp8`)."""
     arch = doc["architectures"].get((config.get("architectures") or ["?"])[0])
     if arch is None:
         return "ok"
@@ -83,8 +84,40 @@ def verdict(texts: dict[str, list[str]], doc: dict[str, Any], config: dict[str, 
         checks.append((gen["mamba_heads"], n["mamba_heads"] % tp == 0))
         checks.append((gen["mamba_groups"], n["groups"] % tp == 0 or n["groups"] == 1))
     if n["experts"] and n["moe_inter"]:
-        checks.append((gen["moe_intermediate"], n["moe_inter"] % tp == 0))
-    return next((place for place, ok in checks if not ok), "ok")
+        checks.append((gen["moe_experts"], n["experts"] % ep == 0))  # `_num_global_routed % storage_ep_size`
+        checks.append((gen["moe_intermediate"], n["moe_inter"] % (tp // ep) == 0))  # moe_tp = tp // ep (runtime_context.py:154)
+    first = next((place for place, ok in checks if not ok), None)
+    return first or fp8(doc, config, tp, ep)
+
+
+def fp8(doc: dict[str, Any], config: dict[str, Any], tp: int, ep: int) -> str:
+    """An FP8 block checkpoint's verdict as fp8.py decides it: the experts' per-rank gate/up
+    (``Fp8MoEMethod.create_weights``: ``% block_n``, then ``% block_k`` when split), the shared
+    expert's and a dense MLP's merged gate/up and row-parallel down
+    (``validate_block_quant_shapes``), each skipped when ``modules_to_not_convert`` names it."""
+    q = config.get("quantization_config") or {}
+    t = config.get("text_config") if isinstance(config.get("text_config"), dict) else config
+    if q.get("quant_method") != "fp8" or not q.get("weight_block_size"):
+        return "ok"
+    bn, bk = q["weight_block_size"]
+    skip = q.get("ignored_layers") or q.get("modules_to_not_convert") or []
+    gen, n = doc["generic"], _numbers(config)
+    moe_tp = tp // ep
+    if n["experts"] and n["moe_inter"] and not any("experts" in s for s in skip):
+        per = n["moe_inter"] // moe_tp
+        if per % bn:
+            return gen["fp8_moe_block_n"]
+        if moe_tp > 1 and per % bk:
+            return gen["fp8_moe_block_k"]
+    mlps = (("shared_expert", t.get("shared_expert_intermediate_size") if n["experts"] else None),
+            ("mlp", None if n["experts"] else t.get("intermediate_size")))
+    for module, width in mlps:
+        if width and width % tp == 0 and not any(module in s for s in skip):
+            if (width // tp) % bn:
+                return gen["fp8_linear_block_n"]
+            if tp > 1 and (width // tp) % bk:
+                return gen["fp8_linear_block_k"]
+    return "ok"
 
 
 def main(wheel: str) -> dict[str, Any]:
@@ -98,6 +131,8 @@ def main(wheel: str) -> dict[str, Any]:
         if cfg.is_file():
             config = json.loads(cfg.read_text(encoding="utf-8"))
             out[folder.name] = {str(tp): verdict(texts, doc, config, tp) for tp in TPS}
+            if _numbers(config)["experts"]:  # expert parallelism over every TP rank
+                out[folder.name].update({f"{tp}/ep{tp}": verdict(texts, doc, config, tp, tp) for tp in TPS if tp > 1})
     version = re.search(r"sglang-([0-9.]+)-", wheel)
     return {"version": version.group(1) if version else "?",
             "source": "derived from the wheel's assert text (benchmarks/sglang_diff/geometry_golden.py), not by running SGLang",
