@@ -105,8 +105,10 @@ def _int(d: dict[str, Any], *keys: str) -> int:
 
 
 def read(data: dict[str, Any], text: dict[str, Any] | None) -> Geometry:
-    """The widths of a config.json (``text``: its ``text_config``, read first)."""
-    t = text if text is not None else data
+    """The widths of a config.json (``text``: its ``text_config``, read first; a Nemotron-H VL
+    wrapper's ``llm_config`` likewise)."""
+    llm = data.get("llm_config")
+    t = text if text is not None else llm if isinstance(llm, dict) else data
     heads = _int(t, "num_attention_heads", "n_heads")
     experts = _int(t, "n_routed_experts", "num_experts", "num_local_experts")
     context, why = _context(t)
