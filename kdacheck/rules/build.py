@@ -7,13 +7,7 @@ from collections.abc import Iterator
 from kdacheck import geometry, messages
 from kdacheck.findings import Severity
 from kdacheck.resolve import Resolved
-from kdacheck.rules.base import Hit, rule
-
-
-def _layout(cfg: Resolved) -> tuple[int, int]:
-    tp = int(cfg.v("tp_size") or 1)
-    ep = cfg.user("ep_size")
-    return tp, int(ep) if isinstance(ep, int) and ep > 0 else 1
+from kdacheck.rules.base import Hit, layout, rule
 
 
 @rule(
@@ -52,7 +46,7 @@ def _layout(cfg: Resolved) -> tuple[int, int]:
 def build001(cfg: Resolved) -> Iterator[Hit]:
     if cfg.model is None:
         return
-    tp, ep = _layout(cfg)
+    tp, _, ep = layout(cfg)
     found = geometry.fp8_refusals(cfg.model, cfg.version, tp, ep)
     if found:
         first = found[0]

@@ -10,7 +10,7 @@ from kdacheck.messages import KDA001_MESSAGE, KDA002_MESSAGE
 from kdacheck.models import Family
 from kdacheck.resolve import Event, Resolved
 from kdacheck.resolve.cuda_graph import RowMapParams, row_map_geometry, row_map_ok
-from kdacheck.rules.base import HYBRID, LINEAR_VERIFY, MAX_SEARCH, Hit, rule, unchecked
+from kdacheck.rules.base import HYBRID, LINEAR_VERIFY, MAX_SEARCH, Hit, layout, rule, unchecked
 
 
 @rule(
@@ -330,7 +330,7 @@ def kda006(cfg: Resolved) -> Iterator[Hit]:
 def kda007(cfg: Resolved) -> Iterator[Hit]:
     if cfg.model is None:
         return
-    tp, atp, ep = _layout(cfg)
+    tp, atp, ep = layout(cfg)
     found = geometry.refusals(cfg.model, cfg.version, tp, atp, ep)
     if not found:
         return
@@ -344,17 +344,10 @@ def kda007(cfg: Resolved) -> Iterator[Hit]:
     yield Hit(f"{first.what}: SGLang refuses ({first.message}, {first.place}){also}", fix, values=("tp_size",))
 
 
-def _layout(cfg: Resolved) -> tuple[int, int, int]:
-    """TP, attention TP and EP as SGLang builds the model with them."""
-    tp = int(cfg.v("tp_size") or 1)
-    ep = cfg.user("ep_size")
-    return tp, int(cfg.v("attn_tp_size") or tp), int(ep) if isinstance(ep, int) and ep > 0 else 1
-
-
 def _nearest_tp(cfg: Resolved, tp: int) -> int | None:
     """The TP size nearest ``tp`` (the smaller on a tie) at which the model builds."""
     assert cfg.model is not None
-    _, atp, ep = _layout(cfg)
+    _, atp, ep = layout(cfg)
     adp = max(1, tp // max(1, atp))
     ok = [t for t in range(1, min(4 * tp, 256) + 1)
           if t % adp == 0 and t % ep == 0 and not geometry.refusals(cfg.model, cfg.version, t, t // adp, ep)]
