@@ -72,3 +72,26 @@ HSP007_ADAPTIVE_MESSAGE = "HiSparse speculative decoding uses statically sized s
 
 # srt/arg_groups/kv_cache_hook.py L317-318 handle_kv4_compatibility (RuntimeError, on any platform but CUDA)
 KV4_NON_CUDA_MESSAGE = "KV4 is not tested on non-CUDA platforms."
+
+# -- what SGLang refuses when it builds the model on each rank (kdacheck/geometry.py) -------------
+# srt/distributed/utils.py L68-72 ensure_divisibility (divide(): the linear layers, Mamba2StateShape)
+DIVIDE = "{n} is not divisible by {d}"
+# srt/layers/attention/mamba/mamba.py L245-259 MambaMixer2 (0.5.19 L242-256)
+MAMBA_HEADS = "Tensor parallel world size must divide num heads."
+MAMBA_GROUPS = "If tensor parallel world size does not divide num_groups, then num_groups must equal 1."
+MAMBA_QUANT_GROUPS = ("Tensor parallel currently supported for quantized models only if tensor parallel world size "
+                      "divides num groups.")
+# srt/models/kimi_linear.py L60-65 _get_kda_local_num_heads (ValueError); L693-696 (AssertionError, 0.5.23 only)
+KDA_HEADS = "KDA num_heads ({n}) must be divisible by shard tp_size ({d})"
+KIMI_HEADS = "num_attention_heads must be divisible by world_size"
+# srt/layers/quantization/fp8.py L1588-1601 Fp8MoEMethod.create_weights (ValueError)
+FP8_MOE_N = "The output_size of gate's and up's weight = {n} is not divisible by weight quantization block_n = {b}."
+FP8_MOE_K = "The input_size of down's weight = {n} is not divisible by weight quantization block_k = {b}."
+# srt/layers/quantization/fp8.py L592-610 Fp8LinearMethod.validate_block_quant_shapes (ValueError)
+FP8_LINEAR_N = "Weight output_partition_size = {n} is not divisible by weight quantization block_n = {b}."
+FP8_LINEAR_K = "Weight input_size_per_partition = {n} is not divisible by weight quantization block_k = {b}."
+# srt/configs/model_config.py L1295-1316 _derive_context_length (ValueError)
+CONTEXT = ("Warning: User-specified context_length ({n}) is greater than the derived context_length ({d}). This may "
+           "lead to incorrect model outputs or CUDA errors. Note that the derived context_length may differ from "
+           "max_position_embeddings in the model's config. To allow overriding this maximum, set the env var "
+           "SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1")

@@ -34,7 +34,7 @@ import stat
 from pathlib import Path
 from typing import Any
 
-from kdacheck import architectures, families, versions
+from kdacheck import architectures, families, geometry, versions
 from kdacheck.families.fields import Fields
 from kdacheck.findings import InputError
 from kdacheck.models import Model
@@ -149,7 +149,7 @@ def read(path: Path, name: str, version: str | None = None, data: dict[str, Any]
         (True if any(data.get(k) is not None for k in DSPARK_KEYS) else None)
     common: dict[str, Any] = {"params": params, "weight_bytes_per_param": wbytes, "source": source,
               "mla": "kv_lora_rank" in (text or data), "dspark_draft": dspark, "origin": origin,
-              "vision": vision_tower(data, text)}
+              "vision": vision_tower(data, text), "geometry": geometry.read(data, text)}
     view = families.ConfigView(path, name, arch, model_type, data, outer, inner, version or versions.NEWEST, common)
     model = families.read(view)  # the first family that claims it; full attention claims every config
     assert model is not None

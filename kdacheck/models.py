@@ -13,6 +13,8 @@ import re
 from dataclasses import dataclass
 from typing import Protocol
 
+from kdacheck.geometry import Geometry
+
 
 class FamilyFacts(Protocol):
     """What ``Family`` reads of its ``kdacheck.families.registry.FamilySpec`` (the registry
@@ -115,6 +117,8 @@ class Model:
     # MiniCPM-SALA: sparse minicpm4 attention layers (0.5.23 configs/minicpm.py L181-184
     # has_minicpm_sparse_attention: a sparse_config and a minicpm4 layer), which model_overrides/minicpm.py reads
     sparse_attention: bool = False
+    # the widths SGLang shards per rank and the checkpoint's quantization (kdacheck.geometry; None: a preset or a guess)
+    geometry: Geometry | None = None
 
     def __post_init__(self) -> None:
         if not self.intermediate and self.family in (Family.GDN, Family.MAMBA2):

@@ -36,6 +36,10 @@ KEEP = frozenset({
     # SGLang sizes mem_fraction_static down for a vision tower (0.5.23 arg_groups/memory_hook.py
     # adjust_mem_fraction_for_vlm): its presence and its num_hidden_layers / hidden_size
     "vision_config", "language_model_only",
+    # the widths SGLang shards per rank, the context length and the quantization (kdacheck/geometry.py)
+    "n_routed_experts", "num_experts", "num_local_experts", "moe_intermediate_size", "shared_expert_intermediate_size",
+    "intermediate_size", "max_sequence_length", "seq_length", "max_seq_len", "model_max_length", "max_position_embeddings",
+    "rope_scaling", "quantization_config",
 })
 NESTED = ("text_config", "llm_config")
 

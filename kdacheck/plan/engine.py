@@ -335,6 +335,7 @@ class Search:
             specs = [space.Spec(s.algorithm, (*s.flags, draft), s.label) if s.algorithm == "NEXTN" else s for s in specs]
         table = flagmod.table(self.version)
         layouts = space.layouts(self.req.tp, self.req.gpus, model, table.has_dest("attn_dp_size"), self.version)
+        layouts = space.buildable(model, self.version, layouts, self.counts)
         flag = next(iter(table.by_dest.get("linear_attn_verify_backend", ())), None)
         backends = tuple(b for b in (flag.choices or ()) if b in space.MODELLED_BACKENDS) if flag is not None else ()
         if flag is not None and flag.choices and model.family.hybrid:

@@ -7,6 +7,10 @@ the model's structure; each is first screened alone against a base launch by kda
 are crossed. Closed forms prune before any lint:
 
 - attention DP must divide TP (SGLang 0.5.23 ``parallel_hook.py``: ``tp_size % attn_dp_size``);
+- every width SGLang shards per rank must be whole, and an FP8 checkpoint's blocks with it
+  (``kdacheck.geometry``: the heads, KV heads, linear-attention and Mamba heads, experts, FP8
+  blocks SGLang's model classes assert on): :func:`buildable` drops the layouts SGLang cannot
+  build, and says why when none is left;
 - topk 1 verifies D = S + 1 tokens (``speculative_hook.py`` rewrites any other D); a tree needs
   S < D ≤ S·K + 1 (a draft tree of depth S and K children per node has no more nodes);
 - memory is monotone in R: once R requests do not fit (or leave less than ``--min-context``
@@ -21,7 +25,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 from kdacheck import flags as flagmod
-from kdacheck import versions
+from kdacheck import geometry, versions
 from kdacheck.models import Family, Model
 
 Flags = tuple[tuple[str, str | tuple[str, ...] | None], ...]  # (option, value: None for a switch, a tuple for several), in order
@@ -133,6 +137,28 @@ def layouts(tp: int | None, gpus: int | None, model: Model, attn_dp_flag: bool =
             adp: Flags = ((o("attn_dp_size"), str(a)),) if attn_dp_flag else ((o("dp_size"), str(a)), (o("enable_dp_attention"), None))
             out.append((((o("tp_size"), str(n)), *adp), f"tp {n}, attention DP {a}"))
     return out
+
+
+def buildable(model: Model, version: str, layouts: list[tuple[Flags, str]], counts: Counts) -> list[tuple[Flags, str]]:
+    """The layouts SGLang can build the model at (:mod:`kdacheck.geometry`); a ValueError naming
+    what it refuses when there is none (``plan`` exits 2 with it)."""
+    kept: list[tuple[Flags, str]] = []
+    refused: dict[str, str] = {}
+    for flags, label in layouts:
+        opts = dict(flags)
+        tp = int(str(opts.get("--tp-size", "1")))
+        adp = int(str(opts.get("--attn-dp-size", opts.get("--dp-size", "1")))) if (
+            "--attn-dp-size" in opts or "--enable-dp-attention" in opts) else 1
+        why = geometry.layout_refusals(model, version, tp, max(1, tp // adp))
+        if why:
+            refused[label] = f"{why[0].what}: SGLang refuses ({why[0].message}, {why[0].place})"
+            counts.prune(f"layout {label}: {why[0].what}")
+        else:
+            kept.append((flags, label))
+    if not kept and refused:
+        raise ValueError(f"SGLang cannot build {model.name} at any layout tried: "
+                         + "; ".join(f"{label}: {why}" for label, why in refused.items()))
+    return kept
 
 
 def dimensions(model: Model, backends: tuple[str, ...], hisparse_fixed: bool = False,

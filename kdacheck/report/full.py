@@ -47,6 +47,9 @@ def headline(cfg: Resolved) -> str:
 
     name = visible_name(cfg.model.name) if cfg.model else visible_name(str(cfg.user("model_path") or "?")[:200])
     parts = [f"SGLang {cfg.version}", f"model {name} ({origin_label(cfg.model, cfg.model_guess)})"]
+    quant = cfg.model.geometry.quant if cfg.model is not None and cfg.model.geometry is not None else None
+    if quant is not None:  # the checkpoint's quantization_config (kdacheck.geometry.Quant)
+        parts.append(visible_name(quant.label))
     if not cfg.v("spec_on"):
         parts.append("no speculative decoding")
     else:

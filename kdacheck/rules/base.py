@@ -119,6 +119,13 @@ LINEAR_VERIFY = (Family.KDA, Family.GDN, Family.MAMBA2)
 MAX_SEARCH = 4096  # candidates a fix search tries (counts in a launch file are not bounded)
 
 
+def layout(cfg: Resolved) -> tuple[int, int, int]:
+    """TP, attention TP and EP as SGLang builds the model with them (``kdacheck.geometry``)."""
+    tp = int(cfg.v("tp_size") or 1)
+    ep = cfg.user("ep_size")
+    return tp, int(cfg.v("attn_tp_size") or tp), int(ep) if isinstance(ep, int) and ep > 0 else 1
+
+
 def divisors(n: int) -> list[int]:
     """The divisors of ``n`` (trial division to √n; none for an n beyond 10¹²: no loop over an
     untrusted count)."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from kdacheck import versions
+from kdacheck import geometry, messages, versions
 from kdacheck.findings import Severity
 from kdacheck.messages import KDA001_MESSAGE, KDA002_MESSAGE
 from kdacheck.models import Family
@@ -16,7 +16,7 @@ from kdacheck.rules.base import (
     MAX_SEARCH,
     Consequence,
     Hit,
-    divisors,
+    layout,
     rule,
     unchecked,
 )
@@ -315,31 +315,59 @@ def kda006(cfg: Resolved) -> Iterator[Hit]:
     "KDA007", Severity.ERROR,
     consequence=Consequence.REFUSES_MODEL,
     name="heads-divisible-by-tp",
-    needs="model", families=(Family.KDA,),
-    summary="KDA heads divisible by tp_size (32 heads for Kimi-Linear: tp ∈ {1, 2, 4, 8, 16, 32})",
-    what="Each tensor-parallel rank holds num_heads / tp_size KDA heads (and attention heads).",
-    why="SGLang raises a ValueError when the model is built.",
-    sglang_message="KDA num_heads ({num_heads}) must be divisible by shard tp_size ({tp_size})",
+    needs="model",
+    summary="every width SGLang shards per rank is whole: heads, KV heads, KDA/GDN/Mamba heads, experts (Kimi-Linear: tp ∈ {1, 2, 4, 8, 16, 32})",
+    what="""
+        Each rank builds every layer with its share of the model (`kdacheck/geometry.py`): the
+        attention heads at attention TP (MLA's too), the KV heads (split when there are at
+        least as many as ranks, else replicated: the TP size must then be a multiple of them),
+        Kimi-Linear's KDA heads at TP, GDN's value heads and Mamba2's heads at attention TP
+        (Mamba2's groups divided, or one group), the routed experts at EP and their
+        intermediate at TP / EP. Which assert each architecture's class makes is read from
+        SGLang's wheel per version (`benchmarks/sglang_diff/geometry_asserts.py`); an
+        architecture whose class asserts nothing kdacheck recognises gets no head check.
+    """,
+    why="SGLang raises an AssertionError or a ValueError when the model is built.",
+    sglang_message=f"{messages.KDA_HEADS.format(n='{num_heads}', d='{tp_size}')}\n{messages.KIMI_HEADS}\n"
+                   f"{messages.MAMBA_HEADS}\n{messages.MAMBA_GROUPS}\n{messages.DIVIDE}\n"
+                   "AssertionError (assert self.total_num_heads % self.attn_tp_size == 0, and the KV-head and MoE asserts)",
     fix="Use a tensor-parallel size that divides the head count.",
     example="python -m sglang.launch_server --model-path moonshotai/Kimi-Linear-48B-A3B-Instruct --tp 3",
     sources=(
         "0.5.19 `srt/models/kimi_linear.py:57-59` `_get_kda_local_num_heads`; 0.5.23 lines 60-65",
         "0.5.23 `srt/models/kimi_linear.py:693-696` (`num_attention_heads must be divisible by world_size`)",
+        "0.5.23 `srt/models/qwen3_next.py:624-634`, `llama.py:183-193`, `nemotron_h.py:696-706`, `deepseek_v2.py:2057` (MLA): "
+        "every version's lines in `kdacheck/data/geometry_asserts-<version>.json`",
+        "0.5.23 `srt/layers/attention/mamba/mamba.py:245-252` (MambaMixer2), `srt/layers/linear.py:483` (divide), "
+        "`srt/layers/moe/fused_moe_triton/layer.py:414, 427` (FusedMoE)",
     ),
+    changes=("0.5.23 adds Kimi-Linear's `num_attention_heads must be divisible by world_size` (0.5.19-0.5.22: the KDA heads only)",),
 )
 def kda007(cfg: Resolved) -> Iterator[Hit]:
-    if not _kda(cfg) or cfg.model is None:
+    if cfg.model is None:
         return
-    heads = cfg.model.linear_v_heads
-    tp = int(cfg.v("tp_size") or 1)
-    if heads and heads % tp:
-        ok = divisors(heads)
-        near = min(ok, key=lambda d: (abs(d - tp), d)) if ok else None
-        yield Hit(
-            f"KDA num_heads ({heads}) must be divisible by shard tp_size ({tp})",
-            f"use `--tp-size {near}`" if near else "use a TP size that divides the KDA head count",
-            values=("tp_size",),
-        )
+    tp, atp, ep = layout(cfg)
+    found = geometry.refusals(cfg.model, cfg.version, tp, atp, ep)
+    if not found:
+        return
+    first = found[0]
+    near = _nearest_tp(cfg, tp)
+    fix = f"use `--tp-size {near}`" if near else "use a TP size that divides the model's heads"
+    if first.message == messages.KDA_HEADS.format(n=first.numbers[0], d=first.numbers[1]):
+        yield Hit(first.message, fix, values=("tp_size",))
+        return
+    also = "; also " + "; ".join(r.what for r in found[1:]) if len(found) > 1 else ""
+    yield Hit(f"{first.what}: SGLang refuses ({first.message}, {first.place}){also}", fix, values=("tp_size",))
+
+
+def _nearest_tp(cfg: Resolved, tp: int) -> int | None:
+    """The TP size nearest ``tp`` (the smaller on a tie) at which the model builds."""
+    assert cfg.model is not None
+    _, atp, ep = layout(cfg)
+    adp = max(1, tp // max(1, atp))
+    ok = [t for t in range(1, min(4 * tp, 256) + 1)
+          if t % adp == 0 and t % ep == 0 and not geometry.refusals(cfg.model, cfg.version, t, t // adp, ep)]
+    return min(ok, key=lambda d: (abs(d - tp), d)) if ok else None
 
 
 @rule(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from kdacheck import geometry
 from kdacheck.findings import Severity
 from kdacheck.resolve import Resolved
 from kdacheck.resolve import mempool as memory
@@ -104,11 +105,10 @@ def _mem002_fix(cfg: Resolved, res: memory.MemSolve) -> str:
         if lo >= dp:
             parts.append(f"--max-running-requests {lo} (or fewer)")
     tp = int(cfg.v("tp_size") or 1)
-    heads = cfg.model.linear_v_heads if cfg.model else 0
     for n in (2, 4, 8, 16):
         new_tp = tp * n
-        if heads and heads % new_tp:
-            break
+        if cfg.model is not None and geometry.refusals(cfg.model, cfg.version, new_tp, new_tp):
+            break  # SGLang cannot build the model at that TP (KDA007)
         x = _solve_inputs(cfg, tp=new_tp)
         if x is not None and memory.solve(x).failure is None:
             parts.append(f"--tp-size {new_tp}")

@@ -1,0 +1,93 @@
+"""BUILD: what SGLang refuses when it builds the model on each rank (beyond the head shares, KDA007)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from kdacheck import geometry, messages
+from kdacheck.findings import Severity
+from kdacheck.resolve import Resolved
+from kdacheck.rules.base import Consequence, Hit, layout, rule
+
+
+@rule(
+    "BUILD001", Severity.ERROR,
+    consequence=Consequence.REFUSES_MODEL,
+    name="fp8-block-divides-rank-widths",
+    needs="model",
+    summary="an FP8 block-quantized checkpoint's block_n / block_k divide every per-rank MLP width",
+    what="""
+        A checkpoint quantized in FP8 blocks (`quantization_config.weight_block_size` [block_n,
+        block_k]) stores one scale per block, so each rank's share of a quantized layer must be
+        whole blocks: the routed experts' gate/up width `moe_intermediate_size / (tp / ep)` a
+        multiple of block_n (and of block_k for their down projection when split), the shared
+        expert's and a dense model's MLP `intermediate / tp` likewise (their gate/up projection
+        is merged, so SGLang checks it at every TP). A module named in `modules_to_not_convert` /
+        `ignored_layers` is not quantized and not checked. Qwen3-Next-FP8 at TP 8: 512 / 8 = 64
+        per rank, not a multiple of 128.
+    """,
+    why="SGLang raises a ValueError when the model is built.",
+    sglang_message=f"{messages.FP8_MOE_N}\n{messages.FP8_MOE_K}\n{messages.FP8_LINEAR_N}\n{messages.FP8_LINEAR_K}".replace(
+        "{n}", "{}").replace("{b}", "{}"),
+    fix="Use a TP size at which every per-rank width is whole blocks, or expert parallelism (`--ep-size`) for the experts.",
+    example="python -m sglang.launch_server --model-path tests/data/models/qwen3-next-80b-fp8 --tp-size 8",
+    sources=(
+        "0.5.23 `srt/layers/quantization/fp8.py:570-610` `Fp8LinearMethod.validate_block_quant_shapes`; "
+        "`:1585-1601` `Fp8MoEMethod.create_weights` (0.5.19: lines 508-531, 1176-1192)",
+        "0.5.23 `srt/layers/quantization/fp8.py:354-355` (`ignored_layers` or `modules_to_not_convert`), `:396-399` `is_layer_skipped`",
+        "0.5.23 `srt/runtime_context.py:154` (`moe_tp_size = tp_size // moe_ep_size // moe_dp_size`)",
+    ),
+    inferred="""
+        The linear-attention projections (GDN `in_proj_qkvz` / `in_proj_ba`) and the attention
+        projections are also checked by SGLang; kdacheck does not model their quantization
+        (which of them a checkpoint leaves unconverted) and says nothing of them. Module names
+        are matched by substring, without layer indices.
+    """,
+)
+def build001(cfg: Resolved) -> Iterator[Hit]:
+    if cfg.model is None:
+        return
+    tp, _, ep = layout(cfg)
+    found = geometry.fp8_refusals(cfg.model, cfg.version, tp, ep)
+    if found:
+        first = found[0]
+        ok = [t for t in (1, 2, 4, 8, 16) if t != tp and not geometry.layout_refusals(cfg.model, cfg.version, t, t, 1)]
+        fix = f"use `--tp-size {max(t for t in ok if t < tp)}`" if any(t < tp for t in ok) else "use fewer TP ranks"
+        yield Hit(f"{first.message} ({first.what}; {first.place})", fix, values=("tp_size",))
+
+
+@rule(
+    "BUILD002", Severity.ERROR,
+    consequence=Consequence.REFUSES,
+    name="context-length-within-model",
+    needs="model",
+    summary="--context-length ≤ the context length SGLang derives from the model's config",
+    what="""
+        SGLang derives a model's context length from its config (`get_context_length`: the first
+        of `max_sequence_length`, `seq_length`, `max_seq_len`, `model_max_length`,
+        `max_position_embeddings`, times the rope scaling factor unless the scaling names
+        `original_max_position_embeddings` or is llama3's) and refuses a larger
+        `--context-length` unless the server's environment sets
+        `SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1` (kdacheck cannot see the environment,
+        so it says so). A config that writes none of those keys is not judged.
+    """,
+    why="SGLang raises a ValueError at start-up when it builds the model config.",
+    sglang_message=messages.CONTEXT.replace("({n})", "({context_length})").replace("({d})", "({derived_context_len})"),
+    fix="Lower `--context-length` to the model's, or set SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1 if the longer context is intended.",
+    example="python -m sglang.launch_server --model-path meta-llama/Meta-Llama-3-8B-Instruct --context-length 32768",
+    sources=(
+        "0.5.23 `srt/configs/model_config.py:1291-1326` `_derive_context_length` (the ValueError at L1314-1316; 0.5.19: L887)",
+        "0.5.23 `srt/utils/hf_transformers/common.py:668-694` `CONTEXT_LENGTH_KEYS`, `get_context_length`",
+    ),
+)
+def build002(cfg: Resolved) -> Iterator[Hit]:
+    g = cfg.model.geometry if cfg.model is not None else None
+    asked = cfg.user("context_length")
+    if g is None or not g.context or not isinstance(asked, int) or asked <= g.context:
+        return
+    yield Hit(
+        f"{messages.CONTEXT.format(n=asked, d=g.context)} (derived from {g.context_why}; SGLang accepts it only with "
+        "that variable in the server's environment, which kdacheck cannot see)",
+        f"use `--context-length {g.context}` or less",
+        values=("context_length",),
+    )
