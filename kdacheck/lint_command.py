@@ -163,6 +163,8 @@ class LintOptions:
     offline: bool = False
     isolated: bool = False
     per_file_ignores: list[str] | None = None
+    baseline: str | None = None
+    write_baseline: str | None = None
 
     def __init__(self, **given: Any) -> None:
         unknown = sorted(set(given) - set(LintOptions.__annotations__))
@@ -208,6 +210,7 @@ class LintCommand:
                     self.diff()
                 elif self.o.fix:
                     self.fix_passes()
+                self.baseline()
                 self.report()
             finally:
                 confine.reads = None
@@ -292,6 +295,29 @@ class LintCommand:
             echo(f"kdacheck: error: {message}", err=True)
         if self.source is not None:
             self.write_fixed_text()
+
+    def baseline(self) -> None:
+        """``--write-baseline``: every current finding written to the baseline file; then
+        ``--baseline`` (or the file just written): the findings it holds left out of the report
+        and the exit code, counted in the summary (``kdacheck.baseline``)."""
+        o = self.o
+        path = o.write_baseline or o.baseline
+        if path is None:
+            return
+        from kdacheck import baseline, writes
+
+        if o.write_baseline and o.baseline:
+            raise self.failed("--baseline and --write-baseline: give one of them")
+        root = confine.repository_root(os.getcwd())
+        if o.write_baseline:
+            try:
+                writes.replace(path, baseline.dump(self.results, root), root, allow_outside=o.allow_outside)
+            except confine.Refused as e:
+                raise self.failed(f"--write-baseline {e}") from None
+            echo(f"kdacheck: wrote {sum(len(r.findings) for r in self.results)} findings to {path}", err=True)
+        with self.refusals():
+            known = baseline.load(path, None if o.allow_outside else root)
+        baseline.apply(self.results, known, root)
 
     def report(self) -> None:
         """The report in its format (``--quiet``: the failing findings; ``-qq``: none), and the

@@ -45,4 +45,6 @@ OPTIONS: tuple[Option, ...] = (
     ('offline', ('--offline',), 'flag', (), None, False),
     ('isolated', ('--isolated',), 'flag', (), None, False),
     ('per_file_ignores', ('--per-file-ignores',), 'strs', (), None, None),
+    ('baseline', ('--baseline',), 'str', (), None, None),
+    ('write_baseline', ('--write-baseline',), 'str', (), None, None),
 )

@@ -31,6 +31,7 @@ class FileResult:
     error: str | None = None
     notes: list[str] = field(default_factory=list)
     suppressed: int = 0
+    baselined: int = 0  # findings left out because --baseline holds them
     rules: list[str] = field(default_factory=list)  # codes checked (applicable and selected)
     unused_suppressions: list[tuple[int, str]] = field(default_factory=list)  # (line, code)
     launch_of: list[int] = field(default_factory=list)  # each finding's launch command (its index in ``resolved``), as ``findings``
