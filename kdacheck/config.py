@@ -306,6 +306,7 @@ class Options:
     env: dict[str, str] = field(default_factory=dict)  # --env / --env-file: shell variables the files do not set
     allow_outside: bool = False  # --allow-outside: --config files outside the linted repository are read
     offline: bool = False  # --offline: no model config.json is asked of the Hugging Face Hub
+    ignore_noqa: bool = False  # --ignore-noqa: every `# kdacheck: ignore` comment read as if absent
     version_why: str = ""  # where the version came from ("--sglang-version": also a configuration's)
     file_ignores: tuple[tuple[Any, tuple[str, ...]], ...] = ()  # (compiled glob, codes) from per-file-ignores
     file_ignore_sets: list[Any] = field(default_factory=list, repr=False, compare=False)  # the same globs, indexed (gitignore.PatternSet)
@@ -328,6 +329,7 @@ class Overrides:
     per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()  # --per-file-ignores GLOB:CODES
     isolated: bool = False  # --isolated: no configuration file is read
     offline: bool = False  # --offline: never ask the Hub for a model's config.json
+    ignore_noqa: bool = False  # --ignore-noqa: inline suppressions ignored
 
 
 @functools.cache
@@ -363,7 +365,7 @@ def options(s: Settings, cli: Overrides) -> Options:
         raise ConfigError(str(e) if s.path is None or cli.select or cli.ignore or cli.extend_select
                           else f"{s.path}: {e}") from None
     opts = Options(version=version, model=model, gpu=profile, rules=rules, sglang=cli.sglang, env=dict(cli.env), allow_outside=cli.allow_outside, version_why=version_why,
-                   offline=cli.offline)
+                   offline=cli.offline, ignore_noqa=cli.ignore_noqa)
     if s.max_file_size is not None:
         opts.max_bytes = s.max_file_size
     if s.mem005_share is not None:

@@ -163,6 +163,7 @@ class LintOptions:
     offline: bool = False
     isolated: bool = False
     per_file_ignores: list[str] | None = None
+    ignore_noqa: bool = False
     baseline: str | None = None
     write_baseline: str | None = None
 
@@ -235,7 +236,7 @@ class LintCommand:
             select=tuple(_split(o.select) or ()) or None, ignore=tuple(_split(o.ignore) or ()),
             extend_select=tuple(_split(o.extend_select) or ()), gpu=o.gpu, sglang_version=o.sglang_version, model=o.model,
             sglang=o.sglang, env=tuple(variables.items()), allow_outside=o.allow_outside, isolated=o.isolated, offline=o.offline,
-            per_file_ignores=file_ignores,
+            per_file_ignores=file_ignores, ignore_noqa=o.ignore_noqa,
         )
         if o.show_settings:
             with self.refusals():
