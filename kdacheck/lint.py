@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 import sys
@@ -301,6 +302,8 @@ def _lint_text(text: str, path: str, opts: Options, base_dir: str | None = None,
         span = sup.command_sites(cmd)
         kept: list[Finding] = []
         for f in findings:
+            if f.code in opts.severity and not f.not_checked:  # `severity = {CODE = ...}` in the settings
+                f = dataclasses.replace(f, severity=opts.severity[f.code])
             if (why := sup.suppressed(f, span)) or (opts.file_ignores and config.ignored_here(opts, path, f.code)):
                 result.suppressed += 1
                 result.silenced += [why] if why else []
