@@ -164,6 +164,7 @@ class LintOptions:
     isolated: bool = False
     per_file_ignores: list[str] | None = None
     ignore_noqa: bool = False
+    add_noqa: bool = False
     baseline: str | None = None
     write_baseline: str | None = None
 
@@ -211,6 +212,8 @@ class LintCommand:
                     self.diff()
                 elif self.o.fix:
                     self.fix_passes()
+                if self.o.add_noqa:
+                    self.add_noqa()
                 self.baseline()
                 self.report()
             finally:
@@ -242,6 +245,8 @@ class LintCommand:
             with self.refusals():
                 echo(config.describe(o.paths or [], self.overrides, o.failure_threshold, o.output_format))
             raise Exit(0)
+        if o.add_noqa and (self.fixing or "-" in (o.paths or []) or o.cmd is not None):
+            raise self.failed("--add-noqa writes comments into the files named: not with --fix, --diff, - or --cmd")
         if self.fixing and "-" in (o.paths or []) and (len(o.paths or []) > 1 or o.cmd is not None):
             raise self.failed("--fix and --diff read standard input alone: give - without other paths or --cmd")
 
@@ -296,6 +301,41 @@ class LintCommand:
             echo(f"kdacheck: error: {message}", err=True)
         if self.source is not None:
             self.write_fixed_text()
+
+    def add_noqa(self) -> None:
+        """``--add-noqa``: a ``# kdacheck: ignore[CODES]`` comment above every launch with
+        findings (``kdacheck.noqa``), written as ``--fix`` writes; then the files linted again,
+        so the report shows them suppressed. What could take no comment is said, file by file."""
+        from kdacheck import lint, noqa, writes
+        from kdacheck.fix import BOM
+        from kdacheck.readers.detect import decode
+
+        root = confine.repository_root(os.getcwd())
+
+        def read(path: str) -> tuple[bytes, str]:
+            try:
+                data = writes.read(path, root)
+            except writes.Changed as e:
+                raise InputError(str(e)) from None
+            return data, decode(data, path)
+
+        def relint(text: str, path: str) -> FileResult:
+            opts = config.options(self.session.for_file(path), self.overrides)
+            return lint.lint_text(text, path, opts, os.path.dirname(path) or ".")
+
+        added = noqa.plan(self.results, read, relint)
+        for path, (data, text) in sorted(added.files.items()):
+            try:
+                writes.replace(path, (BOM if data.startswith(BOM) else b"") + text.encode("utf-8", "surrogatepass"), root,
+                               expect=writes.sha256(data))
+            except (writes.Changed, confine.Refused) as e:
+                self.refused[path] = str(e)
+        for note in added.notes:
+            echo(f"kdacheck: {note}", err=True)
+        for message in self.refused.values():
+            echo(f"kdacheck: error: {message}", err=True)
+        echo(f"kdacheck: added suppressions for {added.covered} findings in {len(added.files) - len(self.refused)} files", err=True)
+        self.relint()
 
     def baseline(self) -> None:
         """``--write-baseline``: every current finding written to the baseline file; then

@@ -46,6 +46,7 @@ OPTIONS: tuple[Option, ...] = (
     ('isolated', ('--isolated',), 'flag', (), None, False),
     ('per_file_ignores', ('--per-file-ignores',), 'strs', (), None, None),
     ('ignore_noqa', ('--ignore-noqa',), 'flag', (), None, False),
+    ('add_noqa', ('--add-noqa',), 'flag', (), None, False),
     ('baseline', ('--baseline',), 'str', (), None, None),
     ('write_baseline', ('--write-baseline',), 'str', (), None, None),
 )
