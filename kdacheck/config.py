@@ -68,6 +68,7 @@ class Settings:
     mem005_share: float | None = None
     per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()  # (glob, codes), as ruff's
     severity: tuple[tuple[str, str], ...] = ()  # (code, severity): a rule's findings reported at this severity
+    baseline: str | None = None  # lint --baseline's file, relative to this settings file
     lines: dict[str, int] = field(default_factory=dict, compare=False, hash=False)
 
     @property
@@ -218,6 +219,7 @@ KEYS: dict[str, Any] = {
     "mem005-share": _share,
     "per-file-ignores": _per_file,
     "severity": _severity,
+    "baseline": _text,
 }
 
 
@@ -492,6 +494,7 @@ def describe(paths: list[str], cli: Overrides, threshold: str | None, output_for
         ("max-file-size", f"{opts.max_bytes:,} bytes", src("max_file_size", None)),
         ("mem005-share", f"{opts.mem005_share:g}", src("mem005_share", None)),
         ("severity", ", ".join(f"{c} = {v}" for c, v in s.severity) or "each rule's own", src("severity", None)),
+        ("baseline", s.baseline or "none", src("baseline", None)),
         ("env", ", ".join(k for k, _v in cli.env) or "none", "command line" if cli.env else "default"),
         ("allow-outside", str(cli.allow_outside).lower(), "command line" if cli.allow_outside else "default"),
     ]

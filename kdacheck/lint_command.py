@@ -339,10 +339,11 @@ class LintCommand:
 
     def baseline(self) -> None:
         """``--write-baseline``: every current finding written to the baseline file; then
-        ``--baseline`` (or the file just written): the findings it holds left out of the report
+        ``--baseline`` (else the settings' ``baseline``, or the file just written): the findings it holds left out of the report
         and the exit code, counted in the summary (``kdacheck.baseline``)."""
         o = self.o
-        path = o.write_baseline or o.baseline
+        top = self.session.top  # `baseline` in the settings: relative to their file
+        path = o.write_baseline or o.baseline or (os.path.join(top.folder, top.baseline) if top.baseline else None)
         if path is None:
             return
         from kdacheck import baseline, writes

@@ -86,3 +86,14 @@ def test_a_baseline_outside_the_repository_is_refused(repo: Path, tmp_path_facto
     assert run_lint(paths=["."], write_baseline=str(outside), **GATE) == 2
     assert run_lint(paths=["."], baseline=str(outside), **GATE) == 2
     assert "outside the repository" in capsys.readouterr().err
+
+
+def test_the_settings_baseline_applies_without_the_option(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (repo / "ci").mkdir()
+    run_lint(paths=["."], write_baseline="ci/baseline.json", **GATE)
+    (repo / "kdacheck.toml").write_text('baseline = "ci/baseline.json"\n', encoding="utf-8")
+    code, doc = _lint(capsys)
+    assert code == 0 and doc["summary"]["baselined"] == 20
+    (repo / "kdacheck.toml").write_text('baseline = "ci/none.json"\n', encoding="utf-8")
+    code, doc = _lint(capsys, baseline="ci/baseline.json")  # the option wins
+    assert code == 0 and doc["summary"]["baselined"] == 20
