@@ -96,6 +96,10 @@ def lint(
     offline: Annotated[bool, typer.Option("--offline", help="Never ask the Hugging Face Hub for a model's config.json (also HF_HUB_OFFLINE=1): the folder, the cache and the bundled index only.")] = False,
     isolated: Annotated[bool, typer.Option("--isolated", help="Read no configuration file (pyproject.toml, kdacheck.toml): the command line only.")] = False,
     per_file_ignores: Annotated[list[str] | None, typer.Option("--per-file-ignores", metavar="GLOB:CODES", help="Skip codes in the files a glob matches, e.g. 'legacy/*.sh:ARG003,SPEC002' (repeatable).")] = None,
+    ignore_noqa: Annotated[bool, typer.Option("--ignore-noqa", help="Ignore every `# kdacheck: ignore[...]` comment: report what they suppress.")] = False,
+    add_noqa: Annotated[bool, typer.Option("--add-noqa", help="Add a `# kdacheck: ignore[CODES]` comment above every launch with findings (not in JSON, nor inside a YAML string: said per file).")] = False,
+    baseline: Annotated[str | None, typer.Option("--baseline", metavar="FILE", help="Report and fail on the findings this baseline does not hold (written by --write-baseline).")] = None,
+    write_baseline: Annotated[str | None, typer.Option("--write-baseline", metavar="FILE", help="Write every current finding to this baseline file, then lint against it.")] = None,
 ) -> None:
     """Lint SGLang launch configurations and report every finding at once."""
     options = dict(locals())  # the parameters, by name: run_lint takes the same ones

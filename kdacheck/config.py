@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from kdacheck.findings import Severity
 from kdacheck.sanitize import visible_name
 
 if TYPE_CHECKING:
@@ -66,6 +67,8 @@ class Settings:
     max_file_size: int | None = None
     mem005_share: float | None = None
     per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()  # (glob, codes), as ruff's
+    severity: tuple[tuple[str, str], ...] = ()  # (code, severity): a rule's findings reported at this severity
+    baseline: str | None = None  # lint --baseline's file, relative to this settings file
     lines: dict[str, int] = field(default_factory=dict, compare=False, hash=False)
 
     @property
@@ -103,6 +106,20 @@ def _per_file(value: Any, key: str, where: str) -> tuple[tuple[str, tuple[str, .
     if len(value) > 1000:
         raise ConfigError(f"{where}: `{key}` has {len(value):,} globs (the limit is 1,000)")
     return tuple((str(glob), _codes(codes, f"{key}.{glob}", where)) for glob, codes in value.items())
+
+
+def _severity(value: Any, key: str, where: str) -> tuple[tuple[str, str], ...]:
+    """``severity = {SPEC011 = "warning"}``: each a rule code kdacheck has and a severity."""
+    from kdacheck.rules import REGISTRY
+
+    if not isinstance(value, dict):
+        raise ConfigError(f"{where}: `{key}` must be a table of CODE = \"error\", \"warning\" or \"info\"")
+    out = []
+    for code, level in value.items():
+        if str(code).upper() not in REGISTRY:
+            raise ConfigError(f"{where}: `{key}.{visible_name(str(code)[:40])}`: no rule has this code (see `kdacheck rules`)")
+        out.append((str(code).upper(), _text(level, f"{key}.{code}", where, SEVERITIES)))
+    return tuple(sorted(out))
 
 
 def _text(value: Any, key: str, where: str, choices: tuple[str, ...] | None = None) -> str:
@@ -201,6 +218,8 @@ KEYS: dict[str, Any] = {
     "max-file-size": lambda v, k, w: _int(v, k, w, 1 << 30),
     "mem005-share": _share,
     "per-file-ignores": _per_file,
+    "severity": _severity,
+    "baseline": _text,
 }
 
 
@@ -306,6 +325,8 @@ class Options:
     env: dict[str, str] = field(default_factory=dict)  # --env / --env-file: shell variables the files do not set
     allow_outside: bool = False  # --allow-outside: --config files outside the linted repository are read
     offline: bool = False  # --offline: no model config.json is asked of the Hugging Face Hub
+    ignore_noqa: bool = False  # --ignore-noqa: every `# kdacheck: ignore` comment read as if absent
+    severity: dict[str, Severity] = field(default_factory=dict)  # `severity`: code -> the severity its findings get
     version_why: str = ""  # where the version came from ("--sglang-version": also a configuration's)
     file_ignores: tuple[tuple[Any, tuple[str, ...]], ...] = ()  # (compiled glob, codes) from per-file-ignores
     file_ignore_sets: list[Any] = field(default_factory=list, repr=False, compare=False)  # the same globs, indexed (gitignore.PatternSet)
@@ -328,6 +349,7 @@ class Overrides:
     per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()  # --per-file-ignores GLOB:CODES
     isolated: bool = False  # --isolated: no configuration file is read
     offline: bool = False  # --offline: never ask the Hub for a model's config.json
+    ignore_noqa: bool = False  # --ignore-noqa: inline suppressions ignored
 
 
 @functools.cache
@@ -363,11 +385,12 @@ def options(s: Settings, cli: Overrides) -> Options:
         raise ConfigError(str(e) if s.path is None or cli.select or cli.ignore or cli.extend_select
                           else f"{s.path}: {e}") from None
     opts = Options(version=version, model=model, gpu=profile, rules=rules, sglang=cli.sglang, env=dict(cli.env), allow_outside=cli.allow_outside, version_why=version_why,
-                   offline=cli.offline)
+                   offline=cli.offline, ignore_noqa=cli.ignore_noqa)
     if s.max_file_size is not None:
         opts.max_bytes = s.max_file_size
     if s.mem005_share is not None:
         opts.mem005_share = s.mem005_share
+    opts.severity = {code: Severity.parse(level) for code, level in s.severity}
     from kdacheck.gitignore import compile_pattern, pattern_sets
 
     pairs = [(s.folder, g, c) for g, c in s.per_file_ignores] + [(os.getcwd(), g, c) for g, c in cli.per_file_ignores]
@@ -470,6 +493,8 @@ def describe(paths: list[str], cli: Overrides, threshold: str | None, output_for
         ("exclude", ", ".join(s.exclude) or "none", src("exclude", None)),
         ("max-file-size", f"{opts.max_bytes:,} bytes", src("max_file_size", None)),
         ("mem005-share", f"{opts.mem005_share:g}", src("mem005_share", None)),
+        ("severity", ", ".join(f"{c} = {v}" for c, v in s.severity) or "each rule's own", src("severity", None)),
+        ("baseline", s.baseline or "none", src("baseline", None)),
         ("env", ", ".join(k for k, _v in cli.env) or "none", "command line" if cli.env else "default"),
         ("allow-outside", str(cli.allow_outside).lower(), "command line" if cli.allow_outside else "default"),
     ]

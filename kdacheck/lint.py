@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 import sys
@@ -18,26 +19,28 @@ from kdacheck.models import Model, guess_family
 from kdacheck.readers import LaunchCommand, read_text, relevance
 from kdacheck.readers.detect import decode, is_helm_template
 from kdacheck.resolve import Resolved, RuleOptions, resolve
-from kdacheck.results import FileResult, Results
+from kdacheck.results import FileResult, Results, Suppressed
 from kdacheck.sanitize import visible as _visible
 from kdacheck.sanitize import visible_name
 from kdacheck.suffixes import YAML_SUFFIXES
 
-SUPPRESS = re.compile(r"#\s*kdacheck:\s*ignore\[([A-Za-z0-9_, ]+)\]")
-SUPPRESS_FILE = re.compile(r"#\s*kdacheck:\s*ignore-file\[([A-Za-z0-9_, ]+)\]")  # the whole file
+REASON = r"(?:\s+--\s*(?P<reason>.*\S))?"  # `-- why` after the codes, to the line's end
+SUPPRESS = re.compile(r"#\s*kdacheck:\s*ignore\[([A-Za-z0-9_, ]+)\]" + REASON)
+SUPPRESS_FILE = re.compile(r"#\s*kdacheck:\s*ignore-file\[([A-Za-z0-9_, ]+)\]" + REASON)  # the whole file
 DIRECTIVE = re.compile(r"#\s*kdacheck\s*:")
 
 
-def directives(text: str) -> tuple[list[tuple[int, str, bool]], list[tuple[int, str]], list[int]]:
+def directives(text: str) -> tuple[list[tuple[int, str, bool]], list[tuple[int, str]], list[int], dict[int, str]]:
     """One pass over the ``# kdacheck:`` comments (1-based lines): the ``ignore[CODE,...]``
     sites (line, code or prefix, comment alone on its line), the ``ignore-file[CODE,...]``
-    sites (line, code) and the lines of comments that are neither form (a typo such as
-    ``ignore(KDA002)`` silences nothing)."""
+    sites (line, code), the lines of comments that are neither form (a typo such as
+    ``ignore(KDA002)`` silences nothing) and the reasons given (``ignore[CODE] -- why``), by line."""
     sites: list[tuple[int, str, bool]] = []
     file_sites: list[tuple[int, str]] = []
     malformed: list[int] = []
+    reasons: dict[int, str] = {}
     if "kdacheck" not in text:
-        return sites, file_sites, malformed
+        return sites, file_sites, malformed, reasons
     for n, line in enumerate(text.splitlines(), 1):
         if not DIRECTIVE.search(line):
             continue
@@ -45,13 +48,13 @@ def directives(text: str) -> tuple[list[tuple[int, str, bool]], list[tuple[int, 
         if m:
             alone = line.lstrip().startswith("#")
             sites += [(n, c.strip().upper(), alone) for c in m.group(1).split(",") if c.strip()]
-            continue
-        m = SUPPRESS_FILE.search(line)
-        if m:
+        elif m := SUPPRESS_FILE.search(line):
             file_sites += [(n, c.strip().upper()) for c in m.group(1).split(",") if c.strip()]
         else:
             malformed.append(n)
-    return sites, file_sites, malformed
+        if m and m.group("reason"):
+            reasons[n] = _visible(m.group("reason"))
+    return sites, file_sites, malformed, reasons
 
 
 def _suppresses(pattern: str, code: str) -> bool:
@@ -70,7 +73,7 @@ class _Suppressor:
 
     def __init__(self, text: str, path: str) -> None:
         self.path = path
-        self.sites, self.file_sites, self.malformed = directives(text)
+        self.sites, self.file_sites, self.malformed, self.reasons = directives(text)
         self.by_line: dict[int, list[tuple[int, str]]] = {}
         self.alone: dict[int, list[tuple[int, str]]] = {}
         for n, code, alone in self.sites:
@@ -85,20 +88,27 @@ class _Suppressor:
         start, end = min(lines), max(lines)
         return start, end, self.alone.get(cmd.loc.line - 1, [])
 
-    def suppressed(self, f: Finding, span: tuple[int, int, list[tuple[int, str]]]) -> bool:
+    def suppressed(self, f: Finding, span: tuple[int, int, list[tuple[int, str]]]) -> Suppressed | None:
+        """The comment that silences ``f`` (its line and reason), or None."""
         if not (self.sites or self.file_sites) or f.location.path != self.path:
-            return False
+            return None
+        hits = self.hits(f, span)
+        self.used.update(hits)
+        if not hits:
+            return None
+        line = min(n for n, _code in hits)
+        return Suppressed(f, line, self.reasons.get(line, ""))
+
+    def hits(self, f: Finding, span: tuple[int, int, list[tuple[int, str]]]) -> list[tuple[int, str]]:
         whole = [s for s in self.file_sites if _suppresses(s[1], f.code)]
         if whole:
-            self.used.update(whole)
-            return True
+            return whole
         line = f.location.line
         start, end, cmd_sites = span
         hits = [s for s in self.by_line.get(line, []) if _suppresses(s[1], f.code)]
         if start <= line <= end:
             hits += [s for s in cmd_sites if _suppresses(s[1], f.code)]
-        self.used.update(hits)
-        return bool(hits)
+        return hits
 
     def report_unused(self, result: FileResult) -> None:
         """Suppressions that silenced nothing (ruff's RUF100): a note, not a rule."""
@@ -235,6 +245,7 @@ def _sanitize(result: FileResult) -> FileResult:
     launches' names: the last step of ``lint_text``, after every change to the findings, and
     ``by_launch`` is read from ``findings``, so no report sees a finding this step did not."""
     result.findings = [_visible_finding(f) for f in result.findings]
+    result.silenced = [Suppressed(_visible_finding(s.finding), s.line, s.reason) for s in result.silenced]
     if result.error:
         result.error = _visible(result.error)
     result.notes = [_visible(n) for n in result.notes]
@@ -268,7 +279,7 @@ def _lint_text(text: str, path: str, opts: Options, base_dir: str | None = None,
             kind = ("a YAML document" if path.lower().endswith(YAML_SUFFIXES)
                     else "a Dockerfile" if dockerfile.is_dockerfile(path, text) else "shell")
             result.error = f"no SGLang launch command found (read as {kind}: {len(text.splitlines())} lines)"
-    sup = _Suppressor(text, path)
+    sup = _Suppressor("" if opts.ignore_noqa else text, path)  # --ignore-noqa: as if no comment
     checked = opts.rules if opts.rules is not None else rulemod.all_rules()
     result.rules = [r.code for r in checked if r.applies_to(opts.version)]
     cache: dict[tuple[str | None, str | None], tuple[Model | None, str]] = {}
@@ -292,8 +303,11 @@ def _lint_text(text: str, path: str, opts: Options, base_dir: str | None = None,
         span = sup.command_sites(cmd)
         kept: list[Finding] = []
         for f in findings:
-            if sup.suppressed(f, span) or (opts.file_ignores and config.ignored_here(opts, path, f.code)):
+            if f.code in opts.severity and not f.not_checked:  # `severity = {CODE = ...}` in the settings
+                f = dataclasses.replace(f, severity=opts.severity[f.code])
+            if (why := sup.suppressed(f, span)) or (opts.file_ignores and config.ignored_here(opts, path, f.code)):
                 result.suppressed += 1
+                result.silenced += [why] if why else []
                 continue
             kept.append(f)
         result.findings += kept

@@ -163,6 +163,10 @@ class LintOptions:
     offline: bool = False
     isolated: bool = False
     per_file_ignores: list[str] | None = None
+    ignore_noqa: bool = False
+    add_noqa: bool = False
+    baseline: str | None = None
+    write_baseline: str | None = None
 
     def __init__(self, **given: Any) -> None:
         unknown = sorted(set(given) - set(LintOptions.__annotations__))
@@ -208,6 +212,9 @@ class LintCommand:
                     self.diff()
                 elif self.o.fix:
                     self.fix_passes()
+                if self.o.add_noqa:
+                    self.add_noqa()
+                self.baseline()
                 self.report()
             finally:
                 confine.reads = None
@@ -232,12 +239,14 @@ class LintCommand:
             select=tuple(_split(o.select) or ()) or None, ignore=tuple(_split(o.ignore) or ()),
             extend_select=tuple(_split(o.extend_select) or ()), gpu=o.gpu, sglang_version=o.sglang_version, model=o.model,
             sglang=o.sglang, env=tuple(variables.items()), allow_outside=o.allow_outside, isolated=o.isolated, offline=o.offline,
-            per_file_ignores=file_ignores,
+            per_file_ignores=file_ignores, ignore_noqa=o.ignore_noqa,
         )
         if o.show_settings:
             with self.refusals():
                 echo(config.describe(o.paths or [], self.overrides, o.failure_threshold, o.output_format))
             raise Exit(0)
+        if o.add_noqa and (self.fixing or "-" in (o.paths or []) or o.cmd is not None):
+            raise self.failed("--add-noqa writes comments into the files named: not with --fix, --diff, - or --cmd")
         if self.fixing and "-" in (o.paths or []) and (len(o.paths or []) > 1 or o.cmd is not None):
             raise self.failed("--fix and --diff read standard input alone: give - without other paths or --cmd")
 
@@ -292,6 +301,65 @@ class LintCommand:
             echo(f"kdacheck: error: {message}", err=True)
         if self.source is not None:
             self.write_fixed_text()
+
+    def add_noqa(self) -> None:
+        """``--add-noqa``: a ``# kdacheck: ignore[CODES]`` comment above every launch with
+        findings (``kdacheck.noqa``), written as ``--fix`` writes; then the files linted again,
+        so the report shows them suppressed. What could take no comment is said, file by file."""
+        from kdacheck import lint, noqa, writes
+        from kdacheck.fix import BOM
+        from kdacheck.readers.detect import decode
+
+        root = confine.repository_root(os.getcwd())
+
+        def read(path: str) -> tuple[bytes, str]:
+            try:
+                data = writes.read(path, root)
+            except writes.Changed as e:
+                raise InputError(str(e)) from None
+            return data, decode(data, path)
+
+        def relint(text: str, path: str) -> FileResult:
+            opts = config.options(self.session.for_file(path), self.overrides)
+            return lint.lint_text(text, path, opts, os.path.dirname(path) or ".")
+
+        added = noqa.plan(self.results, read, relint)
+        for path, (data, text) in sorted(added.files.items()):
+            try:
+                writes.replace(path, (BOM if data.startswith(BOM) else b"") + text.encode("utf-8", "surrogatepass"), root,
+                               expect=writes.sha256(data))
+            except (writes.Changed, confine.Refused) as e:
+                self.refused[path] = str(e)
+        for note in added.notes:
+            echo(f"kdacheck: {note}", err=True)
+        for message in self.refused.values():
+            echo(f"kdacheck: error: {message}", err=True)
+        echo(f"kdacheck: added suppressions for {added.covered} findings in {len(added.files) - len(self.refused)} files", err=True)
+        self.relint()
+
+    def baseline(self) -> None:
+        """``--write-baseline``: every current finding written to the baseline file; then
+        ``--baseline`` (else the settings' ``baseline``, or the file just written): the findings it holds left out of the report
+        and the exit code, counted in the summary (``kdacheck.baseline``)."""
+        o = self.o
+        top = self.session.top  # `baseline` in the settings: relative to their file
+        path = o.write_baseline or o.baseline or (os.path.join(top.folder, top.baseline) if top.baseline else None)
+        if path is None:
+            return
+        from kdacheck import baseline, writes
+
+        if o.write_baseline and o.baseline:
+            raise self.failed("--baseline and --write-baseline: give one of them")
+        root = confine.repository_root(os.getcwd())
+        if o.write_baseline:
+            try:
+                writes.replace(path, baseline.dump(self.results, root), root, allow_outside=o.allow_outside)
+            except confine.Refused as e:
+                raise self.failed(f"--write-baseline {e}") from None
+            echo(f"kdacheck: wrote {sum(len(r.findings) for r in self.results)} findings to {path}", err=True)
+        with self.refusals():
+            known = baseline.load(path, None if o.allow_outside else root)
+        baseline.apply(self.results, known, root)
 
     def report(self) -> None:
         """The report in its format (``--quiet``: the failing findings; ``-qq``: none), and the

@@ -45,4 +45,8 @@ OPTIONS: tuple[Option, ...] = (
     ('offline', ('--offline',), 'flag', (), None, False),
     ('isolated', ('--isolated',), 'flag', (), None, False),
     ('per_file_ignores', ('--per-file-ignores',), 'strs', (), None, None),
+    ('ignore_noqa', ('--ignore-noqa',), 'flag', (), None, False),
+    ('add_noqa', ('--add-noqa',), 'flag', (), None, False),
+    ('baseline', ('--baseline',), 'str', (), None, None),
+    ('write_baseline', ('--write-baseline',), 'str', (), None, None),
 )

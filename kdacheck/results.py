@@ -23,6 +23,16 @@ if TYPE_CHECKING:
 # --- kdacheck lint ------------------------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class Suppressed:
+    """A finding a ``# kdacheck: ignore[CODE] -- reason`` comment silenced: the comment's line
+    and its reason ("" when it gives none)."""
+
+    finding: Finding
+    line: int
+    reason: str = ""
+
+
 @dataclass
 class FileResult:
     path: str
@@ -31,8 +41,10 @@ class FileResult:
     error: str | None = None
     notes: list[str] = field(default_factory=list)
     suppressed: int = 0
+    baselined: int = 0  # findings left out because --baseline holds them
     rules: list[str] = field(default_factory=list)  # codes checked (applicable and selected)
     unused_suppressions: list[tuple[int, str]] = field(default_factory=list)  # (line, code)
+    silenced: list[Suppressed] = field(default_factory=list)  # the findings a comment suppressed, with its reason
     launch_of: list[int] = field(default_factory=list)  # each finding's launch command (its index in ``resolved``), as ``findings``
 
     @property

@@ -257,6 +257,10 @@ def test_settings_schema_has_exactly_the_keys_config_accepts() -> None:
     props = schema["properties"]
     assert props["failure-threshold"]["enum"] == list(config.SEVERITIES)
     assert props["output-format"]["enum"] == list(report.FORMATS)
+    from kdacheck.rules import REGISTRY
+
+    assert props["severity"]["propertyNames"]["enum"] == sorted(REGISTRY)
+    assert props["severity"]["additionalProperties"]["enum"] == list(config.SEVERITIES)
 
 
 def test_repository_settings_examples_validate_against_the_schema() -> None:

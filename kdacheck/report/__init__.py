@@ -158,6 +158,7 @@ def summary(results: list[FileResult]) -> dict[str, int]:
         "not_checked_gpu": reasons["gpu"],
         "unknown_values": reasons["values"],
         "skipped": sum(getattr(results, "skipped", {}).values()),  # found in folders, skipped on purpose
+        **({"baselined": n} if (n := sum(r.baselined for r in results)) else {}),  # --baseline: only when some
     }
 
 
@@ -171,6 +172,8 @@ def summary_line(results: list[FileResult]) -> str:
         parts.append(f"{s['unreadable']} unreadable")
     if s["suppressed"]:
         parts.append(f"{s['suppressed']} suppressed")
+    if s.get("baselined"):
+        parts.append(f"{s['baselined']} in the baseline")
     if s["unused_suppressions"]:
         n = s["unused_suppressions"]
         parts.append(f"{n} unused suppression{'s' * (n != 1)}")

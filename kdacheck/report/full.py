@@ -232,6 +232,9 @@ def lines(results: list[FileResult], show_resolved: bool = False, plain: bool = 
                 unfit = not f.fixable and any(e.safe for e in f.edits)  # mechanical, but not on the text as written
                 out.append([("      ", ""), ("fix:", "green"), (f" {f.fix}", ""),
                             *([(" (--fix cannot apply it to the text as written)", "dim")] if unfit else [])])
+        if not quiet:
+            out += [[(f"  {x.finding.location}: suppressed {x.finding.code} (line {x.line}" + (f": {x.reason})" if x.reason else ")"), "dim")]
+                    for x in r.silenced]
         if show_resolved and not quiet:
             for cfg in r.resolved:
                 if plain:

@@ -10,7 +10,7 @@ from kdacheck.models import origin
 from kdacheck.report import RenderContext, summary
 from kdacheck.report.values import layers, unit_of
 from kdacheck.resolve import Resolved
-from kdacheck.results import FileResult
+from kdacheck.results import FileResult, Suppressed
 from kdacheck.sanitize import json_text
 
 SCHEMA_VERSION = 3  # 3: commands[].command is the launch as read, its label moved to commands[].role
@@ -33,6 +33,11 @@ def finding(f: Finding) -> dict[str, Any]:
         "command": f.source,
         "fixable": f.fixable,  # added within schema version 2: at the end
     }
+
+
+def suppressed(s: Suppressed) -> dict[str, Any]:
+    """A finding a comment silenced, with the comment's line and reason."""
+    return {**finding(s.finding), "suppression": {"line": s.line, "reason": s.reason or None}}
 
 
 def resolved(cfg: Resolved) -> dict[str, Any]:
@@ -68,6 +73,7 @@ def document(results: list[FileResult], sglang_version: str) -> dict[str, Any]:
                 "notes": r.notes,
                 "commands": [resolved(c) for c in r.resolved],
                 "findings": [finding(f) for f in r.findings],
+                **({"suppressed": [suppressed(x) for x in r.silenced]} if r.silenced else {}),
             }
             for r in results
         ],

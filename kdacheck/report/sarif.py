@@ -203,7 +203,7 @@ def document(results: list[FileResult], sglang_version: str) -> dict[str, Any]:
             }
         },
         "invocations": [invocation],
-        "results": _results(findings, index),
+        "results": _results(findings, index) + _suppressed(results, index),
         "properties": {"sglangVersion": sglang_version},
     }
     roots = {repo_root(r.path) for r in results if not is_pseudo(r.path)} or {repo_root(os.path.join(os.getcwd(), "-"))}
@@ -219,6 +219,18 @@ def _results(findings: list[Finding], index: dict[str, int]) -> list[dict[str, A
         key = identity(f)
         seen[key] = seen.get(key, -1) + 1
         out.append(result(f, index, seen[key]))
+    return out
+
+
+def _suppressed(results: list[FileResult], index: dict[str, int]) -> list[dict[str, Any]]:
+    """The findings a comment silenced, each with SARIF's ``suppressions`` (§3.35: ``inSource``,
+    the comment's reason as ``justification``): shown as suppressed, never as alerts."""
+    out = []
+    for r in results:
+        for s in r.silenced:
+            if s.finding.not_checked or s.finding.code not in index:
+                continue
+            out.append({**result(s.finding, index), "suppressions": [{"kind": "inSource", **({"justification": s.reason} if s.reason else {})}]})
     return out
 
 
