@@ -266,7 +266,8 @@ def _lint_text(text: str, path: str, opts: Options, base_dir: str | None = None,
 
             kind = ("a YAML document" if path.lower().endswith((".yaml", ".yml"))
                     else "a Dockerfile" if dockerfile.is_dockerfile(path, text) else "shell")
-            result.error = f"no SGLang launch command found (read as {kind}: {len(text.splitlines())} lines)"
+            n = len(text.splitlines())
+            result.error = f"no SGLang launch command found (read as {kind}: {n} line{'' if n == 1 else 's'})"
     sup = _Suppressor(text, path)
     checked = opts.rules if opts.rules is not None else rulemod.all_rules()
     result.rules = [r.code for r in checked if r.applies_to(opts.version)]

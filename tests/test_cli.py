@@ -208,3 +208,17 @@ def test_full_report_draws_the_memory_per_rank_when_the_gpu_is_known() -> None:
     gib = [float(ln.split(" GiB")[0].split()[-1]) for ln in rows.values()]
     assert abs(sum(gib) - 143771 / 1024) < 0.05  # the parts add up to the H200's memory
     assert "memory per rank" not in invoke("lint", "examples/kimi-linear-dspark.yaml").stdout  # no GPU: no picture
+
+
+def test_a_wrong_whole_number_is_named(tmp_path: Path) -> None:
+    for cmd in (("plan", "--model", "kimi-linear", "--tp", "x"), ("run", "--tp", "x")):
+        r = invoke(*cmd)
+        assert r.exit_code == 2 and "'--tp': 'x' is not a whole number" in r.output, r.output
+    one = tmp_path / "one.sh"
+    one.write_text("echo hi\n")
+    assert "(read as shell: 1 line)" in invoke("lint", str(one)).output
+
+
+def test_rules_json_links_each_rule_to_its_documentation() -> None:
+    rules = json.loads(invoke("rules", "--output-format", "json").stdout)
+    assert all(r["url"].startswith("https://") and r["url"].endswith("#" + r["code"].lower()) for r in rules)

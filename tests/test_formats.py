@@ -355,3 +355,10 @@ def test_every_format_has_its_renderer(name: str) -> None:
     mod = report.module(name)
     assert callable(getattr(mod, "render", None)), f"kdacheck/report/{report.FORMATS[name]}.py: render(results, out, ctx)"
     assert not (hasattr(mod, "render_statistics") and name in report.NO_STATISTICS)
+
+
+def test_github_fact_lines_are_not_percent_encoded() -> None:
+    # Plain log lines are not decoded by the runner: a `%` in a fact stays a `%`, not `%25`.
+    r = invoke("lint", str(ROOT / "examples" / "qwen3-next-nextn.sh"), "--gpu", "h100", "--output-format", "github")
+    facts = [ln for ln in r.stdout.splitlines() if ln.startswith("kdacheck info: ")]
+    assert any("%" in ln for ln in facts) and not any("%25" in ln for ln in facts)
