@@ -6,7 +6,7 @@ import os
 import re
 import sys
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import IO, Any
 
 from kdacheck import args as argmod
 from kdacheck import config, discover
@@ -594,7 +594,7 @@ class LintRun:
         worst = report.worst(self.results)
         return worst is not None and worst >= self.threshold(threshold)
 
-    def run_kernels(self, output_format: str) -> tuple[list[dict[str, object]], bool]:
+    def run_kernels(self, output_format: str, out: IO[str] | None = None) -> tuple[list[dict[str, object]], bool]:
         """``--run``: the kernels on every resolved command; (JSON reports, any failed). The
         work of every command is estimated first and the total held to one budget, before
         torch is imported and before the first kernel (as ``run --args`` does for a file)."""
@@ -607,7 +607,7 @@ class LintRun:
         failed = False
         for r in self.results:
             for cfg in r.resolved:
-                doc, code = run_resolved(cfg, output_format)
+                doc, code = run_resolved(cfg, output_format, out=out)
                 docs.append(doc)
                 failed = failed or code != 0
         return docs, failed

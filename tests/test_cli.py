@@ -148,6 +148,18 @@ def test_lint_run_json_is_one_document() -> None:
     assert p.returncode == 0, p.stderr
 
 
+def test_lint_run_prints_the_run_report_after_the_lint_report() -> None:
+    pytest.importorskip("torch")
+    pytest.importorskip("triton")
+    p = subprocess.run(
+        [sys.executable, "-m", "kdacheck", "lint", "examples/kimi-linear-dspark.yaml", "--run"],
+        cwd=ROOT, capture_output=True, text=True, timeout=300, env={**__import__("os").environ, "TRITON_INTERPRET": "1", "NO_COLOR": "1"},
+    )
+    assert p.returncode == 0, p.stderr
+    out = p.stdout
+    assert out.index("Checked 1 file") < out.index("kernel checks passed"), out
+
+
 def test_run_args_reads_the_project_configuration(tmp_path: Path) -> None:
     """``run --args F`` takes its settings from F's [tool.kdacheck] as lint does."""
     (tmp_path / "kdacheck.toml").write_text('gpu = "not-a-gpu"\n')
