@@ -545,7 +545,8 @@ class LintRun:
 
     def lint(self) -> list[FileResult]:
         """Lint ``--cmd`` and every file found; raises ConfigError or InputError."""
-        scopes = [self.top] + [self.for_folder(p) for p in self.paths if os.path.isdir(p)]
+        searched = discover.searched_folders(self.paths)
+        scopes = [self.top] + [self.for_folder(folder) for _given, folder in searched]
         cands = discover.discover(self.paths, config.exclude_patterns(scopes))
         if self.cmd is not None:
             # argv reaches Python with undecodable bytes as lone surrogates: --cmd is read as a
@@ -560,7 +561,7 @@ class LintRun:
                           only_launch_files=self.only_launch_files, stdin_filename=self.stdin_filename)
         self.results += found
         self.results.skipped.update(found.skipped)
-        folders = [p for p in self.paths if os.path.isdir(p)]
+        folders = [given for given, _folder in searched]
         if folders and not any(r.resolved for r in self.results) and not any(r.error for r in self.results):
             self.notes.append(f"warning: no SGLang launch command found in {', '.join(folders)}")
             self.empty = True
