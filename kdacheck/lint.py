@@ -544,7 +544,18 @@ class LintRun:
                               + ("" if gpu is not None else f", on a simulated {sglang.DEFAULT_GPU.upper()} (no --gpu given)"))
 
     def lint(self) -> list[FileResult]:
-        """Lint ``--cmd`` and every file found; raises ConfigError or InputError."""
+        """Lint ``--cmd`` and every file found, each model id looked up once (one Hub run);
+        raises ConfigError or InputError."""
+        from kdacheck import model_source
+
+        with model_source.hub_run() as hub:
+            self._lint()
+        note = hub.note()
+        if note:
+            self.notes.append(f"warning: {note}")
+        return self.results
+
+    def _lint(self) -> None:
         searched = discover.searched_folders(self.paths)
         scopes = [self.top] + [self.for_folder(folder) for _given, folder in searched]
         cands = discover.discover(self.paths, config.exclude_patterns(scopes))
@@ -565,7 +576,6 @@ class LintRun:
         if folders and not any(r.resolved for r in self.results) and not any(r.error for r in self.results):
             self.notes.append(f"warning: no SGLang launch command found in {', '.join(folders)}")
             self.empty = True
-        return self.results
 
     def fixes(self, unsafe: bool, reads: dict[str, set[str]] | None = None, stdin: tuple[str, str] | None = None) -> Any:
         """``--fix``/``--diff``: every finding's edits applied to the texts of the files they
