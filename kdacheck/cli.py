@@ -27,6 +27,14 @@ app = typer.Typer(
 )
 
 
+def whole(text: str) -> int:
+    """A whole-number option's value: a wrong one is named in the error (``--tp x``)."""
+    try:
+        return int(text)
+    except ValueError:
+        raise typer.BadParameter(f"{text!r} is not a whole number") from None
+
+
 GPU_HELP = f"GPU profile: {', '.join(GPUS)}"
 
 OutputFormat = enum.Enum("OutputFormat", {n: n for n in FORMATS}, type=str)  # type: ignore[misc]
@@ -124,18 +132,18 @@ RunFormat = enum.Enum("RunFormat", {n: n for n in RUN_FORMATS}, type=str)  # typ
 
 @app.command()
 def run(
-    steps: Annotated[int, typer.Option(help="--speculative-num-steps (S).")] = 3,
-    topk: Annotated[int, typer.Option(help="--speculative-eagle-topk (K); > 1 runs tree verify.")] = 1,
-    draft_tokens: Annotated[int | None, typer.Option("--draft-tokens", help="Verify width D (default: S + 1 for topk 1, S·K + 1 for a tree).")] = None,
-    batch: Annotated[int | None, typer.Option(help="Requests per verify batch (default: R on a GPU, 2 in the interpreter).")] = None,
+    steps: Annotated[int, typer.Option(parser=whole, help="--speculative-num-steps (S).")] = 3,
+    topk: Annotated[int, typer.Option(parser=whole, help="--speculative-eagle-topk (K); > 1 runs tree verify.")] = 1,
+    draft_tokens: Annotated[int | None, typer.Option("--draft-tokens", parser=whole, help="Verify width D (default: S + 1 for topk 1, S·K + 1 for a tree).")] = None,
+    batch: Annotated[int | None, typer.Option(parser=whole, help="Requests per verify batch (default: R on a GPU, 2 in the interpreter).")] = None,
     model: Annotated[str | None, typer.Option(help="Model geometry: preset, model folder or config.json (default: Kimi-Linear-48B).")] = None,
-    tp: Annotated[int, typer.Option(help="Attention tensor-parallel size (heads per rank = heads / tp).")] = 1,
+    tp: Annotated[int, typer.Option(parser=whole, help="Attention tensor-parallel size (heads per rank = heads / tp).")] = 1,
     args: Annotated[str | None, typer.Option("--args", help="Take everything from a launch configuration (YAML, shell, Kubernetes).")] = None,
     device: Annotated[Device, typer.Option(help="auto, cuda or cpu (Triton's interpreter).")] = Device.auto,
-    buffer_steps: Annotated[int | None, typer.Option("--buffer-steps", help="Pretend intermediate_ssm was allocated with this many steps.")] = None,
-    buffer_rows: Annotated[int | None, typer.Option("--buffer-rows", help="Pretend intermediate_ssm has this many rows; the batch gets one padding request on SGLang's discard row (the batch + 1 rows SGLang allocates): fewer shows what a missing discard row overwrites.")] = None,
+    buffer_steps: Annotated[int | None, typer.Option("--buffer-steps", parser=whole, help="Pretend intermediate_ssm was allocated with this many steps.")] = None,
+    buffer_rows: Annotated[int | None, typer.Option("--buffer-rows", parser=whole, help="Pretend intermediate_ssm has this many rows; the batch gets one padding request on SGLang's discard row (the batch + 1 rows SGLang allocates): fewer shows what a missing discard row overwrites.")] = None,
     ssm_dtype: Annotated[str | None, typer.Option("--ssm-dtype", metavar="DTYPE", help="Without --args: the SSM state dtype, as --mamba-ssm-dtype (float32, bfloat16 or float16; default float32).")] = None,
-    plan_capacity: Annotated[int | None, typer.Option("--plan-capacity", help="Pretend the HiSparse miss plan has this many columns.")] = None,
+    plan_capacity: Annotated[int | None, typer.Option("--plan-capacity", parser=whole, help="Pretend the HiSparse miss plan has this many columns.")] = None,
     verify_backend: Annotated[VerifyBackend | None, typer.Option("--verify-backend", help="Without --args: flashinfer (FlashInfer's path: SGLang's step-count check refuses a short scratch) or triton (SGLang's Triton verify kernel: no check, the corruption is shown). Default: the backend SGLang picks for the model and --gpu, named in the report (Kimi-Linear: nv_cutedsl, which runs the Triton kernel; the others: triton).")] = None,
     sglang_version: Annotated[str | None, typer.Option("--sglang-version", help="Target SGLang version for --args.")] = None,
     gpu: Annotated[str | None, typer.Option(help=f"{GPU_HELP}: SGLang's backends are resolved for it (--args, and the default --verify-backend).")] = None,
@@ -201,7 +209,7 @@ def rules(
     if output_format == RulesFormat.json:
         import json
 
-        typer.echo(json.dumps([{"code": r.code, "name": r.name, "severity": r.severity.label, "summary": r.summary, "versions": r.versions} for r in all_rules()], indent=2))
+        typer.echo(json.dumps([{"code": r.code, "name": r.name, "severity": r.severity.label, "summary": r.summary, "versions": r.versions, "url": r.help_uri} for r in all_rules()], indent=2))
         return
     # one line per rule, as `ruff rule --all` lists them: grep-able, no wrapping, the doc link last
     rules_ = all_rules()
@@ -242,11 +250,11 @@ class PlanEmit(str, enum.Enum):
 def plan(
     model: Annotated[str, typer.Option(metavar="MODEL", help="A preset name, a model folder or a config.json.")],
     gpu: Annotated[str, typer.Option(metavar="GPU", help=GPU_HELP)],
-    tp: Annotated[int | None, typer.Option(help="Tensor-parallel size (fixed).")] = None,
-    gpus: Annotated[int | None, typer.Option(help="GPUs to lay out as TP, DP replicas or attention DP (instead of --tp).")] = None,
+    tp: Annotated[int | None, typer.Option(parser=whole, help="Tensor-parallel size (fixed).")] = None,
+    gpus: Annotated[int | None, typer.Option(parser=whole, help="GPUs to lay out as TP, DP replicas or attention DP (instead of --tp).")] = None,
     sglang_version: Annotated[str | None, typer.Option("--sglang-version", metavar="VERSION", help="Target SGLang version (default: installed, else newest known).")] = None,
     args: Annotated[str | None, typer.Option("--args", metavar="FILE", help="A launch file whose other flags stay fixed.")] = None,
-    min_context: Annotated[int, typer.Option("--min-context", metavar="TOKENS", help="KV tokens each request must have at the planned R.")] = 4096,
+    min_context: Annotated[int, typer.Option("--min-context", metavar="TOKENS", parser=whole, help="KV tokens each request must have at the planned R.")] = 4096,
     acceptance: Annotated[float | None, typer.Option(metavar="RATE", help="Per-token acceptance rate (default: per algorithm, docs/plan.md).")] = None,
     budget_s: Annotated[float, typer.Option("--budget-s", metavar="SECONDS", help="Time budget of the search.")] = 8.0,
     draft: Annotated[list[str] | None, typer.Option(metavar="ALGORITHM=PATH", help="A draft model for EAGLE, EAGLE3 or DFLASH (repeatable).")] = None,

@@ -10,7 +10,10 @@
   are linted only when they plausibly are launch configurations (:func:`relevant`): a GitHub
   workflow or a Helm values file is skipped, not linted into a pile of ARG001s.
 - A path with ``*``, ``?`` or ``[`` that names no file is a glob (``examples/**/*.yaml``),
-  expanded by kdacheck's own walk: a symlinked folder is never gone through.
+  expanded by kdacheck's own walk: a symlinked folder is never gone through. A glob chooses
+  files exactly as the walk of its folder does (the same names, ``.gitignore``, ``exclude`` and
+  :func:`relevant`), so ``'deploy/**/*.yaml'`` and ``deploy/`` give the same verdict and counts
+  on the same YAML files; only a file named as it is is always linted.
 - Duplicates are dropped; the order is sorted and stable.
 """
 
@@ -154,18 +157,23 @@ def _is_glob(p: str) -> bool:
     return any(c in p for c in "*?[")
 
 
+def glob_base(pattern: str) -> tuple[str, list[str], list[str]]:
+    """(the folder a glob starts in, its fixed parts, its wildcard parts)."""
+    parts = pattern.split("/")
+    k = 0
+    while k < len(parts) - 1 and not _is_glob(parts[k]):
+        k += 1
+    fixed, rest = parts[:k], parts[k:]
+    return "/".join(fixed) or ("/" if fixed else "."), fixed, rest  # ["", "etc"] is /etc; [""] is /
+
+
 def expand_glob(pattern: str) -> list[str]:
     """The paths a command-line glob matches, by kdacheck's own walk (git's wildmatch, ``**``
     across folders): bounded like a folder search, and never through a symbolic link to a
     folder, so ``deploy/**/*.sh`` with ``deploy/linked -> /elsewhere`` lists nothing there.
     As the shell and Python's glob do, a wildcard does not match a leading ``.`` unless the
     pattern spells one."""
-    parts = pattern.split("/")
-    k = 0
-    while k < len(parts) - 1 and not _is_glob(parts[k]):
-        k += 1
-    fixed, rest = parts[:k], parts[k:]
-    base = "/".join(fixed) or ("/" if fixed else ".")  # ["", "etc"] is /etc; [""] is /
+    base, fixed, rest = glob_base(pattern)
     if not os.path.isdir(base):
         return []
     if not os.path.isabs(base):  # a relative base must not go through a link either (``deploy`` made a link)
@@ -204,6 +212,23 @@ def expand_glob(pattern: str) -> list[str]:
     return sorted(out)
 
 
+def searched_folders(paths: list[str]) -> list[tuple[str, str]]:
+    """The searches a run makes, as (what was given, the folder): each folder named, and each
+    glob with its own folder (``deploy`` for ``'deploy/**/*.yaml'``), whose settings and
+    "nothing found" warning apply alike."""
+    out = []
+    for p in paths:
+        if os.path.isdir(p):
+            out.append((p, p))
+        elif p != "-" and not os.path.exists(p) and _is_glob(p) and os.path.isdir(glob_base(p)[0]):
+            out.append((p, glob_base(p)[0]))
+    return out
+
+
+def _key(path: str) -> str:
+    return os.path.normcase(os.path.abspath(path))
+
+
 def discover(paths: list[str], exclude: Iterable[Pattern] = ()) -> list[Candidate]:
     """The files to lint, deduplicated and sorted (``-`` for standard input comes last)."""
     exclude = list(exclude)
@@ -212,7 +237,7 @@ def discover(paths: list[str], exclude: Iterable[Pattern] = ()) -> list[Candidat
     stdin = False
 
     def add(path: str, explicit: bool) -> None:
-        key = os.path.normcase(os.path.abspath(path))
+        key = _key(path)
         old = by_key.get(key)
         if old is None or (explicit and not old.explicit):
             by_key[key] = Candidate(os.path.normpath(path), explicit)
@@ -227,12 +252,16 @@ def discover(paths: list[str], exclude: Iterable[Pattern] = ()) -> list[Candidat
             matches = expand_glob(p)
             if not matches:
                 add(p, True)  # reported as "no such file"
+            walked: set[str] | None = None
             for m in matches:
                 if os.path.isdir(m):
                     for f in walk(m, exclude):
                         add(f, False)
-                else:
-                    add(m, True)
+                    continue
+                if walked is None:  # a glob chooses files as the walk of its folder does
+                    walked = {_key(f) for f in walk(glob_base(p)[0], exclude)}
+                if _key(m) in walked:
+                    add(m, False)
         else:
             add(p, True)
     out = sorted(by_key.values(), key=lambda c: c.path)

@@ -7,7 +7,7 @@ import os
 import re
 import sys
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import IO, Any
 
 from kdacheck import args as argmod
 from kdacheck import config, discover
@@ -278,7 +278,8 @@ def _lint_text(text: str, path: str, opts: Options, base_dir: str | None = None,
 
             kind = ("a YAML document" if path.lower().endswith(YAML_SUFFIXES)
                     else "a Dockerfile" if dockerfile.is_dockerfile(path, text) else "shell")
-            result.error = f"no SGLang launch command found (read as {kind}: {len(text.splitlines())} lines)"
+            n = len(text.splitlines())
+            result.error = f"no SGLang launch command found (read as {kind}: {n} line{'' if n == 1 else 's'})"
     sup = _Suppressor("" if opts.ignore_noqa else text, path)  # --ignore-noqa: as if no comment
     checked = opts.rules if opts.rules is not None else rulemod.all_rules()
     result.rules = [r.code for r in checked if r.applies_to(opts.version)]
@@ -558,8 +559,20 @@ class LintRun:
                               + ("" if gpu is not None else f", on a simulated {sglang.DEFAULT_GPU.upper()} (no --gpu given)"))
 
     def lint(self) -> list[FileResult]:
-        """Lint ``--cmd`` and every file found; raises ConfigError or InputError."""
-        scopes = [self.top] + [self.for_folder(p) for p in self.paths if os.path.isdir(p)]
+        """Lint ``--cmd`` and every file found, each model id looked up once (one Hub run);
+        raises ConfigError or InputError."""
+        from kdacheck import model_source
+
+        with model_source.hub_run() as hub:
+            self._lint()
+        note = hub.note()
+        if note:
+            self.notes.append(f"warning: {note}")
+        return self.results
+
+    def _lint(self) -> None:
+        searched = discover.searched_folders(self.paths)
+        scopes = [self.top] + [self.for_folder(folder) for _given, folder in searched]
         cands = discover.discover(self.paths, config.exclude_patterns(scopes))
         if self.cmd is not None:
             # argv reaches Python with undecodable bytes as lone surrogates: --cmd is read as a
@@ -574,11 +587,10 @@ class LintRun:
                           only_launch_files=self.only_launch_files, stdin_filename=self.stdin_filename)
         self.results += found
         self.results.skipped.update(found.skipped)
-        folders = [p for p in self.paths if os.path.isdir(p)]
+        folders = [given for given, _folder in searched]
         if folders and not any(r.resolved for r in self.results) and not any(r.error for r in self.results):
             self.notes.append(f"warning: no SGLang launch command found in {', '.join(folders)}")
             self.empty = True
-        return self.results
 
     def fixes(self, unsafe: bool, reads: dict[str, set[str]] | None = None, stdin: tuple[str, str] | None = None) -> Any:
         """``--fix``/``--diff``: every finding's edits applied to the texts of the files they
@@ -608,7 +620,7 @@ class LintRun:
         worst = report.worst(self.results)
         return worst is not None and worst >= self.threshold(threshold)
 
-    def run_kernels(self, output_format: str) -> tuple[list[dict[str, object]], bool]:
+    def run_kernels(self, output_format: str, out: IO[str] | None = None) -> tuple[list[dict[str, object]], bool]:
         """``--run``: the kernels on every resolved command; (JSON reports, any failed). The
         work of every command is estimated first and the total held to one budget, before
         torch is imported and before the first kernel (as ``run --args`` does for a file)."""
@@ -621,7 +633,7 @@ class LintRun:
         failed = False
         for r in self.results:
             for cfg in r.resolved:
-                doc, code = run_resolved(cfg, output_format)
+                doc, code = run_resolved(cfg, output_format, out=out)
                 docs.append(doc)
                 failed = failed or code != 0
         return docs, failed

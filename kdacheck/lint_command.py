@@ -12,6 +12,7 @@ results, verdict); ``--fix`` makes one per pass. Nothing here imports Typer or R
 from __future__ import annotations
 
 import contextlib
+import io
 import os
 import re
 import sys
@@ -197,6 +198,7 @@ class LintCommand:
         self.fmt = "full"
         self.run_docs: list[dict[str, object]] | None = None  # --run: the kernels' reports
         self.run_failed = False
+        self.run_text = io.StringIO()  # --run with full or concise: the kernels' tables, after the report
         self.source: bytes | None = None  # --fix -: standard input, as the latest pass fixed it
         self.reads: dict[str, set[str]] | None = None  # --fix/--diff: what each file held when read
         self.refused: dict[str, str] = {}  # --fix: the files not written, and why
@@ -216,6 +218,8 @@ class LintCommand:
                     self.add_noqa()
                 self.baseline()
                 self.report()
+                if self.run_text.getvalue():
+                    echo(self.run_text.getvalue().rstrip("\n"))
             finally:
                 confine.reads = None
         except Exit as e:
@@ -267,7 +271,8 @@ class LintCommand:
             self.read()
             self.results = self.session.lint()
             if o.run_after and not any(r.error for r in self.results):
-                self.run_docs, self.run_failed = self.session.run_kernels(self.fmt)
+                tables = self.run_text if self.fmt in ("full", "concise") else None
+                self.run_docs, self.run_failed = self.session.run_kernels(self.fmt, tables)
 
     def diff(self) -> None:
         """``--diff``: the fixes as a unified diff, nothing written; exit 1 when there is one."""

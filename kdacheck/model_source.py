@@ -8,7 +8,10 @@ through huggingface_hub), then kdacheck's own fall-backs:
 3. the bundled index of public config.json files (``kdacheck/data/model_index.json``,
    :mod:`kdacheck.model_index`): ``index``, with its source repository and commit;
 4. the Hub itself, config.json only, in memory (:func:`fetch_hub_config`): ``hub``; never
-   with ``HF_HUB_OFFLINE`` or ``lint --offline``;
+   with ``HF_HUB_OFFLINE`` or ``lint --offline``. Within one run (:func:`hub_run`: a
+   ``kdacheck lint``) each model id is resolved once, failures included, through one HTTP
+   client (one TLS context), and all fetches share :data:`HUB_RUN_BUDGET` seconds of network
+   time; an endpoint that did not answer is not asked again in that run;
 5. else no geometry: the family guessed from the name (``models.guess_family``), said so.
 
 Nothing is written anywhere; huggingface_hub and urllib are imported only for a fetch.
@@ -16,9 +19,11 @@ Nothing is written anywhere; huggingface_hub and urllib are imported only for a 
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import re
+from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -31,6 +36,7 @@ CACHE_MAX_BYTES = model_config.MAX_CONFIG_BYTES
 HUB_MAX_BYTES = 2 << 20  # a config.json from the Hub: 2 MiB at most
 HUB_TIMEOUT = 5.0  # seconds each connect or read may wait
 HUB_DEADLINE = 15.0  # seconds the whole fetch may take (a server trickling bytes)
+HUB_RUN_BUDGET = 10.0  # seconds of network time all of one run's fetches may take together
 _TRUE = {"1", "ON", "YES", "TRUE"}  # huggingface_hub constants.py ENV_VARS_TRUE_VALUES
 
 
@@ -166,27 +172,57 @@ class _NoRedirect(Exception):
     pass
 
 
-def fetch_hub_config(repo_id: str) -> tuple[bytes | None, str]:
-    """config.json of ``repo_id`` from the Hub, in memory: (bytes, the URL) or (None, why not).
+class HubRun:
+    """One run's Hub look-ups: each model id resolved once (an answer or a failure), one
+    opener (one TLS context) for every fetch, and one budget of network seconds. An endpoint
+    that did not answer (a timeout, a refused connection) is not asked again in the run."""
 
-    Bounded: at most :data:`HUB_MAX_BYTES` read (a longer body is refused, whatever its
-    Content-Length says), :data:`HUB_TIMEOUT` per socket wait, :data:`HUB_DEADLINE` for the
-    whole fetch. A token only from ``HF_TOKEN`` (or ``HUGGING_FACE_HUB_TOKEN``) and only to
-    the configured endpoint: it is never sent after a redirect. Never raises."""
-    import time
-    import urllib.error
+    def __init__(self) -> None:
+        self.budget = HUB_RUN_BUDGET
+        self.used = 0.0
+        self.resolved: dict[tuple[str, str | None, bool], tuple[Model | None, str] | InputError] = {}
+        self.down: str | None = None  # why the endpoint is not asked again
+        self.skipped = 0  # look-ups not fetched once the budget was spent or the endpoint down
+        self.requests = 0
+        self._opener: Any = None
+
+    def opener(self) -> Any:
+        if self._opener is None:
+            self._opener = _opener()
+        return self._opener
+
+    def left(self) -> float:
+        return self.budget - self.used
+
+    def note(self) -> str | None:
+        """What a user must hear when look-ups were skipped, else None."""
+        if not self.skipped:
+            return None
+        why = self.down or f"the run's network budget ({self.budget:g} s) is spent"
+        return (f"{self.skipped} Hub look-up{'s' if self.skipped != 1 else ''} not fetched: {why}; "
+                "lint with --offline where the model configs are in the tree or the Hugging Face cache")
+
+
+_RUN: HubRun | None = None
+
+
+@contextlib.contextmanager
+def hub_run() -> Iterator[HubRun]:
+    """The scope of one run's Hub look-ups (outside one, each look-up stands alone)."""
+    global _RUN
+    outer, _RUN = _RUN, HubRun()
+    try:
+        yield _RUN
+    finally:
+        _RUN = outer
+
+
+def _opener() -> Any:
+    """The HTTP client: redirects only to http(s) and at most 3, proxies from the environment,
+    one TLS context for every HTTPS connection it makes."""
+    import ssl
     import urllib.parse
     import urllib.request
-
-    url = hub_url(repo_id)
-    endpoint = urllib.parse.urlsplit(hub_endpoint())
-    parts = urllib.parse.urlsplit(url)
-    if parts.scheme not in ("http", "https") or (parts.scheme, parts.netloc) != (endpoint.scheme, endpoint.netloc):
-        return None, f"the Hub URL {url[:200]} is not on HF_ENDPOINT"
-    request = urllib.request.Request(url, headers={"User-Agent": "kdacheck (config.json only)", "Accept": "application/json"})
-    token = os.environ.get("HF_TOKEN") or os.environ.get("HUGGING_FACE_HUB_TOKEN")
-    if token and len(token) < 1024 and token.isprintable():
-        request.add_unredirected_header("Authorization", f"Bearer {token}")  # never carried to a redirect's target
 
     class Redirects(urllib.request.HTTPRedirectHandler):
         max_redirections = 3
@@ -197,19 +233,71 @@ def fetch_hub_config(repo_id: str) -> tuple[bytes | None, str]:
                 raise _NoRedirect(f"a redirect to {target.scheme or '?'}:")
             return super().redirect_request(req, fp, code, msg, headers, newurl)
 
-    opener = urllib.request.build_opener(Redirects, urllib.request.ProxyHandler())
+    https = urllib.request.HTTPSHandler(context=ssl.create_default_context())
+    return urllib.request.build_opener(Redirects, urllib.request.ProxyHandler(), https)
+
+
+def fetch_hub_config(repo_id: str) -> tuple[bytes | None, str]:
+    """config.json of ``repo_id`` from the Hub, in memory: (bytes, the URL) or (None, why not).
+
+    Bounded: at most :data:`HUB_MAX_BYTES` read (a longer body is refused, whatever its
+    Content-Length says), :data:`HUB_TIMEOUT` per socket wait, :data:`HUB_DEADLINE` for the
+    whole fetch, and within a run (:func:`hub_run`) what is left of its budget. A token only
+    from ``HF_TOKEN`` (or ``HUGGING_FACE_HUB_TOKEN``) and only to the configured endpoint: it
+    is never sent after a redirect. Never raises."""
+    import time
+
+    run = _RUN or HubRun()
+    if run.down is not None or run.left() <= 0:
+        run.skipped += 1
+        return None, run.down or f"the run's network budget ({run.budget:g} s) is spent"
+    start = time.monotonic()
+    try:
+        raw, where, unanswered = _fetch(repo_id, run, min(HUB_TIMEOUT, run.left()), min(HUB_DEADLINE, run.left()))
+    finally:
+        run.used += time.monotonic() - start
+    if unanswered:
+        run.down = f"the Hub ({_netloc()}) did not answer earlier in this run"
+    return raw, where
+
+
+def _netloc() -> str:
+    import urllib.parse
+
+    return urllib.parse.urlsplit(hub_endpoint()).netloc[:100]
+
+
+def _fetch(repo_id: str, run: HubRun, timeout: float, deadline: float) -> tuple[bytes | None, str, bool]:
+    """One request: (bytes or None, the URL or why not, whether the endpoint did not answer)."""
+    import socket
+    import time
+    import urllib.error
+    import urllib.parse
+    import urllib.request
+
+    url = hub_url(repo_id)
+    endpoint = urllib.parse.urlsplit(hub_endpoint())
+    parts = urllib.parse.urlsplit(url)
+    if parts.scheme not in ("http", "https") or (parts.scheme, parts.netloc) != (endpoint.scheme, endpoint.netloc):
+        return None, f"the Hub URL {url[:200]} is not on HF_ENDPOINT", False
+    request = urllib.request.Request(url, headers={"User-Agent": "kdacheck (config.json only)", "Accept": "application/json"})
+    token = os.environ.get("HF_TOKEN") or os.environ.get("HUGGING_FACE_HUB_TOKEN")
+    if token and len(token) < 1024 and token.isprintable():
+        request.add_unredirected_header("Authorization", f"Bearer {token}")  # never carried to a redirect's target
+
     start = time.monotonic()
     where = f"the Hub ({parts.netloc[:100]}) for {repo_id}"
+    run.requests += 1
     try:
-        with opener.open(request, timeout=HUB_TIMEOUT) as response:
+        with run.opener().open(request, timeout=timeout) as response:
             length = response.headers.get("Content-Length")
             if length is not None and length.strip().isdigit() and int(length) > HUB_MAX_BYTES:
-                return None, f"{where}: config.json of {int(length):,} bytes is over the {HUB_MAX_BYTES:,}-byte limit: not read"
+                return None, f"{where}: config.json of {int(length):,} bytes is over the {HUB_MAX_BYTES:,}-byte limit: not read", False
             chunks: list[bytes] = []
             got = 0
             while True:
-                if time.monotonic() - start > HUB_DEADLINE:
-                    return None, f"{where}: no complete answer within {HUB_DEADLINE:g} s: not read"
+                if time.monotonic() - start > deadline:
+                    return None, f"{where}: no complete answer within {deadline:g} s: not read", True
                 # read1: what has arrived (read() would wait for the whole chunk while a server trickles bytes)
                 chunk = response.read1(min(65536, HUB_MAX_BYTES + 1 - got))
                 if not chunk:
@@ -217,18 +305,19 @@ def fetch_hub_config(repo_id: str) -> tuple[bytes | None, str]:
                 chunks.append(chunk)
                 got += len(chunk)
                 if got > HUB_MAX_BYTES:
-                    return None, f"{where}: config.json over the {HUB_MAX_BYTES:,}-byte limit: not read"
+                    return None, f"{where}: config.json over the {HUB_MAX_BYTES:,}-byte limit: not read", False
     except urllib.error.HTTPError as e:
         hint = {401: " (a gated or private repo: set HF_TOKEN)", 403: " (access refused: set HF_TOKEN)", 404: " (no such repo or file)"}
-        return None, f"{where}: HTTP {e.code}{hint.get(e.code, '')}"
+        return None, f"{where}: HTTP {e.code}{hint.get(e.code, '')}", False
     except _NoRedirect as e:
-        return None, f"{where}: {e} refused"
+        return None, f"{where}: {e} refused", False
     except (OSError, ValueError) as e:  # URLError, timeouts, resets, a malformed answer
         reason = getattr(e, "reason", None) or e
-        return None, f"{where}: {str(reason)[:160] or type(e).__name__}"
+        unanswered = isinstance(reason, (socket.timeout, TimeoutError, ConnectionError, socket.gaierror))
+        return None, f"{where}: {str(reason)[:160] or type(e).__name__}", unanswered
     except Exception as e:  # http.client's own errors (IncompleteRead, BadStatusLine, ...)
-        return None, f"{where}: {type(e).__name__}"
-    return b"".join(chunks), url
+        return None, f"{where}: {type(e).__name__}", False
+    return b"".join(chunks), url, False
 
 
 def launch_local_path(path: str, base_dir: str | None, root: str | None, flag: str = "--model-path") -> str:
@@ -277,6 +366,22 @@ def short_names() -> dict[str, str]:
 
 
 def _remote(name: str, version: str | None, hub: bool) -> tuple[Model | None, str]:
+    """:func:`_resolve`, once per model id in a run (:func:`hub_run`), a refusal included."""
+    if _RUN is None:
+        return _resolve(name, version, hub)
+    key = (name, version, hub)
+    if key not in _RUN.resolved:
+        try:
+            _RUN.resolved[key] = _resolve(name, version, hub)
+        except InputError as e:
+            _RUN.resolved[key] = e
+    found = _RUN.resolved[key]
+    if isinstance(found, InputError):
+        raise found
+    return found
+
+
+def _resolve(name: str, version: str | None, hub: bool) -> tuple[Model | None, str]:
     """A Hub id's config from the cache, the bundled index or the Hub, in that order; (None,
     what was tried) when none holds it."""
     tried = []

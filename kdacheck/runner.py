@@ -472,13 +472,14 @@ def execute(plan: Plan, device: str, rep: RunRenderer, free_bytes: int | None = 
     return (0 if all(r.passed for _c, r in results) else 1), results
 
 
-def run_resolved(cfg: Resolved, lint_format: str = "full", device: str = "auto", batch: int | None = None) -> tuple[dict[str, Any], int]:
+def run_resolved(cfg: Resolved, lint_format: str = "full", device: str = "auto", batch: int | None = None,
+                 out: IO[str] | None = None) -> tuple[dict[str, Any], int]:
     """``kdacheck lint --run``: run the kernels on one resolved configuration.
 
     Returns the run's JSON report and its exit code. With ``lint --output-format json`` the
     report goes inside lint's document (nothing printed here); with ``full``/``concise`` the
-    table is printed to stdout after lint's report, with the machine formats to stderr (never
-    inside a SARIF or JUnit document).
+    table goes to ``out`` (lint keeps it and prints it after its report), with the machine
+    formats to stderr (never inside a SARIF or JUnit document).
     """
     guess = guess_device(device)
     check_work([plan_from_resolved(cfg, batch, None, None, guess == "cpu")], guess)  # before torch
@@ -489,5 +490,5 @@ def run_resolved(cfg: Resolved, lint_format: str = "full", device: str = "auto",
     from kdacheck.report import run_full, run_json
 
     if lint_format != "json":
-        run_full.render(plan, dev, results, sys.stdout if lint_format in ("full", "concise") else sys.stderr)
+        run_full.render(plan, dev, results, out or (sys.stdout if lint_format in ("full", "concise") else sys.stderr))
     return run_json.document(plan, dev, results), 0 if all(r.passed for _c, r in results) else 1

@@ -113,6 +113,19 @@ def test_clean_example_passes_the_default_gate(path: Path) -> None:
     assert not [f for f in result.findings if f.severity.label in ("error", "warning")], result.findings
 
 
+def test_a_clean_example_that_fails_on_some_gpu_names_its_own() -> None:
+    """`lint examples/clean --gpu h200`: an example with errors there is one whose header says
+    which GPU it is for (the three FlashInfer KDA twins need Blackwell)."""
+    failing = set()
+    for path in CLEAN:
+        result = lint(path.read_text(encoding="utf-8"), gpu="h200", path=str(path))
+        if [f for f in result.findings if f.severity.label == "error"]:
+            failing.add(path.name)
+            assert gpu_of(path) not in (None, "h200"), path.name
+    assert failing == {"dp-attention-row-map.sh", "ngram-flashinfer-verify.sh", "sm100-ssm-dtype.sh"}
+    assert all(name in (EXAMPLES / "README.md").read_text(encoding="utf-8") for name in failing)
+
+
 # Rules whose documented example is not a lint (a `kdacheck run` or SGLang itself), and why.
 EXAMPLE_NOT_LINT = {**NOT_STATIC, "HSP003": "its example shows the crash with `kdacheck run --plan-capacity`; CASES above lints it"}
 

@@ -148,6 +148,18 @@ def test_lint_run_json_is_one_document() -> None:
     assert p.returncode == 0, p.stderr
 
 
+def test_lint_run_prints_the_run_report_after_the_lint_report() -> None:
+    pytest.importorskip("torch")
+    pytest.importorskip("triton")
+    p = subprocess.run(
+        [sys.executable, "-m", "kdacheck", "lint", "examples/kimi-linear-dspark.yaml", "--run"],
+        cwd=ROOT, capture_output=True, text=True, timeout=300, env={**__import__("os").environ, "TRITON_INTERPRET": "1", "NO_COLOR": "1"},
+    )
+    assert p.returncode == 0, p.stderr
+    out = p.stdout
+    assert out.index("Checked 1 file") < out.index("kernel checks passed"), out
+
+
 def test_run_args_reads_the_project_configuration(tmp_path: Path) -> None:
     """``run --args F`` takes its settings from F's [tool.kdacheck] as lint does."""
     (tmp_path / "kdacheck.toml").write_text('gpu = "not-a-gpu"\n')
@@ -208,3 +220,17 @@ def test_full_report_draws_the_memory_per_rank_when_the_gpu_is_known() -> None:
     gib = [float(ln.split(" GiB")[0].split()[-1]) for ln in rows.values()]
     assert abs(sum(gib) - 143771 / 1024) < 0.05  # the parts add up to the H200's memory
     assert "memory per rank" not in invoke("lint", "examples/kimi-linear-dspark.yaml").stdout  # no GPU: no picture
+
+
+def test_a_wrong_whole_number_is_named(tmp_path: Path) -> None:
+    for cmd in (("plan", "--model", "kimi-linear", "--tp", "x"), ("run", "--tp", "x")):
+        r = invoke(*cmd)
+        assert r.exit_code == 2 and "'--tp': 'x' is not a whole number" in r.output, r.output
+    one = tmp_path / "one.sh"
+    one.write_text("echo hi\n")
+    assert "(read as shell: 1 line)" in invoke("lint", str(one)).output
+
+
+def test_rules_json_links_each_rule_to_its_documentation() -> None:
+    rules = json.loads(invoke("rules", "--output-format", "json").stdout)
+    assert all(r["url"].startswith("https://") and r["url"].endswith("#" + r["code"].lower()) for r in rules)

@@ -227,3 +227,44 @@ def test_lint_of_a_folder_holding_only_a_dockerfile_checks_it(tmp_path: Path) ->
     spec = [x for x in f["findings"] if x["code"] == "SPEC001"]
     # on the token: line 3, the opening quote of "--speculative-eagle-topk" (SPEC001 points at the topk)
     assert f["path"] == "Dockerfile" and [(x["location"]["line"], x["location"]["column"]) for x in spec] == [(3, 42)]
+
+
+def test_a_glob_chooses_files_as_the_walk_of_its_folder_does(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A Helm values.yaml, an ignored file and an excluded one: the walk skips them, so the glob does.
+    monkeypatch.chdir(tmp_path)
+    deploy = tmp_path / "deploy"
+    (deploy / "chart").mkdir(parents=True)
+    (deploy / "chart" / "values.yaml").write_text((CI / "other" / "values.yaml").read_text())
+    (deploy / "gen").mkdir()
+    (deploy / "gen" / "x.yaml").write_text("model-path: m\ntp-size: 3\n")
+    (deploy / ".gitignore").write_text("gen/\n")
+    (deploy / "legacy.yaml").write_text("model-path: m\ntp-size: 3\n")
+    (deploy / "config.yaml").write_text("model-path: m\ntp-size: 2\n")
+    exclude = [p for p in [compile_pattern("legacy.yaml", str(tmp_path))] if p is not None]
+    walked = {c.path: c.explicit for c in discover.discover(["deploy"], exclude)}
+    globbed = {c.path: c.explicit for c in discover.discover(["deploy/**/*.yaml"], exclude)}
+    assert globbed == {p: e for p, e in walked.items() if p.endswith(".yaml")} == {
+        "deploy/chart/values.yaml": False, "deploy/config.yaml": False}
+    # a file named as it is is always linted
+    assert discover.discover(["deploy/chart/values.yaml"]) == [Candidate("deploy/chart/values.yaml", True)]
+
+
+def test_a_glob_and_a_walk_give_the_same_exit_code_and_counts(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from typer.testing import CliRunner
+
+    from kdacheck.cli import app
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "deploy" / "chart").mkdir(parents=True)
+    (tmp_path / "deploy" / "chart" / "values.yaml").write_text((CI / "other" / "values.yaml").read_text())
+    (tmp_path / "deploy" / "bad.yaml").write_text((CI / "errors" / "bad-flags.yaml").read_text())
+    runner = CliRunner()
+
+    def run(*args: str) -> tuple[int, str]:
+        r = runner.invoke(app, ["lint", *args, "--output-format", "concise"], env={"NO_COLOR": "1", "GITHUB_ACTIONS": ""})
+        return r.exit_code, next(ln for ln in r.stdout.splitlines() if ln.startswith("Checked "))
+
+    assert run("deploy/**/*.yaml") == run("deploy/") and run("deploy/")[0] == 1
+    assert run("deploy/chart/values.yaml")[0] == 2  # named: linted whatever it holds
+    nothing = runner.invoke(app, ["lint", "deploy/chart/*.yaml", "--strict"], env={"NO_COLOR": "1", "GITHUB_ACTIONS": ""})
+    assert nothing.exit_code == 2 and "no SGLang launch command found in deploy/chart/*.yaml" in nothing.output

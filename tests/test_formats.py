@@ -75,6 +75,24 @@ def test_sarif_validates_and_has_one_descriptor_per_rule() -> None:
     assert run["invocations"][0]["executionSuccessful"] is True
 
 
+def test_sarif_results_are_findings_only_facts_are_run_properties() -> None:
+    # Code scanning shows every result as an alert: a clean tree uploads none; its facts (sizes,
+    # values) are run properties, and a model that could not be read a notification.
+    clean = json.loads(invoke("lint", str(ROOT / "examples" / "clean"), "--output-format", "sarif").stdout)
+    assert not _sarif_errors(clean)
+    run = clean["runs"][0]
+    assert run["results"] == [] and run["properties"]["facts"]
+    assert {"ruleId", "message", "uri", "startLine"} <= set(run["properties"]["facts"][0])
+    errors = ROOT / "examples" / "errors"
+    run = json.loads(invoke("lint", str(errors), "--output-format", "sarif").stdout)["runs"][0]
+    files = json.loads(invoke("lint", str(errors), "--output-format", "json").stdout)["files"]
+    faults = [f for r in files for f in r["findings"] if f["severity"] in ("error", "warning")]
+    assert len(run["results"]) == len(faults) and {r["level"] for r in run["results"]} == {"error", "warning"}
+    # --failure-threshold info makes every note a fault, and then a result.
+    run = json.loads(invoke("lint", str(errors), "--output-format", "sarif", "--failure-threshold", "info").stdout)["runs"][0]
+    assert "note" in {r["level"] for r in run["results"]} and not run["properties"]["facts"]
+
+
 def test_sarif_reports_unreadable_files_and_inline_commands() -> None:
     r = invoke("lint", "missing.yaml", "--cmd", "python -m sglang.launch_server --bogus", *SELECT, "--output-format", "sarif")
     assert r.exit_code == 2
@@ -385,3 +403,10 @@ def test_every_run_format_is_a_choice_of_kdacheck_run(name: str) -> None:
     r = invoke("run", "--device", "cpu", "--model", "meta-llama/Meta-Llama-3-8B-Instruct", "--output-format", name)
     assert r.exit_code == 0, r.output
     assert "without hybrid state" in r.stdout
+
+
+def test_github_fact_lines_are_not_percent_encoded() -> None:
+    # Plain log lines are not decoded by the runner: a `%` in a fact stays a `%`, not `%25`.
+    r = invoke("lint", str(ROOT / "examples" / "qwen3-next-nextn.sh"), "--gpu", "h100", "--output-format", "github")
+    facts = [ln for ln in r.stdout.splitlines() if ln.startswith("kdacheck info: ")]
+    assert any("%" in ln for ln in facts) and not any("%25" in ln for ln in facts)

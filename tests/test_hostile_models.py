@@ -239,7 +239,7 @@ class Hub(http.server.BaseHTTPRequestHandler):
                 self.send_response(200)
                 self.end_headers()
                 self._zeros()
-            elif repo == "acme/hang":
+            elif repo.startswith("acme/hang"):
                 Hub.release.wait(30)  # never answers while the test runs
             elif repo == "acme/trickle":
                 self.send_response(200)
@@ -369,3 +369,40 @@ def test_a_hub_config_the_readers_refuse_is_refused_as_a_local_one(hub: str, mon
 
     with pytest.raises(InputError, match="linear_num_value_heads"):
         model_source.load_model(None, "acme/good")
+
+
+def _lint_folder(tmp_path: Path, ids: list[str]) -> Any:
+    from typer.testing import CliRunner
+
+    from kdacheck.cli import app
+
+    deploy = tmp_path / "deploy"
+    deploy.mkdir()
+    for n, repo in enumerate(ids):
+        (deploy / f"run{n:03}.sh").write_text(f"{LAUNCH} --model-path {repo} --tp-size 4 {SPEC}\n")
+    return CliRunner().invoke(app, ["lint", str(deploy), "--output-format", "concise"], env={"NO_COLOR": "1", "GITHUB_ACTIONS": ""})
+
+
+def test_a_run_asks_the_hub_once_per_model_id(hub: str, tmp_path: Path) -> None:
+    # 50 files naming 10 unknown ids (the Hub answers 404): one request per id, the failure kept
+    r = _lint_folder(tmp_path, [f"acme/missing-{n % 10}" for n in range(50)])
+    assert r.exit_code == 0, r.output
+    assert sorted(p for p, _ in Hub.seen) == sorted(f"/acme/missing-{n}/resolve/main/config.json" for n in range(10))
+    assert r.output.count("HTTP 404") == 50  # each file still says what was tried
+
+
+def test_a_stalled_hub_is_asked_once_per_run(hub: str, tmp_path: Path) -> None:
+    # an endpoint that accepts and never answers: one request waits its timeout, the others
+    # are not fetched, and a note says so
+    r = _lint_folder(tmp_path, [f"acme/hang-{n}" for n in range(50)])
+    assert r.exit_code == 0, r.output
+    assert len(Hub.seen) == 1
+    assert "49 Hub look-ups not fetched: the Hub (127.0.0.1:" in r.output and "did not answer earlier in this run" in r.output
+
+
+def test_the_run_network_budget_is_said_when_spent(hub: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(model_source, "HUB_RUN_BUDGET", 0.0)
+    r = _lint_folder(tmp_path, ["acme/good", "acme/other"])
+    assert Hub.seen == []
+    assert "not fetched: the run's network budget (0 s) is spent" in r.output
+    assert "2 Hub look-ups not fetched: the run's network budget (0 s) is spent" in r.output

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 
 from kdacheck.discover import git_root
-from kdacheck.findings import Finding
+from kdacheck.findings import Finding, Severity
 from kdacheck.results import FileResult
 
 PSEUDO = ("<cmd>", "<stdin>")  # inputs that are not files
@@ -51,6 +51,14 @@ def loud(f: Finding) -> bool:
 
     rule = REGISTRY.get(f.code)
     return f.not_checked or bool(rule is not None and rule.notice)
+
+
+def is_fact(f: Finding, threshold: Severity) -> bool:
+    """A note that states what was read (a size, a value) rather than a fault: an info finding
+    that is not :func:`loud`, while info does not fail the run (``--failure-threshold info``
+    makes every note a fault). Formats whose every entry is an alert (GitLab issues, SARIF
+    results) leave facts out of their findings."""
+    return f.severity == Severity.INFO and threshold > Severity.INFO and not loud(f)
 
 
 def in_role(f: Finding) -> str:

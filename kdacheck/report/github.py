@@ -30,6 +30,12 @@ def escape_property(s: str) -> str:
     return escape_data(s).replace(":", "%3A").replace(",", "%2C")
 
 
+def log_line(s: str) -> str:
+    """A plain log line: the runner decodes nothing there (``%25`` would show as written), so
+    only a line break is folded, so that no text after it can start a workflow command."""
+    return s.replace("\r", " ").replace("\n", " ")
+
+
 def command(kind: str, props: dict[str, str | int], message: str) -> str:
     shown = ",".join(f"{k}={escape_property(str(v))}" for k, v in props.items())
     return f"::{kind} {shown}::{escape_data(message)}" if shown else f"::{kind}::{escape_data(message)}"
@@ -107,7 +113,7 @@ def render(results: list[FileResult], out: IO[str], ctx: RenderContext) -> None:
     if facts:
         _write(out, "::group::kdacheck: info")
         for f in facts:
-            _write(out, escape_data(f"kdacheck info: {f.location}: {f.code} {f.message}"))
+            _write(out, log_line(f"kdacheck info: {f.location}: {f.code} {f.message}"))
         _write(out, "::endgroup::")
     _write(out, summary_line(results))
     path = os.environ.get("GITHUB_STEP_SUMMARY")

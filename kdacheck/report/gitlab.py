@@ -17,7 +17,7 @@ from typing import IO, Any
 
 from kdacheck.findings import Finding, Location, Severity
 from kdacheck.report import RenderContext
-from kdacheck.report._common import in_role, is_pseudo, loud, relative_to, repo_root
+from kdacheck.report._common import in_role, is_fact, is_pseudo, relative_to, repo_root
 from kdacheck.report.sarif import fingerprint, identity
 from kdacheck.results import FileResult
 from kdacheck.sanitize import json_text
@@ -60,7 +60,7 @@ def render(results: list[FileResult], out: IO[str], ctx: RenderContext) -> None:
                                "fingerprint": fingerprint(Finding("kdacheck", Severity.INFO, text, u.loc), 0),
                                "severity": "info", "location": {"path": _path(u.loc.path), "lines": {"begin": u.loc.line}}})
         for f in sorted(r.findings, key=Finding.sort_key):
-            if not loud(f) and f.severity < min(ctx.threshold, Severity.WARNING):
+            if is_fact(f, ctx.threshold):
                 continue
             if f.not_checked and f.severity < ctx.threshold and (f.location.path, f.location.line) in unread:
                 continue  # arguments not read: said once per place above (kdacheck-not-checked)

@@ -5,6 +5,12 @@ description, help as text and Markdown, ``helpUri``, default level), one result 
 (``ruleId``, ``ruleIndex``, level, message with the fix, the place relative to the repository
 root, ``partialFingerprints``), and one invocation saying whether every input could be read.
 
+Results are findings only, since code scanning shows every result as an alert: errors and
+warnings, and notes only where ``--failure-threshold info`` makes them faults. Otherwise a note
+that says a check did not run (MODEL001) is a notification like "could not be checked", and a
+fact (an info finding stating a size or a value: ``is_fact``, the definition GitLab's output
+uses) goes into ``run.properties.facts``: a clean tree uploads zero results.
+
 GitHub's ingestion rules shape three choices: a result from ``--cmd`` or an unnamed standard
 input is a repository-level result (placed on ``.``; a logical-only location makes code
 scanning reject the whole file, and an empty ``locations`` fails its required properties); "could not be checked" is a tool notification naming the
@@ -25,7 +31,14 @@ from urllib.parse import quote
 from kdacheck import __version__
 from kdacheck.findings import Finding, Location, Severity
 from kdacheck.report import RenderContext
-from kdacheck.report._common import all_findings, in_role, is_pseudo, relative_to, repo_root
+from kdacheck.report._common import (
+    all_findings,
+    in_role,
+    is_fact,
+    is_pseudo,
+    relative_to,
+    repo_root,
+)
 from kdacheck.results import FileResult
 from kdacheck.rules import Rule, all_rules
 from kdacheck.sanitize import json_text
@@ -152,10 +165,33 @@ def _artifact(path: str) -> dict[str, Any]:
     return {"uri": uri, "uriBaseId": base} if base else {"uri": uri}
 
 
-def document(results: list[FileResult], sglang_version: str) -> dict[str, Any]:
+def fact(f: Finding) -> dict[str, Any]:
+    """A fact as a property: the rule, the text and the place, not an alert."""
+    uri = f.location.path if is_pseudo(f.location.path) else _uri(f.location.path)[0]
+    return {"ruleId": f.code, "message": f"{f.message}{in_role(f)}", "uri": uri, "startLine": max(f.location.line, 1)}
+
+
+def _split(findings: list[Finding], threshold: Severity) -> tuple[list[Finding], list[Finding], list[Finding]]:
+    """(results, what could not be checked, facts). A note that does not fail the run is no
+    alert: a check that did not run (a "could not be checked", MODEL001) is a notification, and
+    a fact a run property."""
+    results: list[Finding] = []
+    unchecked: list[Finding] = []
+    facts: list[Finding] = []
+    for f in findings:
+        if is_fact(f, threshold):
+            facts.append(f)
+        elif f.not_checked or (f.severity < threshold and f.severity == Severity.INFO):
+            unchecked.append(f)
+        else:
+            results.append(f)
+    return results, unchecked, facts
+
+
+def document(results: list[FileResult], sglang_version: str, threshold: Severity = Severity.WARNING) -> dict[str, Any]:
     rules = all_rules()
     everything = all_findings(results)
-    findings = [f for f in everything if not f.not_checked]
+    findings, unchecked, facts = _split(everything, threshold)
     known = {r.code for r in rules}
     from kdacheck.rules import REGISTRY
 
@@ -173,8 +209,8 @@ def document(results: list[FileResult], sglang_version: str) -> dict[str, Any]:
             "descriptor": {"id": "not-checked"},
             "associatedRule": {"id": f.code, "index": index[f.code]},
         }
-        for f in everything
-        if f.not_checked and f.code in index
+        for f in unchecked
+        if f.code in index
     ]
     for r in results:
         where = [location(Location(r.path))] if not is_pseudo(r.path) else []
@@ -204,7 +240,7 @@ def document(results: list[FileResult], sglang_version: str) -> dict[str, Any]:
         },
         "invocations": [invocation],
         "results": _results(findings, index) + _suppressed(results, index),
-        "properties": {"sglangVersion": sglang_version},
+        "properties": {"sglangVersion": sglang_version, "facts": [fact(f) for f in facts]},
     }
     roots = {repo_root(r.path) for r in results if not is_pseudo(r.path)} or {repo_root(os.path.join(os.getcwd(), "-"))}
     if len(roots) == 1:
@@ -253,13 +289,13 @@ def render_failure(message: str, out: IO[str], sglang_version: str) -> None:
 
 def render(results: list[FileResult], out: IO[str], ctx: RenderContext) -> None:
     sglang_version = ctx.sglang_version
-    out.write(json_text(document(results, sglang_version)))
+    out.write(json_text(document(results, sglang_version, ctx.threshold)))
     out.write("\n")
 
 
 def render_statistics(results: list[FileResult], out: IO[str], ctx: RenderContext, stats: dict[str, Any]) -> None:
     """``--statistics``: the log, with the counts in each run's ``properties`` (a SARIF property bag)."""
-    doc = document(results, ctx.sglang_version)
+    doc = document(results, ctx.sglang_version, ctx.threshold)
     for run in doc.get("runs", []):
         run.setdefault("properties", {})["statistics"] = stats
     out.write(json_text(doc))

@@ -82,7 +82,7 @@ class Rule:
     needs: str = ""  # "model": not run without the model's geometry (MODEL001 lists it); "state": without its config
     families: tuple[Family, ...] = ()  # the families it can fire on (empty: any); a guessed family outside them rules it out
     speculative: bool = False  # fires only under speculative decoding
-    notice: bool = False  # an info finding every format shows where a user looks (a GitHub notice, a SARIF note)
+    notice: bool = False  # an info finding every format shows where a user looks (a GitHub notice, a SARIF tool notification)
     consequence: Consequence | None = None  # what SGLang does when it fails (the verdict line); every rule declares one
 
     @property

@@ -52,7 +52,7 @@ def not_checked(cfg: Resolved, rules: list[Rule]) -> list[str]:
         rules that family can have are listed; the rules that need only the family, e.g.
         RADIX003 and HSP006, still run on the guess). `--strict` fails the gate on it whatever
         the threshold. It is a note, not a failure (SGLang itself may well start), but shown in
-        every format: a `::notice` annotation on GitHub, a SARIF note, the summary line's count
+        every format: a `::notice` annotation on GitHub, a SARIF tool notification, the summary line's count
         of checks not run. A config that is read but whose state kdacheck does not model (Zaya,
         Mamba-1, the lightning-attention hybrids, Inkling) is an info:
         "state not modelled", with the rules that need that state listed as not checked.
