@@ -229,8 +229,23 @@ def _key(path: str) -> str:
     return os.path.normcase(os.path.abspath(path))
 
 
-def discover(paths: list[str], exclude: Iterable[Pattern] = ()) -> list[Candidate]:
-    """The files to lint, deduplicated and sorted (``-`` for standard input comes last)."""
+def excluded(path: str, exclude: Iterable[Pattern]) -> bool:
+    """Whether ``exclude`` excludes ``path`` or a folder above it, as the folder walk would."""
+    sets = pattern_sets(exclude)
+    full = os.path.abspath(path)
+    if ignored_by(full, False, sets):
+        return True
+    parent = os.path.dirname(full)
+    while parent != os.path.dirname(parent):
+        if ignored_by(parent, True, sets):
+            return True
+        parent = os.path.dirname(parent)
+    return False
+
+
+def discover(paths: list[str], exclude: Iterable[Pattern] = (), force_exclude: bool = False) -> list[Candidate]:
+    """The files to lint, deduplicated and sorted (``-`` for standard input comes last);
+    ``force_exclude``: a file named as it is skipped too where ``exclude`` excludes it."""
     exclude = list(exclude)
     gitignore.NFA_RUNS[0] = 0  # the run's matching budget starts here
     by_key: dict[str, Candidate] = {}
@@ -262,7 +277,7 @@ def discover(paths: list[str], exclude: Iterable[Pattern] = ()) -> list[Candidat
                     walked = {_key(f) for f in walk(glob_base(p)[0], exclude)}
                 if _key(m) in walked:
                     add(m, False)
-        else:
+        elif not (force_exclude and exclude and excluded(p, exclude)):
             add(p, True)
     out = sorted(by_key.values(), key=lambda c: c.path)
     if stdin:

@@ -527,9 +527,10 @@ class LintRun:
     """
 
     def __init__(self, paths: list[str], cmd: str | None, overrides: config.Overrides, only_launch_files: bool = False,
-                 stdin_filename: str | None = None) -> None:
+                 stdin_filename: str | None = None, force_exclude: bool = False) -> None:
         self.paths, self.cmd, self.overrides = paths, cmd, overrides
         self.only_launch_files, self.stdin_filename = only_launch_files, stdin_filename
+        self.force_exclude = force_exclude  # named files the settings' `exclude` excludes are skipped too
         self.results = Results()
         self.notes: list[str] = []
         self.empty = False  # folders named, no launch command in them
@@ -573,7 +574,7 @@ class LintRun:
     def _lint(self) -> None:
         searched = discover.searched_folders(self.paths)
         scopes = [self.top] + [self.for_folder(folder) for _given, folder in searched]
-        cands = discover.discover(self.paths, config.exclude_patterns(scopes))
+        cands = discover.discover(self.paths, config.exclude_patterns(scopes), self.force_exclude)
         if self.cmd is not None:
             # argv reaches Python with undecodable bytes as lone surrogates: --cmd is read as a
             # file's bytes are, UTF-8 or refused by name

@@ -152,6 +152,7 @@ class LintOptions:
     stdin_filename: str | None = None
     allow_outside: bool = False
     only_launch_files: bool = False
+    force_exclude: bool = False
     strict: bool = False
     sglang: bool = False
     fix: bool = False
@@ -396,7 +397,7 @@ class LintCommand:
 
     def new_session(self) -> LintRun:
         o = self.o
-        return LintRun(o.paths or [], o.cmd, self.overrides, o.only_launch_files, o.stdin_filename)
+        return LintRun(o.paths or [], o.cmd, self.overrides, o.only_launch_files, o.stdin_filename, o.force_exclude)
 
     def relint(self) -> None:
         """The next ``--fix`` pass: the fixed files (or text) linted afresh."""

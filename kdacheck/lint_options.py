@@ -33,6 +33,7 @@ OPTIONS: tuple[Option, ...] = (
     ('stdin_filename', ('--stdin-filename',), 'str', (), None, None),
     ('allow_outside', ('--allow-outside',), 'flag', (), None, False),
     ('only_launch_files', ('--only-launch-files',), 'flag', (), None, False),
+    ('force_exclude', ('--force-exclude',), 'flag', (), None, False),
     ('strict', ('--strict',), 'flag', (), None, False),
     ('sglang', ('--sglang',), 'flag', (), None, False),
     ('fix', ('--fix',), 'flag', (), None, False),

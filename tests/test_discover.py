@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from kdacheck import discover, lint
+from kdacheck import config, discover, lint
 from kdacheck.discover import Candidate
 from kdacheck.flags import NEWEST
 from kdacheck.gitignore import compile_pattern, ignored
@@ -268,3 +268,23 @@ def test_a_glob_and_a_walk_give_the_same_exit_code_and_counts(tmp_path: Path, mo
     assert run("deploy/chart/values.yaml")[0] == 2  # named: linted whatever it holds
     nothing = runner.invoke(app, ["lint", "deploy/chart/*.yaml", "--strict"], env={"NO_COLOR": "1", "GITHUB_ACTIONS": ""})
     assert nothing.exit_code == 2 and "no SGLang launch command found in deploy/chart/*.yaml" in nothing.output
+
+
+def test_force_exclude_skips_named_files_that_exclude_excludes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`exclude = ["legacy/"]`: `kdacheck lint legacy/old.sh` lints it; with --force-exclude (the
+    pre-commit hook's) it is skipped, as the walk skips it; a file outside `exclude` is linted."""
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "kdacheck.toml").write_text('exclude = ["legacy/", "*.gen.sh"]\n')
+    (tmp_path / "legacy" / "deep").mkdir(parents=True)
+    launch = "python -m sglang.launch_server --model-path moonshotai/Kimi-Linear-48B-A3B-Instruct --speculative-num-steps 3\n"
+    for name in ("legacy/deep/old.sh", "new.sh", "x.gen.sh"):
+        (tmp_path / name).write_text(launch)
+    monkeypatch.chdir(tmp_path)
+    named = ["legacy/deep/old.sh", "new.sh", "x.gen.sh"]
+
+    def linted(force: bool) -> list[str]:
+        run = lint.LintRun(named, None, config.Overrides(), force_exclude=force)
+        return [r.path for r in run.lint()]
+
+    assert linted(False) == ["legacy/deep/old.sh", "new.sh", "x.gen.sh"]
+    assert linted(True) == ["new.sh"]

@@ -21,7 +21,7 @@ CI = ROOT / "tests" / "data" / "ci"
 
 def test_hook_definition() -> None:
     (hook,) = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())
-    assert hook["id"] == "kdacheck" and hook["entry"] == "python -I -m kdacheck lint --only-launch-files" and hook["language"] == "python"
+    assert hook["id"] == "kdacheck" and hook["entry"] == "python -I -m kdacheck lint --only-launch-files --force-exclude" and hook["language"] == "python"
     import re
 
     files, exclude = re.compile(hook["files"]), re.compile(hook["exclude"])
