@@ -88,7 +88,9 @@ class _Walker:
     def __init__(self, path: str, lines: list[str] | None, budget: _Budget, spans: list[Span], owner: str,
                  kube: bool, env: dict[str, str], barren: set[yaml.Node]) -> None:
         self.path, self.lines, self.budget, self.spans = path, lines, budget, spans
-        self.owner, self.kube, self.env = owner, kube, env
+        self.owner, self.kube = owner, kube
+        # the variables in scope, innermost last: merged only where a script is read (``script``)
+        self.scopes: tuple[dict[str, str], ...] = (env,)
         self.found: list[LaunchCommand] = []
         # collections walked that held no launch: an alias or merge key using one again is not
         # walked again (charged once per use); one that held a launch is, under each path (its role)
@@ -122,14 +124,13 @@ class _Walker:
             self.barren.add(node)
 
     def mapping(self, node: yaml.MappingNode, keys: list[str], depth: int) -> None:
-        saved = self.env
+        saved = self.scopes
         own = {k.value for k, _v in node.value if isinstance(k, yaml.ScalarNode)}
         if any(k.tag == MERGE_TAG for k, _v in node.value):
             own |= {"env", "envs", "command", "args"}  # may come through the merge: looked up
-        local = self.env_of(node) if own & {"env", "envs"} else {}
+        local = self.env_of(node, depth) if own & {"env", "envs"} else {}
         if local:
-            self.budget.spend(node, depth, len(local))
-            self.env = {**saved, **local}
+            self.scopes = (*saved, local)
         skip: set[str] = set()
         if own & {"command", "args"} and (_mapping_get(node, "command") is not None or _mapping_get(node, "args") is not None):
             skip = self.container(node, keys)
@@ -141,11 +142,11 @@ class _Walker:
             key = str(k.value) if isinstance(k, yaml.ScalarNode) else "?"
             if key not in skip:
                 self.walk(v, [*keys, key], depth + 1)
-        self.env = saved
+        self.scopes = saved
 
-    def env_of(self, node: yaml.MappingNode) -> dict[str, str]:
+    def env_of(self, node: yaml.MappingNode, depth: int) -> dict[str, str]:
         """The variables a mapping's ``env:``/``envs:`` set (a map or a list of {name, value}),
-        read once per env node of the file."""
+        read and charged once per env node of the file (an alias using it again costs its node)."""
         local: dict[str, str] = {}
         for key in ("envs", "env"):
             held = _mapping_get(node, key)
@@ -153,6 +154,7 @@ class _Walker:
                 continue
             if held not in self.envs:
                 self.envs[held] = {**_env_map(held), **_env_list(held)}
+                self.budget.spend(held, depth, len(self.envs[held]))
             local.update(self.envs[held])
         return local
 
@@ -195,4 +197,6 @@ class _Walker:
         """A string a shell would run, naming an entry point."""
         if not mentions(node.value) or not any(ch.isspace() for ch in node.value) or not self.read(node):
             return
-        self.found += _script_launches(node, self.path, self.budget, self.lines, self.env, self.name(keys), "yaml-script")
+        env = {k: v for scope in self.scopes for k, v in scope.items()}
+        self.budget.spend(node, 0, len(env))  # the scope this launch reads, charged where it is read
+        self.found += _script_launches(node, self.path, self.budget, self.lines, env, self.name(keys), "yaml-script")
