@@ -324,7 +324,7 @@ def shared_spans(text: str, path: str) -> list[tuple[int, int]]:
         return []
     import yaml
 
-    from kdacheck.readers.yamlfiles import _LOADER
+    from kdacheck.readers.yamlfiles import LOADER
 
     lines = [start for start, _end in _starts(text, LINE_BREAKS[1])]  # PyYAML's marks count its own breaks
 
@@ -334,7 +334,7 @@ def shared_spans(text: str, path: str) -> list[tuple[int, int]]:
     spans: list[tuple[int, int]] = []
     open_: list[int | None] = []
     try:
-        for n, ev in enumerate(yaml.parse(text, Loader=_LOADER), 1):
+        for n, ev in enumerate(yaml.parse(text, Loader=LOADER), 1):
             if n > MAX_YAML_EVENTS:
                 return [(0, len(text))]  # too big to tell: every edit is held back
             if isinstance(ev, (yaml.SequenceStartEvent, yaml.MappingStartEvent)):

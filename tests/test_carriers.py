@@ -602,3 +602,25 @@ def test_readme_names_an_error_example_of_every_carrier_kind() -> None:
         docs = list(yaml.compose_all((EXAMPLES.parent / name).read_text()))
         kinds.add(carriers.kind_of(docs[0]) if len(docs) == 1 else None)
     assert set(carriers.NAMES) <= kinds, set(carriers.NAMES) - kinds
+
+
+def test_every_carrier_kind_has_its_row_in_the_reader_table() -> None:
+    """A carrier `kind_of` recognises is read only through `kinds.DOCUMENT_KINDS`: a kind
+    left out of the table would be recognised and never read."""
+    from kdacheck.readers import carriers, kinds
+
+    rows = [k.name for k in kinds.DOCUMENT_KINDS]
+    assert len(rows) == len(set(rows))
+    assert set(carriers.NAMES) <= set(rows)
+    for name in ("recipe-1p1d.yaml", "truss-config.yaml", "skypilot-task.yaml", "workflow.yml"):
+        from kdacheck.readers import yamlfiles
+
+        docs = yamlfiles.compose_all((DATA / name).read_text(), name)
+        kind = kinds.kind_of(docs)
+        assert kind is not None and kind.name == carriers.kind_of(docs[0]) and kind.empty, name
+
+
+def test_a_recipe_says_why_fix_does_not_write_into_it() -> None:
+    r = lint((DATA / "recipe-1p1d.yaml").read_text(), path="recipe.yaml")
+    fixes = [f.fix for f in r.findings if f.code == "SPEC001"]
+    assert fixes and all(f and "--fix cannot write it here: a role of an srt-slurm recipe is a mapping" in f for f in fixes)

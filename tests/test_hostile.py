@@ -345,7 +345,7 @@ def test_pure_python_yaml_loader_is_protected_too(monkeypatch: pytest.MonkeyPatc
 
     from kdacheck.readers import yamlfiles
 
-    monkeypatch.setattr(yamlfiles, "_LOADER", yaml.SafeLoader)
+    monkeypatch.setattr(yamlfiles, "LOADER", yaml.SafeLoader)
     monkeypatch.setattr(yamlfiles, "_last", None)
     for text, message in (
         ("[" * 100_000 + "]" * 100_000, "nested deeper than 64 levels"),

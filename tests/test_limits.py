@@ -16,7 +16,7 @@ from kdacheck.findings import InputError
 from kdacheck.flags import NEWEST
 from kdacheck.lint import Options, lint_path
 from kdacheck.plan import kv
-from kdacheck.readers import base, detect, yamlfiles
+from kdacheck.readers import base, compose, detect, yamlfiles
 from tests.helpers import finding, lint
 
 KIMI = "python -m sglang.launch_server --model-path moonshotai/Kimi-Linear-48B-A3B-Instruct"
@@ -156,7 +156,7 @@ def test_yaml_past_max_events_is_refused_before_it_is_built(monkeypatch: pytest.
 
 
 def test_a_dotenv_past_dotenv_bytes_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(yamlfiles, "DOTENV_BYTES", 10)
+    monkeypatch.setattr(compose, "DOTENV_BYTES", 10)
     path = _repo(tmp_path, {"compose.yaml": "services:\n  s:\n    command: python -m sglang.launch_server --tp-size ${TP}\n",
                             ".env": "TP=2\n# a comment past ten bytes\n"})
     r = lint_path(str(path), Options(version=NEWEST))

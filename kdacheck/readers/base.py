@@ -65,8 +65,10 @@ class LaunchCommand:
     side_files: dict[str, str | None] = field(default_factory=dict)  # a named file's text, read inside the tree (None: absent)
     unread: list[Unread] = field(default_factory=list)  # arguments the reader could not read (the verdict is "not checked")
     program: list[Token] = field(default_factory=list)  # the words before the arguments (`python3 -m sglang.launch_server`)
-    append: Append | None = Append(" ", "shell")  # how --fix adds a flag after the last word; None: it cannot
-    append_why: str = ""  # why it cannot (said with the finding)
+    # How --fix adds a flag after the last word; None: it cannot, and ``append_why`` says why
+    # ("not fixable here"). No default: every reader says how its launches are edited.
+    append: Append | None = field(kw_only=True)
+    append_why: str = ""
 
     @property
     def role(self) -> str:

@@ -26,15 +26,15 @@ from kdacheck.findings import InputError
 from kdacheck.readers import bounds
 from kdacheck.readers.base import LaunchCommand, Token
 from kdacheck.readers.yamlfiles import (
-    _at,
-    _Budget,
-    _loc,
-    _mapping_get,
-    _script_launches,
+    Budget,
     config_tokens,
+    mapping_get,
     memo,
+    node_at,
+    node_loc,
     ordinal,
     pairs,
+    script_launches,
 )
 
 MAX_ROLES = 64  # roles in one srt-slurm recipe (prefill, decode, aggregated: a handful in practice)
@@ -46,16 +46,16 @@ def kind_of(doc: yaml.Node) -> str | None:
     """Which carrier a document is ("recipe", "truss", "skypilot", "github"), or None."""
     if not isinstance(doc, yaml.MappingNode):
         return None
-    backend = _mapping_get(doc, "backend")
-    if isinstance(_mapping_get(backend, "sglang_config") if backend is not None else None, yaml.MappingNode):
+    backend = mapping_get(doc, "backend")
+    if isinstance(mapping_get(backend, "sglang_config") if backend is not None else None, yaml.MappingNode):
         return "recipe"
-    if isinstance(_mapping_get(doc, "docker_server"), yaml.MappingNode):
+    if isinstance(mapping_get(doc, "docker_server"), yaml.MappingNode):
         return "truss"
-    if isinstance(_mapping_get(doc, "jobs"), yaml.MappingNode) and (
-            _mapping_get(doc, "on") is not None or _mapping_get(doc, "true") is not None):
+    if isinstance(mapping_get(doc, "jobs"), yaml.MappingNode) and (
+            mapping_get(doc, "on") is not None or mapping_get(doc, "true") is not None):
         return "github"
-    if isinstance(_mapping_get(doc, "run"), yaml.ScalarNode) and any(
-            _mapping_get(doc, k) is not None for k in ("resources", "setup", "envs", "num_nodes", "workdir", "service")):
+    if isinstance(mapping_get(doc, "run"), yaml.ScalarNode) and any(
+            mapping_get(doc, k) is not None for k in ("resources", "setup", "envs", "num_nodes", "workdir", "service")):
         return "skypilot"
     return None
 
@@ -67,15 +67,15 @@ NAMES = {"recipe": "an srt-slurm recipe", "truss": "a Truss config", "skypilot":
 def read(doc: yaml.Node, path: str, lines: list[str] | None, env: dict[str, str] | None = None) -> list[LaunchCommand] | None:
     """The launches a carrier document holds (None: not a carrier)."""
     kind = kind_of(doc)
-    budget = _Budget(path)
+    budget = Budget(path)
     if kind == "recipe":
         return _recipe(doc, path)
     if kind == "truss":
-        node = _mapping_get(_mapping_get(doc, "docker_server") or doc, "start_command")
+        node = mapping_get(mapping_get(doc, "docker_server") or doc, "start_command")
         return _script(node, path, budget, lines, dict(env or {}), "docker_server.start_command", kind)
     if kind == "skypilot":
-        values = {**_env(_mapping_get(doc, "envs")), **(env or {})}
-        return _script(_mapping_get(doc, "run"), path, budget, lines, values, "run", kind)
+        values = {**_env(mapping_get(doc, "envs")), **(env or {})}
+        return _script(mapping_get(doc, "run"), path, budget, lines, values, "run", kind)
     if kind == "github":
         return _workflow(doc, path, budget, lines, env)
     return None
@@ -88,7 +88,7 @@ def _env(node: yaml.Node | None) -> dict[str, str]:
     if not isinstance(node, yaml.MappingNode):
         return {}
     done = pairs(node)
-    bounds.charge_nodes(1 + len(done), f"{_at(node)}: an env map")
+    bounds.charge_nodes(1 + len(done), f"{node_at(node)}: an env map")
     m = memo()
     key = ("env", node)
     if key not in m.envs:
@@ -108,7 +108,7 @@ def _within(items: Sequence[Item], cap: int, noun: str, where: str, name_of: Cal
         return items
     node, name = name_of(items[cap])
     name = name if len(name) <= 100 else name[:100] + "…"
-    raise InputError(f"{_at(node)}: the {ordinal(cap + 1)} {noun} `{name}`: over {cap:,} {noun}s in one {where}; "
+    raise InputError(f"{node_at(node)}: the {ordinal(cap + 1)} {noun} `{name}`: over {cap:,} {noun}s in one {where}; "
                      f"{noun}s past it were not read")
 
 
@@ -121,32 +121,33 @@ def _key_name(pair: tuple[yaml.Node, yaml.Node]) -> tuple[yaml.Node, str]:
 _GH_ENV = re.compile(r"\$\{\{\s*env\.([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
 
 
-def _script(node: yaml.Node | None, path: str, budget: _Budget, lines: list[str] | None, values: dict[str, str],
+def _script(node: yaml.Node | None, path: str, budget: Budget, lines: list[str] | None, values: dict[str, str],
             name: str, kind: str) -> list[LaunchCommand]:
     if not isinstance(node, yaml.ScalarNode) or "sglang" not in node.value:
         return []
     if kind == "github":  # ${{ env.X }} known where env: sets X; other expressions stay unknown to the shell
-        return _script_launches(node, path, budget, lines, values, name, kind, _GH_ENV, lambda m: values.get(m.group(1)))
-    return _script_launches(node, path, budget, lines, values, name, kind)
+        return script_launches(node, path, budget, lines, values, name, kind, _GH_ENV, lambda m: values.get(m.group(1)))
+    return script_launches(node, path, budget, lines, values, name, kind)
 
 
 def _recipe(doc: yaml.Node, path: str) -> list[LaunchCommand]:
     """One launch per role of ``backend.sglang_config``; ``model.path`` is the model when a
     role does not name one (srt-slurm mounts it and passes it)."""
-    backend = _mapping_get(doc, "backend")
-    roles = _mapping_get(backend, "sglang_config") if backend is not None else None
+    backend = mapping_get(doc, "backend")
+    roles = mapping_get(backend, "sglang_config") if backend is not None else None
     assert isinstance(roles, yaml.MappingNode)
-    model = _mapping_get(doc, "model")
-    model_path = _mapping_get(model, "path") if isinstance(model, yaml.MappingNode) else None
+    model = mapping_get(doc, "model")
+    model_path = mapping_get(model, "path") if isinstance(model, yaml.MappingNode) else None
     out: list[LaunchCommand] = []
     for k, v in _within(pairs(roles), MAX_ROLES, "role", "recipe", _key_name):
         if not isinstance(k, yaml.ScalarNode) or not isinstance(v, yaml.MappingNode):
             continue
         tokens = config_tokens(v, path)
         if isinstance(model_path, yaml.ScalarNode) and not any(t.text in ("--model-path", "--model") for t in tokens):
-            where = _loc(path, model_path)
+            where = node_loc(path, model_path)
             tokens = [Token("--model-path", where, "yaml", True), Token(str(model_path.value), where, "yaml", False), *tokens]
-        cmd = LaunchCommand(path, tokens, "recipe", _loc(path, k), k.value)
+        cmd = LaunchCommand(path, tokens, "recipe", node_loc(path, k), k.value, append=None,
+                            append_why="a role of an srt-slurm recipe is a mapping: --fix does not write into it")
         _ci_blocks(doc, path, cmd)
         out.append(cmd)
     return out
@@ -173,7 +174,7 @@ MTP_DEFAULTS = {"algorithm": "EAGLE", "num_steps": "3", "eagle_topk": "1", "num_
 
 
 def _flag(flag: str, value: yaml.Node) -> list[Token]:
-    where = _loc(value.start_mark.name, value)
+    where = node_loc(value.start_mark.name, value)
     return [Token(flag, where, "yaml", True), Token(str(value.value), where, "yaml", False)]
 
 
@@ -182,7 +183,7 @@ def _ci_blocks(doc: yaml.Node, path: str, cmd: LaunchCommand) -> None:
     ``cmd``; a field kdacheck does not map is named unread (ARG009), never dropped in silence."""
     from kdacheck.readers.base import Unread
 
-    runtime = _mapping_get(doc, "runtime")
+    runtime = mapping_get(doc, "runtime")
     for k, v in pairs(runtime) if isinstance(runtime, yaml.MappingNode) else []:
         key = str(k.value)
         if key in RUNTIME_FLAGS and isinstance(v, yaml.ScalarNode):
@@ -194,63 +195,63 @@ def _ci_blocks(doc: yaml.Node, path: str, cmd: LaunchCommand) -> None:
             from kdacheck.readers.dockerfile import image_version
 
             tagged = image_version(str(v.value))
-            cmd.version_hint = (tagged, _loc(path, v)) if tagged else None
+            cmd.version_hint = (tagged, node_loc(path, v)) if tagged else None
         elif key not in RUNTIME_PLUMBING:
-            cmd.unread.append(Unread(_loc(path, k), f"`runtime.{key}`: a launcher setting kdacheck does not map to SGLang flags"))
-    mtp = _mapping_get(doc, "mtp")
-    enabled = _mapping_get(mtp, "enabled") if isinstance(mtp, yaml.MappingNode) else None
+            cmd.unread.append(Unread(node_loc(path, k), f"`runtime.{key}`: a launcher setting kdacheck does not map to SGLang flags"))
+    mtp = mapping_get(doc, "mtp")
+    enabled = mapping_get(mtp, "enabled") if isinstance(mtp, yaml.MappingNode) else None
     if isinstance(mtp, yaml.MappingNode) and isinstance(enabled, yaml.ScalarNode) and str(enabled.value).lower() == "true":
         for key, flag in MTP_FLAGS.items():
-            node = _mapping_get(mtp, key)
+            node = mapping_get(mtp, key)
             if isinstance(node, yaml.ScalarNode):
                 cmd.tokens += _flag(flag, node)
             elif key in MTP_DEFAULTS:  # the launcher's default
                 cmd.tokens += _flag(flag, yaml.ScalarNode("tag:yaml.org,2002:str", MTP_DEFAULTS[key], enabled.start_mark, enabled.end_mark))
         for k, _v in pairs(mtp):
             if str(k.value) not in MTP_FLAGS and str(k.value) != "enabled":
-                cmd.unread.append(Unread(_loc(path, k), f"`mtp.{k.value}`: a field kdacheck does not map to SGLang flags"))
-    model = _mapping_get(doc, "model")
+                cmd.unread.append(Unread(node_loc(path, k), f"`mtp.{k.value}`: a field kdacheck does not map to SGLang flags"))
+    model = mapping_get(doc, "model")
     if runtime is not None and not any(t.text in ("--model-path", "--model") for t in cmd.tokens):
         # the launcher passes `--model-path "$MODEL_PATH"` (its environment, not the recipe): unknown here
-        where = _loc(path, model if model is not None else runtime)
+        where = node_loc(path, model if model is not None else runtime)
         cmd.tokens = [Token("--model-path", where, "yaml", True),
                       Token("$MODEL_PATH", where, "yaml", False, "`$MODEL_PATH` is set by the recipe's launcher, not in "
                             "the recipe (give the model with --model)"), *cmd.tokens]
         cmd.notes.append(f"{where}: the model: the launcher passes `--model-path $MODEL_PATH` from its environment, "
                          "not the recipe: its value is unknown here (give the model with --model)")
-    extra = _mapping_get(model, "server_args") if isinstance(model, yaml.MappingNode) else None
+    extra = mapping_get(model, "server_args") if isinstance(model, yaml.MappingNode) else None
     if isinstance(extra, yaml.SequenceNode):
-        cmd.tokens += [Token(str(n.value), _loc(path, n)) for n in extra.value if isinstance(n, yaml.ScalarNode)]
+        cmd.tokens += [Token(str(n.value), node_loc(path, n)) for n in extra.value if isinstance(n, yaml.ScalarNode)]
     elif extra is not None:
-        cmd.unread.append(Unread(_loc(path, extra), "`model.server_args` is not a list of words"))
+        cmd.unread.append(Unread(node_loc(path, extra), "`model.server_args` is not a list of words"))
     cmd.notes += [f"{u}: not read, so not checked" for u in cmd.unread]
 
 
-def _workflow(doc: yaml.Node, path: str, budget: _Budget, lines: list[str] | None,
+def _workflow(doc: yaml.Node, path: str, budget: Budget, lines: list[str] | None,
               env: dict[str, str] | None) -> list[LaunchCommand]:
     """Every step ``run:`` of every job that starts SGLang, named ``job ID, step NAME``."""
-    jobs = _mapping_get(doc, "jobs")
+    jobs = mapping_get(doc, "jobs")
     assert isinstance(jobs, yaml.MappingNode)
-    top = _env(_mapping_get(doc, "env"))
+    top = _env(mapping_get(doc, "env"))
     out: list[LaunchCommand] = []
     for jk, job in _within(pairs(jobs), MAX_JOBS, "job", "workflow", _key_name):
-        steps = _mapping_get(job, "steps")
+        steps = mapping_get(job, "steps")
         if not isinstance(jk, yaml.ScalarNode) or not isinstance(steps, yaml.SequenceNode):
             continue
-        bounds.charge_nodes(len(top), f"{_at(job)}: the env of job {jk.value[:100]}")  # copied below
-        job_env = {**top, **_env(_mapping_get(job, "env"))}
+        bounds.charge_nodes(len(top), f"{node_at(job)}: the env of job {jk.value[:100]}")  # copied below
+        job_env = {**top, **_env(mapping_get(job, "env"))}
         for n, step in enumerate(_within(steps.value, MAX_STEPS, "step", f"job `{jk.value[:100]}`", _step_name), 1):
-            sname = _mapping_get(step, "name")
+            sname = mapping_get(step, "name")
             label = f"job {jk.value}, step {sname.value if isinstance(sname, yaml.ScalarNode) else n}"
-            step_env = _env(_mapping_get(step, "env"))
-            bounds.charge_nodes(len(job_env), f"{_at(step)}: the env of {label}")  # copied below
+            step_env = _env(mapping_get(step, "env"))
+            bounds.charge_nodes(len(job_env), f"{node_at(step)}: the env of {label}")  # copied below
             values = {**job_env, **step_env, **(env or {})}
-            out += _script(_mapping_get(step, "run"), path, budget, lines, values, label, "github")
+            out += _script(mapping_get(step, "run"), path, budget, lines, values, label, "github")
     return out
 
 
 def _step_name(step: yaml.Node) -> tuple[yaml.Node, str]:
-    name = _mapping_get(step, "name")
+    name = mapping_get(step, "name")
     return step, str(name.value) if isinstance(name, yaml.ScalarNode) else "(no name)"
 
 

@@ -20,7 +20,7 @@ from kdacheck import confine
 from kdacheck.findings import InputError
 from kdacheck.readers import bounds
 from kdacheck.readers.base import LaunchCommand, Token, Unread
-from kdacheck.readers.yamlfiles import _at, _mapping_get, compose_all, config_tokens, pairs
+from kdacheck.readers.yamlfiles import compose_all, config_tokens, mapping_get, node_at, pairs
 from kdacheck.suffixes import YAML_SUFFIXES
 
 MANIFEST_BYTES = 1 << 20  # bytes of a sibling manifest read for its ConfigMaps
@@ -53,7 +53,7 @@ def collect(docs: list[yaml.Node], lines: list[str]) -> Volumes:
     stack: list[tuple[yaml.Node, int]] = [(d, 0) for d in docs]
     while stack:
         node, d = stack.pop()
-        bounds.charge_nodes(1, f"{_at(node)}: a YAML node")
+        bounds.charge_nodes(1, f"{node_at(node)}: a YAML node")
         if d > 64:
             continue
         if isinstance(node, yaml.SequenceNode):
@@ -61,22 +61,22 @@ def collect(docs: list[yaml.Node], lines: list[str]) -> Volumes:
             continue
         if not isinstance(node, yaml.MappingNode):
             continue
-        if _scalar(_mapping_get(node, "kind")) == "ConfigMap":
-            data = _mapping_get(node, "data")
-            meta = _mapping_get(node, "metadata")
+        if _scalar(mapping_get(node, "kind")) == "ConfigMap":
+            data = mapping_get(node, "data")
+            meta = mapping_get(node, "metadata")
             if isinstance(data, yaml.MappingNode) and meta is not None:
-                v.maps.setdefault(_scalar(_mapping_get(meta, "name")), (data, lines))
-        cm = _mapping_get(node, "configMap")
-        if isinstance(cm, yaml.MappingNode) and _scalar(_mapping_get(node, "name")):
-            items = _mapping_get(cm, "items")
-            files = {_scalar(_mapping_get(i, "path")): _scalar(_mapping_get(i, "key"))
+                v.maps.setdefault(_scalar(mapping_get(meta, "name")), (data, lines))
+        cm = mapping_get(node, "configMap")
+        if isinstance(cm, yaml.MappingNode) and _scalar(mapping_get(node, "name")):
+            items = mapping_get(cm, "items")
+            files = {_scalar(mapping_get(i, "path")): _scalar(mapping_get(i, "key"))
                      for i in (items.value if isinstance(items, yaml.SequenceNode) else [])}
-            v.volumes[_scalar(_mapping_get(node, "name"))] = (_scalar(_mapping_get(cm, "name")), files)
-        mounts = _mapping_get(node, "volumeMounts")
+            v.volumes[_scalar(mapping_get(node, "name"))] = (_scalar(mapping_get(cm, "name")), files)
+        mounts = mapping_get(node, "volumeMounts")
         for m in mounts.value if isinstance(mounts, yaml.SequenceNode) else []:
-            mp, name = _scalar(_mapping_get(m, "mountPath")), _scalar(_mapping_get(m, "name"))
+            mp, name = _scalar(mapping_get(m, "mountPath")), _scalar(mapping_get(m, "name"))
             if mp and name:
-                v.mounts.append(Mount(posixpath.normpath(mp), name, _scalar(_mapping_get(m, "subPath"))))
+                v.mounts.append(Mount(posixpath.normpath(mp), name, _scalar(mapping_get(m, "subPath"))))
         stack += [(val, d + 1) for _k, val in pairs(node)]
     return v
 
@@ -141,21 +141,21 @@ def _tokens(value: yaml.Node, lines: list[str], where: str) -> list[Token]:
     """The ConfigMap key's text read as an SGLang ``--config``: a literal block read in place (each
     key at its line and column in the file), any other string read as its own text at the value."""
     if not isinstance(value, yaml.ScalarNode):
-        raise InputError(f"{_at(value)}: {where}: a ConfigMap value must be a string")
+        raise InputError(f"{node_at(value)}: {where}: a ConfigMap value must be a string")
     path = value.start_mark.name
     if value.style == "|":
         first = value.start_mark.line + 1  # the block's first line (0-based)
         text = "\n" * first + "\n".join(_block(lines, first))
     else:
         text = str(value.value)
-    bounds.charge_chars(len(text), f"{_at(value)}: {where}")
+    bounds.charge_chars(len(text), f"{node_at(value)}: {where}")
     docs = compose_all(text, path, keep=False)
     if not docs:
         return []
     toks = config_tokens(docs[0], path)
     if value.style == "|":
         return toks
-    at = _at(value)
+    at = node_at(value)
     return [Token(t.text, at, t.origin, t.is_flag, t.unknown) for t in toks]
 
 
@@ -186,7 +186,7 @@ def expand(cmds: list[LaunchCommand], docs: list[yaml.Node], path: str, lines: l
         if cm not in vols.maps and not path.startswith("<"):
             _siblings(path, vols)
         data, its_lines = vols.maps.get(cm, (None, lines))
-        value = _mapping_get(data, key) if data is not None else None
+        value = mapping_get(data, key) if data is not None else None
         said = f"{ref.loc}: --config {name[:200]}"
         rest = c.tokens[:i] + c.tokens[i + n:]
         if value is None:
@@ -196,5 +196,5 @@ def expand(cmds: list[LaunchCommand], docs: list[yaml.Node], path: str, lines: l
             c.notes.append(f"{said}: {what}: its arguments were not read, so not checked")
             continue
         c.tokens = _tokens(value, its_lines, f"ConfigMap `{cm}` key `{key}`") + rest
-        c.notes.append(f"{said}: read from ConfigMap `{cm}` key `{key}` at {_at(value)} (mounted at {mount.path})")
+        c.notes.append(f"{said}: read from ConfigMap `{cm}` key `{key}` at {node_at(value)} (mounted at {mount.path})")
     return cmds

@@ -10,8 +10,8 @@ from pathlib import Path
 
 from kdacheck import confine
 from kdacheck.findings import InputError, Location
-from kdacheck.readers import bounds, carriers, configmaps, entry, finder, yamlfiles
-from kdacheck.readers.base import LaunchCommand, Token, Unread
+from kdacheck.readers import bounds, carriers, configmaps, entry, finder, kinds, yamlfiles
+from kdacheck.readers.base import Append, LaunchCommand, Token, Unread
 from kdacheck.readers.shell import looks_like_shell_launch, read_shell, tokenize
 from kdacheck.suffixes import YAML_SUFFIXES
 
@@ -168,43 +168,33 @@ def _read(text: str, path: str, env: dict[str, str] | None = None, allow_outside
     if not cmds and text.lstrip().startswith("--"):
         # Bare SGLang arguments, no program name.
         toks = [t for t in tokenize(text, path, env=env) if t.text != "\n"]
-        cmds = [LaunchCommand(path, toks, "shell", toks[0].loc if toks else Location(path))]
+        cmds = [LaunchCommand(path, toks, "shell", toks[0].loc if toks else Location(path), append=Append(" ", "shell"))]
     return cmds
 
 
 def _read_documents(text: str, path: str, env: dict[str, str] | None, allow_outside: bool) -> list[LaunchCommand]:
-    """A YAML or JSON text: what the named readers give (Kubernetes workloads, Compose, the
-    carriers), then every launch the finder reads by structure in what they did not read; an
+    """A YAML or JSON text: what the reader of its kind gives (kinds.DOCUMENT_KINDS: Kubernetes
+    workloads, Compose, the carriers), then every launch the finder reads by structure in what they did not read; an
     SGLang ``--config`` only when nothing else is a launch and its keys are SGLang's."""
     docs = yamlfiles.compose_all(text, path)
     if not docs:
         return []
     lines = text.splitlines()
-    named: list[LaunchCommand] = []
-    carried = None
-    if any(yamlfiles.is_kubernetes(d) for d in docs):
-        for d in docs:
-            if yamlfiles.is_kubernetes(d):
-                named += yamlfiles.read_kubernetes(d, path, lines)
-    elif yamlfiles.is_compose(docs[0]):
-        named = yamlfiles.read_compose(docs[0], path, lines, env, allow_outside)
-    elif len(docs) == 1:
-        carried = carriers.read(docs[0], path, lines, env)
-        named = carried or []
+    kind = kinds.kind_of(docs)
+    named = kind.read(docs, path, lines, env, allow_outside) if kind is not None else []
     found = named + finder.find(docs, path, lines, named, env)
     if found:
         return configmaps.expand(found, docs, path, lines)
-    if carried is not None or any(yamlfiles.is_kubernetes(d) or yamlfiles.is_compose(d) for d in docs):
-        if carried is not None:
-            what = f"{carriers.NAMES[carriers.kind_of(docs[0]) or '']} that starts no SGLang server"
-            raise InputError(carriers.not_a_launch_configuration(path, what))
+    if kind is not None:
+        if kind.empty:
+            raise InputError(carriers.not_a_launch_configuration(path, kind.empty))
         return []
     if entry.mentions(text) and (len(docs) > 1 or not carriers.config_like(docs[0])):
         return []  # names an entry point, but holds no launch the finder could read: said unread (unread_launch)
     if len(docs) > 1:
         raise InputError(f"{path}: several YAML documents, but no Kubernetes manifest among them")
     if not carriers.config_like(docs[0]):
-        yamlfiles.to_python(docs[0], yamlfiles._Budget(path))  # too deep or too big is said first, as for a --config
+        yamlfiles.to_python(docs[0], yamlfiles.Budget(path))  # too deep or too big is said first, as for a --config
         raise InputError(carriers.not_a_launch_configuration(
             path, "a YAML document that is neither an SGLang --config (its keys are not SGLang's flags) nor a file known to carry a launch"))
     return [yamlfiles.read_config(docs[0], path)]

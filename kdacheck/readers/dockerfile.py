@@ -340,8 +340,7 @@ def _launch(stage: _Stage, path: str, at: Callable[[int], Location]) -> list[Lau
     toks = [Token(w, at(ins.offset(q))) for ins, w, q in words]
     k = find_launch(toks)
     if k is not None:
-        c = LaunchCommand(path, toks[k:], "dockerfile", toks[0].loc)
-        c.append = Append(", ", "json")
+        c = LaunchCommand(path, toks[k:], "dockerfile", toks[0].loc, append=Append(", ", "json"))
         return [c]
     for ins, w, q in words:  # ["sh", "-c", "python3 -m sglang.launch_server ..."]
         if "sglang" in w and any(ch.isspace() for ch in w):

@@ -1,6 +1,6 @@
 """Launches found by what would run them, in any YAML or JSON document.
 
-The named readers (yamlfiles.py: Kubernetes workloads, Compose; carriers.py: recipes, Truss,
+The named readers (kubernetes.py, compose.py; carriers.py: recipes, Truss,
 SkyPilot, workflows) know their formats' roles and substitutions. Every other place is found
 here by structure, as a container runtime or a shell would run it, in any document of any kind
 (an operator's custom resource such as Dynamo's ``DynamoGraphDeployment`` or OME's
@@ -23,16 +23,15 @@ import yaml
 
 from kdacheck.readers.base import LaunchCommand
 from kdacheck.readers.entry import find_launch, mentions
+from kdacheck.readers.kubernetes import container_launches, is_kubernetes
 from kdacheck.readers.yamlfiles import (
     MERGE_TAG,
-    _Budget,
-    _container_launches,
-    _mapping_get,
-    _script_launches,
-    _words,
-    is_kubernetes,
+    Budget,
+    argv_words,
     list_append,
+    mapping_get,
     pairs,
+    script_launches,
 )
 
 Span = tuple[int, int]  # (first line, last line) of a launch a reader already gave
@@ -41,7 +40,7 @@ Span = tuple[int, int]  # (first line, last line) of a launch a reader already g
 def find(docs: list[yaml.Node], path: str, lines: list[str] | None, taken: list[LaunchCommand],
          env: dict[str, str] | None = None) -> list[LaunchCommand]:
     """The launches of ``docs`` that no launch in ``taken`` already covers."""
-    budget = _Budget(path)
+    budget = Budget(path)
     spans = [(c.loc.line, c.loc.line) for c in taken]
     starts = {(c.loc.line, c.loc.col) for c in taken}  # an aliased node a reader read is one launch, wherever used
     out: list[LaunchCommand] = []
@@ -55,8 +54,8 @@ def find(docs: list[yaml.Node], path: str, lines: list[str] | None, taken: list[
 
 def _owner(doc: yaml.Node) -> str:
     """``Kind/name`` of a Kubernetes-style document, else empty."""
-    kind, meta = _mapping_get(doc, "kind"), _mapping_get(doc, "metadata")
-    name = _mapping_get(meta, "name") if meta is not None else None
+    kind, meta = mapping_get(doc, "kind"), mapping_get(doc, "metadata")
+    name = mapping_get(meta, "name") if meta is not None else None
     if not isinstance(kind, yaml.ScalarNode):
         return ""
     return f"{kind.value}/{name.value if isinstance(name, yaml.ScalarNode) else '?'}"
@@ -76,7 +75,7 @@ def _env_list(node: yaml.Node | None) -> dict[str, str]:
         return {}
     out: dict[str, str] = {}
     for item in node.value:
-        name, value = _mapping_get(item, "name"), _mapping_get(item, "value")
+        name, value = mapping_get(item, "name"), mapping_get(item, "value")
         if isinstance(name, yaml.ScalarNode) and isinstance(value, yaml.ScalarNode):
             out[str(name.value)] = str(value.value)
     return out
@@ -85,7 +84,7 @@ def _env_list(node: yaml.Node | None) -> dict[str, str]:
 class _Walker:
     """One document's walk: where it is (the key path), the variables in scope, what it found."""
 
-    def __init__(self, path: str, lines: list[str] | None, budget: _Budget, spans: list[Span], owner: str,
+    def __init__(self, path: str, lines: list[str] | None, budget: Budget, spans: list[Span], owner: str,
                  kube: bool, env: dict[str, str], barren: set[yaml.Node]) -> None:
         self.path, self.lines, self.budget, self.spans = path, lines, budget, spans
         self.owner, self.kube = owner, kube
@@ -132,7 +131,7 @@ class _Walker:
         if local:
             self.scopes = (*saved, local)
         skip: set[str] = set()
-        if own & {"command", "args"} and (_mapping_get(node, "command") is not None or _mapping_get(node, "args") is not None):
+        if own & {"command", "args"} and (mapping_get(node, "command") is not None or mapping_get(node, "args") is not None):
             skip = self.container(node, keys)
         for k, v in node.value:  # a `<<` merge source is walked as one node (once, however many merge it)
             if k.tag == MERGE_TAG:
@@ -149,7 +148,7 @@ class _Walker:
         read and charged once per env node of the file (an alias using it again costs its node)."""
         local: dict[str, str] = {}
         for key in ("envs", "env"):
-            held = _mapping_get(node, key)
+            held = mapping_get(node, key)
             if held is None:
                 continue
             if held not in self.envs:
@@ -164,16 +163,16 @@ class _Walker:
             return {"command", "args"}
         name = self.name(keys)
         if self.kube:  # the kubelet's $(VAR) from the container's env, as the Kubernetes reader does
-            cmds = _container_launches(node, self.path, name, self.budget, self.lines)
+            cmds = container_launches(node, self.path, name, self.budget, self.lines)
         else:
-            words = _words(_mapping_get(node, "command"), self.path, self.budget) + \
-                _words(_mapping_get(node, "args"), self.path, self.budget)
+            words = argv_words(mapping_get(node, "command"), self.path, self.budget) + \
+                argv_words(mapping_get(node, "args"), self.path, self.budget)
             k = find_launch(words)
             cmds = []
             if k is not None:
-                c = LaunchCommand(self.path, words[k:], "kubernetes", words[0].loc, name, program=words[:k])
-                args = _mapping_get(node, "args")
-                holder = args if isinstance(args, yaml.SequenceNode) and args.value else _mapping_get(node, "command")
+                c = LaunchCommand(self.path, words[k:], "kubernetes", words[0].loc, name, program=words[:k], append=None)
+                args = mapping_get(node, "args")
+                holder = args if isinstance(args, yaml.SequenceNode) and args.value else mapping_get(node, "command")
                 c.append, c.append_why = list_append(holder, self.lines)
                 cmds = [c]
         self.found += cmds
@@ -184,11 +183,11 @@ class _Walker:
         items = node.value
         if len(items) < 2 or not all(isinstance(i, yaml.ScalarNode) for i in items) or not self.read(node):
             return False
-        words = _words(node, self.path, self.budget)
+        words = argv_words(node, self.path, self.budget)
         k = find_launch(words)
         if k is None:
             return False
-        c = LaunchCommand(self.path, words[k:], "kubernetes", words[0].loc, self.name(keys), program=words[:k])
+        c = LaunchCommand(self.path, words[k:], "kubernetes", words[0].loc, self.name(keys), program=words[:k], append=None)
         c.append, c.append_why = list_append(node, self.lines)
         self.found.append(c)
         return True
@@ -199,4 +198,4 @@ class _Walker:
             return
         env = {k: v for scope in self.scopes for k, v in scope.items()}
         self.budget.spend(node, 0, len(env))  # the scope this launch reads, charged where it is read
-        self.found += _script_launches(node, self.path, self.budget, self.lines, env, self.name(keys), "yaml-script")
+        self.found += script_launches(node, self.path, self.budget, self.lines, env, self.name(keys), "yaml-script")

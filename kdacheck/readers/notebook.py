@@ -586,7 +586,7 @@ def _argv(elts: list[ast.expr], cell: Cell, nb: _Notebook) -> None:
         if names_launcher(" ".join(w.text for w in words)):
             _unread(cell, _node_offset(cell, elts[0]), f"cell {cell.number}: names SGLang's launcher, but no launch kdacheck can read", nb)
         return
-    cmd = LaunchCommand(nb.path, words[k:], KIND, words[0].loc, program=words[:k])
+    cmd = LaunchCommand(nb.path, words[k:], KIND, words[0].loc, program=words[:k], append=None)  # placed below
     cmd.unread = unread_arguments(cmd)
     cmd.notes += [f"{u}: not read, so not checked" for u in cmd.unread]
     _placed([cmd], cell, lambda loc: loc.col - 1, nb, False, "a Python list in a notebook cell: --fix does not write "
@@ -666,7 +666,7 @@ def _string(node: ast.Constant | ast.JoinedStr, cell: Cell, nb: _Notebook, style
         words = [Token(m.group(), Location(nb.path, bisect.bisect_right(lines, m.start()), m.start() - lines[bisect.bisect_right(lines, m.start()) - 1] + 1))
                  for m in re.finditer(r"\S+", spaced)]
         k = find_launch(words)
-        cmds = [] if k is None else [LaunchCommand(nb.path, words[k:], KIND, words[0].loc, program=words[:k])]
+        cmds = [] if k is None else [LaunchCommand(nb.path, words[k:], KIND, words[0].loc, program=words[:k], append=None)]
     else:
         cmds = read_shell(text, nb.path, nb.shell_env(), 1, 1, KIND)
     if not cmds:

@@ -13,7 +13,7 @@ import re
 import yaml
 
 from kdacheck.findings import InputError
-from kdacheck.readers.carriers import kind_of, plausible_config_keys
+from kdacheck.readers.carriers import plausible_config_keys
 from kdacheck.suffixes import YAML_SUFFIXES
 
 _TOP_KEY = re.compile(r"^([A-Za-z0-9_-]+)\s*:", re.M)
@@ -21,7 +21,7 @@ _TOP_KEY = re.compile(r"^([A-Za-z0-9_-]+)\s*:", re.M)
 
 def relevant(path: str, text: str) -> bool:
     """Whether a file found in a folder is worth linting (named files always are)."""
-    from kdacheck.readers import yamlfiles
+    from kdacheck.readers import kinds, yamlfiles
     from kdacheck.readers.detect import is_helm_template
     from kdacheck.readers.shell import looks_like_shell_launch
 
@@ -47,13 +47,9 @@ def relevant(path: str, text: str) -> bool:
         return "sglang" in text or plausible_config_keys(_TOP_KEY.findall(text))
     if not docs:
         return False
-    if any(yamlfiles.is_kubernetes(d) or yamlfiles.is_compose(d) for d in docs):
-        return "sglang" in text
-    kind = kind_of(docs[0]) if len(docs) == 1 else None
-    if kind == "recipe":
-        return "sglang" in text
-    if kind is not None:  # a Truss config, a SkyPilot task, a workflow: only one whose script starts SGLang
-        return looks_like_shell_launch(text)
+    kind = kinds.kind_of(docs)
+    if kind is not None:
+        return kind.relevant(text)
     if len(docs) == 1 and isinstance(docs[0], yaml.MappingNode):
         keys = [k.value for k, _v in docs[0].value if isinstance(k, yaml.ScalarNode)]
         return plausible_config_keys(keys)

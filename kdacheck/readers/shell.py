@@ -29,11 +29,12 @@ from typing import TypeVar
 
 from kdacheck.findings import InputError, Location
 from kdacheck.readers import bounds
-from kdacheck.readers.base import LaunchCommand, Token, Unread
+from kdacheck.readers.base import Append, LaunchCommand, Token, Unread
 from kdacheck.readers.entry import find_launch, mentions  # the entry-point table
 
 V = TypeVar("V")
 _SEPARATORS = {";", "&&", "||", "|", "&", "\n"}
+SHELL_WORDS = Append(" ", "shell")  # --fix adds a flag as shell words after the last one
 MAX_TOKENS = 50_000  # a real launch line has a few hundred words
 MAX_VALUE = 100_000  # characters of one expanded word
 MAX_EXPANSIONS = 10_000
@@ -829,7 +830,7 @@ def _launches(items: list[Item], env: Env, path: str, kind: str, name: str, dept
         tokens = _command_tokens(rest, env)  # prefixes are not seen by the expansion
         k = find_launch(tokens)
         if k is not None:
-            cmd = LaunchCommand(path, tokens[k:], kind, tokens[0].loc, name, program=tokens[:k])
+            cmd = LaunchCommand(path, tokens[k:], kind, tokens[0].loc, name, program=tokens[:k], append=SHELL_WORDS)
             unknown = sorted({t.unknown for t in tokens[k:] if t.unknown})
             cmd.notes += [f"{path}:{cmd.loc.line}: {why}: its value is unknown here (give it with --env NAME=VALUE)" for why in unknown]
             cmd.unread = unread_arguments(cmd)
@@ -902,7 +903,7 @@ def launches_in_tokens(tokens: list[Token], path: str, kind: str, name: str = ""
     for t in [*tokens, Token("\n", tokens[-1].loc if tokens else Location(path))]:
         if t.text in _SEPARATORS and t.is_flag is None:
             if words and (k := find_launch(words)) is not None:
-                found.append(LaunchCommand(path, words[k:], kind, words[0].loc, name, program=words[:k]))
+                found.append(LaunchCommand(path, words[k:], kind, words[0].loc, name, program=words[:k], append=SHELL_WORDS))
             words = []
         else:
             words.append(t)

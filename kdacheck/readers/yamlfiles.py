@@ -1,8 +1,10 @@
-"""YAML inputs: SGLang ``--config`` files, Kubernetes manifests and Compose files.
+"""The YAML layer every YAML reader shares, and SGLang's own ``--config`` YAML.
 
 YAML is composed into nodes with PyYAML's safe loader (no object construction, no tags
 executed), walked with a node budget so that alias bombs cost nothing, and every token keeps
-the line and column of its node.
+the line and column of its node. The carriers' readers (kubernetes.py, compose.py,
+carriers.py, finder.py) build on it: argv lists, scripts held in strings and the
+substitutions their formats make, and where ``--fix`` may add an item.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ import yaml
 from kdacheck.findings import InputError, Location
 from kdacheck.readers import bounds
 from kdacheck.readers.base import Append, LaunchCommand, Token
-from kdacheck.readers.shell import find_launch, launches_in_tokens, tokenize
+from kdacheck.readers.shell import tokenize
 
 MAX_NODES = 200_000  # nodes walked, alias re-visits included
 MAX_EVENTS = 200_000  # parser events in one file (scalars, collection starts and ends)
@@ -26,7 +28,7 @@ MAX_DEPTH = 64
 Pair = tuple[yaml.Node, yaml.Node]
 
 # libyaml when PyYAML was built with it (about ten times faster); the pure-Python one otherwise.
-_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _SCALARS = yaml.constructor.SafeConstructor()
 _RESOLVER = yaml.resolver.Resolver()
 
@@ -41,7 +43,7 @@ def _short_tag(tag: str) -> str:
     return "!!" + tag[len(_STD) :] if tag.startswith(_STD) else tag
 
 
-class _Budget:
+class Budget:
     """The nodes one walk visits (alias re-visits included), each also charged to the file's
     budget (``bounds``), so a walk repeated over an aliased node costs the file, not a fresh 200,000."""
 
@@ -56,10 +58,10 @@ class _Budget:
                 f"{self.path}: YAML too large or alias-expanding (over {MAX_NODES:,} nodes); refusing"
             )
         if depth > MAX_DEPTH:
-            raise InputError(f"{_loc(self.path, node)}: YAML nested deeper than {MAX_DEPTH} levels")
+            raise InputError(f"{node_loc(self.path, node)}: YAML nested deeper than {MAX_DEPTH} levels")
         file = bounds.current()
         if file.nodes + n > bounds.MAX_FILE_NODES:  # the place is formatted only when it is said
-            file.charge_nodes(n, f"{_loc(self.path, node)}: a YAML node")
+            file.charge_nodes(n, f"{node_loc(self.path, node)}: a YAML node")
         file.nodes += n
 
 
@@ -98,14 +100,14 @@ def ordinal(n: int) -> str:
     return f"{n:,}{suffix}"
 
 
-def _loc(path: str, node: yaml.Node) -> Location:
+def node_loc(path: str, node: yaml.Node) -> Location:
     return Location(path, node.start_mark.line + 1, node.start_mark.column + 1)
 
 
-def _at(node: yaml.Node) -> Location:
+def node_at(node: yaml.Node) -> Location:
     """Where a node is written: ``compose_all`` names its stream after the file, so every mark
     carries the file's path (readers that are not given one, like ``pairs``, name it too)."""
-    return _loc(node.start_mark.name, node)
+    return node_loc(node.start_mark.name, node)
 
 
 def _mark_loc(path: str, mark: Any) -> Location:
@@ -119,7 +121,7 @@ def precheck(text: str, path: str) -> None:
     depth = 0
     starts = (yaml.SequenceStartEvent, yaml.MappingStartEvent)
     ends = (yaml.SequenceEndEvent, yaml.MappingEndEvent)
-    for n, ev in enumerate(yaml.parse(text, Loader=_LOADER), 1):
+    for n, ev in enumerate(yaml.parse(text, Loader=LOADER), 1):
         if n > MAX_EVENTS:
             raise InputError(f"{path}: YAML too large (over {MAX_EVENTS:,} nodes); refusing")
         if isinstance(ev, starts):
@@ -149,11 +151,11 @@ def compose_all(text: str, path: str, keep: bool = True) -> list[yaml.Node]:
     if _last is not None and _last[0] == path and _last[1] == text:
         return _last[2]
     try:
-        if len(text) > PRECHECK_FROM or "!" in text or _LOADER is yaml.SafeLoader:
+        if len(text) > PRECHECK_FROM or "!" in text or LOADER is yaml.SafeLoader:
             precheck(text, path)
         stream = io.StringIO(text)
         stream.name = path  # the loaders name every mark after it
-        docs = [n for n in yaml.compose_all(stream, Loader=_LOADER) if n is not None]
+        docs = [n for n in yaml.compose_all(stream, Loader=LOADER) if n is not None]
         if keep:
             _last = (path, text, docs)
         return docs
@@ -189,7 +191,7 @@ def scalar(node: yaml.ScalarNode, path: str = "") -> Any:
         _SCALARS.recursive_objects.pop(node, None)
         if node.tag in ALLOWED_TAGS and node.tag not in (_STD + "str", "!") and _explicit(node):
             raise InputError(
-                f"{_loc(path, node)}: `{_short_tag(node.tag)} {node.value[:40]!r}` is not a valid {_short_tag(node.tag)} value"
+                f"{node_loc(path, node)}: `{_short_tag(node.tag)} {node.value[:40]!r}` is not a valid {_short_tag(node.tag)} value"
             ) from None
         return node.value
     return value if isinstance(value, (str, int, float, bool, type(None))) else node.value
@@ -246,7 +248,7 @@ def _flat(node: yaml.MappingNode, m: _Memo) -> list[Pair]:
         return done
     if node in m.busy or len(m.busy) >= MAX_DEPTH:
         why = "merges a mapping into itself" if node in m.busy else f"nested deeper than {MAX_DEPTH} levels"
-        raise InputError(f"{_at(node)}: YAML merge keys {why}; refusing")
+        raise InputError(f"{node_at(node)}: YAML merge keys {why}; refusing")
     m.busy.add(node)
     try:
         merged = _merged(node, m)
@@ -264,17 +266,17 @@ def _merged(node: yaml.MappingNode, m: _Memo) -> list[Pair]:
             continue
         sources = v.value if isinstance(v, yaml.SequenceNode) else [v]
         if not all(isinstance(s, yaml.MappingNode) for s in sources):
-            raise InputError(f"{_at(k)}: a `<<` merge key needs a mapping or a list of mappings")
+            raise InputError(f"{node_at(k)}: a `<<` merge key needs a mapping or a list of mappings")
         for source in sources:  # in order: a later mapping's keys win
             more = _flat(source, m)
             if len(merged) + len(more) > MAX_MERGED_PAIRS:
-                raise InputError(f"{_at(k)}: YAML merge keys expand to over {MAX_MERGED_PAIRS:,} keys; refusing")
-            bounds.charge_nodes(len(more), f"{_at(k)}: a `<<` merge key")
+                raise InputError(f"{node_at(k)}: YAML merge keys expand to over {MAX_MERGED_PAIRS:,} keys; refusing")
+            bounds.charge_nodes(len(more), f"{node_at(k)}: a `<<` merge key")
             merged += more
     return merged
 
 
-def to_python(node: yaml.Node, budget: _Budget, depth: int = 0) -> Any:
+def to_python(node: yaml.Node, budget: Budget, depth: int = 0) -> Any:
     budget.spend(node, depth)
     if isinstance(node, yaml.ScalarNode):
         return scalar(node, budget.path)
@@ -285,7 +287,7 @@ def to_python(node: yaml.Node, budget: _Budget, depth: int = 0) -> Any:
     return None
 
 
-def _mapping_get(node: yaml.Node, key: str) -> yaml.Node | None:
+def mapping_get(node: yaml.Node, key: str) -> yaml.Node | None:
     """The value of ``key`` in a mapping as ``yaml.safe_load`` gives it (the last one wins, its
     own keys over merged ones, a later merged mapping over an earlier), None where absent. Looked
     up through the mappings ``<<`` merges rather than a flattened copy, and memoised per file,
@@ -299,7 +301,7 @@ def _lookup(node: yaml.MappingNode, key: str, m: _Memo, depth: int) -> yaml.Node
     if (node, key) in m.found:
         return m.found[node, key]
     if depth > MAX_DEPTH:
-        raise InputError(f"{_at(node)}: YAML merge keys nested deeper than {MAX_DEPTH} levels; refusing")
+        raise InputError(f"{node_at(node)}: YAML merge keys nested deeper than {MAX_DEPTH} levels; refusing")
     found = None
     merges = []
     for k, v in reversed(node.value):
@@ -311,7 +313,7 @@ def _lookup(node: yaml.MappingNode, key: str, m: _Memo, depth: int) -> yaml.Node
     for k, v in merges if found is None else ():  # the last merged mapping that has it
         sources = v.value if isinstance(v, yaml.SequenceNode) else [v]
         if not all(isinstance(s, yaml.MappingNode) for s in sources):
-            raise InputError(f"{_at(k)}: a `<<` merge key needs a mapping or a list of mappings")
+            raise InputError(f"{node_at(k)}: a `<<` merge key needs a mapping or a list of mappings")
         for source in reversed(sources):
             found = _lookup(source, key, m, depth + 1)
             if found is not None:
@@ -339,17 +341,17 @@ def config_tokens(doc: yaml.Node, path: str) -> list[Token]:
     """
     if not isinstance(doc, yaml.MappingNode):
         raise InputError(
-            f"{_loc(path, doc)}: an SGLang --config YAML must be a mapping of flag names to values"
+            f"{node_loc(path, doc)}: an SGLang --config YAML must be a mapping of flag names to values"
         )
-    budget = _Budget(path)
+    budget = Budget(path)
     tokens: list[Token] = []
     for key_node, value_node in pairs(doc):
         budget.spend(key_node, 1)
         if not isinstance(key_node, yaml.ScalarNode):
-            raise InputError(f"{_loc(path, key_node)}: a --config key must be a plain name")
+            raise InputError(f"{node_loc(path, key_node)}: a --config key must be a plain name")
         key = str(scalar(key_node, path))
-        flag = Token(f"--{key}", _loc(path, key_node), "yaml", True)
-        vloc = _loc(path, value_node)
+        flag = Token(f"--{key}", node_loc(path, key_node), "yaml", True)
+        vloc = node_loc(path, value_node)
         if isinstance(value_node, yaml.ScalarNode):
             value = scalar(value_node, path)
             if isinstance(value, bool):
@@ -362,7 +364,7 @@ def config_tokens(doc: yaml.Node, path: str) -> list[Token]:
             for item in value_node.value:
                 v = to_python(item, budget, 1)
                 text = json.dumps(v) if isinstance(v, (dict, list)) else _yaml_text(v)
-                tokens.append(Token(text, _loc(path, item), "yaml", False))
+                tokens.append(Token(text, node_loc(path, item), "yaml", False))
         else:
             value = to_python(value_node, budget, 1)
             tokens += [flag, Token(json.dumps(value), vloc, "yaml", False)]
@@ -370,22 +372,23 @@ def config_tokens(doc: yaml.Node, path: str) -> list[Token]:
 
 
 def read_config(doc: yaml.Node, path: str) -> LaunchCommand:
-    return LaunchCommand(path, config_tokens(doc, path), "yaml", Location(path, 1, 1), "SGLang --config")
+    return LaunchCommand(path, config_tokens(doc, path), "yaml", Location(path, 1, 1), "SGLang --config",
+                         append=None, append_why="edited as a key of the mapping (fix.set_flag)")
 
 
-# --- Kubernetes and Compose ------------------------------------------------------------
+# --- argv lists and scripts held in YAML (the carriers' shared layer) -----------------
 
 
-def _words(node: yaml.Node | None, path: str, budget: _Budget) -> list[Token]:
+def argv_words(node: yaml.Node | None, path: str, budget: Budget) -> list[Token]:
     """Exec-form words of a ``command``/``args`` list (no shell processing)."""
     if node is None:
         return []
     if isinstance(node, yaml.ScalarNode):
         budget.spend(node, 0)
-        return [Token(str(scalar(node, path)), _loc(path, node))]
+        return [Token(str(scalar(node, path)), node_loc(path, node))]
     if isinstance(node, yaml.SequenceNode):
         budget.spend(node, 0, len(node.value) + 1)
-        return [Token(str(scalar(n, path)), _loc(path, n)) for n in node.value if isinstance(n, yaml.ScalarNode)]
+        return [Token(str(scalar(n, path)), node_loc(path, n)) for n in node.value if isinstance(n, yaml.ScalarNode)]
     return []
 
 
@@ -416,7 +419,7 @@ def list_append(node: yaml.Node | None, lines: list[str] | None) -> tuple[Append
 Shifts = dict[int, list[tuple[int, int]]]  # file line → (column in the expanded text from which, how far it moved)
 
 
-def _text_origin(node: yaml.ScalarNode, lines: list[str] | None) -> tuple[int, int, int]:
+def text_origin(node: yaml.ScalarNode, lines: list[str] | None) -> tuple[int, int, int]:
     """(line, column, indent) where a YAML string's text starts: a block scalar on the next
     line at the block's indentation (every line of it at that indentation), a quoted one after
     its quote."""
@@ -574,60 +577,19 @@ def _folded_rows(value: str, lines: list[str], line: int, indent: int) -> dict[i
     return rows
 
 
-def _scalar_shell_tokens(node: yaml.ScalarNode, path: str, budget: _Budget, lines: list[str] | None = None,
+def scalar_shell_tokens(node: yaml.ScalarNode, path: str, budget: Budget, lines: list[str] | None = None,
                          env: dict[str, str] | None = None, text: str | None = None) -> list[Token]:
     """Shell-tokenize a YAML string (``sh -c "..."``), placing words inside the file; ``text``:
     the string after a substitution (its places are the expanded text's: see ``moved``)."""
     budget.spend(node, 0, 1 + len(node.value) // 16)  # an aliased script costs each time
-    line, col, indent = _text_origin(node, lines)
+    line, col, indent = text_origin(node, lines)
     toks = tokenize(node.value if text is None else text, path, line, col, env)
     if not indent:
         return toks
     return [Token(t.text, Location(path, t.loc.line, t.loc.col + indent), t.origin, t.is_flag, t.unknown) for t in toks]
 
 
-_K8S_VAR = re.compile(r"\$\$|\$\(([A-Za-z_][A-Za-z0-9_.-]*)\)")
-
-
-def container_env(container: yaml.Node) -> tuple[dict[str, str], set[str]]:
-    """A container's ``env``: literal values, and the names set from elsewhere (``valueFrom``).
-    Read once per env list per file (``env: *e`` in many containers is one list), each use
-    charged to the file's budget, so many alias uses are refused by the budget, not slow."""
-    env = _mapping_get(container, "env")
-    if not isinstance(env, yaml.SequenceNode):
-        return {}, set()
-    bounds.charge_nodes(1 + len(env.value), f"{_at(env)}: a container's env")
-    m = memo()
-    key = ("kubernetes", env)
-    if key not in m.envs:
-        m.envs[key] = _k8s_env(env)
-    read: tuple[dict[str, str], set[str]] = m.envs[key]
-    return read
-
-
-def _k8s_env(env: yaml.SequenceNode) -> tuple[dict[str, str], set[str]]:
-    """The variables of an env list, each ``$(A)`` of an earlier entry substituted (bounded
-    before it is built), and the names set from elsewhere."""
-    values: dict[str, str] = {}
-    opaque: set[str] = set()
-    for item in env.value:
-        name, value = _mapping_get(item, "name"), _mapping_get(item, "value")
-        if not isinstance(name, yaml.ScalarNode):
-            continue
-        if isinstance(value, yaml.ScalarNode):
-            what = f"{_at(value)}: the kubelet's `$(VAR)` in env `{name.value[:100]}`"
-            values[name.value] = substituted(str(value.value), _K8S_VAR, lambda m: _k8s_value(m, values), what)[0]
-        else:
-            opaque.add(name.value)
-    return values, opaque
-
-
-def _k8s_value(m: re.Match[str], values: dict[str, str]) -> str | None:
-    """The kubelet's value for one ``$(VAR)`` (``$$`` is ``$``); None when not in the env."""
-    return "$" if m.group(0) == "$$" else values.get(m.group(1))
-
-
-def _substitute(words: list[Token], pattern: re.Pattern[str], value_of: Callable[[re.Match[str]], str | None],
+def substitute(words: list[Token], pattern: re.Pattern[str], value_of: Callable[[re.Match[str]], str | None],
                 why_missing: Callable[[re.Match[str]], str], construct: str) -> list[Token]:
     """Each word with ``pattern``'s references replaced by ``value_of`` (``substituted``: an
     overrun is exit 2 naming the word's place and ``construct``); a reference not known (None)
@@ -643,51 +605,8 @@ def _substitute(words: list[Token], pattern: re.Pattern[str], value_of: Callable
     return out
 
 
-def expand_k8s(words: list[Token], values: dict[str, str], opaque: set[str]) -> list[Token]:
-    """``$(VAR)`` in command and args, as the kubelet expands them from the container's env
-    (``$$`` is a literal ``$``; an undefined name stays as written, and is unknown here)."""
-
-    def why(m: re.Match[str]) -> str:
-        name = m.group(1)
-        src = "set from a secret, a config map or a field (valueFrom)" if name in opaque else "not in the container's env"
-        return f"`$({name})` is {src}"
-
-    return _substitute(words, _K8S_VAR, lambda m: _k8s_value(m, values), why, "the kubelet's `$(VAR)` in command or args")
-
-
-def _container_launches(container: yaml.Node, path: str, name: str, budget: _Budget, lines: list[str] | None) -> list[LaunchCommand]:
-    values, opaque = container_env(container)
-    words = _words(_mapping_get(container, "command"), path, budget) + _words(_mapping_get(container, "args"), path, budget)
-    words = expand_k8s(words, values, opaque)
-    k = find_launch(words)
-    image = _mapping_get(container, "image")
-    hint = None
-    if isinstance(image, yaml.ScalarNode):
-        from kdacheck.readers.dockerfile import image_version
-
-        tagged = image_version(str(image.value))
-        hint = (tagged, _loc(path, image)) if tagged else None
-    if k is not None:
-        c = LaunchCommand(path, words[k:], "kubernetes", words[0].loc, name, program=words[:k])
-        c.version_hint = hint
-        args = _mapping_get(container, "args")
-        holder = args if isinstance(args, yaml.SequenceNode) and args.value else _mapping_get(container, "command")
-        c.append, c.append_why = list_append(holder, lines)
-        return [c]
-    # sh -c "python -m sglang.launch_server ...": the script is one string, read as shell with
-    # the container's env (after the kubelet's $(VAR) expansion).
-    for node in _string_nodes(container):
-        if "sglang" in node.value and any(c.isspace() for c in node.value):
-            cmds = _script_launches(node, path, budget, lines, values, name)
-            for c in cmds:
-                c.version_hint = hint
-            if cmds:
-                return cmds
-    return []
-
-
-def _script_launches(node: yaml.ScalarNode, path: str, budget: _Budget, lines: list[str] | None,
-                     values: dict[str, str], name: str, kind: str = "kubernetes",
+def script_launches(node: yaml.ScalarNode, path: str, budget: Budget, lines: list[str] | None,
+                     values: dict[str, str], name: str, kind: str,
                      pattern: re.Pattern[str] | None = None, value_of: Callable[[re.Match[str]], str | None] | None = None,
                      shell_env: dict[str, str] | None = None) -> list[LaunchCommand]:
     """A shell script held in one YAML string, read as shell (its assignments, quoting and
@@ -698,10 +617,8 @@ def _script_launches(node: yaml.ScalarNode, path: str, budget: _Budget, lines: l
     from kdacheck.readers.shell import read_shell
 
     budget.spend(node, 0, 1 + len(node.value) // 16)
-    line, col, indent = _text_origin(node, lines)
-    if pattern is None and kind == "kubernetes":
-        pattern, value_of = _K8S_VAR, (lambda m: _k8s_value(m, values))
-    what = f"{_loc(path, node)}: {SUBSTITUTIONS.get(kind, 'a substitution')}"
+    line, col, indent = text_origin(node, lines)
+    what = f"{node_loc(path, node)}: {SUBSTITUTIONS.get(kind, 'a substitution')}"
     text, shifts = (node.value, {}) if pattern is None or value_of is None else \
         expand_refs(node.value, pattern, value_of, line, col, indent, what)
     cmds = read_shell(text, path, values if shell_env is None else shell_env, line, col + indent, kind, name)
@@ -712,264 +629,3 @@ def _script_launches(node: yaml.ScalarNode, path: str, budget: _Budget, lines: l
 
 SUBSTITUTIONS = {"kubernetes": "the kubelet's `$(VAR)` in a script", "compose": "Compose's `${VAR}` in a script",
                  "github": "`${{ env.NAME }}` in a script"}  # what a script's substitution is called
-
-
-def _string_nodes(container: yaml.Node) -> list[yaml.ScalarNode]:
-    out: list[yaml.ScalarNode] = []
-    for key in ("command", "args"):
-        node = _mapping_get(container, key)
-        if isinstance(node, yaml.SequenceNode):
-            out += [n for n in node.value if isinstance(n, yaml.ScalarNode)]
-        elif isinstance(node, yaml.ScalarNode):
-            out.append(node)
-    return out
-
-
-# Keys whose pod templates are one role of a multi-pod workload: LeaderWorkerSet's
-# `leaderWorkerTemplate.leaderTemplate`/`workerTemplate`, RoleBasedGroup's leader/worker template
-# patches (v1alpha1 `leaderWorkerSet.patchLeaderTemplate`, v1alpha2
-# `leaderWorkerPattern.leaderTemplatePatch`), KubeRay's `headGroupSpec` (RayCluster, and inside
-# RayService `rayClusterConfig` and RayJob `rayClusterSpec`).
-ROLE_KEYS = {"leaderTemplate": "leader", "workerTemplate": "worker", "patchLeaderTemplate": "leader patch",
-             "patchWorkerTemplate": "worker patch", "leaderTemplatePatch": "leader patch",
-             "workerTemplatePatch": "worker patch", "headGroupSpec": "head"}
-# Lists whose items are named roles: RoleBasedGroup `spec.roles[].name`, KubeRay
-# `workerGroupSpecs[].groupName`.
-ROLE_LISTS = {"roles": ("name", "role"), "workerGroupSpecs": ("groupName", "worker group")}
-
-
-def _label(owner: str, role: str, rest: str) -> str:
-    return ", ".join(p for p in (owner, role, rest) if p)
-
-
-def _walk_containers(node: yaml.Node, path: str, owner: str, budget: _Budget, lines: list[str] | None, depth: int = 0,
-                     role: str = "") -> list[LaunchCommand]:
-    """Every container's launch, named ``OWNER[, ROLE], container NAME``: the role is the
-    template or list item it sits in (ROLE_KEYS, ROLE_LISTS), so a leader, a worker, a prefill
-    and a decode of one manifest are told apart."""
-    budget.spend(node, depth)
-    found: list[LaunchCommand] = []
-    if isinstance(node, yaml.MappingNode):
-        for k, v in pairs(node):
-            key = k.value if isinstance(k, yaml.ScalarNode) else ""
-            if key in ("containers", "initContainers") and isinstance(v, yaml.SequenceNode):
-                for c in v.value:
-                    budget.spend(c, depth + 2)
-                    cname = _mapping_get(c, "name")
-                    label = _label(owner, role, f"container {cname.value}" if isinstance(cname, yaml.ScalarNode) else "")
-                    found += _container_launches(c, path, label, budget, lines)
-            elif key in ("container", "model") and isinstance(v, yaml.MappingNode) and (
-                    _mapping_get(v, "command") is not None or _mapping_get(v, "args") is not None):
-                # Argo templates' `container:`, KServe's `predictor.model`: one container
-                found += _container_launches(v, path, _label(owner, role, key), budget, lines)
-            elif key == "entrypoint" and isinstance(v, yaml.ScalarNode) and "sglang" in str(v.value):
-                # KubeRay RayJob `spec.entrypoint`: a shell command run on the head
-                from kdacheck.readers.shell import looks_like_shell_launch
-
-                if looks_like_shell_launch(str(v.value)):
-                    # run by Ray's job submission as a shell command: no kubelet $(VAR) expansion
-                    found += _script_launches(v, path, budget, lines, {}, _label(owner, role, "entrypoint"), "rayjob")
-            elif key in ROLE_LISTS and isinstance(v, yaml.SequenceNode):
-                name_key, what = ROLE_LISTS[key]
-                for n, item in enumerate(v.value, 1):
-                    name = _mapping_get(item, name_key)
-                    sub = f"{what} {name.value if isinstance(name, yaml.ScalarNode) and name.value else n}"
-                    found += _walk_containers(item, path, owner, budget, lines, depth + 2, _label("", role, sub))
-            else:
-                sub = _label("", role, ROLE_KEYS[key]) if key in ROLE_KEYS else role
-                found += _walk_containers(v, path, owner, budget, lines, depth + 1, sub)
-    elif isinstance(node, yaml.SequenceNode):
-        for item in node.value:
-            found += _walk_containers(item, path, owner, budget, lines, depth + 1, role)
-    return found
-
-
-def is_kubernetes(doc: yaml.Node) -> bool:
-    return _mapping_get(doc, "apiVersion") is not None and _mapping_get(doc, "kind") is not None
-
-
-def is_compose(doc: yaml.Node) -> bool:
-    return isinstance(_mapping_get(doc, "services"), yaml.MappingNode)
-
-
-def read_kubernetes(doc: yaml.Node, path: str, lines: list[str] | None = None) -> list[LaunchCommand]:
-    kind = _mapping_get(doc, "kind")
-    meta = _mapping_get(doc, "metadata")
-    name = _mapping_get(meta, "name") if meta is not None else None
-    owner = f"{kind.value if isinstance(kind, yaml.ScalarNode) else '?'}/{name.value if isinstance(name, yaml.ScalarNode) else '?'}"
-    return _walk_containers(doc, path, owner, _Budget(path), lines)
-
-
-_COMPOSE_VAR = re.compile(r"\$\$|\$\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?[-?+])([^}]*))?\}|\$([A-Za-z_][A-Za-z0-9_]*)")
-
-
-def compose_value(m: re.Match[str], env: dict[str, str]) -> str | None:
-    """Compose's value for one reference (``$$`` is ``$``); None: unset without a default."""
-    if m.group(0) == "$$":
-        return "$"
-    op, arg = m.group(2), m.group(3) or ""
-    value = env.get(m.group(1) or m.group(4))
-    unset = value is None or (value == "" and (op or "").startswith(":"))
-    if op in ("-", ":-"):
-        return arg if unset else str(value)
-    if op in ("+", ":+"):
-        return "" if unset else arg
-    return None if unset else str(value)
-
-
-def compose_interpolate(words: list[Token], env: dict[str, str]) -> list[Token]:
-    """Compose's interpolation of ``${VAR}``, ``${VAR:-d}``, ``${VAR-d}``, ``${VAR:?err}``,
-    ``${VAR:+alt}`` and ``$VAR`` from the ``.env`` file beside it and the environment (``--env``);
-    ``$$`` is a literal ``$``. An unset variable without a default is unknown."""
-
-    def why(m: re.Match[str]) -> str:
-        return f"`${{{m.group(1) or m.group(4)}}}` is not set in the .env file beside it (give it with --env)"
-
-    return _substitute(words, _COMPOSE_VAR, lambda m: compose_value(m, env), why, "Compose's `${VAR}` in entrypoint or command")
-
-
-DOTENV_BYTES = 1 << 20
-
-
-def read_dotenv(folder: str, allow_outside: bool = False) -> dict[str, str]:
-    """The ``.env`` file Compose reads beside the compose file (KEY=VALUE lines): read through
-    kdacheck.confine, so a ``.env`` that is a link out of the repository (``/proc/self/environ``,
-    ``../secrets.env``), a device or over 1 MiB is refused by name (exit 2), never shown."""
-    import os
-
-    from kdacheck import confine
-
-    path = os.path.join(folder, ".env")
-    root = None if allow_outside else confine.repository_root(folder)
-    text = confine.read_text(path, root, DOTENV_BYTES, path, missing_ok=True)
-    if text is None:
-        return {}
-    out: dict[str, str] = {}
-    for line in text.split("\n"):  # Compose's lines: a lone CR or U+2028 does not end one
-        s = line.strip()
-        if not s or s.startswith("#") or "=" not in s:
-            continue
-        key, _eq, value = s.removeprefix("export ").partition("=")
-        value = value.strip()
-        if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
-            value = value[1:-1]
-        if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", key.strip()):
-            out[key.strip()] = value
-    return out
-
-
-def read_compose(doc: yaml.Node, path: str, lines: list[str] | None = None, env: dict[str, str] | None = None,
-                 allow_outside: bool = False) -> list[LaunchCommand]:
-    import os
-
-    values = {**read_dotenv(os.path.dirname(path) or ".", allow_outside), **(env or {})} if path not in ("<stdin>", "<cmd>") else dict(env or {})
-    found = _read_compose(doc, path, lines, values)
-    from kdacheck.readers.dockerfile import image_version
-
-    services = _mapping_get(doc, "services")
-    by_name = {k.value: v for k, v in pairs(services) if isinstance(k, yaml.ScalarNode)} \
-        if isinstance(services, yaml.MappingNode) else {}  # the last one wins, as with yaml.safe_load
-    for c in found:
-        svc = by_name.get(c.name.removeprefix("service "))
-        image = _mapping_get(svc, "image") if svc is not None else None
-        tagged = image_version(str(image.value)) if isinstance(image, yaml.ScalarNode) else None
-        if tagged and isinstance(image, yaml.ScalarNode):
-            c.version_hint = (tagged, _loc(path, image))
-    return found
-
-
-def _read_compose(doc: yaml.Node, path: str, lines: list[str] | None = None, values: dict[str, str] | None = None) -> list[LaunchCommand]:
-    """Each service's launch: ``entrypoint`` then ``command``, as Compose joins them into one
-    argv, each in list or string form. Compose interpolates every string before anything
-    splits it (compose-spec "Interpolation"), so ``values`` (the ``.env`` file, ``--env``) are
-    known values in the string form exactly as in the list form, and what stays unset is
-    unknown. ``sh -c SCRIPT`` is read as a shell script with the service's ``environment:``
-    (what the container's shell sees; ``$$VAR`` there is the shell's ``$VAR``)."""
-    from kdacheck.readers.shell import _SHELLS, looks_like_shell_launch, read_shell
-
-    services = _mapping_get(doc, "services")
-    found: list[LaunchCommand] = []
-    if not isinstance(services, yaml.MappingNode):
-        return found
-    budget = _Budget(path)
-    env = dict(values or {})
-
-    def interpolate(m: re.Match[str]) -> str | None:
-        return compose_value(m, env)
-
-    for k, svc in pairs(services):
-        budget.spend(svc, 1)
-        label = f"service {k.value}" if isinstance(k, yaml.ScalarNode) else "service ?"
-        shell_env = _service_environment(svc, env)
-        nodes = [n for n in (_mapping_get(svc, "entrypoint"), _mapping_get(svc, "command")) if n is not None]
-        words: list[Token] = []
-        shifts: Shifts = {}
-        for node in nodes:
-            if isinstance(node, yaml.ScalarNode):
-                line, col, indent = _text_origin(node, lines)
-                what = f"{_loc(path, node)}: Compose's `${{VAR}}` in {label}"
-                text, moves = expand_refs(str(node.value), _COMPOSE_VAR, interpolate, line, col, indent, what)
-                shifts.update(moves)
-                words += _scalar_shell_tokens(node, path, budget, lines, None, text)
-            else:
-                words += compose_interpolate(_words(node, path, budget), env)
-        cmds = launches_in_tokens(words, path, "compose", label)
-        if cmds and isinstance(nodes[-1], yaml.SequenceNode):
-            for c in cmds:  # --fix adds a flag as a new item of the last list, in its style
-                c.append, c.append_why = list_append(nodes[-1], lines)
-        # sh -c SCRIPT: a list item read as a script in place, or a word of the string form
-        for node in nodes:
-            for item in (node.value if isinstance(node, yaml.SequenceNode) else []):
-                if not cmds and isinstance(item, yaml.ScalarNode) and looks_like_shell_launch(str(item.value)) \
-                        and any(c.isspace() for c in str(item.value)):
-                    cmds = _script_launches(item, path, budget, lines, env, label, "compose", _COMPOSE_VAR, interpolate, shell_env)
-        for i in range(len(words) - 2):
-            if cmds:
-                break
-            script = words[i + 2]
-            if words[i].text.rsplit("/", 1)[-1] in _SHELLS and words[i + 1].text == "-c" and looks_like_shell_launch(script.text):
-                raw = lines[script.loc.line - 1] if lines is not None and 0 < script.loc.line <= len(lines) else ""
-                quoted = 0 < script.loc.col <= len(raw) and raw[script.loc.col - 1] in "'\""
-                cmds = read_shell(script.text, path, shell_env, script.loc.line, script.loc.col + quoted, "compose", label)
-        moved(cmds, shifts)
-        for node in nodes:
-            if isinstance(node, yaml.ScalarNode):
-                line, _col, indent = _text_origin(node, lines)
-                refold(cmds, node, lines, line, indent)
-        found += cmds
-    return found
-
-
-def _service_environment(svc: yaml.Node, env: dict[str, str]) -> dict[str, str]:
-    """A service's ``environment:`` (a mapping, or a list of ``KEY=VALUE``), interpolated: the
-    variables its container's shell sees. Read once per node per file (``environment: *e`` in
-    many services is one node), each use charged to the file's budget."""
-    node = _mapping_get(svc, "environment")
-    if not isinstance(node, (yaml.MappingNode, yaml.SequenceNode)):
-        return {}
-    bounds.charge_nodes(1 + len(node.value), f"{_at(node)}: a service's environment")
-    m = memo()
-    key = ("compose", node)
-    if key not in m.envs:
-        m.envs[key] = _compose_environment(node, env)
-    read: dict[str, str] = m.envs[key]
-    return read
-
-
-def _compose_environment(node: yaml.MappingNode | yaml.SequenceNode, env: dict[str, str]) -> dict[str, str]:
-    """The variables of an ``environment:`` node, each value interpolated (bounded before it is
-    built); one still holding a ``$`` is left out (not known)."""
-    items: list[tuple[str, yaml.ScalarNode, str]] = []
-    if isinstance(node, yaml.MappingNode):
-        items = [(str(k.value), v, str(v.value)) for k, v in pairs(node)
-                 if isinstance(k, yaml.ScalarNode) and isinstance(v, yaml.ScalarNode) and v.tag != "tag:yaml.org,2002:null"]
-    else:
-        items = [(i.value.split("=", 1)[0], i, i.value.split("=", 1)[1]) for i in node.value
-                 if isinstance(i, yaml.ScalarNode) and "=" in str(i.value)]
-    out: dict[str, str] = {}
-    for key, where, value in items:
-        what = f"{_at(where)}: Compose's `${{VAR}}` in environment `{key[:100]}`"
-        text = substituted(value, _COMPOSE_VAR, lambda m: compose_value(m, env), what)[0]
-        if "$" not in text:
-            out[key] = text
-    return out
