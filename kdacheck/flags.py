@@ -196,6 +196,16 @@ def table(version: str) -> FlagTable:
     return FlagTable(version, [_flag(d) for d in data["flags"]])
 
 
+def option_names() -> set[str]:
+    """Every option string of every known version's table, read from the tables' JSON without
+    building their flags (deciding whether a YAML is a ``--config`` needs the names only)."""
+    names: set[str] = set()
+    for v in KNOWN_VERSIONS:
+        for d in json.loads(_data(f"sglang-{v}-flags.json"))["flags"]:
+            names.update(d["options"])
+    return names
+
+
 @functools.cache
 def new_flags() -> dict[str, str]:
     """What SGLang's deprecated actions tell the operator to write instead (``new_flag=``)."""

@@ -274,10 +274,10 @@ def _lint_text(text: str, path: str, opts: Options, base_dir: str | None = None,
     if not cmds:
         result.notes.append(f"{path}: no SGLang launch command found")
         if explicit:
-            from kdacheck.readers import dockerfile
+            from kdacheck.readers.kinds import is_dockerfile
 
             kind = ("a YAML document" if path.lower().endswith(YAML_SUFFIXES)
-                    else "a Dockerfile" if dockerfile.is_dockerfile(path, text) else "shell")
+                    else "a Dockerfile" if is_dockerfile(path, text) else "shell")
             n = len(text.splitlines())
             result.error = f"no SGLang launch command found (read as {kind}: {n} line{'' if n == 1 else 's'})"
     sup = _Suppressor("" if opts.ignore_noqa else text, path)  # --ignore-noqa: as if no comment

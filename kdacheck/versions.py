@@ -8,6 +8,7 @@ it to ``KNOWN``, and add a constant below for each behaviour it changes.
 from __future__ import annotations
 
 import functools
+import re
 
 KNOWN: tuple[str, ...] = ("0.5.19", "0.5.20", "0.5.21", "0.5.22", "0.5.23")
 OLDEST = KNOWN[0]
@@ -96,3 +97,12 @@ def at_least(version: str, first: str) -> bool:
 # --mamba-full-memory-ratio unset resolves to its declared fallback 0.9 (0.5.23
 # arg_groups/fields/schedule.py L220-226 ``fallback=0.9``), in ServerArgs for every model.
 MAMBA_FULL_MEMORY_RATIO_FALLBACK = "0.5.20"
+
+
+_IMAGE_VERSION = re.compile(r"(?:^|/)sglang[^:/]*:v?(\d+\.\d+\.\d+)")
+
+
+def image_version(image: str) -> str | None:
+    """The SGLang version an image reference names (``lmsysorg/sglang:v0.5.19-cu126``)."""
+    m = _IMAGE_VERSION.search(image[:500])
+    return m.group(1) if m else None

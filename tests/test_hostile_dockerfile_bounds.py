@@ -16,7 +16,7 @@ import pytest
 
 from kdacheck.flags import NEWEST
 from kdacheck.lint import Options, lint_text
-from kdacheck.readers import bounds, dockerfile, read_text
+from kdacheck.readers import bounds, dockerfile, kinds, read_text
 from kdacheck.results import FileResult
 from tests.test_hostile import assert_linear
 
@@ -217,5 +217,5 @@ def test_telling_a_dockerfile_costs_linear_time_over_blank_lines() -> None:
     # before: `^\s*FROM` rescanned every blank line after each line start: 40,000 blank lines
     # took 2 s, 200,000 took about a minute, for any file read (a run.sh)
     assert_linear(lambda n: "\n" * n + LAUNCH + "\n", 5_000, "run.sh")
-    assert not dockerfile.is_dockerfile("run.sh", "\n" * 200_000 + LAUNCH + "\n")
-    assert dockerfile.is_dockerfile("x.txt", "\n\n  FROM x\n\n\tCMD y\n")
+    assert not kinds.is_dockerfile("run.sh", "\n" * 200_000 + LAUNCH + "\n")
+    assert kinds.is_dockerfile("x.txt", "\n\n  FROM x\n\n\tCMD y\n")

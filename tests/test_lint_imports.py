@@ -44,6 +44,22 @@ def test_lint_never_imports_torch_triton_or_numpy(fmt: str) -> None:
     assert "HEAVY []" in p.stdout, p.stdout[-500:]
 
 
+def test_a_yaml_lint_loads_only_the_readers_it_uses() -> None:
+    """A clean ``--config`` YAML: the notebook and Dockerfile readers and ``--fix``'s editor are
+    imported only for a notebook, a Dockerfile or a finding with an edit."""
+    code = (
+        "import sys, atexit\n"
+        "atexit.register(lambda: sys.__stderr__.write('LOADED ' + str(sorted(m for m in sys.modules if m in "
+        "('kdacheck.readers.notebook', 'kdacheck.readers.dockerfile', 'kdacheck.fix')))))\n"
+        f"sys.argv = ['kdacheck', 'lint', {EXAMPLE!r}]\n"
+        "from kdacheck.main import main\n"
+        "main()\n"
+    )
+    p = _python(code)
+    assert p.returncode == 0, p.stderr
+    assert "LOADED []" in p.stderr
+
+
 def test_the_console_script_path_imports_nothing_heavy() -> None:
     code = (
         "import sys, atexit\n"

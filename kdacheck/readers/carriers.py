@@ -192,7 +192,7 @@ def _ci_blocks(doc: yaml.Node, path: str, cmd: LaunchCommand) -> None:
             if ROLE_RUNTIME[key][0] == cmd.name:
                 cmd.tokens += _flag(ROLE_RUNTIME[key][1], v)
         elif key == "image" and isinstance(v, yaml.ScalarNode):
-            from kdacheck.readers.dockerfile import image_version
+            from kdacheck.versions import image_version
 
             tagged = image_version(str(v.value))
             cmd.version_hint = (tagged, node_loc(path, v)) if tagged else None
@@ -267,11 +267,10 @@ def flag_names() -> tuple[frozenset[str], frozenset[str]]:
     from kdacheck import flags
 
     names: set[str] = set()
-    for v in flags.KNOWN_VERSIONS:
-        for opt in flags.table(v).by_option:
-            if opt.startswith("--"):
-                names.add(opt[2:])
-                names.add(opt[2:].replace("-", "_"))
+    for opt in flags.option_names():
+        if opt.startswith("--"):
+            names.add(opt[2:])
+            names.add(opt[2:].replace("-", "_"))
     multi = frozenset(n for n in names if "-" in n or "_" in n)
     return multi, frozenset(names - multi)
 

@@ -103,7 +103,7 @@ def read_compose(doc: yaml.Node, path: str, lines: list[str] | None = None, env:
 
     values = {**read_dotenv(os.path.dirname(path) or ".", allow_outside), **(env or {})} if path not in ("<stdin>", "<cmd>") else dict(env or {})
     found = _read_compose(doc, path, lines, values)
-    from kdacheck.readers.dockerfile import image_version
+    from kdacheck.versions import image_version
 
     services = mapping_get(doc, "services")
     by_name = {k.value: v for k, v in pairs(services) if isinstance(k, yaml.ScalarNode)} \

@@ -152,11 +152,13 @@ def refuse_outside(target: Path, root: str | None, what: str) -> None:
 
 
 def _read(text: str, path: str, env: dict[str, str] | None = None, allow_outside: bool = False) -> list[LaunchCommand]:
-    from kdacheck.readers import dockerfile, notebook
+    if kinds.is_notebook(path, text):
+        from kdacheck.readers import notebook
 
-    if notebook.is_notebook(path, text):
         return notebook.read_notebook(text, path, env, MAX_COMMANDS)
-    if dockerfile.is_dockerfile(path, text):
+    if kinds.is_dockerfile(path, text):
+        from kdacheck.readers import dockerfile
+
         return dockerfile.read_dockerfile(text, path)
     is_yaml_name = path.lower().endswith(YAML_SUFFIXES)
     if is_helm_template(path, text):

@@ -34,6 +34,7 @@ from collections.abc import Callable, Iterator, Mapping, MutableMapping
 from dataclasses import dataclass, field, replace
 from typing import cast
 
+from kdacheck import versions
 from kdacheck.findings import InputError, Location
 from kdacheck.readers import bounds
 from kdacheck.readers.base import Append, LaunchCommand, Token
@@ -44,7 +45,6 @@ _DIRECTIVE = re.compile(r"#[ \t]*([A-Za-z]+)[ \t]*=[ \t]*(\S*)[ \t]*$")
 _HEREDOC = re.compile(r"<<-?[ \t]*([\"']?)([A-Za-z_][A-Za-z0-9_]*)\1")
 _NAMES = re.compile(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)")
 _VAR = re.compile(r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))")
-_IMAGE_VERSION = re.compile(r"(?:^|/)sglang[^:/]*:v?(\d+\.\d+\.\d+)")
 _JSON_ESCAPES = {"b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t", '"': '"', "\\": "\\", "/": "/"}
 _JSON = json.JSONDecoder()
 _POSIX_SHELLS = ("sh", "bash", "dash", "ash", "zsh", "ksh")
@@ -52,21 +52,6 @@ MAX_LINES = 200_000
 MAX_WORDS = 100_000  # exec-form words in one instruction
 MAX_STAGES = 10_000  # FROM lines: a real Dockerfile has a handful
 MAX_LAYERS = 32  # stages chained FROM one another that a lookup walks before their ENV is flattened into one dict
-
-
-def image_version(image: str) -> str | None:
-    """The SGLang version an image reference names (``lmsysorg/sglang:v0.5.19-cu126``)."""
-    m = _IMAGE_VERSION.search(image[:500])
-    return m.group(1) if m else None
-
-
-def is_dockerfile(path: str, text: str) -> bool:
-    from kdacheck.discover import is_container_file_name
-
-    if is_container_file_name(path.replace("\\", "/").rsplit("/", 1)[-1]):
-        return True
-    # [^\S\n]*: a line's own indentation (``\s*`` would rescan every blank line after each line start)
-    return bool(re.search(r"(?m)^[^\S\n]*FROM\s+\S", text)) and bool(re.search(r"(?m)^[^\S\n]*(CMD|ENTRYPOINT)\s", text))
 
 
 @dataclass
@@ -287,7 +272,7 @@ def _from(ins: Instruction, count: int, stages: dict[str, _Stage], global_args: 
     stage = _child(parent, where) if parent else _Stage()
     if len(words) >= 3 and words[1].upper() == "AS":
         stages[words[2].lower()] = stage
-    tagged = image_version(image)
+    tagged = versions.image_version(image)
     if tagged:
         stage.version = (tagged, Location(path, ins.line, ins.col))
     return stage

@@ -1,5 +1,10 @@
-"""The one table of document kinds that carry launches: how each is recognised among a file's
-YAML/JSON documents, read, and judged worth linting when a folder walk finds it.
+"""The kinds of file and document that carry launches, in one place.
+
+A file is a notebook (``is_notebook``), a Dockerfile (``is_dockerfile``), YAML/JSON documents or
+a shell script, decided by these cheap tests before the reader of its kind is imported (a YAML
+lint never loads the notebook or Dockerfile reader). ``DOCUMENT_KINDS`` is the one table of
+document kinds among a file's YAML/JSON documents: how each is recognised, read, and judged
+worth linting when a folder walk finds it.
 
 ``DOCUMENT_KINDS`` is tried in order; the first kind that claims the documents reads them (the
 finder, kdacheck/readers/finder.py, then reads by structure whatever the kind did not). A kind
@@ -10,6 +15,7 @@ A new carrier with a shape of its own is one entry here and its reader module.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import NamedTuple
 
@@ -17,6 +23,22 @@ import yaml
 
 from kdacheck.readers import carriers, compose, kubernetes
 from kdacheck.readers.base import LaunchCommand
+
+
+def is_notebook(path: str, text: str) -> bool:
+    """A ``.ipynb`` by name, or JSON whose object carries ``nbformat`` (standard input)."""
+    return path.lower().endswith(".ipynb") or (text.lstrip()[:1] == "{" and re.search(r'"nbformat"\s*:', text[:1 << 20]) is not None)
+
+
+def is_dockerfile(path: str, text: str) -> bool:
+    """A Dockerfile or Containerfile by name, or a text with ``FROM`` and ``CMD``/``ENTRYPOINT`` lines."""
+    from kdacheck.discover import is_container_file_name
+
+    if is_container_file_name(path.replace("\\", "/").rsplit("/", 1)[-1]):
+        return True
+    # [^\S\n]*: a line's own indentation (``\s*`` would rescan every blank line after each line start)
+    return bool(re.search(r"(?m)^[^\S\n]*FROM\s+\S", text)) and bool(re.search(r"(?m)^[^\S\n]*(CMD|ENTRYPOINT)\s", text))
+
 
 Reader = Callable[[list[yaml.Node], str, list[str], "dict[str, str] | None", bool], list[LaunchCommand]]
 

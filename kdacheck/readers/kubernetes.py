@@ -91,7 +91,7 @@ def container_launches(container: yaml.Node, path: str, name: str, budget: Budge
     image = mapping_get(container, "image")
     hint = None
     if isinstance(image, yaml.ScalarNode):
-        from kdacheck.readers.dockerfile import image_version
+        from kdacheck.versions import image_version
 
         tagged = image_version(str(image.value))
         hint = (tagged, node_loc(path, image)) if tagged else None

@@ -304,11 +304,6 @@ def names_launcher(text: str) -> bool:
     return looks_like_shell_launch(text) or "launch_server_cmd" in text
 
 
-def is_notebook(path: str, text: str) -> bool:
-    """A ``.ipynb`` by name, or JSON whose object carries ``nbformat`` (standard input)."""
-    return path.lower().endswith(".ipynb") or (text.lstrip()[:1] == "{" and re.search(r'"nbformat"\s*:', text[:1 << 20]) is not None)
-
-
 def relevant(path: str, text: str) -> bool:
     """A notebook found in a folder is linted when a code cell names SGLang's launcher (or it is
     not readable JSON and names SGLang: the error is said); one without the launcher's name in

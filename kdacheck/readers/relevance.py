@@ -27,12 +27,14 @@ def relevant(path: str, text: str) -> bool:
 
     if is_helm_template(path, text):
         return False  # rendered by `helm template`, linted from its output
-    from kdacheck.readers import dockerfile, notebook
+    if kinds.is_notebook(path, text):
+        from kdacheck.readers import notebook
 
-    if notebook.is_notebook(path, text):
         return notebook.relevant(path, text)  # a notebook whose code cells name SGLang's launcher
 
-    if dockerfile.is_dockerfile(path, text):
+    if kinds.is_dockerfile(path, text):
+        from kdacheck.readers import dockerfile
+
         return dockerfile.starts_sglang(text)  # a build that never starts SGLang is not a launch
     if path.lower().endswith(".json"):
         return looks_like_shell_launch(text)  # a JSON document that names an SGLang entry point

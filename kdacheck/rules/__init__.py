@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from kdacheck import flags as flagmod
-from kdacheck.findings import NOT_CHECKED, Evidence, Finding, Severity
+from kdacheck.findings import NOT_CHECKED, Edit, Evidence, Finding, Severity
 from kdacheck.resolve import Resolved
 from kdacheck.rules import arg, attn, build, gpu, hsp, kda, mem, model, par, radix, sglang, spec  # noqa: F401  (registration)
 from kdacheck.rules.base import REGISTRY, Hit, Rule, rule, unchecked
@@ -64,10 +64,23 @@ def evidence(cfg: Resolved, names: tuple[str, ...]) -> tuple[Evidence, ...]:
     return tuple(out)
 
 
+def _edits(cfg: Resolved, hit: Hit) -> tuple[Edit, ...]:
+    """The edits a hit's ``sets`` make (kdacheck.fix is imported only for a hit that has some)."""
+    if not hit.sets:
+        return ()
+    from kdacheck.fix import set_flag
+
+    return tuple(e for name, value, safe in hit.sets for e in set_flag(cfg, name, value, safe))
+
+
+def _cannot_set(cfg: Resolved, name: str) -> str:
+    from kdacheck.fix import cannot_set
+
+    return cannot_set(cfg, name)
+
+
 def check(cfg: Resolved, rules: list[Rule] | None = None) -> list[Finding]:
     """Every finding of every applicable rule, in one pass."""
-    from kdacheck.fix import cannot_set, set_flag
-
     findings: list[Finding] = []
     chosen = [r for r in (rules if rules is not None else all_rules()) if r.applies_to(cfg.version)]
     if cfg.model is None:  # rules that need the geometry do not run; MODEL001 names the relevant ones
@@ -87,14 +100,14 @@ def check(cfg: Resolved, rules: list[Rule] | None = None) -> list[Finding]:
         elif not hits and cfg.taint_seen is not None and r.code not in cfg.unknown_checks:
             cfg.unknown_checks.append(r.code)  # a pass that read an unknown value is no pass: "as far as checked"
         for hit in hits:
-            sets = tuple(e for name, value, safe in hit.sets for e in set_flag(cfg, name, value, safe))
+            sets = _edits(cfg, hit)
             findings.append(
                 Finding(
                     code=r.code,
                     severity=hit.severity if hit.severity is not None else r.severity,
                     message=flagmod.respell(hit.message, cfg.version),  # written with the newest options
                     location=hit.at or cfg.place(*hit.values),
-                    fix=flagmod.respell(f"{hit.fix} ({cannot_set(cfg, hit.sets[0][0])})" if hit.fix and hit.sets and not sets else hit.fix,
+                    fix=flagmod.respell(f"{hit.fix} ({_cannot_set(cfg, hit.sets[0][0])})" if hit.fix and hit.sets and not sets else hit.fix,
                                         cfg.version) if hit.fix else None,
                     evidence=evidence(cfg, hit.values) + tuple(Evidence(n, v, "picture") for n, v in hit.pictures),
                     source=cfg.cmd.role,
