@@ -11,6 +11,7 @@ conv window deduplicated for a chain: (L, R+1, conv_dim/tp, D+K-2), bfloat16).
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
@@ -242,3 +243,61 @@ def test_with_nothing_available_the_model_is_a_named_guess(tmp_path, monkeypatch
     assert "HF_HUB_OFFLINE" in f.message and "not in the bundled index" in f.message
     assert cfg.not_checked and all(not REGISTRY[c].families or Family.MAMBA2 in REGISTRY[c].families for c in cfg.not_checked)
     assert all(c in f.message for c in cfg.not_checked)
+
+
+# --- transformers' layer names that SGLang's own config classes map back ------------------------
+GRANITE = MODELS / "granite-4.0-h-small" / "config.json"
+TF5_NAMES = {"mamba": "linear_attention", "attention": "full_attention"}
+
+
+def _granite(tmp_path: Path, **changes: object) -> Path:
+    doc = json.loads(GRANITE.read_text())
+    for key, value in changes.items():
+        if value is None:
+            doc.pop(key, None)
+        else:
+            doc[key] = value
+    folder = tmp_path / "granite"
+    folder.mkdir()
+    (folder / "config.json").write_text(json.dumps(doc))
+    return folder
+
+
+def test_granite_in_transformers5_names_reads_as_sglang_maps_it_back(tmp_path: Path) -> None:
+    # 0.5.23 configs/granitemoehybrid.py L29-32 _to_sglang_layer_types: linear_attention -> mamba
+    kinds = json.loads(GRANITE.read_text())["layer_types"]
+    plain, _ = load_model(str(GRANITE.parent), None)
+    renamed, _ = load_model(str(_granite(tmp_path, layer_types=[TF5_NAMES[k] for k in kinds])), None)
+    assert plain is not None and renamed is not None and renamed.family is Family.MAMBA2
+    assert renamed.linear_layers == plain.linear_layers == kinds.count("mamba") > 0
+    assert renamed == dataclasses.replace(plain, name=renamed.name, params=renamed.params, source=renamed.source)
+
+
+def test_granite_without_layer_types_gets_sglang_default_pattern(tmp_path: Path) -> None:
+    # GraniteMoeHybridConfig.__init__ L186-193: every sixth layer attention, the rest Mamba
+    model, _ = load_model(str(_granite(tmp_path, layer_types=None)), None)
+    assert model is not None and model.linear_layers == 40 - 40 // 6
+
+
+@pytest.mark.parametrize(("kinds", "match"), [(["mamba"] * 39, "must have length equal to num_hidden_layers"),
+                                              (["mamba"] * 39 + ["sliding_attention"], "either 'mamba' or 'attention'")])
+def test_granite_layer_types_sglang_refuses_are_refused(tmp_path: Path, kinds: list[str], match: str) -> None:
+    with pytest.raises(InputError, match=match):
+        load_model(str(_granite(tmp_path, layer_types=kinds)), None)
+
+
+def test_nemotron_h_omni_llm_config_in_transformers5_names_is_read(tmp_path: Path) -> None:
+    # 0.5.23 configs/nano_nemotron_vl.py L33-39: nemotron_h_omni maps its llm_config's names back
+    llm = json.loads(TF5.read_text())
+    for model_type, readable in (("nemotron_h_omni", True), ("NemotronH_Nano_VL_V2", False)):
+        folder = tmp_path / model_type
+        folder.mkdir()
+        (folder / "config.json").write_text(json.dumps({"model_type": model_type, "architectures": ["NemotronH_Nano_VL_V2"],
+                                                        "llm_config": llm, "vision_config": {}}))
+        if readable:
+            model, _ = load_model(str(folder), None)
+            assert model is not None and model.family is Family.MAMBA2
+            assert model.linear_layers == [SGLANG_KINDS.get(k, k) for k in llm["layers_block_type"]].count("mamba")
+        else:
+            with pytest.raises(InputError, match="contains invalid types"):
+                load_model(str(folder), None)

@@ -120,14 +120,52 @@ def _checked_kinds(f: Fields, key: str, kinds: Any) -> list[str]:
     return kinds
 
 
+# transformers >= 5.15 saves the hybrid layer kinds under its own names; the config classes that
+# map them back (every version kdacheck knows): 0.5.23 ``configs/granitemoehybrid.py`` L29-32
+# ``_to_sglang_layer_types`` (``layer_types``), ``configs/nano_nemotron_vl.py`` L33-39
+# ``_nemotron_h_compatible_config`` (``layers_block_type`` and ``mtp_layers_block_type`` of a
+# ``nemotron_h_omni`` config's ``llm_config`` only; NemotronHConfig itself refuses them).
+TRANSFORMERS_KINDS = {"linear_attention": "mamba", "full_attention": "attention"}
+GRANITE_KINDS = ("mamba", "attention")
+GRANITE_LAYERS = 40  # GraniteMoeHybridConfig's num_hidden_layers default
+
+
+def granite_layer_types(f: Fields, layers: int | None) -> list[str]:
+    """GraniteMoeHybrid's layers as 0.5.23 ``GraniteMoeHybridConfig.__init__`` derives them
+    (L185-209): ``layer_types`` with transformers' names mapped back, else every sixth layer
+    attention and the rest Mamba; a list of another length or kind is SGLang's ValueError."""
+    n = layers if layers is not None else GRANITE_LAYERS
+    if f.data.get("layer_types") is None:
+        return ["attention" if (i + 1) % 6 == 0 else "mamba" for i in range(n)]
+    kinds = [TRANSFORMERS_KINDS.get(k, k) for k in f.str_list("layer_types") or []]
+    if len(kinds) != n:
+        raise InputError(f"{f.path}: `{f.prefix}layer_types` must have length equal to num_hidden_layers ({n}), but got "
+                         f"{len(kinds)} (SGLang's GraniteMoeHybridConfig refuses it with a ValueError at config load)")
+    bad = next((k for k in kinds if k not in GRANITE_KINDS), None)
+    if bad is not None:
+        raise InputError(f"{f.path}: `{f.prefix}layer_types`: each element must be either 'mamba' or 'attention', but got "
+                         f"'{bad[:40]}' (SGLang's GraniteMoeHybridConfig refuses it with a ValueError at config load)")
+    return kinds
+
+
+def _omni_llm(data: dict[str, Any]) -> dict[str, Any]:
+    """A ``nemotron_h_omni`` config's ``llm_config`` with transformers' layer names mapped back."""
+    out = dict(data)
+    for key in ("layers_block_type", "mtp_layers_block_type"):
+        if isinstance(out.get(key), list):
+            out[key] = [TRANSFORMERS_KINDS.get(k, k) if isinstance(k, str) else k for k in out[key]]
+    return out
+
+
 def read(v: ConfigView) -> Model | None:
     outer_type = (v.outer.opt_str("model_type") or "").lower()
     if outer_type in NEMOTRON_VL:
-        llm = Fields(v.outer.dict("llm_config"), v.path, "llm_config.")
+        data = v.outer.dict("llm_config")
+        llm = Fields(_omni_llm(data) if outer_type == "nemotron_h_omni" else data, v.path, "llm_config.")
         return _nemotron_h(llm, llm, v.name, v.arch, v.common)
     if v.model_type in NEMOTRON:
         return _nemotron_h(v.inner, v.outer, v.name, v.arch, v.common)
-    if v.model_type == "granitemoehybrid" and "mamba" not in (v.inner.str_list("layer_types") or []):
+    if v.model_type == "granitemoehybrid" and "mamba" not in granite_layer_types(v.inner, _given_layers(v)):
         return None  # no mamba layer: SGLang keeps no state (hybrid_arch.py mamba2_config); full attention reads it
     if v.model_type in TYPES:
         return _geometry(v.model_type, v.inner, v.outer, v.name, v.arch, v.layers, v.common)
@@ -136,6 +174,12 @@ def read(v: ConfigView) -> Model | None:
         layers = v.inner.data.get("num_hidden_layers", v.outer.data.get("num_hidden_layers"))
         return Model(v.name, v.arch, Family.MAMBA2, v.layers if layers is not None else 0, unmodelled=state, **v.common)
     return None
+
+
+def _given_layers(v: ConfigView) -> int | None:
+    """``num_hidden_layers`` when the config gives it (else the config class's default applies)."""
+    given = v.inner.data.get("num_hidden_layers", v.outer.data.get("num_hidden_layers"))
+    return None if given is None else v.layers
 
 
 def _nemotron_h(f: Fields, outer: Fields, name: str, arch: str, common: dict[str, Any]) -> Model:
@@ -159,8 +203,8 @@ def _geometry(model_type: str, f: Fields, outer: Fields, name: str, arch: str, l
         n_lin, dtype = layers, ssm_dtype(f, outer)  # every Falcon-H1 layer is attention and mamba
     else:  # granitemoehybrid
         intermediate = expand * hidden
-        types = f.str_list("layer_types") or []
-        n_lin, dtype = sum(1 for t in types if t == "mamba"), None  # GraniteMoeHybridConfig passes no dtype
+        types = granite_layer_types(f, layers)
+        n_lin, dtype = types.count("mamba"), None  # GraniteMoeHybridConfig passes no dtype
     head_dim = f.int("mamba_d_head", intermediate // heads, 1)
     return Model(name, arch, Family.MAMBA2, layers, n_lin, f.int("mamba_n_groups", 1, 1), heads, f.int("mamba_d_state", low=1),
                  head_dim, f.int("mamba_d_conv", 4, 1, 64), ssm_dtype=dtype, intermediate=intermediate, **common)
