@@ -77,7 +77,7 @@ def lint(
     cmd: Annotated[str | None, typer.Option("--cmd", metavar="COMMAND", help="Lint a launch command line given inline.")] = None,
     model: Annotated[str | None, typer.Option(envvar="KDACHECK_MODEL", metavar="MODEL", help="Model geometry: a preset name, a model folder or a config.json.")] = None,
     gpu: Annotated[str | None, typer.Option(envvar="KDACHECK_GPU", metavar="GPU", help=GPU_HELP)] = None,
-    sglang_version: Annotated[str | None, typer.Option("--sglang-version", envvar="KDACHECK_SGLANG_VERSION", metavar="VERSION", help="Target SGLang version (default: installed, else newest known).")] = None,
+    sglang_version: Annotated[str | None, typer.Option("--sglang-version", envvar="KDACHECK_SGLANG_VERSION", metavar="VERSION", help="Target SGLang version (default: each launch's image tag, else the installed SGLang, else the newest known).")] = None,
     select: Annotated[list[str] | None, typer.Option(metavar="CODES", help="Only these codes or prefixes (comma-separated or repeated).")] = None,
     ignore: Annotated[list[str] | None, typer.Option(metavar="CODES", help="Skip these codes or prefixes.")] = None,
     extend_select: Annotated[list[str] | None, typer.Option("--extend-select", metavar="CODES", help="Add these codes or prefixes to the selection.")] = None,
