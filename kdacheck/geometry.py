@@ -25,6 +25,8 @@ from importlib import resources
 from typing import Any, Protocol
 
 from kdacheck.messages import (
+    AWQ_INPUT,
+    AWQ_OUTPUT,
     DIVIDE,
     FP8_LINEAR_K,
     FP8_LINEAR_N,
@@ -69,11 +71,14 @@ class Quant:
     method: str
     block: tuple[int, int] | None = None
     ignored: tuple[str, ...] = ()
+    bits: int = 0  # AWQ/GPTQ weight bits (``bits``, AutoAWQ's ``w_bit``); 0: not given
+    group: int = 0  # AWQ/GPTQ ``group_size`` (``q_group_size``); 0: not given, -1: one group per row
 
     @property
     def label(self) -> str:
         block = f" block {self.block[0]}×{self.block[1]}" if self.block else ""
-        return f"{self.method}{block}"
+        group = f" {self.bits}-bit group {self.group}" if self.bits and self.group else ""
+        return f"{self.method}{block}{group}"
 
     def skips(self, module: str) -> bool:
         """Whether a layer whose name holds ``module`` is left unquantized (fp8.py ``is_layer_skipped``,
@@ -146,7 +151,9 @@ def _quant(q: Any) -> Quant | None:
     ignored = q.get("ignored_layers") or q.get("modules_to_not_convert") or []
     names = tuple(str(x)[:200] for x in ignored[:4096] if isinstance(x, str)) if isinstance(ignored, list) else ()
     pair = (int(block[0]), int(block[1])) if ok and isinstance(block, list) else None
-    return Quant(str(q["quant_method"])[:40].lower(), pair, names)
+    bits, group = _int(q, "bits", "w_bit"), q.get("group_size", q.get("q_group_size"))
+    group = group if isinstance(group, int) and not isinstance(group, bool) and -1 <= group < 1 << 20 else 0
+    return Quant(str(q["quant_method"])[:40].lower(), pair, names, bits, group)
 
 
 @dataclass(frozen=True)
@@ -301,7 +308,38 @@ def fp8_refusals(m: Model, version: str, tp: int, ep: int = 1) -> list[Refusal]:
     return out
 
 
+def awq_refusals(m: Model, version: str, tp: int) -> list[Refusal]:
+    """An AWQ checkpoint's groups against the per-rank MLP widths. A layer AWQ-Marlin cannot
+    take falls back to the plain AWQ kernels (0.5.23 ``awq/awq.py`` L367-374), whose
+    ``create_weights`` refuses a row-parallel input that is not whole groups and a
+    column-parallel output that is not whole packed words (``awq/schemes/awq_linear.py`` L39-52);
+    a Marlin layer is whole groups by its own check, so the refusal is the same on either path.
+    Checked: the shared expert's and a dense model's MLP (``down_proj`` input ``intermediate / tp``,
+    the merged ``gate_up_proj`` output ``2 · intermediate / tp``); the routed experts go through
+    FusedMoE's methods and are not checked here."""
+    g = m.geometry
+    q = g.quant if g else None
+    if g is None or q is None or q.method != "awq" or tp < 2 or q.bits not in (4, 8):
+        return []
+    pack = 32 // q.bits
+    out: list[Refusal] = []
+    for width, module, label in ((g.shared_intermediate, "shared_expert", "shared expert"),
+                                 (g.dense_intermediate, "mlp", "MLP")):
+        # is_layer_skipped_awq: a modules_to_not_convert entry inside the layer's name (awq/awq.py L61-62)
+        name = "mlp.shared_expert.down_proj" if module == "shared_expert" else "mlp.down_proj"
+        if not width or width % tp or q.skips(module) or any(e in name for e in q.ignored):
+            continue
+        n = width // tp
+        if q.group > 0 and n % q.group:
+            out.append(Refusal(f"{label} down_proj input {n} per rank (TP {tp}) in groups of {q.group}", AWQ_INPUT,
+                               _generic(version, "awq_input"), (n, q.group)))
+        elif 2 * n % pack:
+            out.append(Refusal(f"{label} gate_up_proj output {2 * n} per rank (TP {tp}) in words of {pack}", AWQ_OUTPUT,
+                               _generic(version, "awq_output"), (2 * n, pack)))
+    return out
+
+
 def layout_refusals(m: Model, version: str, tp: int, attn_tp: int | None = None, ep: int = 1) -> list[Refusal]:
-    """Both kinds, for a layout (``plan`` prunes by it)."""
+    """Every kind, for a layout (``plan`` prunes by it)."""
     atp = attn_tp or tp
-    return refusals(m, version, tp, atp, ep) + fp8_refusals(m, version, tp, ep)
+    return refusals(m, version, tp, atp, ep) + fp8_refusals(m, version, tp, ep) + awq_refusals(m, version, tp)

@@ -90,6 +90,11 @@ FP8_MOE_K = "The input_size of down's weight = {n} is not divisible by weight qu
 # srt/layers/quantization/fp8.py L592-610 Fp8LinearMethod.validate_block_quant_shapes (ValueError)
 FP8_LINEAR_N = "Weight output_partition_size = {n} is not divisible by weight quantization block_n = {b}."
 FP8_LINEAR_K = "Weight input_size_per_partition = {n} is not divisible by weight quantization block_k = {b}."
+# srt/layers/quantization/awq/schemes/awq_linear.py L39-52 (0.5.23) AWQLinearScheme.create_weights (ValueError)
+AWQ_INPUT = ("The input size is not aligned with the quantized weight shape. This can be caused by too large "
+             "tensor parallel size.")
+AWQ_OUTPUT = ("The output size is not aligned with the quantized weight shape. This can be caused by too large "
+              "tensor parallel size.")
 # srt/configs/model_config.py L1295-1316 _derive_context_length (ValueError)
 CONTEXT = ("Warning: User-specified context_length ({n}) is greater than the derived context_length ({d}). This may "
            "lead to incorrect model outputs or CUDA errors. Note that the derived context_length may differ from "

@@ -127,3 +127,16 @@ def test_the_header_shows_the_checkpoints_quantization() -> None:
     assert " · fp8 block 128×128 · " in headline(fp8)
     bf16 = resolved("python -m sglang.launch_server --model-path Qwen/Qwen3-Next-80B-A3B-Instruct --tp-size 4")
     assert "fp8" not in headline(bf16)
+
+
+def test_awq_groups_against_the_shared_expert_and_what_is_left_unconverted(tmp_path: Path) -> None:
+    """AWQ (awq_linear.py): 512 / 8 = 64 input channels per rank is half a 128-channel group; a
+    `modules_to_not_convert` entry inside the layer's name leaves it unquantized (is_layer_skipped_awq)."""
+    m = _model("qwen3-next-80b-awq", "0.5.23")
+    assert [r.what for r in geometry.awq_refusals(m, "0.5.23", 8)] == ["shared expert down_proj input 64 per rank (TP 8) in groups of 128"]
+    assert geometry.awq_refusals(m, "0.5.23", 4) == [] and geometry.awq_refusals(m, "0.5.23", 1) == []
+    data = json.loads((ROOT / "tests/data/models/qwen3-next-80b-awq/config.json").read_text(encoding="utf-8"))
+    data["quantization_config"]["modules_to_not_convert"] = ["shared_expert"]
+    (tmp_path / "config.json").write_text(json.dumps(data))
+    model = model_config.read(tmp_path / "config.json", "awq-copy", "0.5.23")
+    assert model is not None and geometry.awq_refusals(model, "0.5.23", 8) == []

@@ -46,7 +46,8 @@ def test_the_golden_covers_every_family_with_state() -> None:
 
 # Hand-made configs (tests/data/models/SOURCES.md): a public config with a `quantization_config`
 # added, which SGLang's config classes do not read for state shapes: the public one's golden covers it.
-QUANTIZED_COPIES = {"tests/data/models/qwen3-next-80b-fp8": "tests/data/models/qwen3-next-80b"}
+QUANTIZED_COPIES = {"tests/data/models/qwen3-next-80b-fp8": "tests/data/models/qwen3-next-80b",
+                    "tests/data/models/qwen3-next-80b-awq": "tests/data/models/qwen3-next-80b"}
 
 
 def test_the_golden_covers_every_model_folder() -> None:

@@ -55,6 +55,9 @@ GENERIC = (
     ("fp8_moe_block_n", "srt/layers/quantization/fp8.py", "\"The output_size of gate's and up's weight = \""),
     ("fp8_moe_block_k", "srt/layers/quantization/fp8.py", "\"The input_size of down's weight = \""),
     ("fp8_ignored", "srt/layers/quantization/fp8.py", '["ignored_layers", "modules_to_not_convert"]'),
+    ("awq_input", "srt/layers/quantization/awq/schemes/awq_linear.py", '"The input size is not aligned with the quantized "'),
+    ("awq_output", "srt/layers/quantization/awq/schemes/awq_linear.py", '"The output size is not aligned with the quantized "'),
+    ("awq_marlin_fallback", "srt/layers/quantization/awq/awq.py", "Falling back to unoptimized AWQ kernels"),
     ("context_length", "srt/configs/model_config.py", "To allow overriding this maximum, set the env var"),
     ("context_keys", "srt/utils/hf_transformers/common.py", "CONTEXT_LENGTH_KEYS = ["),
 )

@@ -9,7 +9,7 @@ and a process group to be built, so this reads the asserts they make (the lines
 ``geometry_asserts.py`` finds) and evaluates each assert's own expression, as the wheel writes it,
 with the config's numbers (``self.total_num_heads`` the config's ``num_attention_heads``,
 ``self.attn_tp_size`` the TP size, ...), at each TP and, for a model with experts, with EP over
-every rank (``"8/ep8"``), and an FP8 block checkpoint's blocks against the per-rank widths. The KV-head asserts follow SGLang's branch (split when
+every rank (``"8/ep8"``), an FP8 block checkpoint's blocks and an AWQ checkpoint's groups against the per-rank widths. The KV-head asserts follow SGLang's branch (split when
 there are at least as many KV heads as ranks, else replicated: ``qwen3_next.py:627-634``); the
 shared layers' conditions are the ones their lines hold: ``MambaMixer2`` for a file that builds
 one (``mamba.py:245-252``), ``FusedMoE`` for a file with experts (``layer.py:414, 427``), the merged
@@ -87,7 +87,10 @@ def verdict(texts: dict[str, list[str]], doc: dict[str, Any], config: dict[str, 
         checks.append((gen["moe_experts"], n["experts"] % ep == 0))  # `_num_global_routed % storage_ep_size`
         checks.append((gen["moe_intermediate"], n["moe_inter"] % (tp // ep) == 0))  # moe_tp = tp // ep (runtime_context.py:154)
     first = next((place for place, ok in checks if not ok), None)
-    return first or fp8(doc, config, tp, ep)
+    if first:
+        return first
+    quantized = fp8(doc, config, tp, ep)
+    return quantized if quantized != "ok" else awq(doc, config, tp)
 
 
 def fp8(doc: dict[str, Any], config: dict[str, Any], tp: int, ep: int) -> str:
@@ -117,6 +120,30 @@ def fp8(doc: dict[str, Any], config: dict[str, Any], tp: int, ep: int) -> str:
                 return gen["fp8_linear_block_n"]
             if tp > 1 and (width // tp) % bk:
                 return gen["fp8_linear_block_k"]
+    return "ok"
+
+
+def awq(doc: dict[str, Any], config: dict[str, Any], tp: int) -> str:
+    """An AWQ checkpoint's verdict as awq_linear.py decides it (``AWQLinearScheme.create_weights``,
+    reached by every layer AWQ-Marlin cannot take: ``awq.py`` ``get_quant_method``): a row-parallel
+    ``down_proj`` input ``intermediate / tp`` not whole ``group_size`` groups, else a merged
+    ``gate_up_proj`` output ``2 * intermediate / tp`` not whole ``32 / bits`` words; a layer whose
+    name holds a ``modules_to_not_convert`` entry is skipped (``is_layer_skipped_awq``)."""
+    q = config.get("quantization_config") or {}
+    t = config.get("text_config") if isinstance(config.get("text_config"), dict) else config
+    if q.get("quant_method") != "awq" or tp < 2:
+        return "ok"
+    group, pack = q.get("group_size", 0), 32 // q.get("bits", 4)
+    skip = q.get("modules_to_not_convert") or []
+    gen, n = doc["generic"], _numbers(config)
+    mlps = (("mlp.shared_expert.down_proj", t.get("shared_expert_intermediate_size") if n["experts"] else None),
+            ("mlp.down_proj", None if n["experts"] else t.get("intermediate_size")))
+    for prefix, width in mlps:
+        if width and width % tp == 0 and not any(s in prefix for s in skip):
+            if group > 0 and (width // tp) % group:
+                return gen["awq_input"]
+            if (2 * width // tp) % pack:
+                return gen["awq_output"]
     return "ok"
 
 

@@ -91,3 +91,51 @@ def build002(cfg: Resolved) -> Iterator[Hit]:
         f"use `--context-length {g.context}` or less",
         values=("context_length",),
     )
+
+
+@rule(
+    "BUILD003", Severity.ERROR,
+    consequence=Consequence.REFUSES_MODEL,
+    name="awq-groups-divide-rank-widths",
+    needs="model",
+    summary="an AWQ checkpoint's group size divides every per-rank MLP input width",
+    what="""
+        An AWQ checkpoint (`quantization_config.quant_method` `awq`) stores one scale and zero
+        point per `group_size` input channels and packs `32 / bits` outputs into a word, so each
+        rank's share of a quantized layer must be whole groups and whole words: the shared
+        expert's and a dense model's `down_proj` input `intermediate / tp` a multiple of the
+        group size, their merged `gate_up_proj` output `2 · intermediate / tp` a multiple of
+        the pack factor. On CUDA SGLang first tries AWQ-Marlin; a layer Marlin cannot take falls
+        back to the plain AWQ kernels, which refuse a misaligned share, so the refusal is the same
+        on either path. A module named in `modules_to_not_convert` is left unquantized and not
+        checked. Qwen2-72B's AutoAWQ release was padded for this reason (29568 / 8 = 3696, not
+        whole 128-channel groups).
+    """,
+    why="SGLang raises a ValueError when the model is built.",
+    sglang_message=f"{messages.AWQ_INPUT}\n{messages.AWQ_OUTPUT}",
+    fix="Use a TP size at which every per-rank width is whole groups, or a checkpoint padded for that TP.",
+    example="python -m sglang.launch_server --model-path tests/data/models/qwen3-next-80b-awq --tp-size 8",
+    sources=(
+        "0.5.23 `srt/layers/quantization/awq/schemes/awq_linear.py:39-52` `AWQLinearScheme.create_weights` "
+        "(the same lines in 0.5.19-0.5.22)",
+        "0.5.23 `srt/layers/quantization/awq/awq.py:356-374` `AWQMarlinConfig.get_quant_method` (a layer Marlin cannot "
+        "take falls back to AWQ), `:61-62` `is_layer_skipped_awq`",
+        "0.5.23 `srt/layers/quantization/marlin_utils.py:161-193` `verify_marlin_supports_shape` (Marlin's own group check)",
+        "https://huggingface.co/Qwen/Qwen2-72B-Instruct-AWQ/discussions/3 (the padding Qwen applied for TP 8)",
+    ),
+    inferred="""
+        The routed experts of an AWQ MoE checkpoint go through FusedMoE (AWQ-Marlin MoE, else
+        MoE WNA16), whose shape checks kdacheck does not model; attention and linear-attention
+        projections are not checked (their widths are whole heads).
+    """,
+)
+def build003(cfg: Resolved) -> Iterator[Hit]:
+    if cfg.model is None:
+        return
+    tp, _, _ = layout(cfg)
+    found = geometry.awq_refusals(cfg.model, cfg.version, tp)
+    if found:
+        first = found[0]
+        ok = [t for t in (1, 2, 4, 8, 16) if t < tp and not geometry.layout_refusals(cfg.model, cfg.version, t, t, 1)]
+        fix = f"use `--tp-size {max(ok)}`" if ok else "use fewer TP ranks"
+        yield Hit(f"{first.message} ({first.what}; {first.place})", fix, values=("tp_size",))

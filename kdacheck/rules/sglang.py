@@ -21,6 +21,7 @@ AFTER_RESOLUTION: dict[str, str] = {
     "GPU001": "srt/layers/attention/attention_registry.py L473 attn_backend_wrapper (hybrid backend init)",
     "KDA007": "srt/models/<architecture>.py and the shared layers' asserts (model init; kdacheck/geometry.py)",
     "BUILD001": "srt/layers/quantization/fp8.py L570-610, L1585-1601 (the FP8 weights created at model init)",
+    "BUILD003": "srt/layers/quantization/awq/schemes/awq_linear.py L39-52 (the AWQ weights created at model init)",
     "MEM002": "srt/mem_cache/kv_cache_configurator.py (pool sizing at model-runner init)",
     "MODEL004": "srt/models/nemotron_h_mtp.py L263-273 (the MTP draft's layers, at draft model init)",
     "HSP001": "srt/managers/hisparse_coordinator.py L180 (coordinator init)",
