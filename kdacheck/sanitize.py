@@ -82,5 +82,10 @@ def json_text(doc: object, indent: int | None = 2, ensure_ascii: bool = False) -
     unchanged: each is written as a ``\\uXXXX`` escape, which every JSON reader reads back as it was."""
     import json
 
-    text = CONTROL.sub(_json_escape, json.dumps(doc, indent=indent, ensure_ascii=ensure_ascii))
-    return text.replace(LEGACY_COMMAND, "##\\u005b")
+    return json_clean(json.dumps(doc, indent=indent, ensure_ascii=ensure_ascii))
+
+
+def json_clean(text: str) -> str:
+    """JSON text with every control or format character and ``##[`` written as an escape (the
+    data unchanged), as :func:`json_text` writes it."""
+    return CONTROL.sub(_json_escape, text).replace(LEGACY_COMMAND, "##\\u005b")

@@ -410,3 +410,19 @@ def test_github_fact_lines_are_not_percent_encoded() -> None:
     r = invoke("lint", str(ROOT / "examples" / "qwen3-next-nextn.sh"), "--gpu", "h100", "--output-format", "github")
     facts = [ln for ln in r.stdout.splitlines() if ln.startswith("kdacheck info: ")]
     assert any("%" in ln for ln in facts) and not any("%25" in ln for ln in facts)
+
+
+def test_json_text_is_the_documents_data_whatever_the_input_writes() -> None:
+    """`json_.text` writes each resolved value's record on one line through a per-run mark: a
+    value the input wrote that looks like a mark (NUL, hex, colon, index) stays data."""
+    import json
+
+    from kdacheck.report import json_
+
+    forged = "\x000123456789abcdef:0"
+    doc = {"files": [{"commands": [{"values": {"a": {"value": forged, "why": "\x00x:1"}, "b": {"value": [1, {"k": forged}]}},
+                                    "command": forged}]}], "summary": {"note": '"' + forged + '"'}}
+    expected = json.loads(json.dumps(doc))
+    text = json_.text(json.loads(json.dumps(doc)))
+    assert json.loads(text) == expected
+    assert "\x00" not in text and '"a": {"value": "\\u0000' in text

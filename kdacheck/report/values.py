@@ -17,6 +17,7 @@ checks it against the goldens' ``resolved`` fields.
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from kdacheck import flags as flagmod
@@ -66,6 +67,7 @@ _GROUP_OF = {
 }
 
 
+@functools.lru_cache(maxsize=4096)  # the names are SGLang's dests and kdacheck's resolved names: a few hundred
 def group_of(name: str) -> str:
     for group, keys in _GROUP_OF.items():
         if any(name == k or ((k.endswith(("_", ".")) or len(k) > 3) and name.startswith(k)) for k in keys):
