@@ -639,6 +639,13 @@ class LintRun:
                 failed = failed or code != 0
         return docs, failed
 
+    def unread(self) -> int:
+        """Launches with arguments kdacheck did not read (their ARG009 findings, suppressed ones
+        aside): never a pass, whatever the threshold."""
+        from kdacheck.rules.arg import UNREAD
+
+        return sum(1 for r in self.results for f in r.findings if f.code == UNREAD)
+
     def not_checked(self) -> list[str]:
         """The rules that could not be checked somewhere (the model, the GPU, a value unknown
         statically): what ``--strict`` fails on. Suppressed findings do not count."""
@@ -647,9 +654,10 @@ class LintRun:
         return sorted(not_checked(self.results)[1])
 
     def exit_code(self, threshold: str | None, exit_zero: bool, run_failed: bool = False, strict: bool = False) -> int:
-        """2 when a file could not be checked, 1 when findings (or ``--run``) fail, or under
-        ``--strict`` when a rule could not be checked, else 0."""
-        if any(r.error for r in self.results):
+        """2 when a file could not be checked or a launch not read (ARG009, unless suppressed),
+        1 when findings (or ``--run``) fail, or under ``--strict`` when a rule could not be
+        checked, else 0."""
+        if any(r.error for r in self.results) or self.unread():
             return 2
         if strict and self.empty:
             return 2

@@ -386,6 +386,11 @@ class LintCommand:
                 report.render(self.fmt, results, out, ctx)
         for note in [] if o.quiet else self.session.notes:
             echo(f"kdacheck: {note}", err=True)
+        unread = self.session.unread()
+        if unread and o.quiet < 2:
+            echo(f"kdacheck: error: {unread} place{'s' if unread != 1 else ''} in launches not read (ARG009): exit 2, a launch "
+                 "kdacheck did not read never passes; write them out, give the variables with --env, or suppress ARG009 "
+                 "with a reason where that is intended", err=True)
 
     def exit_code(self) -> int:
         """2 when a fix was refused, else the verdict of the last pass (``LintRun.exit_code``)."""

@@ -13,6 +13,8 @@ from kdacheck.findings import Severity
 from kdacheck.resolve import Resolved
 from kdacheck.rules.base import Check, Consequence, Hit, rule, unchecked
 
+UNREAD = "ARG009"  # a launch with arguments kdacheck did not read: never a pass (lint.LintRun.exit_code)
+
 _TABLES = "SGLang's argument parser, `srt/server_args.py` `ServerArgs.add_cli_args` (tables in `kdacheck/data/`)"
 
 
@@ -214,7 +216,8 @@ rule(
         its folder, a field of a structured recipe kdacheck does not map to flags, or a
         file that names an SGLang entry point (or carries SGLang flags) in which no launch
         could be read at all. The other rules saw the launch without them, so the launch
-        is "not checked", never "starts"; `--strict` fails on it.
+        is "not checked", never "starts", and the run exits 2 (a launch kdacheck did not read
+        never passes) unless ARG009 is suppressed there with a reason or ignored.
     """,
     why="The flags SGLang gets there are unknown here: any rule might fail on them at start.",
     fix="Write the arguments in the launch, or give the variable with `--env NAME=VALUE` (`--env-file`).",
