@@ -10,7 +10,16 @@ from pathlib import Path
 
 from kdacheck import confine
 from kdacheck.findings import InputError, Location
-from kdacheck.readers import bounds, carriers, configmaps, entry, finder, kinds, yamlfiles
+from kdacheck.readers import (
+    argsfiles,
+    bounds,
+    carriers,
+    configmaps,
+    entry,
+    finder,
+    kinds,
+    yamlfiles,
+)
 from kdacheck.readers.base import Append, LaunchCommand, Token, Unread
 from kdacheck.readers.shell import looks_like_shell_launch, read_shell, tokenize
 from kdacheck.suffixes import YAML_SUFFIXES
@@ -60,6 +69,8 @@ def read_text(text: str, path: str, base_dir: str | None = None, max_bytes: int 
               env: dict[str, str] | None = None, allow_outside: bool = False) -> list[LaunchCommand]:
     """Launch commands in ``text``; ``path`` is what findings will name."""
     bounds.start(path)  # every expansion of this file charges one budget
+    folder = base_dir if base_dir is not None else (os.getcwd() if path in ("<cmd>", "<stdin>", "-") else None)
+    argsfiles.start(folder, None if allow_outside or folder is None else repository_root(folder))  # `$(cat args.txt)`
     cmds = [entry.take_own_flags(c) for c in _read(text, path, env, allow_outside)] or unread_launch(text, path)
     if len(cmds) > MAX_COMMANDS:
         raise InputError(f"{path}: {len(cmds):,} launch commands in one file (the limit is {MAX_COMMANDS:,})")

@@ -28,7 +28,7 @@ from collections.abc import Iterator, Mapping, MutableMapping
 from typing import TypeVar
 
 from kdacheck.findings import InputError, Location
-from kdacheck.readers import bounds
+from kdacheck.readers import argsfiles, arith, bounds
 from kdacheck.readers.base import Append, LaunchCommand, Token, Unread
 from kdacheck.readers.entry import find_launch, mentions  # the entry-point table
 
@@ -46,6 +46,10 @@ _ASSIGN = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)=")
 _SIMPLE = re.compile(r"[^ \t\r\n'\"\\;&|<>#()$`][^ \t\r\n'\"\\;&|<>$`]*(?=[ \t\r\n;&|]|\Z)")
 _PLAIN = re.compile(r"[^ \t\r\n'\"\\;&|<>$`]+")
 _DQ_PLAIN = re.compile(r'[^"\\$`]+')
+# An issue's or recipe's placeholder (`--model-path <GLM-5.2-FP8 MTP weights>`): `<` at a word's start,
+# text without `<`, `>` or a line break that neither starts nor ends with a blank, `>`, then a blank
+# or the end of the command. `< in.txt`, `<in.txt >out.txt` and `<<EOF` stay redirections.
+_PLACEHOLDER = re.compile(r"<[A-Za-z0-9_](?:[^<>\n]*[^<>\s])?>(?=[\s;&|)]|\Z)")
 _REDIR = re.compile(r"(\d*)(>>|>&|>\||<<<|<<-|<<|<&|<>|>|<)(&?-|&\d+)?")
 _STOPS = {"(": re.compile(r"[\\'\"()]"), "{": re.compile(r"[\\'\"{}]")}  # what `closing` looks at
 _ARRAY_OPEN = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)(\+?=)\(")
@@ -256,6 +260,10 @@ class _Lexer:
         if ch == "#" and self.start is None:
             j = text.find("\n", i)
             return len(text) if j < 0 else j
+        if ch == "<" and self.start is None and (m := _PLACEHOLDER.match(text, i)):
+            self.begin(i)  # `<your model path>`: a placeholder in a recipe, one unknown word
+            self.parts.append(Part(m.group(0), "", expansion=True))
+            return m.end()
         if ch in "<>" or (ch == "&" and text.startswith(">", i + 1)):
             return self.redirection(i)
         if ch == "\n" or ch in ";&|":
@@ -570,8 +578,16 @@ _PARAM = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?[-=+?])(.*))?\}\Z", re.S)
 def _expand_one(exp: str, env: Env, loc: Location, depth: int = 0) -> tuple[str | None, str]:
     """(value or None when unknown, why) for one expansion of the word at ``loc`` (counted by
     the caller), ``depth`` defaults deep (``${A:-${B:-…}}``)."""
+    if exp.startswith("$((") and exp.endswith("))"):
+        number, why = arith.evaluate(exp[3:-2], env.values)
+        return (None, why) if number is None else (str(number), "")
     if exp.startswith(("$(", "`")):
+        file = argsfiles.name_of(exp)
+        if file is not None:
+            return argsfiles.read(file, str(loc))
         return None, f"`{exp[:40]}` is a command substitution (never run)"
+    if exp.startswith("<"):  # a placeholder the author left to fill in (the lexer keeps it whole)
+        return None, f"`{exp[:60]}` is a placeholder to fill in (a shell would read its `<` as a redirection)"
     body = exp[1:]
     if _ARRAY_REF.match(body):
         return _array_ref(exp, env, loc)
@@ -634,6 +650,11 @@ def expand(word: Word, env: Env) -> list[Token]:
     and charged before each piece, so a word past it is refused at that piece."""
     if word.literal is not None:
         return [Token(word.literal, word.loc)]
+    if len(word.parts) == 1 and word.parts[0].expansion and not word.parts[0].quote:
+        file = argsfiles.name_of(word.parts[0].text)  # `$(cat args.txt)`: its words, placed in the file
+        placed, _why = argsfiles.words(file, str(word.loc)) if file is not None else (None, "")
+        if placed is not None:
+            return placed
     elements = _whole_array(word, env)
     if elements is not None:
         return elements
@@ -832,7 +853,8 @@ def _launches(items: list[Item], env: Env, path: str, kind: str, name: str, dept
         if k is not None:
             cmd = LaunchCommand(path, tokens[k:], kind, tokens[0].loc, name, program=tokens[:k], append=SHELL_WORDS)
             unknown = sorted({t.unknown for t in tokens[k:] if t.unknown})
-            cmd.notes += [f"{path}:{cmd.loc.line}: {why}: its value is unknown here (give it with --env NAME=VALUE)" for why in unknown]
+            cmd.notes += [f"{path}:{cmd.loc.line}: {why}: its value is unknown here"
+                          + ("" if "placeholder" in why else " (give it with --env NAME=VALUE)") for why in unknown]
             cmd.unread = unread_arguments(cmd)
             cmd.notes += [f"{u}: not read, so not checked" for u in cmd.unread]
             found.append(cmd)
