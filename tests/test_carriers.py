@@ -314,7 +314,7 @@ def test_not_read_is_not_checked_in_every_format(tmp_path: Path, name: str) -> N
     for fmt in FORMATS:
         p = _run(tmp_path, name, NOT_READ[name], fmt)
         out = p.stdout
-        assert p.returncode == 0 and "✓" not in out, (fmt, out)
+        assert p.returncode == 2 and "✓" not in out, (fmt, out)  # a launch not read never passes
         if fmt == "full":
             assert "? not checked: not read:" in out
         elif fmt == "concise":
@@ -323,8 +323,10 @@ def test_not_read_is_not_checked_in_every_format(tmp_path: Path, name: str) -> N
             (cmd,) = json.loads(out)["files"][0]["commands"]
             assert cmd["unread"] and "ARG009" in {f["code"] for f in json.loads(out)["files"][0]["findings"]}
         elif fmt == "sarif":
-            notes = json.loads(out)["runs"][0]["invocations"][0]["toolExecutionNotifications"]
+            invocation = json.loads(out)["runs"][0]["invocations"][0]
+            notes = invocation["toolExecutionNotifications"]
             assert any(n["descriptor"]["id"] == "not-checked" and n["associatedRule"]["id"] == "ARG009" for n in notes)
+            assert invocation["executionSuccessful"] is False
         elif fmt == "github":
             assert "::notice " in out and "title=kdacheck%3A not checked" in out and "not read:" in out
         elif fmt == "gitlab":
@@ -336,7 +338,7 @@ def test_not_read_is_not_checked_in_every_format(tmp_path: Path, name: str) -> N
             assert skipped is not None and case.find("failure") is None
             assert "not read" in (skipped.text or "") + (skipped.get("message") or "")
         strict = _run(tmp_path, name, NOT_READ[name], fmt, "--strict")
-        assert strict.returncode == 1, (fmt, strict.stdout)
+        assert strict.returncode == 2, (fmt, strict.stdout)
 
 
 @pytest.mark.slow

@@ -225,7 +225,11 @@ def document(results: list[FileResult], sglang_version: str, threshold: Severity
                     "descriptor": {"id": "unused-suppression"},
                 }
             )
-    invocation: dict[str, Any] = {"executionSuccessful": not any(r.error for r in results)}
+    from kdacheck.rules.arg import UNREAD
+
+    # a file not read, or a launch with arguments not read (exit 2): the run did not do its job
+    failed = any(r.error for r in results) or any(f.code == UNREAD for r in results for f in r.findings)
+    invocation: dict[str, Any] = {"executionSuccessful": not failed}
     if notifications:
         invocation["toolExecutionNotifications"] = notifications
     run: dict[str, Any] = {
