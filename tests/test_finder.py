@@ -267,3 +267,29 @@ def test_sibling_manifests_past_the_caps_are_not_read(tmp_path: Path, monkeypatc
     assert read_text(deploy, str(tmp_path / "deploy.yaml"))[0].unread
     monkeypatch.setattr(configmaps, "MANIFEST_BYTES", 1 << 20)
     assert not read_text(deploy, str(tmp_path / "deploy.yaml"))[0].unread
+
+
+def _fix_texts(r) -> dict[str, tuple[str, int]]:  # type: ignore[no-untyped-def]
+    return {f.code: (f.fix or "", len(f.edits)) for f in r.findings if f.fix}
+
+
+def test_fix_on_a_configmap_key_says_why_it_does_not_edit(tmp_path: Path) -> None:
+    src = (EXAMPLES / "errors" / "SPEC001-configmap-config.yaml").read_text()
+    # in the same file, a `|` block: a key's spelling is edited in place; a key is not added to the ConfigMap
+    same = lint(src.replace("tp-size: 4", "tp: 4"), path=str(tmp_path / "same.yaml"))
+    fixes = _fix_texts(same)
+    assert fixes["ARG003"][1] == 1 and "cannot" not in fixes["ARG003"][0]
+    assert fixes["SPEC001"][1] == 0 and "does not add a key to a ConfigMap" in fixes["SPEC001"][0]
+    # in another manifest: nothing edited, and said
+    cm, deploy = src.replace("tp-size: 4", "tp: 4").split("---\n")
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "cm.yaml").write_text(cm)
+    (tmp_path / "deploy.yaml").write_text(deploy)
+    other = lint(deploy, path=str(tmp_path / "deploy.yaml"))
+    fixes = _fix_texts(other)
+    assert fixes["ARG003"][1] == 0 and "another manifest" in fixes["ARG003"][0] and "cm.yaml" in fixes["ARG003"][0]
+    # a quoted string: its words are not placed, so not edited, and said
+    quoted = src.replace("config.yaml: |\n", 'config.yaml: "model-path: Qwen/Qwen3-Next-80B-A3B-Instruct\\ntp: 4\\n'
+                         'speculative-algorithm: NEXTN\\nspeculative-eagle-topk: 1\\nspeculative-num-draft-tokens: 4"\n  other: |\n')
+    fixes = _fix_texts(lint(quoted, path=str(tmp_path / "q.yaml")))
+    assert fixes["ARG003"][1] == 0 and "quoted string" in fixes["ARG003"][0]
