@@ -293,3 +293,25 @@ def test_fix_on_a_configmap_key_says_why_it_does_not_edit(tmp_path: Path) -> Non
                          'speculative-algorithm: NEXTN\\nspeculative-eagle-topk: 1\\nspeculative-num-draft-tokens: 4"\n  other: |\n')
     fixes = _fix_texts(lint(quoted, path=str(tmp_path / "q.yaml")))
     assert fixes["ARG003"][1] == 0 and "quoted string" in fixes["ARG003"][0]
+
+
+def test_a_named_file_with_an_unread_launch_never_passes_and_a_mention_is_no_launch(tmp_path: Path) -> None:
+    """Never exit 0 on a launch kdacheck did not read: a named file that names an entry point but
+    holds no launch it could read exits 2 (with or without --strict); a file that only mentions
+    SGLang names no entry point, holds no launch (no ARG009), and is said so; in a folder walk it
+    is skipped while the unread launch still fails the run."""
+    from typer.testing import CliRunner
+
+    from kdacheck.cli import app
+
+    unread = tmp_path / "run.sh"
+    unread.write_text("# start it elsewhere: python -m sglang.launch_server\necho done\n")
+    mention = tmp_path / "notes.sh"
+    mention.write_text("# we serve with sglang; pip install sglang\necho done\n")
+    for extra in ([], ["--strict"]):
+        res = CliRunner().invoke(app, ["lint", "--offline", *extra, str(unread)])
+        assert res.exit_code == 2 and "ARG009" in res.output and "no launch it could read" in res.output, res.output
+    res = CliRunner().invoke(app, ["lint", "--offline", str(mention)])
+    assert res.exit_code == 2 and "names no entry point, so it holds no launch" in res.output and "ARG009" not in res.output
+    walk = CliRunner().invoke(app, ["lint", "--offline", str(tmp_path)])
+    assert walk.exit_code == 2 and "ARG009" in walk.output and "notes.sh" not in walk.output, walk.output
