@@ -260,7 +260,7 @@ class _Lexer:
         if ch == "#" and self.start is None:
             j = text.find("\n", i)
             return len(text) if j < 0 else j
-        if ch == "<" and self.start is None and (m := _PLACEHOLDER.match(text, i)):
+        if ch == "<" and (self.start is None or self.parts[-1].text.endswith("=")) and (m := _PLACEHOLDER.match(text, i)):
             self.begin(i)  # `<your model path>`: a placeholder in a recipe, one unknown word
             self.parts.append(Part(m.group(0), "", expansion=True))
             return m.end()
@@ -473,6 +473,7 @@ class Env:
         self.values: Scope[str] = Scope(initial)
         self.where: Scope[Location | None] = Scope()
         self.arrays: Scope[list[Token]] = Scope()  # bash arrays: each element a token placed where it is written
+        self.unknown: Scope[str] = Scope()  # assigned a value not known here (``$(cmd)``, ``$(( A * 4 ))`` of an unknown A): why
         self.count = 0
 
     def copy(self) -> Env:
@@ -481,12 +482,22 @@ class Env:
         e = Env(self.values)
         e.where = Scope(self.where)
         e.arrays = Scope(self.arrays)  # a list is changed in place only by the scope that owns it (``+=``)
+        e.unknown = Scope(self.unknown)
         return e
 
     def set(self, name: str, value: str, loc: Location | None) -> None:
         self.values[name] = value[:MAX_VALUE]
         self.where[name] = loc
         self.arrays.pop(name, None)  # a plain assignment makes it a plain variable again
+        self.unknown.pop(name, None)
+
+    def set_unknown(self, name: str, why: str, loc: Location | None) -> None:
+        """``name`` was assigned a value this reading cannot know: unknown from here on (with
+        why), never "unset", so a later ``${name:-default}`` is not taken for the default."""
+        self.values.pop(name, None)
+        self.arrays.pop(name, None)
+        self.unknown[name] = why
+        self.where[name] = loc
 
     def set_array(self, name: str, elements: list[Token], append: bool, loc: Location) -> None:
         """``NAME=(...)`` or ``NAME+=(...)`` (a plain variable appended to becomes element 0), its
@@ -579,7 +590,7 @@ def _expand_one(exp: str, env: Env, loc: Location, depth: int = 0) -> tuple[str 
     """(value or None when unknown, why) for one expansion of the word at ``loc`` (counted by
     the caller), ``depth`` defaults deep (``${A:-${B:-…}}``)."""
     if exp.startswith("$((") and exp.endswith("))"):
-        number, why = arith.evaluate(exp[3:-2], env.values)
+        number, why = arith.evaluate(exp[3:-2], env.values, env.unknown)
         return (None, why) if number is None else (str(number), "")
     if exp.startswith(("$(", "`")):
         file = argsfiles.name_of(exp)
@@ -596,6 +607,8 @@ def _expand_one(exp: str, env: Env, loc: Location, depth: int = 0) -> tuple[str 
     if not _NAME.fullmatch(name):
         return None, f"`{exp[:40]}` is not known statically"
     value = env.values.get(name)
+    if value is None and name in env.unknown:
+        return None, f"`${name}` is set from {env.unknown[name]}"
     is_set = value is not None and (value != "" or not (op or "").startswith(":"))
     if op in ("-", ":-"):
         if is_set:
@@ -770,11 +783,22 @@ def _assign_array(a: ArrayAssign, env: Env) -> None:
     env.set_array(a.name, elements, a.append, a.loc)
 
 
-def _value(w: Word, env: Env) -> str | None:
+def _value(w: Word, env: Env) -> tuple[str | None, str]:
+    """An assigned value, or (None, why) when part of it is not known here."""
     toks = expand(w, env)
-    if any(t.unknown for t in toks):
-        return None
-    return _joined([t.text for t in toks], w.loc, f"{w.loc}: an assigned value")
+    why = next((t.unknown for t in toks if t.unknown), None)
+    if why is not None:
+        return None, why
+    return _joined([t.text for t in toks], w.loc, f"{w.loc}: an assigned value"), ""
+
+
+def _assign(env: Env, name: str, w: Word, value_word: Word) -> None:
+    """``name=value``: set, or unknown with the reason (``Env.set_unknown``)."""
+    value, why = _value(value_word, env)
+    if value is not None:
+        env.set(name, value, w.loc)
+    else:
+        env.set_unknown(name, why, w.loc)
 
 
 def _command_tokens(words: list[Word | ArrayAssign], env: Env) -> list[Token]:
@@ -825,11 +849,7 @@ def _launches(items: list[Item], env: Env, path: str, kind: str, name: str, dept
                 break
             if local is env and len(words) > i + 1:
                 local = env.copy()  # prefixes apply to that command alone
-            value = _value(a[1], local)
-            if value is not None:
-                local.set(a[0], value, w.loc)
-            else:
-                local.values.pop(a[0], None)
+            _assign(local, a[0], w, a[1])
             i += 1
         rest = words[i:]
         if not rest:
@@ -842,9 +862,7 @@ def _launches(items: list[Item], env: Env, path: str, kind: str, name: str, dept
                     continue
                 a = _assignment(w)
                 if a is not None:
-                    value = _value(a[1], env)
-                    if value is not None:
-                        env.set(a[0], value, w.loc)
+                    _assign(env, a[0], w, a[1])
                 else:
                     expand(w, env)  # `: "${X:=d}"` assigns through the expansion
             continue
@@ -887,7 +905,7 @@ def unread_arguments(cmd: LaunchCommand) -> list[Unread]:
         return [Unread(cmd.loc, "no arguments after the SGLang program")]
     out = []
     for j, t in enumerate(cmd.tokens):
-        if not t.unknown or not t.text.startswith(("$", "`")):
+        if not t.unknown or not t.text.startswith(("$", "`", "<")):
             continue
         prev = cmd.tokens[j - 1].text if j else ""
         if prev.startswith("-") and "=" not in prev:
