@@ -744,22 +744,28 @@ def _whole_array(word: Word, env: Env) -> list[Token] | None:
 # --- commands -----------------------------------------------------------------------------------
 
 
-def _simple_commands(items: list[Item]) -> list[list[Word | ArrayAssign]]:
-    """Split at separators; drop redirections and their targets."""
-    out: list[list[Word | ArrayAssign]] = [[]]
-    skip_target = False
+def _simple_commands(items: list[Item]) -> list[tuple[list[Word | ArrayAssign], str | None]]:
+    """Split at separators; drop redirections and their targets. With each command, the file its
+    standard input reads where that is written plainly: ``< FILE``, or ``cat FILE |`` before it
+    (what ``xargs`` turns into arguments)."""
+    out: list[tuple[list[Word | ArrayAssign], str | None]] = [([], None)]
+    target: str | None = None  # the redirection whose target comes next: "<" (standard input) or another
     for it in items:
         if isinstance(it, Op):
             if it.redirect:
-                skip_target = it.needs_target
-            elif out[-1]:
-                out.append([])
+                target = "<" if it.text in ("<", "0<") else "other" if it.needs_target else None
+            elif out[-1][0] or it.text == "|":
+                prev = [w.literal if isinstance(w, Word) else None for w in out[-1][0]]
+                piped = prev[1] if it.text == "|" and len(prev) == 2 and prev[0] == "cat" else None
+                out.append(([], piped))
             continue
-        if skip_target:
-            skip_target = False
+        if target is not None:
+            if target == "<" and isinstance(it, Word) and it.literal:
+                out[-1] = (out[-1][0], it.literal)
+            target = None
             continue
-        out[-1].append(it)
-    return [c for c in out if c]
+        out[-1][0].append(it)
+    return [c for c in out if c[0]]
 
 
 def _assignment(w: Word) -> tuple[str, Word] | None:
@@ -833,7 +839,7 @@ def read_shell(text: str, path: str, env: Mapping[str, str] | None = None, line0
 
 def _launches(items: list[Item], env: Env, path: str, kind: str, name: str, depth: int) -> list[LaunchCommand]:
     found: list[LaunchCommand] = []
-    for words in _simple_commands(items):
+    for words, stdin in _simple_commands(items):
         local = env
         i = 0
         while i < len(words) and _keyword(words[i]):
@@ -870,15 +876,54 @@ def _launches(items: list[Item], env: Env, path: str, kind: str, name: str, dept
         k = find_launch(tokens)
         if k is not None:
             cmd = LaunchCommand(path, tokens[k:], kind, tokens[0].loc, name, program=tokens[:k], append=SHELL_WORDS)
+            _xargs(cmd, stdin)
             unknown = sorted({t.unknown for t in tokens[k:] if t.unknown})
             cmd.notes += [f"{path}:{cmd.loc.line}: {why}: its value is unknown here"
                           + ("" if "placeholder" in why else " (give it with --env NAME=VALUE)") for why in unknown]
-            cmd.unread = unread_arguments(cmd)
+            cmd.unread = [*cmd.unread, *unread_arguments(cmd)] if cmd.tokens else cmd.unread or unread_arguments(cmd)
             cmd.notes += [f"{u}: not read, so not checked" for u in cmd.unread]
             found.append(cmd)
             continue
         found += _inner_script(tokens, local, path, kind, name, depth)
     return found
+
+
+_XARGS_SPLITS = ("-0", "--null", "-d", "--delimiter", "-n", "--max-args", "-L", "--max-lines", "-I", "-i",
+                 "--replace", "-E", "-e", "--eof", "-s", "--max-chars", "-x", "--exit")
+
+
+def _xargs(cmd: LaunchCommand, stdin: str | None) -> None:
+    """``xargs python3 -m sglang.launch_server < args.txt`` (or ``cat args.txt | xargs ...``, ``xargs
+    -a args.txt ...``): xargs appends the file's words to the command (GNU xargs's splitting,
+    ``argsfiles.xargs_words``), read inside the tree and placed in the file; an xargs that splits
+    otherwise or runs the command several times, or reads what is not a file named here, leaves
+    the launch unread (ARG009), never passed as if it had no more arguments."""
+    at = next((j for j, t in enumerate(cmd.program) if t.text.rsplit("/", 1)[-1] == "xargs"), None)
+    if at is None:
+        return
+    xargs = cmd.program[at]
+    opts = cmd.program[at + 1:]
+    file = stdin
+    for j, t in enumerate(opts):
+        if t.text in ("-a", "--arg-file") and j + 1 < len(opts):
+            file = opts[j + 1].text
+        elif t.text.startswith("--arg-file="):
+            file = t.text.split("=", 1)[1]
+        elif t.text.startswith("-a") and len(t.text) > 2 and not t.text.startswith("--"):
+            file = t.text[2:]
+        elif t.text.split("=", 1)[0] in _XARGS_SPLITS or (t.text[:2] in _XARGS_SPLITS and not t.text.startswith("--")):
+            cmd.unread.append(Unread(t.loc, f"`xargs {t.text[:40]}` splits its input otherwise or runs the command "
+                                     "several times: its arguments were not read"))
+            return
+    if file is None:
+        cmd.unread.append(Unread(xargs.loc, "xargs appends what its standard input holds, which is not a file named here"))
+        return
+    words, why = argsfiles.xargs_words(file, str(xargs.loc))
+    if words is None:
+        cmd.unread.append(Unread(xargs.loc, f"xargs reads `{file[:100]}`: {why}"))
+        return
+    cmd.tokens = cmd.tokens + words
+    cmd.notes.append(f"{xargs.loc}: xargs appends the words of {file[:100]} (read as xargs splits them)")
 
 
 def _inner_script(tokens: list[Token], env: Env, path: str, kind: str, name: str, depth: int) -> list[LaunchCommand]:
