@@ -157,5 +157,5 @@ def test_hostile_xargs_input_is_bounded(tmp_path: Path) -> None:
     assert r.error is not None or "ARG009" in codes(r)  # over the byte cap: refused or named unread, never read past it
     argsfiles.start(str(repo), str(repo))
     budget = bounds.start("run.sh")
-    words, why = argsfiles.xargs_words("quotes.txt", "run.sh:1")
+    words, _why = argsfiles.xargs_words("quotes.txt", "run.sh:1")
     assert words is not None and len(words) == 5002 and budget.nodes >= 5002

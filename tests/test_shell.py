@@ -193,7 +193,7 @@ def test_arithmetic_of_an_unknown_operand_is_unknown_never_unset() -> None:
     g = _given(f"X=$(( A * 4 ))\nY=$(nproc)\nZ=$((1/0))\nW=$((2**3))\nV=$((9223372036854775807 + 1))\nS=abc\n"
                f"U=$((S + 1))\nexport E=$(( A + 1 ))\n{LAUNCH} --x $X --y $Y --z $Z --w $W --v $V --u $U --e ${{E:-7}}")
     for flag in ("--x", "--y", "--z", "--w", "--v", "--u", "--e"):
-        value, why = g[flag]
+        _value, why = g[flag]
         assert why and why.startswith(f"`${flag[2:].upper()}` is set from "), (flag, why)  # unknown, not "unset"
     assert "`A` in an arithmetic expansion" in (g["--x"][1] or "") and "command substitution" in (g["--y"][1] or "")
     assert g["--e"][0] != "7"  # ${E:-7} of an unknown E is not the default
