@@ -194,6 +194,14 @@ def convert(flag: Flag, text: str) -> Any:
     return value
 
 
+# `@args.txt`: argparse reads a file of arguments only where the parser sets `fromfile_prefix_chars`;
+# SGLang's does not (`argparse.ArgumentParser(prog="sglang serve")`, 0.5.23 srt/server_args.py:679,
+# the same in 0.5.19-0.5.22), so the word reaches it as a literal positional argument.
+_FROMFILE = ("; SGLang's parser does not read `@FILE` files of arguments (no `fromfile_prefix_chars`, "
+             "srt/server_args.py `prepare_server_args`): it takes the word literally and exits")
+_FROMFILE_FIX = "give the file's flags through the shell, `$(cat FILE)`, or as an SGLang `--config FILE.yaml`"
+
+
 class _Parser:
     def __init__(self, cmd: LaunchCommand, table: FlagTable) -> None:
         self.cmd = cmd
@@ -300,7 +308,9 @@ class _Parser:
                 i += 1
                 continue
             if not _looks_like_flag(tok):
-                self.issue(ArgKind.UNKNOWN_FLAG, f"unrecognized argument `{tok.text[:80]}` (not a value of any flag)", tok.loc)
+                self.issue(ArgKind.UNKNOWN_FLAG, f"unrecognized argument `{tok.text[:80]}` (not a value of any flag)"
+                           + (_FROMFILE if tok.text.startswith("@") else ""), tok.loc,
+                           _FROMFILE_FIX if tok.text.startswith("@") else None)
                 i += 1
                 continue
             name, eq, inline = tok.text.partition("=")

@@ -55,6 +55,8 @@ def set_flag(cfg: Resolved, name: str, value: str, safe: bool) -> tuple[Edit, ..
     if flag is not None:
         if not isinstance(flag.raw, str) or flag.value_loc == flag.loc:
             return ()  # a switch or `--flag=value` inline: not rewritten
+        if flag.origin == "yaml" and cfg.cmd.held:
+            return ()  # a --config key where kdacheck does not write it (cannot_set says why)
         return (Edit(flag.value_loc, flag.raw, value, safe, stage=1),)
     name = flagmod.spell(_dest(name), cfg.version)  # added as the target version spells it
     cmd = cfg.cmd
@@ -77,7 +79,10 @@ def set_flag(cfg: Resolved, name: str, value: str, safe: bool) -> tuple[Edit, ..
 
 def cannot_set(cfg: Resolved, name: str) -> str:
     """Why ``set_flag`` gave no edit for ``name`` in this launch, said with the finding's fix."""
-    if cfg.written(_dest(name)) is not None:
+    flag = cfg.written(_dest(name))
+    if flag is not None and flag.origin == "yaml" and cfg.cmd.held:
+        why = cfg.cmd.held
+    elif flag is not None:
         why = "the flag is written inline (`--flag=value`) or as a switch"
     elif cfg.cmd.append is None:
         why = cfg.cmd.append_why or "the launch is not written as words kdacheck can add to"

@@ -279,7 +279,9 @@ def _lint_text(text: str, path: str, opts: Options, base_dir: str | None = None,
             kind = ("a YAML document" if path.lower().endswith(YAML_SUFFIXES)
                     else "a Dockerfile" if is_dockerfile(path, text) else "shell")
             n = len(text.splitlines())
-            result.error = f"no SGLang launch command found (read as {kind}: {n} line{'' if n == 1 else 's'})"
+            # SGLang mentioned, no entry point named: not a launch (a file naming an entry point holds one, unread)
+            said = "; it mentions SGLang but names no entry point, so it holds no launch" if "sglang" in text.lower() else ""
+            result.error = f"no SGLang launch command found (read as {kind}: {n} line{'' if n == 1 else 's'}){said}"
     sup = _Suppressor("" if opts.ignore_noqa else text, path)  # --ignore-noqa: as if no comment
     checked = opts.rules if opts.rules is not None else rulemod.all_rules()
     result.rules = [r.code for r in checked if r.applies_to(opts.version)]

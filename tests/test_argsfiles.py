@@ -101,3 +101,61 @@ def test_a_placeholder_is_one_unknown_word_not_a_redirection() -> None:
     assert cfg.v("tp_size") == 8 and "placeholder" in " ".join(cfg.cmd.notes)
     redirect = lint_ok(f"{LAUNCH} --model-path m --tp 2 <in.txt >out.txt\n")
     assert redirect.resolved[0].v("tp_size") == 2 and not [t for t in redirect.resolved[0].cmd.tokens if "in.txt" in t.text]
+
+
+@pytest.mark.parametrize("form", [f"xargs {LAUNCH} < args.txt", f"cat args.txt | xargs {LAUNCH}",
+                                  f"xargs -a args.txt {LAUNCH}", f"xargs --arg-file=args.txt {LAUNCH}"])
+def test_xargs_appends_the_file_as_xargs_splits_it(tmp_path: Path, form: str) -> None:
+    args = ARGS + "--served-model-name 'my model' --api-key \"a b\"\n"
+    repo = _repo(tmp_path, {"args.txt": args, "run.sh": f"{form}\n"})
+    r = _lint(repo / "run.sh")
+    assert r.error is None and not {"ARG001", "ARG009"} & set(codes(r)), [f.message for f in r.findings]
+    spec = next(f for f in r.findings if f.code == "SPEC001")
+    assert spec.location is not None and (Path(spec.location.path).name, spec.location.line) == ("args.txt", 2)
+    assert r.resolved[0].v("tp_size") == 4
+    assert r.resolved[0].parsed.given["served_model_name"].value == "my model"  # xargs's quotes, not the shell's
+
+
+def test_xargs_not_read_is_said(tmp_path: Path) -> None:
+    repo = _repo(tmp_path / "repo", {"args.txt": ARGS + "'unclosed\n", "ok.txt": ARGS})
+    (tmp_path / "outside.txt").write_text(ARGS)
+    cases = {f"xargs -n 2 {LAUNCH} < ok.txt": "runs the command several times",
+             f"xargs -0 {LAUNCH} < ok.txt": "splits its input otherwise",
+             f"xargs {LAUNCH} < ../outside.txt": "outside the repository",
+             f"xargs {LAUNCH} < missing.txt": "no such file",
+             f"xargs {LAUNCH} < args.txt": "unmatched ' quote",
+             f"producer | xargs {LAUNCH}": "not a file named here"}
+    for line, why in cases.items():
+        (repo / "run.sh").write_text(line + "\n")
+        r = _lint(repo / "run.sh")
+        unread = [f.message for f in r.findings if f.code == "ARG009"]
+        assert unread and why in unread[0], (line, unread)
+
+
+def test_words_the_shell_would_glob_are_unknown(tmp_path: Path) -> None:
+    repo = _repo(tmp_path, {"args.txt": "--model-path /models/*/qwen --tp-size 4\n", "run.sh": f"{LAUNCH} $(cat args.txt)\n"})
+    r = _lint(repo / "run.sh")
+    assert r.resolved[0].v("tp_size") == 4
+    assert any("would be globbed" in n for n in r.notes), r.notes
+
+
+def test_at_file_is_not_read_by_sglang() -> None:
+    """SGLang's parser sets no fromfile_prefix_chars (0.5.23 srt/server_args.py:679): `@args.txt`
+    is a literal word it refuses, said so."""
+    r = lint_ok(f"{LAUNCH} --model-path m @args.txt\n")
+    f = next(f for f in r.findings if f.code == "ARG001")
+    assert "does not read `@FILE`" in f.message and "--config" in (f.fix or "")
+
+
+def test_hostile_xargs_input_is_bounded(tmp_path: Path) -> None:
+    from kdacheck.readers import argsfiles, bounds
+
+    big = "a " * (argsfiles.MAX_BYTES // 2 + 10)
+    repo = _repo(tmp_path, {"big.txt": big, "quotes.txt": "'x' " * 5000 + "--tp-size 2\n"})
+    (repo / "run.sh").write_text(f"xargs {LAUNCH} < big.txt\n")
+    r = _lint(repo / "run.sh")
+    assert r.error is not None or "ARG009" in codes(r)  # over the byte cap: refused or named unread, never read past it
+    argsfiles.start(str(repo), str(repo))
+    budget = bounds.start("run.sh")
+    words, _why = argsfiles.xargs_words("quotes.txt", "run.sh:1")
+    assert words is not None and len(words) == 5002 and budget.nodes >= 5002

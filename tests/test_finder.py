@@ -18,7 +18,7 @@ from kdacheck.findings import Location, Severity
 from kdacheck.readers import read_text
 from kdacheck.readers.base import Token
 from kdacheck.readers.entry import ENTRY_POINTS, match
-from tests.helpers import lint
+from tests.helpers import codes, lint
 
 PUBLIC = Path(__file__).resolve().parent / "data" / "carriers" / "public"
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
@@ -267,3 +267,129 @@ def test_sibling_manifests_past_the_caps_are_not_read(tmp_path: Path, monkeypatc
     assert read_text(deploy, str(tmp_path / "deploy.yaml"))[0].unread
     monkeypatch.setattr(configmaps, "MANIFEST_BYTES", 1 << 20)
     assert not read_text(deploy, str(tmp_path / "deploy.yaml"))[0].unread
+
+
+def _fix_texts(r) -> dict[str, tuple[str, int]]:  # type: ignore[no-untyped-def]
+    return {f.code: (f.fix or "", len(f.edits)) for f in r.findings if f.fix}
+
+
+def test_fix_on_a_configmap_key_says_why_it_does_not_edit(tmp_path: Path) -> None:
+    src = (EXAMPLES / "errors" / "SPEC001-configmap-config.yaml").read_text()
+    # in the same file, a `|` block: a key's spelling is edited in place; a key is not added to the ConfigMap
+    same = lint(src.replace("tp-size: 4", "tp: 4"), path=str(tmp_path / "same.yaml"))
+    fixes = _fix_texts(same)
+    assert fixes["ARG003"][1] == 1 and "cannot" not in fixes["ARG003"][0]
+    assert fixes["SPEC001"][1] == 0 and "does not add a key to a ConfigMap" in fixes["SPEC001"][0]
+    # in another manifest: nothing edited, and said
+    cm, deploy = src.replace("tp-size: 4", "tp: 4").split("---\n")
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "cm.yaml").write_text(cm)
+    (tmp_path / "deploy.yaml").write_text(deploy)
+    other = lint(deploy, path=str(tmp_path / "deploy.yaml"))
+    fixes = _fix_texts(other)
+    assert fixes["ARG003"][1] == 0 and "another manifest" in fixes["ARG003"][0] and "cm.yaml" in fixes["ARG003"][0]
+    # a quoted string: its words are not placed, so not edited, and said
+    quoted = src.replace("config.yaml: |\n", 'config.yaml: "model-path: Qwen/Qwen3-Next-80B-A3B-Instruct\\ntp: 4\\n'
+                         'speculative-algorithm: NEXTN\\nspeculative-eagle-topk: 1\\nspeculative-num-draft-tokens: 4"\n  other: |\n')
+    fixes = _fix_texts(lint(quoted, path=str(tmp_path / "q.yaml")))
+    assert fixes["ARG003"][1] == 0 and "quoted string" in fixes["ARG003"][0]
+
+
+def test_a_named_file_with_an_unread_launch_never_passes_and_a_mention_is_no_launch(tmp_path: Path) -> None:
+    """Never exit 0 on a launch kdacheck did not read: a named file that names an entry point but
+    holds no launch it could read exits 2 (with or without --strict); a file that only mentions
+    SGLang names no entry point, holds no launch (no ARG009), and is said so; in a folder walk it
+    is skipped while the unread launch still fails the run."""
+    from typer.testing import CliRunner
+
+    from kdacheck.cli import app
+
+    unread = tmp_path / "run.sh"
+    unread.write_text("# start it elsewhere: python -m sglang.launch_server\necho done\n")
+    mention = tmp_path / "notes.sh"
+    mention.write_text("# we serve with sglang; pip install sglang\necho done\n")
+    for extra in ([], ["--strict"]):
+        res = CliRunner().invoke(app, ["lint", "--offline", *extra, str(unread)])
+        assert res.exit_code == 2 and "ARG009" in res.output and "no launch it could read" in res.output, res.output
+    res = CliRunner().invoke(app, ["lint", "--offline", str(mention)])
+    assert res.exit_code == 2 and "names no entry point, so it holds no launch" in res.output and "ARG009" not in res.output
+    walk = CliRunner().invoke(app, ["lint", "--offline", str(tmp_path)])
+    assert walk.exit_code == 2 and "ARG009" in walk.output and "notes.sh" not in walk.output, walk.output
+
+
+# --- wrapper modules: `python -m MODULE` of the tree passing SGLang's flags through -------------
+
+WRAPPER = ("import sys\nfrom sglang.srt.server_args import prepare_server_args\nfrom sglang.launch_server import run_server\n"
+           "open('MARKER', 'w').write('ran')\nrun_server(prepare_server_args(sys.argv[1:]))\n")
+SPEC_FLAGS = ("--model-path Qwen/Qwen3-Next-80B-A3B-Instruct --speculative-algorithm NEXTN "
+              "--speculative-eagle-topk 1 --speculative-num-draft-tokens 4")
+
+
+def _wrapper_repo(tmp_path: Path, files: dict[str, str]) -> Path:
+    (tmp_path / ".git").mkdir(parents=True, exist_ok=True)
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    return tmp_path
+
+
+def _lint_file(path: Path):  # type: ignore[no-untyped-def]
+    from kdacheck.flags import NEWEST
+    from kdacheck.lint import Options, lint_path
+
+    return lint_path(str(path), Options(version=NEWEST, offline=True))
+
+
+@pytest.mark.parametrize("module, files", [
+    ("pkg.serve", {"pkg/serve.py": WRAPPER}),
+    ("pkg.serve", {"pkg/serve/__main__.py": WRAPPER}),
+    ("srv", {"srv.py": "import argparse, sglang\nfrom sglang.srt.server_args import ServerArgs\np = argparse.ArgumentParser()\n"
+                       "ServerArgs.add_cli_args(p)\nsglang.launch_server(ServerArgs.from_cli_args(p.parse_args()))\n"}),
+    ("srv", {"srv.py": "import sys\nimport sglang.launch_server as ls\nls.launch_server(sys.argv)\n"}),
+])
+def test_a_wrapper_module_in_the_tree_is_an_entry_point(tmp_path: Path, module: str, files: dict[str, str]) -> None:
+    repo = _wrapper_repo(tmp_path, {**files, "deploy/run.sh": f"python3 -m {module} {SPEC_FLAGS}\n"})
+    r = _lint_file(repo / "deploy" / "run.sh")
+    assert r.error is None and loud(r) == ["SPEC001"], [f.message for f in r.findings]
+    assert any(f"`python -m {module}` is a wrapper module" in n for n in r.notes), r.notes
+    assert not (repo / "MARKER").exists() and not (repo / "deploy" / "MARKER").exists()  # read with ast, never run
+
+
+@pytest.mark.parametrize("files", [
+    {"srv.py": "import sglang\nprint('hello')\n"},  # imports SGLang, passes nothing
+    {"srv.py": "import sys\nfrom vllm import launch_server\nlaunch_server(sys.argv)\n"},  # not SGLang
+    {"srv.py": "def broken(:\n"},  # not Python
+    {},  # no such module
+])
+def test_a_module_that_does_not_pass_sglang_flags_is_not_read_as_sglang(tmp_path: Path, files: dict[str, str]) -> None:
+    """Not a wrapper kdacheck can see: SGLang's flags given to it are one launch not read (ARG009), never checked as SGLang's."""
+    repo = _wrapper_repo(tmp_path, {**files, "run.sh": f"python3 -m srv {SPEC_FLAGS}\n"})
+    r = _lint_file(repo / "run.sh")
+    assert [c.cmd.kind for c in r.resolved] == ["unread"] and codes(r) == ["ARG009"]
+    assert not any("wrapper module" in n for n in r.notes)
+
+
+def test_a_wrapper_outside_the_tree_or_behind_a_link_is_not_read(tmp_path: Path) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "srv.py").write_text(WRAPPER)
+    repo = _wrapper_repo(tmp_path / "repo", {"run.sh": f"python3 -m srv {SPEC_FLAGS}\n"})
+    (repo / "srv.py").symlink_to(outside / "srv.py")
+    r = _lint_file(repo / "run.sh")
+    assert [c.cmd.kind for c in r.resolved] == ["unread"]  # the link out is refused: not a wrapper, its flags not read
+
+
+def test_hostile_wrapper_lookups_are_bounded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from kdacheck import confine
+    from kdacheck.readers import wrappers
+
+    deep = "x = " + "(" * 5000 + "1" + ")" * 5000 + "\n"
+    big = "import sglang\n" + "# pad\n" * (wrappers.MAX_BYTES // 6 + 10) + "sglang.prepare_server_args(1)\n"
+    lines = "".join(f"python3 -m mod{i} --tp 2\n" for i in range(500))
+    repo = _wrapper_repo(tmp_path, {"deep.py": deep, "big.py": big, "run.sh": lines + "python3 -m deep --tp 2\npython3 -m big --tp 2\n"})
+    reads: list[str] = []
+    real = confine.read_text
+    monkeypatch.setattr(confine, "read_text", lambda target, *a, **k: reads.append(target) or real(target, *a, **k))
+    r = _lint_file(repo / "run.sh")
+    assert not r.resolved  # too deep to parse, too big to read: no wrapper
+    assert len(reads) <= 2 * 2 * wrappers.MAX_MODULES  # two places, two file names, per module looked up

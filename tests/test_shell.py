@@ -169,3 +169,67 @@ def test_unrendered_helm_templates_are_skipped_in_folders_and_refused_by_name(tm
 
     res = lint(text, path="chart/templates/deploy.yaml")
     assert res.error is not None and "helm template" in res.error
+
+
+def _read(text: str):  # type: ignore[no-untyped-def]
+    from kdacheck.readers import bounds
+    from kdacheck.readers.shell import read_shell
+
+    bounds.start("t.sh")
+    return read_shell(text, "t.sh")
+
+
+def _given(text: str) -> dict[str, tuple[str, str | None]]:
+    cmd = _read(text)[0]
+    return {t.text: (cmd.tokens[i + 1].text, cmd.tokens[i + 1].unknown) for i, t in enumerate(cmd.tokens[:-1])
+            if t.text.startswith("--")}
+
+
+LAUNCH = "python3 -m sglang.launch_server --model-path m"
+
+
+
+def test_arithmetic_of_an_unknown_operand_is_unknown_never_unset() -> None:
+    g = _given(f"X=$(( A * 4 ))\nY=$(nproc)\nZ=$((1/0))\nW=$((2**3))\nV=$((9223372036854775807 + 1))\nS=abc\n"
+               f"U=$((S + 1))\nexport E=$(( A + 1 ))\n{LAUNCH} --x $X --y $Y --z $Z --w $W --v $V --u $U --e ${{E:-7}}")
+    for flag in ("--x", "--y", "--z", "--w", "--v", "--u", "--e"):
+        _value, why = g[flag]
+        assert why and why.startswith(f"`${flag[2:].upper()}` is set from "), (flag, why)  # unknown, not "unset"
+    assert "`A` in an arithmetic expansion" in (g["--x"][1] or "") and "command substitution" in (g["--y"][1] or "")
+    assert g["--e"][0] != "7"  # ${E:-7} of an unknown E is not the default
+    g = _given(f"N=$(nproc)\nTP=$(( N * 2 ))\n{LAUNCH} --tp $TP")
+    assert "`N` in an arithmetic expansion is set from `$(nproc)`" in (g["--tp"][1] or "")
+    assert "unset" not in (g["--tp"][1] or "")
+
+
+
+def test_angle_bracket_placeholders_are_unknown_values_not_redirections() -> None:
+    text = ("python3 -m sglang.launch_server --model-path <GLM-5.2-FP8 MTP weights> --tp 8 "
+            "--speculative-algorithm EAGLE --speculative-num-steps 3 --speculative-eagle-topk 1 "
+            "--speculative-num-draft-tokens 4 > log.txt 2>&1\n")
+    r = lint_ok(text, path="issue.sh")
+    assert not {"ARG001", "SPEC001"} & set(codes(r)), [f.message for f in r.findings]
+    cmd = r.resolved[0].parsed
+    assert cmd.given["tp_size"].value == 8 and cmd.given["speculative_num_draft_tokens"].value == 4
+    notes = " ".join(r.notes)
+    assert "`<GLM-5.2-FP8 MTP weights>` is a placeholder" in notes and "as a redirection" in notes
+    assert "--env" not in notes
+    tokens = _read(text)[0].tokens
+    model = tokens[tokens.index(next(t for t in tokens if t.text == "--model-path")) + 1]
+    assert model.text == "<GLM-5.2-FP8 MTP weights>" and model.unknown
+
+
+def test_a_placeholder_where_flags_stand_is_unread_and_real_redirections_stay() -> None:
+    r = lint_ok("python3 -m sglang.launch_server --model-path m <your flags here>\n", path="issue.sh")
+    assert "ARG009" in codes(r)
+    g = _given(f"{LAUNCH} --tp 2 --x=<path> < in.txt > out.log\n{LAUNCH} --tp 3 <in.txt >out.log")
+    assert g["--tp"] == ("2", None) and g.get("--x=<path>") is None
+    toks = [t.text for t in _read(f"{LAUNCH} --tp 3 <in.txt >out.log\n")[0].tokens]
+    assert toks == ["--model-path", "m", "--tp", "3"]  # `<in.txt >` is two redirections, not a placeholder
+
+
+def test_hostile_unclosed_angle_brackets_stay_redirections() -> None:
+    from kdacheck.readers.shell import Op, lex
+
+    items = lex(LAUNCH + " <a b" * 10000 + "\n", "t.sh")  # no `>`: each `<` is a redirection, each scan stops at the next `<`
+    assert sum(isinstance(i, Op) and i.redirect for i in items) == 10000

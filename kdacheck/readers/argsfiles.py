@@ -83,9 +83,52 @@ def words(name: str, where: str) -> tuple[list[Token] | None, str]:
     found = list(_WORD.finditer(text))
     bounds.charge_nodes(len(found), f"{where}: $(cat {name[:100]})")
     starts = [0] + [m.end() for m in re.finditer("\n", text)]
-    out, line = [], 0
-    for m in found:
-        while line + 1 < len(starts) and starts[line + 1] <= m.start():
-            line += 1
-        out.append(Token(m.group(0), Location(path, line + 1, m.start() - starts[line] + 1)))
+    return [_placed(m.group(0), m.start(), starts, path) for m in found], ""
+
+
+_GLOB = re.compile(r"[*?\[]")
+
+
+def _placed(word: str, at: int, starts: list[int], path: str, globbed: bool = True) -> Token:
+    """``word`` at offset ``at`` of the file as a token at its line and column; a word the shell
+    would glob (``*``, ``?``, ``[``: pathname expansion of an unquoted substitution, not done here)
+    is unknown."""
+    import bisect
+
+    line = bisect.bisect_right(starts, at) - 1
+    loc = Location(path, line + 1, at - starts[line] + 1)
+    glob = f"`{word[:60]}` would be globbed by the shell (pathname expansion, not performed here)" if globbed and _GLOB.search(word) else None
+    return Token(word, loc, unknown=glob)
+
+
+_XARGS = re.compile(r"""[^ \t\n'"\\]+|'[^'\n]*'|"[^"\n]*"|\\.|[ \t\n]+|['"\\]""", re.S)
+
+
+def xargs_words(name: str, where: str) -> tuple[list[Token] | None, str]:
+    """The arguments ``xargs`` gives a command from the file ``name`` (``xargs CMD < FILE``,
+    ``cat FILE | xargs CMD``, ``xargs -a FILE CMD``): GNU xargs's default splitting, at blanks and
+    line breaks, single and double quotes and a backslash quoting, an unmatched quote an error
+    (xargs refuses it), each word placed where it starts in the file; or None and why not."""
+    text, why = read(name, where)
+    if text is None:
+        return None, why.split("`: ", 1)[-1]  # read()'s reason, without its `$(cat NAME)` prefix
+    path = _places.get(name, name)
+    starts = [0] + [m.end() for m in re.finditer("\n", text)]
+    out: list[Token] = []
+    word: list[str] = []
+    at = -1
+    for m in _XARGS.finditer(text):
+        piece = m.group(0)
+        if piece[0] in " \t\n":
+            if at >= 0:
+                out.append(_placed("".join(word), at, starts, path, globbed=False))  # xargs runs no shell: no globbing
+            word, at = [], -1
+            continue
+        if piece in ("'", '"'):
+            return None, f"`{name[:100]}`: an unmatched {piece} quote (xargs refuses it)"
+        at = m.start() if at < 0 else at
+        word.append(piece[1:-1] if piece[0] in "'\"" and len(piece) > 1 else piece[1:] if piece[0] == "\\" else piece)
+    if at >= 0:
+        out.append(_placed("".join(word), at, starts, path, globbed=False))
+    bounds.charge_nodes(len(out), f"{where}: xargs < {name[:100]}")
     return out, ""

@@ -25,12 +25,13 @@ class Unknown(Exception):
     """Why an expression's value is not known here."""
 
 
-def evaluate(body: str, values: Mapping[str, str]) -> tuple[int | None, str]:
-    """(the value of the expression ``body`` (what stands between ``$((`` and ``))``), or None; why not)."""
+def evaluate(body: str, values: Mapping[str, str], unknown: Mapping[str, str] | None = None) -> tuple[int | None, str]:
+    """(the value of the expression ``body`` (what stands between ``$((`` and ``))``), or None; why not).
+    ``unknown``: variables assigned a value not known here, with why (``shell.Env.unknown``)."""
     if len(body) > MAX_CHARS:
         return None, f"an arithmetic expansion of {len(body):,} characters (over {MAX_CHARS:,}) is not evaluated"
     try:
-        tokens = _tokens(body, values)
+        tokens = _tokens(body, values, unknown or {})
         parser = _Parser(tokens)
         value = parser.expr(0)
         if parser.i != len(tokens):
@@ -40,7 +41,7 @@ def evaluate(body: str, values: Mapping[str, str]) -> tuple[int | None, str]:
     return value, ""
 
 
-def _tokens(body: str, values: Mapping[str, str]) -> list[int | str]:
+def _tokens(body: str, values: Mapping[str, str], unknown: Mapping[str, str]) -> list[int | str]:
     out: list[int | str] = []
     for m in _TOKEN.finditer(body):
         number, braced, name, other = m.groups()
@@ -50,6 +51,8 @@ def _tokens(body: str, values: Mapping[str, str]) -> list[int | str]:
         elif braced or name:
             var = braced or name
             value = values.get(var)
+            if value is None and var in unknown:
+                raise Unknown(f"`{var}` in an arithmetic expansion is set from {unknown[var]}")
             if value is None:
                 raise Unknown(f"`{var}` in an arithmetic expansion is unset in this file (its value is unknown here)")
             if not _INTEGER.match(value):

@@ -69,6 +69,7 @@ class LaunchCommand:
     # ("not fixable here"). No default: every reader says how its launches are edited.
     append: Append | None = field(kw_only=True)
     append_why: str = ""
+    held: str = ""  # why --fix does not edit its ``--config`` tokens where they are held (a ConfigMap key it does not write)
 
     @property
     def role(self) -> str:

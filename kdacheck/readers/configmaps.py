@@ -172,6 +172,23 @@ def _config_ref(cmd: LaunchCommand) -> tuple[int, int, str, Token] | None:
     return None
 
 
+def _fix_limits(c: LaunchCommand, cm: str, key: str, value: yaml.Node, here: bool) -> None:
+    """What ``--fix`` cannot do to a launch whose arguments come from a ConfigMap key, said with the
+    finding rather than skipped: a key's text in another manifest, or written as a quoted or
+    folded string, is not edited (its words are not placed where they are written); a flag is
+    not added to a ConfigMap (only after a command-line word of the launch's own, if it has one)."""
+    if not here:
+        c.held = (f"the key is held in ConfigMap `{cm}` key `{key}` in {value.start_mark.name}, another manifest: "
+                  "--fix edits only the file it lints; change the key there")
+    elif isinstance(value, yaml.ScalarNode) and value.style != "|":
+        c.held = (f"the key is held in ConfigMap `{cm}` key `{key}` written as a {'quoted' if value.style else 'plain'} "
+                  "string, not a `|` block: --fix does not rewrite it; change the key there")
+    if not any(t.origin == "cli" for t in c.tokens):
+        c.append = None
+        c.append_why = (f"the launch's arguments are all in ConfigMap `{cm}` key `{key}` (its --config): --fix does not "
+                        "add a key to a ConfigMap's text; add it to the key (or the flag to the command)")
+
+
 def expand(cmds: list[LaunchCommand], docs: list[yaml.Node], path: str, lines: list[str]) -> list[LaunchCommand]:
     """Each launch whose ``--config`` names a mounted ConfigMap key, with that config read in."""
     refs = [(c, r) for c in cmds if (r := _config_ref(c)) is not None and r[2].startswith("/")]
@@ -196,5 +213,6 @@ def expand(cmds: list[LaunchCommand], docs: list[yaml.Node], path: str, lines: l
             c.notes.append(f"{said}: {what}: its arguments were not read, so not checked")
             continue
         c.tokens = _tokens(value, its_lines, f"ConfigMap `{cm}` key `{key}`") + rest
+        _fix_limits(c, cm, key, value, its_lines is lines)
         c.notes.append(f"{said}: read from ConfigMap `{cm}` key `{key}` at {node_at(value)} (mounted at {mount.path})")
     return cmds

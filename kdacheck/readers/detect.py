@@ -18,6 +18,7 @@ from kdacheck.readers import (
     entry,
     finder,
     kinds,
+    wrappers,
     yamlfiles,
 )
 from kdacheck.readers.base import Append, LaunchCommand, Token, Unread
@@ -70,7 +71,9 @@ def read_text(text: str, path: str, base_dir: str | None = None, max_bytes: int 
     """Launch commands in ``text``; ``path`` is what findings will name."""
     bounds.start(path)  # every expansion of this file charges one budget
     folder = base_dir if base_dir is not None else (os.getcwd() if path in ("<cmd>", "<stdin>", "-") else None)
-    argsfiles.start(folder, None if allow_outside or folder is None else repository_root(folder))  # `$(cat args.txt)`
+    tree = None if allow_outside or folder is None else repository_root(folder)
+    argsfiles.start(folder, tree)  # `$(cat args.txt)`
+    wrappers.start(folder, tree)  # `python -m serve`: a module of the tree passing SGLang's flags through
     cmds = [entry.take_own_flags(c) for c in _read(text, path, env, allow_outside)] or unread_launch(text, path)
     if len(cmds) > MAX_COMMANDS:
         raise InputError(f"{path}: {len(cmds):,} launch commands in one file (the limit is {MAX_COMMANDS:,})")

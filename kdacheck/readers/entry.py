@@ -11,6 +11,7 @@ and never reported as unknown SGLang flags (ARG001).
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from kdacheck.readers.base import LaunchCommand, Token
@@ -91,6 +92,16 @@ _BY_CLI = {e.cli: e for e in ENTRY_POINTS if e.cli}
 MENTION = re.compile(r"sglang\.launch_server|sglang/launch_server|sglang serve|sglang_router\.launch_server|dynamo\.sglang\b")
 
 
+_wrapper_lookup: Callable[[str], EntryPoint | None] | None = None
+
+
+def set_wrapper_lookup(fn: Callable[[str], EntryPoint | None] | None) -> None:
+    """How ``python -m MODULE`` of a module not in the table is looked up as a wrapper passing
+    SGLang's flags through (``readers/wrappers.py`` sets it per file; None: not looked up)."""
+    global _wrapper_lookup
+    _wrapper_lookup = fn
+
+
 def match(words: list[Token]) -> tuple[int, EntryPoint] | None:
     """(index of the first argument, the entry point) of one simple command, or None.
 
@@ -101,6 +112,10 @@ def match(words: list[Token]) -> tuple[int, EntryPoint] | None:
         nxt = words[j + 1].text if j + 1 < len(words) else None
         if text == "-m" and nxt in _BY_MODULE:
             return j + 2, _BY_MODULE[nxt]
+        if text == "-m" and nxt is not None and _wrapper_lookup is not None and j > 0 and "python" in words[j - 1].text:
+            wrapper = _wrapper_lookup(nxt)  # a module of the tree that hands SGLang the command line
+            if wrapper is not None:
+                return j + 2, wrapper
         is_script = text.endswith("sglang/launch_server.py") or (text in _BY_MODULE and text.startswith("sglang."))
         if is_script and (j == 0 or words[j - 1].text != "-m"):
             return j + 1, _BY_MODULE["sglang.launch_server"]
@@ -130,6 +145,8 @@ def take_own_flags(cmd: LaunchCommand) -> LaunchCommand:
     """``cmd`` without the flags that are its program's own, not SGLang's (Dynamo's
     ``--discovery-backend``, the router's ``--router-policy``), named in a note."""
     e = of(cmd)
+    if e is not None and e.name.startswith("wrapper "):
+        cmd.notes.append(f"{cmd.loc}: `python -m {e.modules[0]}` is a wrapper module ({e.source}): its flags are read as SGLang's")
     if e is None or not (e.own or e.own_prefix):
         return cmd
     kept: list[Token] = []

@@ -260,7 +260,7 @@ class _Lexer:
         if ch == "#" and self.start is None:
             j = text.find("\n", i)
             return len(text) if j < 0 else j
-        if ch == "<" and self.start is None and (m := _PLACEHOLDER.match(text, i)):
+        if ch == "<" and (self.start is None or self.parts[-1].text.endswith("=")) and (m := _PLACEHOLDER.match(text, i)):
             self.begin(i)  # `<your model path>`: a placeholder in a recipe, one unknown word
             self.parts.append(Part(m.group(0), "", expansion=True))
             return m.end()
@@ -473,6 +473,7 @@ class Env:
         self.values: Scope[str] = Scope(initial)
         self.where: Scope[Location | None] = Scope()
         self.arrays: Scope[list[Token]] = Scope()  # bash arrays: each element a token placed where it is written
+        self.unknown: Scope[str] = Scope()  # assigned a value not known here (``$(cmd)``, ``$(( A * 4 ))`` of an unknown A): why
         self.count = 0
 
     def copy(self) -> Env:
@@ -481,12 +482,22 @@ class Env:
         e = Env(self.values)
         e.where = Scope(self.where)
         e.arrays = Scope(self.arrays)  # a list is changed in place only by the scope that owns it (``+=``)
+        e.unknown = Scope(self.unknown)
         return e
 
     def set(self, name: str, value: str, loc: Location | None) -> None:
         self.values[name] = value[:MAX_VALUE]
         self.where[name] = loc
         self.arrays.pop(name, None)  # a plain assignment makes it a plain variable again
+        self.unknown.pop(name, None)
+
+    def set_unknown(self, name: str, why: str, loc: Location | None) -> None:
+        """``name`` was assigned a value this reading cannot know: unknown from here on (with
+        why), never "unset", so a later ``${name:-default}`` is not taken for the default."""
+        self.values.pop(name, None)
+        self.arrays.pop(name, None)
+        self.unknown[name] = why
+        self.where[name] = loc
 
     def set_array(self, name: str, elements: list[Token], append: bool, loc: Location) -> None:
         """``NAME=(...)`` or ``NAME+=(...)`` (a plain variable appended to becomes element 0), its
@@ -579,7 +590,7 @@ def _expand_one(exp: str, env: Env, loc: Location, depth: int = 0) -> tuple[str 
     """(value or None when unknown, why) for one expansion of the word at ``loc`` (counted by
     the caller), ``depth`` defaults deep (``${A:-${B:-…}}``)."""
     if exp.startswith("$((") and exp.endswith("))"):
-        number, why = arith.evaluate(exp[3:-2], env.values)
+        number, why = arith.evaluate(exp[3:-2], env.values, env.unknown)
         return (None, why) if number is None else (str(number), "")
     if exp.startswith(("$(", "`")):
         file = argsfiles.name_of(exp)
@@ -596,6 +607,8 @@ def _expand_one(exp: str, env: Env, loc: Location, depth: int = 0) -> tuple[str 
     if not _NAME.fullmatch(name):
         return None, f"`{exp[:40]}` is not known statically"
     value = env.values.get(name)
+    if value is None and name in env.unknown:
+        return None, f"`${name}` is set from {env.unknown[name]}"
     is_set = value is not None and (value != "" or not (op or "").startswith(":"))
     if op in ("-", ":-"):
         if is_set:
@@ -731,22 +744,28 @@ def _whole_array(word: Word, env: Env) -> list[Token] | None:
 # --- commands -----------------------------------------------------------------------------------
 
 
-def _simple_commands(items: list[Item]) -> list[list[Word | ArrayAssign]]:
-    """Split at separators; drop redirections and their targets."""
-    out: list[list[Word | ArrayAssign]] = [[]]
-    skip_target = False
+def _simple_commands(items: list[Item]) -> list[tuple[list[Word | ArrayAssign], str | None]]:
+    """Split at separators; drop redirections and their targets. With each command, the file its
+    standard input reads where that is written plainly: ``< FILE``, or ``cat FILE |`` before it
+    (what ``xargs`` turns into arguments)."""
+    out: list[tuple[list[Word | ArrayAssign], str | None]] = [([], None)]
+    target: str | None = None  # the redirection whose target comes next: "<" (standard input) or another
     for it in items:
         if isinstance(it, Op):
             if it.redirect:
-                skip_target = it.needs_target
-            elif out[-1]:
-                out.append([])
+                target = "<" if it.text in ("<", "0<") else "other" if it.needs_target else None
+            elif out[-1][0] or it.text == "|":
+                prev = [w.literal if isinstance(w, Word) else None for w in out[-1][0]]
+                piped = prev[1] if it.text == "|" and len(prev) == 2 and prev[0] == "cat" else None
+                out.append(([], piped))
             continue
-        if skip_target:
-            skip_target = False
+        if target is not None:
+            if target == "<" and isinstance(it, Word) and it.literal:
+                out[-1] = (out[-1][0], it.literal)
+            target = None
             continue
-        out[-1].append(it)
-    return [c for c in out if c]
+        out[-1][0].append(it)
+    return [c for c in out if c[0]]
 
 
 def _assignment(w: Word) -> tuple[str, Word] | None:
@@ -770,11 +789,22 @@ def _assign_array(a: ArrayAssign, env: Env) -> None:
     env.set_array(a.name, elements, a.append, a.loc)
 
 
-def _value(w: Word, env: Env) -> str | None:
+def _value(w: Word, env: Env) -> tuple[str | None, str]:
+    """An assigned value, or (None, why) when part of it is not known here."""
     toks = expand(w, env)
-    if any(t.unknown for t in toks):
-        return None
-    return _joined([t.text for t in toks], w.loc, f"{w.loc}: an assigned value")
+    why = next((t.unknown for t in toks if t.unknown), None)
+    if why is not None:
+        return None, why
+    return _joined([t.text for t in toks], w.loc, f"{w.loc}: an assigned value"), ""
+
+
+def _assign(env: Env, name: str, w: Word, value_word: Word) -> None:
+    """``name=value``: set, or unknown with the reason (``Env.set_unknown``)."""
+    value, why = _value(value_word, env)
+    if value is not None:
+        env.set(name, value, w.loc)
+    else:
+        env.set_unknown(name, why, w.loc)
 
 
 def _command_tokens(words: list[Word | ArrayAssign], env: Env) -> list[Token]:
@@ -809,7 +839,7 @@ def read_shell(text: str, path: str, env: Mapping[str, str] | None = None, line0
 
 def _launches(items: list[Item], env: Env, path: str, kind: str, name: str, depth: int) -> list[LaunchCommand]:
     found: list[LaunchCommand] = []
-    for words in _simple_commands(items):
+    for words, stdin in _simple_commands(items):
         local = env
         i = 0
         while i < len(words) and _keyword(words[i]):
@@ -825,11 +855,7 @@ def _launches(items: list[Item], env: Env, path: str, kind: str, name: str, dept
                 break
             if local is env and len(words) > i + 1:
                 local = env.copy()  # prefixes apply to that command alone
-            value = _value(a[1], local)
-            if value is not None:
-                local.set(a[0], value, w.loc)
-            else:
-                local.values.pop(a[0], None)
+            _assign(local, a[0], w, a[1])
             i += 1
         rest = words[i:]
         if not rest:
@@ -842,9 +868,7 @@ def _launches(items: list[Item], env: Env, path: str, kind: str, name: str, dept
                     continue
                 a = _assignment(w)
                 if a is not None:
-                    value = _value(a[1], env)
-                    if value is not None:
-                        env.set(a[0], value, w.loc)
+                    _assign(env, a[0], w, a[1])
                 else:
                     expand(w, env)  # `: "${X:=d}"` assigns through the expansion
             continue
@@ -852,15 +876,54 @@ def _launches(items: list[Item], env: Env, path: str, kind: str, name: str, dept
         k = find_launch(tokens)
         if k is not None:
             cmd = LaunchCommand(path, tokens[k:], kind, tokens[0].loc, name, program=tokens[:k], append=SHELL_WORDS)
+            _xargs(cmd, stdin)
             unknown = sorted({t.unknown for t in tokens[k:] if t.unknown})
             cmd.notes += [f"{path}:{cmd.loc.line}: {why}: its value is unknown here"
                           + ("" if "placeholder" in why else " (give it with --env NAME=VALUE)") for why in unknown]
-            cmd.unread = unread_arguments(cmd)
+            cmd.unread = [*cmd.unread, *unread_arguments(cmd)] if cmd.tokens else cmd.unread or unread_arguments(cmd)
             cmd.notes += [f"{u}: not read, so not checked" for u in cmd.unread]
             found.append(cmd)
             continue
         found += _inner_script(tokens, local, path, kind, name, depth)
     return found
+
+
+_XARGS_SPLITS = ("-0", "--null", "-d", "--delimiter", "-n", "--max-args", "-L", "--max-lines", "-I", "-i",
+                 "--replace", "-E", "-e", "--eof", "-s", "--max-chars", "-x", "--exit")
+
+
+def _xargs(cmd: LaunchCommand, stdin: str | None) -> None:
+    """``xargs python3 -m sglang.launch_server < args.txt`` (or ``cat args.txt | xargs ...``, ``xargs
+    -a args.txt ...``): xargs appends the file's words to the command (GNU xargs's splitting,
+    ``argsfiles.xargs_words``), read inside the tree and placed in the file; an xargs that splits
+    otherwise or runs the command several times, or reads what is not a file named here, leaves
+    the launch unread (ARG009), never passed as if it had no more arguments."""
+    at = next((j for j, t in enumerate(cmd.program) if t.text.rsplit("/", 1)[-1] == "xargs"), None)
+    if at is None:
+        return
+    xargs = cmd.program[at]
+    opts = cmd.program[at + 1:]
+    file = stdin
+    for j, t in enumerate(opts):
+        if t.text in ("-a", "--arg-file") and j + 1 < len(opts):
+            file = opts[j + 1].text
+        elif t.text.startswith("--arg-file="):
+            file = t.text.split("=", 1)[1]
+        elif t.text.startswith("-a") and len(t.text) > 2 and not t.text.startswith("--"):
+            file = t.text[2:]
+        elif t.text.split("=", 1)[0] in _XARGS_SPLITS or (t.text[:2] in _XARGS_SPLITS and not t.text.startswith("--")):
+            cmd.unread.append(Unread(t.loc, f"`xargs {t.text[:40]}` splits its input otherwise or runs the command "
+                                     "several times: its arguments were not read"))
+            return
+    if file is None:
+        cmd.unread.append(Unread(xargs.loc, "xargs appends what its standard input holds, which is not a file named here"))
+        return
+    words, why = argsfiles.xargs_words(file, str(xargs.loc))
+    if words is None:
+        cmd.unread.append(Unread(xargs.loc, f"xargs reads `{file[:100]}`: {why}"))
+        return
+    cmd.tokens = cmd.tokens + words
+    cmd.notes.append(f"{xargs.loc}: xargs appends the words of {file[:100]} (read as xargs splits them)")
 
 
 def _inner_script(tokens: list[Token], env: Env, path: str, kind: str, name: str, depth: int) -> list[LaunchCommand]:
@@ -887,7 +950,7 @@ def unread_arguments(cmd: LaunchCommand) -> list[Unread]:
         return [Unread(cmd.loc, "no arguments after the SGLang program")]
     out = []
     for j, t in enumerate(cmd.tokens):
-        if not t.unknown or not t.text.startswith(("$", "`")):
+        if not t.unknown or not t.text.startswith(("$", "`", "<")):
             continue
         prev = cmd.tokens[j - 1].text if j else ""
         if prev.startswith("-") and "=" not in prev:

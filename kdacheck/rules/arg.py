@@ -26,7 +26,10 @@ def reporter(kind: ArgKind) -> Check:
         for issue in cfg.parsed.issues:
             if issue.kind is kind:
                 sev = Severity.parse(issue.severity) if issue.severity else None
-                yield Hit(issue.message, issue.fix, at=issue.loc, severity=sev, edits=(issue.edit,) if issue.edit else ())
+                edit, fix = issue.edit, issue.fix
+                if edit is not None and cfg.cmd.held and any(t.origin == "yaml" and t.loc == issue.loc for t in cfg.cmd.tokens):
+                    edit, fix = None, f"{fix} (--fix cannot write it here: {cfg.cmd.held})" if fix else fix
+                yield Hit(issue.message, fix, at=issue.loc, severity=sev, edits=(edit,) if edit else ())
 
     return check
 
