@@ -100,3 +100,17 @@ CONTEXT = ("Warning: User-specified context_length ({n}) is greater than the der
            "lead to incorrect model outputs or CUDA errors. Note that the derived context_length may differ from "
            "max_position_embeddings in the model's config. To allow overriding this maximum, set the env var "
            "SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1")
+# srt/arg_groups/attention_hook.py L409-439 handle_linear_attn_backend (ValueError, at start-up; the same
+# in 0.5.19 L342-371): the four prerequisites of --enable-linear-replayssm, checked in this order
+REPLAYSSM_DECODE = ("--enable-linear-replayssm requires Triton, or Helion for KDA, as the linear-attn decode backend; "
+                    "got --linear-attn-decode-backend={decode!r}.")
+REPLAYSSM_NO_BUFFER = ("--enable-linear-replayssm requires --mamba-radix-cache-strategy no_buffer (the default); the "
+                       "extra_buffer ping-pong donation path is not yet supported (follow-up). Got "
+                       "--mamba-radix-cache-strategy={strategy!r}.")
+REPLAYSSM_PD = ("--enable-linear-replayssm is not supported under PD disaggregation yet (follow-up). Got "
+                "--disaggregation-mode={mode!r}.")
+REPLAYSSM_CACHE_LEN = "--linear-replayssm-cache-len must be >= 1, got {n}."
+# srt/arg_groups/overrides.py L1421-1426 _dp_lm_head_validation (AssertionError, at start-up; 0.5.22 L1387-1390);
+# 0.5.19-0.5.21 assert enable_dp_attention with their own words (0.5.21 L1364-1367, 0.5.19 L1437-1440)
+DP_LM_HEAD = "--enable-dp-lm-head requires attention DP (--attn-dp-size)."
+DP_LM_HEAD_OLD = "Please enable dp attention when setting enable_dp_lm_head. "

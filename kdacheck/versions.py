@@ -73,6 +73,10 @@ BACKEND_ALIASES = "0.5.23"
 REPLAYSSM_GDN_FIXED_RING = "0.5.20"
 # kda_backend: the nv_cutedsl / flashinfer decode message says "SM100+".
 KDA_SM100_PLUS_WORDING = "0.5.23"
+# overrides.py _dp_lm_head_validation: --enable-dp-lm-head needs attention DP (--attn-dp-size, or
+# --enable-dp-attention's width) in its own words; before, it asserts --enable-dp-attention ("Please enable
+# dp attention when setting enable_dp_lm_head. ", 0.5.21 overrides.py L1364-1367)
+DP_LM_HEAD_ATTN_DP = "0.5.22"
 
 
 @functools.lru_cache(maxsize=256)  # called per rule per command: 180k calls for 1,000 files

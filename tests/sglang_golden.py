@@ -55,6 +55,7 @@ CAUSES: tuple[tuple[str, str, str], ...] = (
     ("_handle_eagle_family", "standalone speculative decoding does not support dp", "SPEC006"),
     ("_handle_eagle_family", "'>' not supported", "SPEC012"),
     ("_handle_eagle_family", "", "SPEC001"),
+    ("_dp_lm_head_validation", "", "PAR006"),
     ("handle_data_parallelism", "data-parallel replicas", "PAR002"),
     ("handle_data_parallelism", "", "PAR001"),
     ("check_pipeline_parallel_compat", "", "PAR003"),
@@ -65,6 +66,10 @@ CAUSES: tuple[tuple[str, str, str], ...] = (
     ("_init_adaptive_speculative_params", "", "SPEC007"),
     ("handle_linear_attn_backend", "FlashKDA", "KDA010"),
     ("handle_linear_attn_backend", "bfloat16", "KDA004"),
+    # --enable-linear-replayssm's own prerequisites (attention_hook.py L409-439), before the -spec ones
+    ("handle_linear_attn_backend", "--enable-linear-replayssm requires", "RSSM003"),
+    ("handle_linear_attn_backend", "--enable-linear-replayssm is not supported under PD", "RSSM003"),
+    ("handle_linear_attn_backend", "--linear-replayssm-cache-len must be >= 1", "RSSM003"),
     ("handle_linear_attn_backend", "replayssm", "RSSM002"),
     ("validate_hisparse", "linear speculation", "HSP007"),
     ("validate_hisparse", "adaptive", "HSP007"),

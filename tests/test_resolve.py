@@ -327,3 +327,27 @@ def test_deepep_reserves_in_the_memory_fraction() -> None:
             "--speculative-num-steps 0 --speculative-eagle-topk 3 --speculative-num-draft-tokens 34 --disaggregation-mode=decode")
     assert resolved(f"{base} --moe-a2a-backend deepep", gpu="b200").v("mem_fraction_static") == 0.836
     assert resolved(base, gpu="b200").v("mem_fraction_static") > 0.836 + 2048 / 183359 - 0.001  # the 2 GiB, no more
+
+
+QWEN_NEXT = "python -m sglang.launch_server --model-path Qwen/Qwen3-Next-80B-A3B-Instruct --tp-size 4 "
+NEXTN_CHAIN = "--speculative-algorithm NEXTN --speculative-num-steps 3 --speculative-eagle-topk 1 --speculative-num-draft-tokens 4 "
+
+
+def test_aiter_scales_the_static_fraction_above_8192_tokens_of_context() -> None:
+    # attention_hook.py L244-268: × 0.85, a given fraction too (SGLANG_AITER_HONOR_EXPLICIT_MEM_FRACTION off)
+    cfg = resolved(QWEN_NEXT + "--attention-backend aiter --mem-fraction-static 0.8", gpu="mi300x")
+    assert abs(cfg.v("mem_fraction_static") - 0.8 * 0.85) < 1e-12 and "0.85" in cfg["mem_fraction_static"].why
+    short = resolved(QWEN_NEXT + "--attention-backend aiter --mem-fraction-static 0.8 --context-length 8192", gpu="mi300x")
+    assert short.v("mem_fraction_static") == 0.8
+    assert resolved(QWEN_NEXT + "--attention-backend triton --mem-fraction-static 0.8", gpu="mi300x").v("mem_fraction_static") == 0.8
+    default = resolved(QWEN_NEXT + "--attention-backend triton", gpu="mi300x").v("mem_fraction_static")
+    assert abs(resolved(QWEN_NEXT + "--attention-backend aiter", gpu="mi300x").v("mem_fraction_static") - default * 0.85) < 1e-12
+
+
+def test_replayssm_spec_declares_a_float32_ssm_dtype() -> None:
+    # attention_hook.py L506-516: no --mamba-ssm-dtype given ⇒ SGLang's own field float32
+    cfg = resolved(QWEN_NEXT + NEXTN_CHAIN + "--enable-linear-replayssm-spec", gpu="h200")
+    assert (cfg.v("mamba_ssm_dtype"), cfg.v("ssm_dtype")) == ("float32", "float32")
+    given = resolved(QWEN_NEXT + NEXTN_CHAIN + "--enable-linear-replayssm-spec --mamba-ssm-dtype bfloat16", gpu="h200")
+    assert (given.v("mamba_ssm_dtype"), given.v("ssm_dtype")) == ("bfloat16", "bfloat16")
+    assert resolved(QWEN_NEXT + NEXTN_CHAIN, gpu="h200").v("mamba_ssm_dtype") is None

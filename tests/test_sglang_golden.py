@@ -176,7 +176,7 @@ def test_resolution_classes_against_sglang() -> None:
     minicpm_flashattn / minicpm_flashinfer, the radix cache off, no hybrid prefix-cache resolution;
     the seed-11 holdout's classes: ATTN008, the FA3 fp8_e5m2 fallback, the Intel XPU page; LFM2's
     short-conv state, ids 0.5.23-lfm2-*: KDA004, which handle_linear_attn_backend checks for every
-    model, and an NGRAM chain that starts),    run through SGLang 0.5.23's own resolution by benchmarks/sglang_diff/oracle.py
+    model, and an NGRAM chain that starts; --enable-linear-replayssm's prerequisites (RSSM003), --enable-dp-lm-head without attention DP (PAR006), KDA004 on MiniCPM-SALA, Nemotron-H's override extra_buffer with cutedsl (RADIX001), aiter's × 0.85 and ReplaySSM-spec's float32 SSM dtype: ids 0.5.23-replayssm-*, -dplmhead-*, -sala-*, -nemotron-*, -aiter-*, -ssmdtype-*),    run through SGLang 0.5.23's own resolution by benchmarks/sglang_diff/oracle.py
     (tests/data/sglang-golden/classes-0.5.23.jsonl): kdacheck's verdict is SGLang's, its cause
     code where CAUSES names one, and its resolved fields equal on the cases SGLang starts."""
     import json
@@ -206,7 +206,8 @@ def test_resolution_classes_against_sglang() -> None:
         if code is not None and code not in errors:
             wrong.append((case["id"], "cause", code, sorted(errors)))
         if case["verdict"] == "starts" and cfg is not None:
-            for name in ("page_size", "attention_backend", "mem_fraction_static", "disable_overlap_schedule", "kv_cache_dtype"):
+            for name in ("page_size", "attention_backend", "mem_fraction_static", "disable_overlap_schedule", "kv_cache_dtype",
+                         "mamba_ssm_dtype", "mamba_radix_cache_strategy"):
                 want, got = effective(case["resolved"], name), cfg.v(FIELDS_OF[name])
                 if got is not None and want != got:
                     wrong.append((case["id"], name, want, got))
@@ -214,7 +215,8 @@ def test_resolution_classes_against_sglang() -> None:
 
 
 FIELDS_OF = {"page_size": "page_size", "attention_backend": "attention_backend", "mem_fraction_static": "mem_fraction_static",
-             "disable_overlap_schedule": "disable_overlap_schedule", "kv_cache_dtype": "kv_cache_dtype"}
+             "disable_overlap_schedule": "disable_overlap_schedule", "kv_cache_dtype": "kv_cache_dtype",
+             "mamba_ssm_dtype": "mamba_ssm_dtype", "mamba_radix_cache_strategy": "mamba_radix_cache_strategy"}
 
 
 # Every family SGLang 0.5.23 serves that the harness has a public config of, drawn alike: seed 13,

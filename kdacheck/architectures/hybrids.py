@@ -62,7 +62,7 @@ register("Glm5NextForConditionalGeneration", mamba_radix_cache=True, mirrors=RAD
 register("InternS2MobiusForConditionalGeneration", mamba_radix_cache=True, families=("gdn",), mirrors=f"{RADIX}; {STATE} hybrid_gdn_config")
 register("JetNemotronForCausalLM", "JetVLMForConditionalGeneration", mamba_radix_cache=True, families=("gdn",),
          mirrors=f"{RADIX}; {STATE} hybrid_gdn_config; {OVERRIDES}falcon_h1.py", override=_on_sm100("triton", "model_overrides/falcon_h1.py"))
-register("GigaChat35ForCausalLM", "GigaChat35ForCausalLMNextN", mamba_radix_cache=True, families=("gdn",),
+register("GigaChat35ForCausalLM", "GigaChat35ForCausalLMNextN", mamba_radix_cache=True, linear_attn_spec=True, families=("gdn",),
          mirrors="0.5.23 srt/configs/gigachat35.py L241-253 register_linear_attn_model (GDNAttnBackend, uses_mamba_radix_cache=True)")
 def _minicpm_sala(r: Resolved, m: Model, gpu: GPU | None, unset: bool) -> None:
     """0.5.23 model_overrides/minicpm.py _minicpm_sala_overrides: sparse or lightning layers turn the

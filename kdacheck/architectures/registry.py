@@ -27,6 +27,10 @@ class Architecture(NamedTuple):
     # L369-399 ``_MAMBA_RADIX_CACHE_ARCHS``, or a ``register_linear_attn_model`` spec with ``uses_mamba_radix_cache=True``
     # (``configs/gigachat35.py`` L241-253); held equal to SGLang's list by tests/test_architectures.py
     mamba_radix_cache: bool = False
+    # registered with a ``LinearAttnModelSpec`` of ``uses_mamba_radix_cache=True`` (0.5.23
+    # ``srt/configs/linear_attn_model_registry.py``): SGLang resolves its hybrid prefix-cache strategy
+    # once already before the model overrides (``model_hook.py`` L223-225), the others only after them (L737)
+    linear_attn_spec: bool = False
     has_state: bool = False  # SGLang keeps mamba / linear-attention state for it (even where kdacheck reads no geometry)
     dsa: bool = False  # ``is_deepseek_dsa``: a DSA model when its config has ``index_topk``
     hisparse: str | None = None  # HiSparse support: "dsa", "v4" (DeepSeek-V4: no speculative swap), "m3" (MiniMax M3)
@@ -52,7 +56,7 @@ class Architecture(NamedTuple):
 # merged, overrides composed), as SGLang's model_overrides register several functions per architecture
 EXACT: dict[str, list[Architecture]] = {}
 PREFIXES: dict[str, list[Architecture]] = {}
-_FLAGS = ("extra_buffer", "mamba_radix_cache", "has_state", "dsa", "large_draft", "no_triton")
+_FLAGS = ("extra_buffer", "mamba_radix_cache", "linear_attn_spec", "has_state", "dsa", "large_draft", "no_triton")
 _ONE_VALUE = ("hisparse", "kv_unmodelled", "launch_hook", "mtp_draft")  # a name has at most one value of each
 
 

@@ -36,7 +36,7 @@ STEPS: tuple[Step, ...] = (
     pd.disaggregation,            # handle_pd_disaggregation
     cuda_graph.graphs,            # handle_cuda_graph_config, handle_gpu_memory_settings (graph max bs)
     memory.static_fraction,       # handle_gpu_memory_settings (mem_fraction_static)
-    mamba.radix_cache,            # handle_model_specific_adjustments: the mamba radix-cache strategy
+    mamba.radix_cache_registered, # handle_model_specific_adjustments: the strategy of LinearAttnModelSpec models
     attention.backends,           # ... the model overrides; handle_attention_backend_compatibility
     mamba.radix_cache,            # ... again after the overrides (model_hook.py L737)
     attention.linear_attention,   # handle_linear_attn_backend

@@ -3,10 +3,12 @@
 Mirrors 0.5.23 ``srt/arg_groups/model_hook.py`` ``handle_model_specific_adjustments`` with the
 ``model_overrides/`` (page size 64 for DSA models), ``srt/arg_groups/attention_hook.py``
 ``handle_linear_attn_backend`` (decode and verify backends, the SSM dtype) and
-``srt/arg_groups/kimi_k3_hook.py`` (Kimi-Linear keeps triton decode).
+``srt/arg_groups/kimi_k3_hook.py`` (Kimi-Linear keeps triton decode); the aiter backend's
+× 0.85 on ``mem_fraction_static`` above 8192 tokens of context (``handle_attention_backend_compatibility``)
+and ReplaySSM-spec's float32 ``mamba_ssm_dtype``.
 
-Reads: the flags, the model's family and SSM dtype, the GPU's SM, ``disable_radix_cache``,
-``disaggregation_mode``. Sets: the names of ``backends.sets`` and ``linear_attention.sets``.
+Reads: the flags, the model's family, SSM dtype and context length, the GPU's SM, ``disable_radix_cache``,
+``disaggregation_mode``, ``mem_fraction_static``. Sets: the names of ``backends.sets`` and ``linear_attention.sets``.
 """
 
 from __future__ import annotations
@@ -56,7 +58,7 @@ def _deprecated_names(r: Resolved) -> None:
             "_mla_backend_page_constraints)",
     sets=("attention_backend", "decode_attention_backend", "prefill_attention_backend", "page_size", "kv_cache_dtype",
           "page_after_overrides", "mamba_radix_cache_strategy", "nvfp4_problem", "decode_graph_max_bs", "max_running_requests",
-          "dsv4_attn_backend"),
+          "dsv4_attn_backend", "mem_fraction_static"),
 )
 def backends(r: Resolved) -> None:
     r.flag("kv_cache_dtype")
@@ -111,6 +113,7 @@ def backends(r: Resolved) -> None:
             and (r.user("speculative_eagle_topk") or 0) <= 1 and r.v("page_size") != 128:
         r.put("page_size", 128, f"FA4 on SM{gpu.sm} supports page size 128 only for a non-MLA model: "
               f"{r.v('page_size')} → 128 (overrides.py _fa4_page_constraint)", loc=page.loc)
+    _aiter_fraction(r)
     # Intel XPU attention pages 64 or 128 (MLA: also 16, 32); any other page, or none, becomes 128
     # (0.5.23 overrides.py L1323-1337 _intel_xpu_page_constraint, attention_hook.py L278).
     base = r.v("attention_backend")
@@ -121,6 +124,23 @@ def backends(r: Resolved) -> None:
                   f"{r.v('page_size')} → 128 (overrides.py _intel_xpu_page_constraint)", loc=page.loc)
     if r.v("page_size") is None:
         r.put("page_size", 1, f"SGLang {r.version} default (1)")
+
+
+def _aiter_fraction(r: Resolved) -> None:
+    """The aiter attention backend with a context above 8192 tokens: SGLang scales
+    ``mem_fraction_static`` (given or its default) by 0.85 for the non-static workspace (0.5.23
+    attention_hook.py L244-268; 0.5.19 L183-200). Only ``SGLANG_AITER_HONOR_EXPLICIT_MEM_FRACTION``
+    (off by default, and not visible to kdacheck) keeps a given fraction as it is."""
+    mfs = r.v("mem_fraction_static")
+    if r.v("attention_backend") != "aiter" or not isinstance(mfs, (int, float)):
+        return
+    asked = r.user("context_length")
+    g = r.model.geometry if r.model is not None else None
+    context = asked if isinstance(asked, int) else g.context if g is not None else 0
+    if context > 8192:
+        r.put("mem_fraction_static", mfs * 0.85,
+              f"{mfs} × 0.85: --attention-backend aiter with context length {context} > 8192 reserves workspace "
+              "(attention_hook.py handle_attention_backend_compatibility)", loc=r.place("attention_backend", "mem_fraction_static"))
 
 
 @step(
@@ -178,6 +198,13 @@ def linear_attention(r: Resolved) -> None:
     r.flag("enable_linear_replayssm_spec")
     r.flag("enable_linear_replayssm")
     r.flag("linear_replayssm_cache_len")
+    if r.v("enable_linear_replayssm_spec") and ssm_given.value is None:
+        # 0.5.23 attention_hook.py L506-516 (0.5.19 L439-449): ReplaySSM-spec declares SGLang's own
+        # --mamba-ssm-dtype float32 when none is given (compensated checkpoint projection), so the
+        # model config's SSM dtype no longer counts
+        why = "--enable-linear-replayssm-spec declares float32 (attention_hook.py handle_linear_attn_backend)"
+        r.put("mamba_ssm_dtype", "float32", why, loc=r.place("enable_linear_replayssm_spec"))
+        r.put("ssm_dtype", "float32", why, loc=r.place("enable_linear_replayssm_spec"))
     fused = (
         r.v("verify_backend") == "flashinfer"
         and spec

@@ -53,6 +53,20 @@ def radix_cache(r: Resolved) -> None:
         r.put("disable_overlap_schedule", True, "no_buffer (auto) turns the overlap schedule off")
 
 
+@step(
+    "mamba radix cache, before the model overrides",
+    mirrors="0.5.23 srt/arg_groups/model_hook.py L223-225 handle_mamba_radix_cache (LinearAttnModelSpec models only)",
+    sets=("linear_attn_backend", "mamba_track_interval", "mamba_radix_cache_strategy", "disable_overlap_schedule"),
+)
+def radix_cache_registered(r: Resolved) -> None:
+    """SGLang resolves the strategy before the model overrides only for an architecture registered
+    with a ``LinearAttnModelSpec`` (``uses_mamba_radix_cache``); for the others ``auto`` is still
+    ``auto`` when their override reads it (Nemotron-H's extra_buffer on SM100), and the one
+    resolution is the one after the overrides (L737)."""
+    if r.model is not None and architectures.lookup(r.model.architecture).linear_attn_spec:
+        radix_cache.fn(r)
+
+
 def auto_strategy(arch: str, linear_backend: str | None, overlap: bool, paging: bool) -> tuple[str, str]:
     """``--mamba-radix-cache-strategy auto`` (0.5.23 ``mamba_hook.py`` with ``overrides.py``
     L440-450): extra_buffer with the overlap schedule or paging on an architecture that supports

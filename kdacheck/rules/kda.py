@@ -219,7 +219,9 @@ def kda003(cfg: Resolved) -> Iterator[Hit]:
     "KDA004", Severity.ERROR,
     consequence=Consequence.REFUSES,
     name="flashinfer-sm100-needs-bf16-state",
-    needs="model", families=HYBRID,
+    # "state": SGLang checks the backends and the flag in handle_linear_attn_backend, whatever
+    # the model's geometry, so a model whose state kdacheck does not model (MiniCPM-SALA) is checked
+    needs="state", families=HYBRID,
     summary="FlashInfer linear-attention decode or verify on SM100+ ⇒ --mamba-ssm-dtype bfloat16",
     what="""
         On compute capability 10.x and later, the FlashInfer linear-attention decode and verify

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from kdacheck import versions
+from kdacheck import messages, versions
 from kdacheck.findings import Severity
 from kdacheck.resolve import Event, Resolved
 from kdacheck.rules.base import Consequence, Hit, divisors, rule, unchecked
@@ -154,3 +154,40 @@ def par004(cfg: Resolved) -> Iterator[Hit]:
     yield Hit(f"{CHUNK_PAGE} (chunked prefill {chunk}{per}, page size {page})",
               f"set `--chunked-prefill-size {max(1, chunk // page) * page * adp}`",
               values=("chunked_prefill_size", "page_size", "attn_dp_size"))
+
+
+@rule(
+    "PAR006", Severity.ERROR,
+    consequence=Consequence.REFUSES,
+    name="dp-lm-head-needs-attention-dp",
+    summary="--enable-dp-lm-head with DP replicas needs attention DP",
+    what="""
+        `--enable-dp-lm-head` shards the LM head over the attention-DP workers. With one DP rank
+        SGLang turns the flag off itself; with `--dp-size` above 1 and no attention DP
+        (0.5.22+: an attention-DP size of 1; before, no `--enable-dp-attention`) it asserts.
+    """,
+    why="SGLang refuses to start with an AssertionError while it resolves the parallel layout.",
+    sglang_message=f"{messages.DP_LM_HEAD}\n0.5.19–0.5.21: {messages.DP_LM_HEAD_OLD}",
+    fix="Use attention DP (`--attn-dp-size N`; 0.5.19–0.5.21: `--enable-dp-attention`), or drop `--enable-dp-lm-head`.",
+    example="python -m sglang.launch_server --model-path Qwen/Qwen3-Next-80B-A3B-Instruct --tp-size 2 --dp-size 2 --enable-dp-lm-head",
+    sources=(
+        f"{_HOOK}:294 and :367-368 `handle_data_parallelism` (the defaults, then the validation)",
+        "0.5.23 `srt/arg_groups/overrides.py:1366-1370` `_data_parallelism_defaults` (one DP rank: the flag off), "
+        ":1421-1426 `_dp_lm_head_validation`; 0.5.22 L1329-1333, L1387-1390; 0.5.19 L1403-1406, L1437-1440",
+        "0.5.23 `srt/runtime_context.py:191-207` `attn_dp_enabled_of`, `num_dp_ranks_of`",
+    ),
+    changes=("0.5.19–0.5.21 assert `--enable-dp-attention` itself, with the message 'Please enable dp attention when setting enable_dp_lm_head. '.",),
+)
+def par006(cfg: Resolved) -> Iterator[Hit]:
+    if not cfg.parsed.value("enable_dp_lm_head") or cfg.parsed.value("ep_join_mode") == "scale":
+        return  # a scale joiner runs the attention-DP paths at any width (model_override_base.ep_scale_joiner_of)
+    dp = int(cfg.v("dp_size") or 1)
+    new = cfg.at_least(versions.DP_LM_HEAD_ATTN_DP)
+    attn_dp = int(cfg.v("attn_dp_size") or 1) > 1 if new else bool(cfg.user("enable_dp_attention"))
+    if dp > 1 and not attn_dp:
+        yield Hit(
+            f"{messages.DP_LM_HEAD if new else messages.DP_LM_HEAD_OLD.strip()} (--dp-size {dp}, no attention DP)",
+            f"use attention DP (`--attn-dp-size {dp}` in place of `--dp-size {dp}`), or drop `--enable-dp-lm-head`" if new
+            else "add `--enable-dp-attention`, or drop `--enable-dp-lm-head`",
+            values=("enable_dp_lm_head", "dp_size", "attn_dp_size"),
+        )

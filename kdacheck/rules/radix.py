@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from kdacheck import architectures, versions
+from kdacheck import architectures, messages, versions
 from kdacheck.findings import Severity
 from kdacheck.models import Family
 from kdacheck.resolve import Event, Resolved
-from kdacheck.rules.base import HYBRID, Consequence, Hit, rule
+from kdacheck.rules.base import HYBRID, Consequence, Hit, rule, unchecked
 
 
 def _radix(cfg: Resolved) -> bool:
@@ -64,7 +64,10 @@ def radix001(cfg: Resolved) -> Iterator[Hit]:
     if not _radix(cfg) or cfg.v("mamba_radix_cache_strategy") not in ("extra_buffer", "extra_buffer_lazy"):
         return
     assert cfg.model is not None
-    if cfg.given("mamba_radix_cache_strategy") and not architectures.lookup(cfg.model.architecture).extra_buffer:
+    # validate_mamba_extra_buffer checks a strategy given or declared by a model override (Nemotron-H's
+    # extra_buffer on SM100, model_overrides/nemotron_h.py L132-133) alike; auto picks it only where it is supported
+    declared = cfg.given("mamba_radix_cache_strategy") or cfg["mamba_radix_cache_strategy"].origin == "model"
+    if declared and not architectures.lookup(cfg.model.architecture).extra_buffer:
         # 0.5.23 mamba_hook.py L117-119: supports_mamba_cache_extra_buffer (overrides.py L403's list)
         yield Hit(
             f"extra_buffer is not supported for {cfg.model.architecture}; use no_buffer.",
@@ -72,7 +75,7 @@ def radix001(cfg: Resolved) -> Iterator[Hit]:
             values=("mamba_radix_cache_strategy",),
         )
         return
-    if cfg.given("mamba_radix_cache_strategy") and cfg.v("linear_attn_backend") != "triton":
+    if declared and cfg.v("linear_attn_backend") != "triton":
         yield Hit(
             f"extra_buffer is not supported for {cfg.model.architecture}; use no_buffer. (linear-attention backend {cfg.v('linear_attn_backend')}, extra_buffer needs triton)",
             "use `--mamba-radix-cache-strategy no_buffer --disable-overlap-schedule`",
@@ -255,6 +258,57 @@ def rssm002(cfg: Resolved) -> Iterator[Hit]:
         yield Hit("--enable-linear-replayssm-spec is not supported on a PD prefill server", "drop `--enable-linear-replayssm-spec` on the prefill server", values=("enable_linear_replayssm_spec", "pd_prefill"))
     if cfg.v("enable_linear_replayssm"):
         yield Hit("--enable-linear-replayssm-spec and --enable-linear-replayssm are mutually exclusive", "drop one of them", values=("enable_linear_replayssm_spec", "enable_linear_replayssm"))
+
+
+@rule(
+    "RSSM003", Severity.ERROR,
+    consequence=Consequence.REFUSES,
+    name="replayssm-decode-prerequisites",
+    summary="--enable-linear-replayssm: a triton/helion decode backend, the no_buffer prefix cache, no PD, a ring of ≥ 1 step",
+    what="""
+        `--enable-linear-replayssm` (ReplaySSM buffered decode, without speculation) needs the
+        triton decode backend (or helion), the `no_buffer` hybrid prefix-cache strategy (with
+        the radix cache on, `extra_buffer` is refused, and `auto` picks it with the overlap
+        schedule on, its default, or a page size above 1), no PD disaggregation (prefill or
+        decode) and `--linear-replayssm-cache-len` ≥ 1. SGLang checks these whatever the model.
+    """,
+    why="SGLang refuses to start with a ValueError at start-up, before it loads a single weight.",
+    sglang_message="\n".join((messages.REPLAYSSM_DECODE, messages.REPLAYSSM_NO_BUFFER, messages.REPLAYSSM_PD,
+                               messages.REPLAYSSM_CACHE_LEN)),
+    fix="Use the triton decode backend, `--mamba-radix-cache-strategy no_buffer --disable-overlap-schedule` "
+        "(or `--disable-radix-cache`), no `--disaggregation-mode`, a cache length ≥ 1; or drop `--enable-linear-replayssm`.",
+    example="python -m sglang.launch_server --model-path Qwen/Qwen3-Next-80B-A3B-Instruct --tp 4 --enable-linear-replayssm",
+    sources=(
+        "0.5.23 `srt/arg_groups/attention_hook.py:409-439` `handle_linear_attn_backend` (0.5.19 L342-371, the same checks)",
+        "0.5.23 `srt/arg_groups/model_override_base.py:260-265` `mamba_extra_buffer_of` (the radix cache on, an extra_buffer strategy)",
+        "0.5.23 `srt/arg_groups/pipeline.py:225` (the strategy resolved in the model adjustments) before `:253` (this check)",
+    ),
+)
+def rssm003(cfg: Resolved) -> Iterator[Hit]:
+    if not cfg.v("enable_linear_replayssm"):
+        return
+    dec = cfg.v("decode_backend")
+    if dec not in ("triton", "helion"):
+        yield Hit(messages.REPLAYSSM_DECODE.format(decode=dec), "use `--linear-attn-decode-backend triton`",
+                  values=("enable_linear_replayssm", "decode_backend"))
+    strategy = cfg.v("mamba_radix_cache_strategy")
+    if strategy in ("extra_buffer", "extra_buffer_lazy") and not cfg.v("disable_radix_cache"):
+        how = "" if cfg.given("mamba_radix_cache_strategy") else " (auto: the overlap schedule or a page size above 1)" \
+            if cfg["mamba_radix_cache_strategy"].origin != "model" else " (set by the model override)"
+        yield Hit(messages.REPLAYSSM_NO_BUFFER.format(strategy=strategy) + how,
+                  "add `--mamba-radix-cache-strategy no_buffer --disable-overlap-schedule`, or `--disable-radix-cache`",
+                  values=("enable_linear_replayssm", "mamba_radix_cache_strategy"))
+    elif strategy in (None, "auto") and cfg.model is None and cfg.family is not None and cfg.family.hybrid \
+            and not cfg.v("disable_radix_cache"):
+        yield unchecked("needs the model: `auto` may resolve to extra_buffer, which --enable-linear-replayssm refuses")
+    mode = cfg.v("disaggregation_mode")
+    if mode not in (None, "null"):
+        yield Hit(messages.REPLAYSSM_PD.format(mode=mode), "drop `--enable-linear-replayssm` on PD servers",
+                  values=("enable_linear_replayssm", "disaggregation_mode"))
+    n = cfg.v("linear_replayssm_cache_len")
+    if isinstance(n, int) and n < 1:
+        yield Hit(messages.REPLAYSSM_CACHE_LEN.format(n=n), "set `--linear-replayssm-cache-len 16` (its default)",
+                  values=("linear_replayssm_cache_len",))
 
 
 @rule(

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from kdacheck import versions
@@ -122,3 +124,14 @@ def test_kda001_never_static():
 def test_row_map_attn_tp_gather_without_dp_attention():
     cfg = lint(QWEN + EAGLE + "--moe-a2a-backend deepep --max-running-requests 45").resolved[0]
     assert cfg.v("row_map_len") == 48
+
+
+def test_kda004_runs_on_a_model_whose_state_is_not_modelled() -> None:
+    # MiniCPM-SALA: its lightning state is not modelled (MODEL001), but SGLang's check reads only the
+    # backends and the flag (attention_hook.py L341-351), so KDA004 runs ("state", not "model")
+    sala = str(Path(__file__).resolve().parents[2] / "benchmarks" / "sglang_diff" / "models" / "minicpm-sala")
+    line = f"python -m sglang.launch_server --model-path {sala} --linear-attn-backend flashinfer"
+    r = lint(line, gpu="b200", model=sala)
+    assert r.resolved[0].model is not None and r.resolved[0].model.unmodelled
+    assert "KDA004" in codes(r) and "KDA004" not in r.resolved[0].not_checked
+    assert "KDA004" not in codes(lint(line + " --mamba-ssm-dtype bfloat16", gpu="b200", model=sala))

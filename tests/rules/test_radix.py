@@ -52,3 +52,45 @@ def test_rssm001_ring_and_topk():
     assert any("linear draft chain" in f.message for f in tree.findings if f.code == "RSSM002")
     assert "RSSM001" not in codes(tree)
     assert "RSSM001" not in codes(lint(KIMI + NEXTN)) and "RSSM002" not in codes(lint(KIMI + NEXTN))
+
+
+REPLAY = "--enable-linear-replayssm "
+
+
+def test_rssm003_default_prefix_cache_is_extra_buffer():
+    # auto picks extra_buffer with the overlap schedule on: ReplaySSM decode refuses it (attention_hook.py L417)
+    r = lint(QWEN + REPLAY, gpu="h200")
+    (f,) = [f for f in r.findings if f.code == "RSSM003"]
+    assert "--mamba-radix-cache-strategy no_buffer (the default)" in f.message and "'extra_buffer'" in f.message
+    assert "RSSM003" not in codes(lint(QWEN + REPLAY + "--disable-overlap-schedule", gpu="h200"))  # auto: no_buffer
+    assert "RSSM003" not in codes(lint(QWEN + REPLAY + "--mamba-radix-cache-strategy no_buffer --disable-overlap-schedule", gpu="h200"))
+    assert "RSSM003" not in codes(lint(QWEN + REPLAY + "--disable-radix-cache", gpu="h200"))  # mamba_extra_buffer_of: radix on only
+    assert "RSSM003" in codes(lint(QWEN + REPLAY + "--mamba-radix-cache-strategy extra_buffer --disable-overlap-schedule", gpu="h200"))
+    assert "RSSM003" not in codes(lint(QWEN + "--disable-overlap-schedule", gpu="h200"))
+
+
+def test_rssm003_decode_backend_pd_and_cache_len_in_every_version():
+    line = QWEN + REPLAY + "--disable-radix-cache --linear-attn-backend cutedsl --disaggregation-mode prefill --linear-replayssm-cache-len 0"
+    for version in ("0.5.19", "0.5.23"):
+        msgs = [f.message for f in lint(line, version=version, gpu="h200").findings if f.code == "RSSM003"]
+        assert any("got --linear-attn-decode-backend='cutedsl'" in m for m in msgs), msgs
+        assert any("under PD disaggregation" in m and "'prefill'" in m for m in msgs), msgs
+        assert any(m == "--linear-replayssm-cache-len must be >= 1, got 0." for m in msgs), msgs
+    ok = QWEN + REPLAY + "--disable-radix-cache --linear-attn-backend helion"
+    assert "RSSM003" not in codes(lint(ok, gpu="h200"))
+
+
+def test_radix001_model_override_extra_buffer_on_a_non_triton_backend():
+    # Nemotron-H's override declares extra_buffer on SM100 (auto is still auto when it runs: the strategy
+    # is resolved before the overrides only for LinearAttnModelSpec models); cutedsl does not support it
+    nemo = ("python -m sglang.launch_server --model-path nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16 --tp-size 2 "
+            "--speculative-algorithm EAGLE --speculative-draft-model-path D --speculative-num-steps 3 "
+            "--speculative-eagle-topk 1 --speculative-num-draft-tokens 4 ")
+    r = lint(nemo + "--linear-attn-backend cutedsl", gpu="b200")
+    assert r.resolved[0]["mamba_radix_cache_strategy"].origin == "model"
+    f = [f for f in r.findings if f.code == "RADIX001"]
+    assert f and f[0].message.startswith("extra_buffer is not supported for NemotronHForCausalLM; use no_buffer.")
+    assert "RADIX002" not in codes(r)
+    ok = lint(nemo + "--disable-overlap-schedule", gpu="b200")  # triton: the override's extra_buffer at page 64 is fine
+    assert ok.resolved[0].v("mamba_radix_cache_strategy") == "extra_buffer"
+    assert "RADIX001" not in codes(ok) and "RADIX002" not in codes(ok)
