@@ -70,6 +70,9 @@ HSP003_STRIDE_MESSAGE = "miss_src/miss_dst row strides must match."
 HSP007_TOPK_MESSAGE = "The minimal HiSparse spec integration supports linear speculation only; use --speculative-eagle-topk 1."
 HSP007_ADAPTIVE_MESSAGE = "HiSparse speculative decoding uses statically sized swap state; --speculative-adaptive is not supported."
 
+# srt/arg_groups/kv_cache_hook.py L433-438 handle_cache_compatibility (ValueError, at start-up; 0.5.21 on)
+LMCACHE_HICACHE_MESSAGE = "--enable-lmcache and --enable-hierarchical-cache are mutually exclusive"
+
 # srt/arg_groups/kv_cache_hook.py L317-318 handle_kv4_compatibility (RuntimeError, on any platform but CUDA)
 KV4_NON_CUDA_MESSAGE = "KV4 is not tested on non-CUDA platforms."
 

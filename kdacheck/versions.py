@@ -72,6 +72,10 @@ BACKEND_ALIASES = "0.5.23"
 REPLAYSSM_GDN_FIXED_RING = "0.5.20"
 # kda_backend: the nv_cutedsl / flashinfer decode message says "SM100+".
 KDA_SM100_PLUS_WORDING = "0.5.23"
+# kv_cache_hook handle_cache_compatibility: --enable-lmcache with --enable-hierarchical-cache is a
+# ValueError (0.5.21 and 0.5.23 L433-438). Before (0.5.19/0.5.20) both are accepted and the tree cache
+# builder picks one (0.5.20 mem_cache/registry.py L119: LMCRadixCache).
+LMCACHE_HICACHE_EXCLUSIVE = "0.5.21"
 
 
 @functools.lru_cache(maxsize=256)  # called per rule per command: 180k calls for 1,000 files
