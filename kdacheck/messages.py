@@ -74,6 +74,11 @@ HSP007_ADAPTIVE_MESSAGE = "HiSparse speculative decoding uses statically sized s
 # before argparse; 0.5.19-0.5.22 L145-149): {action} is the action's class name
 CONFIG_UNSUPPORTED_MESSAGE = "Unsupported config option '{key}' with action '{action}'"
 
+# srt/arg_groups/model_overrides/deepseek_v2.py L18-26 _dsa_dcp_overrides (ValueError, at resolution; 0.5.22 on)
+DSA_DCP_HICACHE_MESSAGE = "DSA DCP does not support HiSparse or HiCache."
+DSA_DCP_PD_MESSAGE = "DSA DCP does not support PD disaggregation."
+DSA_DCP_TOPK_MESSAGE = "DSA DCP requires --speculative-eagle-topk 1."
+
 # srt/arg_groups/kv_cache_hook.py L433-438 handle_cache_compatibility (ValueError, at start-up; 0.5.21 on)
 LMCACHE_HICACHE_MESSAGE = "--enable-lmcache and --enable-hierarchical-cache are mutually exclusive"
 

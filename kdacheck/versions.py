@@ -76,6 +76,9 @@ KDA_SM100_PLUS_WORDING = "0.5.23"
 # ValueError (0.5.21 and 0.5.23 L433-438). Before (0.5.19/0.5.20) both are accepted and the tree cache
 # builder picks one (0.5.20 mem_cache/registry.py L119: LMCRadixCache).
 LMCACHE_HICACHE_EXCLUSIVE = "0.5.21"
+# model_overrides/deepseek_v2.py _dsa_dcp_overrides: a DSA model with --dcp-size > 1 refuses HiSparse,
+# HiCache, PD disaggregation and topk > 1 at resolution (0.5.22 and 0.5.23 L18-26; absent in 0.5.21).
+DSA_DCP_CHECKS = "0.5.22"
 
 
 @functools.lru_cache(maxsize=256)  # called per rule per command: 180k calls for 1,000 files
