@@ -309,7 +309,7 @@ class _Parser:
     def merger(self) -> None:
         """SGLang's ``--config`` merger refuses a key whose argparse action it cannot write as argv,
         whatever its value, ``false`` included (0.5.23 ``srt/utils/server_args_config_parser.py``
-        L168-172 ``_convert_config_to_args``; 0.5.19-0.5.22 L145-149), before argparse runs."""
+        L169-173 ``_convert_config_to_args``; 0.5.19-0.5.22 L146-150), before argparse runs."""
         refused = config_refused(self.table.version)
         keys = [t for t in self.cmd.tokens if t.origin == "yaml" and t.is_flag and t.text.startswith("--")]
         off = {id(t) for t in self.cmd.config_off}

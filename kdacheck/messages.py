@@ -70,8 +70,8 @@ HSP003_STRIDE_MESSAGE = "miss_src/miss_dst row strides must match."
 HSP007_TOPK_MESSAGE = "The minimal HiSparse spec integration supports linear speculation only; use --speculative-eagle-topk 1."
 HSP007_ADAPTIVE_MESSAGE = "HiSparse speculative decoding uses statically sized swap state; --speculative-adaptive is not supported."
 
-# srt/utils/server_args_config_parser.py L168-172 ConfigArgumentMerger._convert_config_to_args (ValueError,
-# before argparse; 0.5.19-0.5.22 L145-149): {action} is the action's class name
+# srt/utils/server_args_config_parser.py L169-173 ConfigArgumentMerger._convert_config_to_args (ValueError,
+# before argparse; 0.5.19-0.5.22 L146-150): {action} is the action's class name
 CONFIG_UNSUPPORTED_MESSAGE = "Unsupported config option '{key}' with action '{action}'"
 
 # srt/arg_groups/model_overrides/deepseek_v2.py L18-26 _dsa_dcp_overrides (ValueError, at resolution; 0.5.22 on)

@@ -253,7 +253,7 @@ rule(
     """,
     sources=(
         "0.5.23 `srt/utils/server_args_config_parser.py` L34-66 `ConfigArgumentMerger.__init__` (`unsupported_actions`), "
-        "L168-172 `_convert_config_to_args`; 0.5.19-0.5.22 L26-43, L145-149 (keyed by dest; store and store_true only)",
+        "L169-173 `_convert_config_to_args`; 0.5.19-0.5.22 L26-43, L146-150 (keyed by dest; store and store_true only)",
         "0.5.23 `srt/arg_groups/argparse_actions.py`: SGLang's own action classes (bases: argparse.Action)",
         _TABLES,
     ),

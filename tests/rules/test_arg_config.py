@@ -127,3 +127,18 @@ def test_hostile_control_characters_never_reach_the_message() -> None:
     # a key that normalizes to a refused one is SGLang's spelling, never the raw text
     (msg,) = arg010(HEAD + "enable_dp-attention: false\n\"\\e[31mx\\u0007\": false\n")
     assert "\x1b" not in msg and "\x07" not in msg and "'enable_dp_attention'" in msg
+
+
+# SGLang 0.5.23's own answers (benchmarks/sglang_diff/oracle.py, `--config FILE` as the whole argv, the
+# model a local folder): stage "parse", raised at srt/utils/server_args_config_parser.py L173.
+ORACLE_0523 = (
+    ("enable-dp-attention: false\n", "Unsupported config option 'enable_dp_attention' with action 'DeprecatedStoreTrueAction'"),
+    ("enable-tf32-matmul: true\n", "Unsupported config option 'enable_tf32_matmul' with action 'BooleanOptionalAction'"),
+    ("no-enable-tf32-matmul: false\n", "Unsupported config option 'no_enable_tf32_matmul' with action 'BooleanOptionalAction'"),
+)
+
+
+@pytest.mark.parametrize("line, sglang", ORACLE_0523)
+def test_sglangs_own_refusal(line: str, sglang: str) -> None:
+    (msg,) = arg010("model-path: meta-llama/Meta-Llama-3-8B-Instruct\n" + line)
+    assert msg.startswith(sglang + " (")
