@@ -66,6 +66,7 @@ class ArgKind(enum.Enum):
     YAML_UNDERSCORE_KEY = "a --config key with underscores"
     BAD_JSON = "a JSON value that is not what SGLang reads"
     REPEATED = "a flag given twice"
+    CONFIG_UNSUPPORTED = "a --config key SGLang's config merger refuses"
 
 
 @dataclass(frozen=True)
@@ -200,6 +201,19 @@ def convert(flag: Flag, text: str) -> Any:
 _FROMFILE = ("; SGLang's parser does not read `@FILE` files of arguments (no `fromfile_prefix_chars`, "
              "srt/server_args.py `prepare_server_args`): it takes the word literally and exits")
 _FROMFILE_FIX = "give the file's flags through the shell, `$(cat FILE)`, or as an SGLang `--config FILE.yaml`"
+@functools.lru_cache(maxsize=8)
+def config_refused(version: str) -> dict[str, str]:
+    """The ``--config`` keys SGLang's config merger refuses, each with the action class its
+    message names (``data/config_merger-<version>.json``, the newest known at or below
+    ``version``; written by ``benchmarks/sglang_diff/config_merger.py`` from the wheel)."""
+    from importlib import resources
+
+    from kdacheck import versions
+
+    known = [v for v in versions.KNOWN if versions.vtuple(v) <= versions.vtuple(version)] or [versions.OLDEST]
+    doc = json.loads(resources.files("kdacheck").joinpath(f"data/config_merger-{known[-1]}.json").read_text("utf-8"))
+    refused: dict[str, str] = doc["refused"]
+    return refused
 
 
 class _Parser:
@@ -298,7 +312,36 @@ class _Parser:
         new = flagmod.successor(name, self.table)
         return f"use `{new}`" if new else None
 
+    def merger(self) -> None:
+        """SGLang's ``--config`` merger refuses a key whose argparse action it cannot write as argv,
+        whatever its value, ``false`` included (0.5.23 ``srt/utils/server_args_config_parser.py``
+        L169-173 ``_convert_config_to_args``; 0.5.19-0.5.22 L146-150), before argparse runs."""
+        refused = config_refused(self.table.version)
+        keys = [t for t in self.cmd.tokens if t.origin == "yaml" and t.is_flag and t.text.startswith("--")]
+        off = {id(t) for t in self.cmd.config_off}
+        for tok in sorted([*keys, *self.cmd.config_off], key=lambda t: (t.loc.path, t.loc.line, t.loc.col)):
+            key = tok.text[2:].replace("-", "_")
+            action = refused.get(key)
+            if action is None:
+                continue
+            self.issue(ArgKind.CONFIG_UNSUPPORTED,
+                       f"Unsupported config option '{key}' with action '{action}' ({tok.loc.path}:{tok.loc.line}: SGLang "
+                       f"{self.table.version}'s --config merger refuses this key whatever its value)", tok.loc,
+                       self._merger_fix(tok, key, action, off=id(tok) in off))
+
+    def _merger_fix(self, tok: Token, key: str, action: str, off: bool) -> str:
+        """Where the refused key's setting can go instead: the command line (argparse reads it there)."""
+        dashed = "--" + key.replace("_", "-")
+        if action == "DeprecatedAction" or (off and action != "BooleanOptionalAction"):
+            return f"remove `{tok.text[2:]}` from the --config file (false, or no effect: nothing to pass instead)"
+        if off:  # `--no-X` (or, for a `no_X` key set to false, `--X`)
+            dashed = "--" + dashed[5:] if key.startswith("no_") else "--no-" + dashed[2:]
+        new = flagmod.successor(dashed, self.table) if action.startswith("Deprecated") else None
+        word = f"`{new}` (the successor of `{dashed}`)" if new else f"`{dashed}`"
+        return f"remove `{tok.text[2:]}` from the --config file and pass {word} on the command line"
+
     def parse(self) -> Parsed:
+        self.merger()
         toks = self.cmd.tokens
         i = 0
         while i < len(toks):

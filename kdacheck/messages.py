@@ -70,6 +70,18 @@ HSP003_STRIDE_MESSAGE = "miss_src/miss_dst row strides must match."
 HSP007_TOPK_MESSAGE = "The minimal HiSparse spec integration supports linear speculation only; use --speculative-eagle-topk 1."
 HSP007_ADAPTIVE_MESSAGE = "HiSparse speculative decoding uses statically sized swap state; --speculative-adaptive is not supported."
 
+# srt/utils/server_args_config_parser.py L169-173 ConfigArgumentMerger._convert_config_to_args (ValueError,
+# before argparse; 0.5.19-0.5.22 L146-150): {action} is the action's class name
+CONFIG_UNSUPPORTED_MESSAGE = "Unsupported config option '{key}' with action '{action}'"
+
+# srt/arg_groups/model_overrides/deepseek_v2.py L18-26 _dsa_dcp_overrides (ValueError, at resolution; 0.5.22 on)
+DSA_DCP_HICACHE_MESSAGE = "DSA DCP does not support HiSparse or HiCache."
+DSA_DCP_PD_MESSAGE = "DSA DCP does not support PD disaggregation."
+DSA_DCP_TOPK_MESSAGE = "DSA DCP requires --speculative-eagle-topk 1."
+
+# srt/arg_groups/kv_cache_hook.py L433-438 handle_cache_compatibility (ValueError, at start-up; 0.5.21 on)
+LMCACHE_HICACHE_MESSAGE = "--enable-lmcache and --enable-hierarchical-cache are mutually exclusive"
+
 # srt/arg_groups/kv_cache_hook.py L317-318 handle_kv4_compatibility (RuntimeError, on any platform but CUDA)
 KV4_NON_CUDA_MESSAGE = "KV4 is not tested on non-CUDA platforms."
 

@@ -184,7 +184,7 @@ def test_a_config_named_by_many_files_is_parsed_once(tmp_path: Path, monkeypatch
         (tmp_path / f"run{i}.sh").write_text(f"python -m sglang.launch_server --config args.yaml --port {8000 + i}\n")
     parsed: list[str] = []
     real = yamlfiles.config_tokens
-    monkeypatch.setattr(yamlfiles, "config_tokens", lambda doc, path: parsed.append(path) or real(doc, path))
+    monkeypatch.setattr(yamlfiles, "config_tokens", lambda doc, path, *a: parsed.append(path) or real(doc, path, *a))
     for i in range(12):
         r = lint_path(str(tmp_path / f"run{i}.sh"), Options(version=NEWEST))
         assert r.error is None and len([f for f in r.findings if f.code == "ARG001"]) == 500, r.error

@@ -129,7 +129,7 @@ def test_a_config_past_max_kept_tokens_is_parsed_again(tmp_path: Path, monkeypat
     path = _repo(tmp_path, {"run.sh": f"{KIMI} --config args.yaml\n", "args.yaml": "tp-size: 2\nport: 8000\n"})
     parsed: list[str] = []
     real = yamlfiles.config_tokens
-    monkeypatch.setattr(yamlfiles, "config_tokens", lambda doc, p: parsed.append(p) or real(doc, p))
+    monkeypatch.setattr(yamlfiles, "config_tokens", lambda doc, p, *a: parsed.append(p) or real(doc, p, *a))
     monkeypatch.setattr(detect, "_parsed", {})
     for cap, times in ((100, 1), (3, 2)):
         parsed.clear()

@@ -70,6 +70,7 @@ class LaunchCommand:
     append: Append | None = field(kw_only=True)
     append_why: str = ""
     held: str = ""  # why --fix does not edit its ``--config`` tokens where they are held (a ConfigMap key it does not write)
+    config_off: list[Token] = field(default_factory=list)  # --config keys set to false: not passed, but read by SGLang's merger
 
     @property
     def role(self) -> str:

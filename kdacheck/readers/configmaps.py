@@ -137,8 +137,9 @@ def _block(lines: list[str], first: int) -> list[str]:
     return out
 
 
-def _tokens(value: yaml.Node, lines: list[str], where: str) -> list[Token]:
-    """The ConfigMap key's text read as an SGLang ``--config``: a literal block read in place (each
+def _tokens(value: yaml.Node, lines: list[str], where: str) -> tuple[list[Token], list[Token]]:
+    """The ConfigMap key's text read as an SGLang ``--config`` (its tokens, and its keys set to
+    false: ``LaunchCommand.config_off``): a literal block read in place (each
     key at its line and column in the file), any other string read as its own text at the value."""
     if not isinstance(value, yaml.ScalarNode):
         raise InputError(f"{node_at(value)}: {where}: a ConfigMap value must be a string")
@@ -151,12 +152,13 @@ def _tokens(value: yaml.Node, lines: list[str], where: str) -> list[Token]:
     bounds.charge_chars(len(text), f"{node_at(value)}: {where}")
     docs = compose_all(text, path, keep=False)
     if not docs:
-        return []
-    toks = config_tokens(docs[0], path)
+        return [], []
+    off: list[Token] = []
+    toks = config_tokens(docs[0], path, off)
     if value.style == "|":
-        return toks
+        return toks, off
     at = node_at(value)
-    return [Token(t.text, at, t.origin, t.is_flag, t.unknown) for t in toks]
+    return [Token(t.text, at, t.origin, t.is_flag, t.unknown) for t in toks], [Token(t.text, at, t.origin, t.is_flag) for t in off]
 
 
 def _config_ref(cmd: LaunchCommand) -> tuple[int, int, str, Token] | None:
@@ -212,7 +214,8 @@ def expand(cmds: list[LaunchCommand], docs: list[yaml.Node], path: str, lines: l
             c.unread.append(Unread(ref.loc, f"--config {name[:200]}: {what}"))
             c.notes.append(f"{said}: {what}: its arguments were not read, so not checked")
             continue
-        c.tokens = _tokens(value, its_lines, f"ConfigMap `{cm}` key `{key}`") + rest
+        toks, c.config_off = _tokens(value, its_lines, f"ConfigMap `{cm}` key `{key}`")
+        c.tokens = toks + rest
         _fix_limits(c, cm, key, value, its_lines is lines)
         c.notes.append(f"{said}: read from ConfigMap `{cm}` key `{key}` at {node_at(value)} (mounted at {mount.path})")
     return cmds

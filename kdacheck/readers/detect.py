@@ -77,7 +77,7 @@ def read_text(text: str, path: str, base_dir: str | None = None, max_bytes: int 
     cmds = [entry.take_own_flags(c) for c in _read(text, path, env, allow_outside)] or unread_launch(text, path)
     if len(cmds) > MAX_COMMANDS:
         raise InputError(f"{path}: {len(cmds):,} launch commands in one file (the limit is {MAX_COMMANDS:,})")
-    cache: dict[str, list[Token] | None] = {}  # a --config named by many commands of this file is read once
+    cache: dict[str, ConfigRead | None] = {}  # a --config named by many commands of this file is read once
     root = None if allow_outside else repository_root(base_dir)
     texts: dict[str, str | None] = {}
     return [read_side_files(expand_config(c, base_dir, max_bytes, root, cache), base_dir, root, texts) for c in cmds]
@@ -110,7 +110,8 @@ def unread_launch(text: str, path: str) -> list[LaunchCommand]:
 # tick, is parsed again) and by its name as given (the tokens' places name it so). Each file that
 # names it still reads it once (cheap, and --fix writes only what a lint read: confine.recorded).
 MAX_KEPT_TOKENS = 200_000  # tokens of --config files kept between the files of a run (about 300 B each: 60 MB; a 90,000-key file is 180,000)
-_parsed: dict[tuple[str, str, int], list[Token] | None] = {}  # (name as given, sha256, byte limit) -> tokens
+ConfigRead = tuple[list[Token], list[Token]]  # a --config's tokens, and its keys set to false (LaunchCommand.config_off)
+_parsed: dict[tuple[str, str, int], ConfigRead | None] = {}  # (name as given, sha256, byte limit) -> tokens
 
 
 SIDE_FILE_FLAGS = ("--speculative-adaptive-config",)  # flags whose value is a file SGLang reads
@@ -272,7 +273,7 @@ def _looks_like_yaml(text: str) -> bool:
 
 
 def expand_config(cmd: LaunchCommand, base_dir: str | None, max_bytes: int = MAX_BYTES, root: str | None = None,
-                  cache: dict[str, list[Token] | None] | None = None) -> LaunchCommand:
+                  cache: dict[str, ConfigRead | None] | None = None) -> LaunchCommand:
     """SGLang's ``--config FILE``: the file's arguments come first, the command line after
     them (so it overrides them). With ``root``, a file outside it is refused unread."""
     toks = cmd.tokens
@@ -300,14 +301,14 @@ def expand_config(cmd: LaunchCommand, base_dir: str | None, max_bytes: int = MAX
                     cache[key] = cached
             if cached is None:
                 return dataclasses.replace(cmd, tokens=rest)
-            file_tokens: list[Token] = cached
-            return dataclasses.replace(cmd, tokens=file_tokens + rest)
+            file_tokens, off = cached
+            return dataclasses.replace(cmd, tokens=file_tokens + rest, config_off=off)
     return cmd
 
 
-def _config_tokens(name: str, max_bytes: int) -> list[Token] | None:
-    """The arguments of the ``--config`` file ``name`` (None: empty), read, and parsed once per
-    run for what it holds (see ``_parsed``)."""
+def _config_tokens(name: str, max_bytes: int) -> ConfigRead | None:
+    """The arguments of the ``--config`` file ``name`` and its keys set to false (None: empty),
+    read, and parsed once per run for what it holds (see ``_parsed``)."""
     import hashlib
 
     data = read_bytes(name, max_bytes)
@@ -316,10 +317,15 @@ def _config_tokens(name: str, max_bytes: int) -> list[Token] | None:
         return _parsed[key]
     doc = yamlfiles.compose_one(decode(data, name), name)
     del data
-    tokens = None if doc is None else yamlfiles.config_tokens(doc, name)
-    kept = sum(len(t or ()) for t in _parsed.values())
-    while _parsed and kept + len(tokens or ()) > MAX_KEPT_TOKENS:  # the oldest go first
-        kept -= len(_parsed.pop(next(iter(_parsed))) or ())
-    if len(tokens or ()) <= MAX_KEPT_TOKENS:
-        _parsed[key] = tokens
-    return tokens
+    off: list[Token] = []
+    read = None if doc is None else (yamlfiles.config_tokens(doc, name, off), off)
+
+    def size(r: ConfigRead | None) -> int:
+        return 0 if r is None else len(r[0]) + len(r[1])
+
+    kept = sum(size(r) for r in _parsed.values())
+    while _parsed and kept + size(read) > MAX_KEPT_TOKENS:  # the oldest go first
+        kept -= size(_parsed.pop(next(iter(_parsed))))
+    if size(read) <= MAX_KEPT_TOKENS:
+        _parsed[key] = read
+    return read

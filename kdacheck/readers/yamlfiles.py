@@ -332,12 +332,14 @@ def _yaml_text(value: Any) -> str:
 # --- SGLang --config files --------------------------------------------------------------
 
 
-def config_tokens(doc: yaml.Node, path: str) -> list[Token]:
+def config_tokens(doc: yaml.Node, path: str, off: list[Token] | None = None) -> list[Token]:
     """Tokens of an SGLang ``--config`` YAML, with SGLang's semantics.
 
     Each key becomes ``--KEY`` verbatim (underscores stay underscores); ``true`` becomes the
     bare flag and ``false`` drops it; a list becomes the flag followed by its items; a mapping
-    becomes one JSON string.
+    becomes one JSON string. A key set to ``false`` is still read by SGLang's merger, which
+    refuses some keys whatever their value: with ``off``, those keys' flags are put there
+    (``LaunchCommand.config_off``).
     """
     if not isinstance(doc, yaml.MappingNode):
         raise InputError(
@@ -357,6 +359,8 @@ def config_tokens(doc: yaml.Node, path: str) -> list[Token]:
             if isinstance(value, bool):
                 if value:
                     tokens.append(flag)
+                elif off is not None:
+                    off.append(flag)
                 continue
             tokens += [flag, Token(_yaml_text(value), vloc, "yaml", False)]
         elif isinstance(value_node, yaml.SequenceNode):
@@ -372,7 +376,9 @@ def config_tokens(doc: yaml.Node, path: str) -> list[Token]:
 
 
 def read_config(doc: yaml.Node, path: str) -> LaunchCommand:
-    return LaunchCommand(path, config_tokens(doc, path), "yaml", Location(path, 1, 1), "SGLang --config",
+    off: list[Token] = []
+    tokens = config_tokens(doc, path, off)
+    return LaunchCommand(path, tokens, "yaml", Location(path, 1, 1), "SGLang --config", config_off=off,
                          append=None, append_why="edited as a key of the mapping (fix.set_flag)")
 
 

@@ -10,6 +10,7 @@ from collections.abc import Iterator
 
 from kdacheck.args import ArgKind
 from kdacheck.findings import Severity
+from kdacheck.messages import CONFIG_UNSUPPORTED_MESSAGE
 from kdacheck.resolve import Resolved
 from kdacheck.rules.base import Check, Consequence, Hit, rule, unchecked
 
@@ -228,3 +229,38 @@ rule(
     sources=("0.5.23 `srt/server_args.py` `prepare_server_args`: SGLang parses every argument it is given; "
              "bash(1) \"Arrays\" and \"Parameter Expansion\" for what the shell passes",),
 )(_unread)
+
+
+rule(
+    "ARG010", Severity.ERROR,
+    consequence=Consequence.REFUSES,
+    name="config-keys-the-merger-writes",
+    summary="--config YAML keys name flags SGLang's config merger can write as arguments",
+    what="""
+        SGLang's `--config` merger writes each YAML key as command-line arguments, and only
+        knows how for `store_true` flags and flags taking one value (0.5.19-0.5.22: argparse's
+        `store` and `store_true` classes only). A key of any other flag (27 in 0.5.23: the
+        `BooleanOptionalAction` pairs such as `enable-tf32-matmul` / `no-enable-tf32-matmul`,
+        the deprecated `enable-dp-attention` and `disable-cuda-graph`, `lora-paths`) is
+        refused whatever its value, `false` included. Up to 0.5.22 the table is keyed by the
+        flag's `dest`, so a deprecated alias sharing a dest makes the current key refused too
+        (0.5.19: `mamba-radix-cache-strategy`). NVIDIA Dynamo's SGLang worker reads its
+        `--config` through the same merger. The table per version is data:
+        `kdacheck/data/config_merger-<version>.json`, read from the wheel by
+        `benchmarks/sglang_diff/config_merger.py`.
+    """,
+    why="SGLang stops before parsing its arguments with a ValueError naming the key and the action class.",
+    sglang_message=CONFIG_UNSUPPORTED_MESSAGE,
+    fix="Take the key out of the YAML and give the flag on the command line (where argparse reads it); a `false` deprecated switch can just go.",
+    example="""
+        # args.yaml
+        model-path: meta-llama/Meta-Llama-3-8B-Instruct
+        enable-dp-attention: false
+    """,
+    sources=(
+        "0.5.23 `srt/utils/server_args_config_parser.py` L34-66 `ConfigArgumentMerger.__init__` (`unsupported_actions`), "
+        "L169-173 `_convert_config_to_args`; 0.5.19-0.5.22 L26-43, L146-150 (keyed by dest; store and store_true only)",
+        "0.5.23 `srt/arg_groups/argparse_actions.py`: SGLang's own action classes (bases: argparse.Action)",
+        _TABLES,
+    ),
+)(reporter(ArgKind.CONFIG_UNSUPPORTED))

@@ -14,6 +14,9 @@ from collections.abc import Iterator
 from kdacheck import architectures, versions
 from kdacheck.findings import Severity
 from kdacheck.messages import (
+    DSA_DCP_HICACHE_MESSAGE,
+    DSA_DCP_PD_MESSAGE,
+    DSA_DCP_TOPK_MESSAGE,
     HSP001_INIT_MESSAGE,
     HSP001_MESSAGE,
     HSP002_INIT_MESSAGE,
@@ -363,8 +366,8 @@ def _model_ok(cfg: Resolved) -> bool | None:
     inferred="Read in the source: only the model and radix-cache checks are AssertionErrors; the mixed-chunk, KV dtype and backend checks raise ValueError.",
 )
 def hsp006(cfg: Resolved) -> Iterator[Hit]:
-    if not cfg.v("enable_hisparse"):
-        return
+    if not cfg.v("enable_hisparse") or dsa_dcp_refusals(cfg):
+        return  # under DSA DCP SGLang stops at the model override first (HSP008)
     ok = _model_ok(cfg)
     if ok is None:
         yield unchecked("needs the model (a DSA model such as DeepSeek-V3.2 or GLM-5): pass --model or a known --model-path")
@@ -428,8 +431,8 @@ def hsp006(cfg: Resolved) -> Iterator[Hit]:
     since=versions.HISPARSE_SPECULATIVE_SWAP_IN,
 )
 def hsp007(cfg: Resolved) -> Iterator[Hit]:
-    if not _spec_hisparse(cfg):
-        return
+    if not _spec_hisparse(cfg) or dsa_dcp_refusals(cfg):
+        return  # under DSA DCP SGLang stops at the model override first (HSP008)
     K = cfg.v("topk")
     if (K or 1) != 1:
         S = cfg.v("steps")
@@ -437,3 +440,63 @@ def hsp007(cfg: Resolved) -> Iterator[Hit]:
         yield Hit(HSP007_TOPK_MESSAGE + f" (topk {K})", fix, values=("topk", "speculative_algorithm"))
     if cfg.v("adaptive"):
         yield Hit(HSP007_ADAPTIVE_MESSAGE, "drop --speculative-adaptive", values=("adaptive",))
+
+
+def dsa_dcp_refusals(cfg: Resolved) -> list[tuple[str, str]]:
+    """What SGLang's DSA decode-context-parallel override refuses for this launch, in its order:
+    (SGLang's message, the flags to change). Empty unless the model is a DSA model (DeepSeek-V3.2,
+    GLM-5: ``is_deepseek_dsa``) and ``--dcp-size`` > 1 (0.5.23
+    ``srt/arg_groups/model_overrides/deepseek_v2.py`` L18-26, from L99-100; 0.5.22 the same).
+    It runs at resolution, before the speculative hook and the HiSparse validation, so their
+    refusals (HSP006, HSP007, SPEC004) are not reached."""
+    m = cfg.model
+    dcp = cfg.user("dcp_size")
+    if (not cfg.at_least(versions.DSA_DCP_CHECKS) or m is None or m.family is not Family.DSA
+            or not isinstance(dcp, int) or dcp <= 1):
+        return []
+    out = []
+    caches = [f"--{n.replace('_', '-')}" for n in ("enable_hisparse", "enable_hierarchical_cache") if cfg.user(n)]
+    if caches:
+        out.append((DSA_DCP_HICACHE_MESSAGE, "remove " + " and ".join(f"`{c}`" for c in caches)))
+    mode = cfg.v("disaggregation_mode")
+    if mode not in (None, "null"):
+        out.append((DSA_DCP_PD_MESSAGE, f"serve this --disaggregation-mode {mode} role without `--dcp-size`"))
+    topk = cfg.user("speculative_eagle_topk")
+    if topk not in (None, 1):
+        out.append((DSA_DCP_TOPK_MESSAGE, "set `--speculative-eagle-topk 1` (and `--speculative-num-draft-tokens` = steps + 1)"))
+    return out
+
+
+@rule(
+    "HSP008", Severity.ERROR,
+    consequence=Consequence.REFUSES,
+    name="dsa-dcp-restrictions",
+    summary="DSA decode context parallel (--dcp-size > 1): no HiSparse or HiCache, no PD disaggregation, topk 1",
+    what="""
+        On a DSA model (DeepSeek-V3.2, GLM-5) `--dcp-size` > 1 makes SGLang's DeepSeek model
+        override (0.5.22+) refuse `--enable-hisparse` and `--enable-hierarchical-cache`, a PD
+        disaggregation role, and `--speculative-eagle-topk` above 1, at resolution, before
+        the HiSparse prerequisites (HSP006, HSP007) or the paged-tree backend check (SPEC004)
+        are reached; kdacheck reports this refusal instead of those. All the conflicts are
+        named at once, so that the fix leaves nothing for SGLang to refuse next under DCP.
+    """,
+    why="SGLang refuses to start with a ValueError (the first conflict in the order below).",
+    sglang_message=DSA_DCP_HICACHE_MESSAGE + "\n" + DSA_DCP_PD_MESSAGE + "\n" + DSA_DCP_TOPK_MESSAGE,
+    fix="Remove HiSparse / HiCache and use a chain draft (topk 1) under DCP, or run without `--dcp-size`.",
+    example="python -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3.2 --tp 8 --dcp-size 8 --enable-hierarchical-cache",
+    sources=(
+        "0.5.23 `srt/arg_groups/model_overrides/deepseek_v2.py` L18-26 `_dsa_dcp_overrides`, called at L99-100 for "
+        "`is_deepseek_dsa` models (0.5.22: the same lines; 0.5.21 has no such check)",
+        "0.5.23 `srt/arg_groups/model_hook.py` L233 (the model overrides, at resolution) before "
+        "`validation_hook.py` L312 (`_hisparse_validation`, a post-process pass)",
+    ),
+    changes=("0.5.22: added (0.5.19-0.5.21 accept these launches at this point)",),
+)
+def hsp008(cfg: Resolved) -> Iterator[Hit]:
+    found = dsa_dcp_refusals(cfg)
+    if not found:
+        return
+    fixes = "; ".join(f for _m, f in found)
+    others = "; also: " + " ".join(m for m, _f in found[1:]) if len(found) > 1 else ""
+    yield Hit(f"{found[0][0]} (--dcp-size {cfg.user('dcp_size')}){others}",
+              f"{fixes} (to keep DCP), or drop `--dcp-size`", values=("dcp_size",))

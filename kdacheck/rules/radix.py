@@ -6,6 +6,7 @@ from collections.abc import Iterator
 
 from kdacheck import architectures, messages, versions
 from kdacheck.findings import Severity
+from kdacheck.messages import LMCACHE_HICACHE_MESSAGE
 from kdacheck.models import Family
 from kdacheck.resolve import Event, Resolved
 from kdacheck.rules.base import HYBRID, Consequence, Hit, rule, unchecked
@@ -336,3 +337,40 @@ def radix003(cfg: Resolved) -> Iterator[Hit]:
             "drop `--mamba-radix-cache-strategy` for this model",
             values=("mamba_radix_cache_strategy",),
         )
+
+
+@rule(
+    "RADIX004", Severity.ERROR,
+    consequence=Consequence.REFUSES,
+    name="lmcache-or-hicache",
+    summary="--enable-lmcache and --enable-hierarchical-cache are not given together",
+    what="""
+        LMCache and SGLang's hierarchical cache (HiCache) are two host-memory extensions of
+        the prefix cache; SGLang builds one tree cache, so from 0.5.21 it refuses the pair
+        at start-up, whatever the model. (0.5.19 and 0.5.20 accept both and build the LMCache
+        tree: `mem_cache/registry.py` L119; kdacheck reports nothing there.)
+    """,
+    why="SGLang refuses to start with a ValueError.",
+    sglang_message=LMCACHE_HICACHE_MESSAGE,
+    fix="""Keep one of them. LMCache is refused with speculative decoding, DP attention and
+        `--dcp-size` > 1 too, so under those keep `--enable-hierarchical-cache`.""",
+    example="python -m sglang.launch_server --model-path Qwen/Qwen3-8B --enable-lmcache --enable-hierarchical-cache   # SGLang 0.5.23",
+    sources=(
+        "0.5.23 `srt/arg_groups/kv_cache_hook.py` L433-438 `handle_cache_compatibility` (0.5.21, 0.5.22: the same lines)",
+        "0.5.23 `srt/arg_groups/kv_cache_hook.py` L446-461: LMCache refuses speculative decoding, DP attention, DCP",
+        "0.5.20 `srt/mem_cache/registry.py` L119 `_create_default_tree_cache`: no check, LMCRadixCache",
+    ),
+)
+def radix004(cfg: Resolved) -> Iterator[Hit]:
+    if not (cfg.at_least(versions.LMCACHE_HICACHE_EXCLUSIVE) and cfg.user("enable_lmcache") and cfg.user("enable_hierarchical_cache")):
+        return
+    algo = cfg.v("speculative_algorithm")
+    dcp = cfg.user("dcp_size")
+    lmcache_refused = (algo not in (None, "NONE") or bool(cfg.user("enable_dp_attention"))
+                       or (isinstance(dcp, int) and dcp > 1))
+    if lmcache_refused:
+        # kv_cache_hook.py L446-461: LMCache itself would be refused next
+        fix = "remove `--enable-lmcache` (SGLang refuses LMCache with speculative decoding, DP attention or --dcp-size > 1)"
+    else:
+        fix = "remove `--enable-lmcache` or `--enable-hierarchical-cache`"
+    yield Hit(LMCACHE_HICACHE_MESSAGE, fix, values=("enable_lmcache", "enable_hierarchical_cache"))

@@ -191,8 +191,10 @@ def spec003(cfg: Resolved) -> Iterator[Hit]:
     inferred="When `--attention-backend` is not given SGLang picks one per GPU and model before this check; kdacheck does not model that choice and says so (info).",
 )
 def spec004(cfg: Resolved) -> Iterator[Hit]:
-    if not _eagle(cfg):
-        return
+    from kdacheck.rules.hsp import dsa_dcp_refusals
+
+    if not _eagle(cfg) or dsa_dcp_refusals(cfg):
+        return  # under DSA DCP SGLang stops at the model override first (HSP008)
     K, page = cfg.v("topk"), cfg.v("page_size")
     if not isinstance(K, int) or K <= 1 or not isinstance(page, int) or page <= 1:
         return

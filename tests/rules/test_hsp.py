@@ -1,4 +1,4 @@
-"""HSP001–HSP007: HiSparse with speculative decoding on DSA models."""
+"""HSP001–HSP008: HiSparse with speculative decoding on DSA models."""
 
 from __future__ import annotations
 
@@ -139,3 +139,37 @@ def test_hsp006_launch_validation() -> None:
     assert "--enable-hisparse does not support --enable-mixed-chunk yet." in [f.message for f in r.findings]
     assert "HSP006" not in codes(lint(DSV32 + HISPARSE + "--enable-mixed-chunk", version="0.5.21"))
     assert finding(lint("python -m sglang.launch_server --model-path my-org/unknown " + HISPARSE), "HSP006").severity == Severity.INFO
+
+
+DCP = "--dcp-size 8 "
+EAGLE_TREE = "--speculative-algorithm EAGLE --speculative-num-steps 3 --speculative-eagle-topk 2 --speculative-num-draft-tokens 6 "
+
+
+def test_hsp008_dsa_dcp_refuses_hisparse_before_hsp006():
+    # HiSparse without --disable-radix-cache: SGLang stops at the DSA DCP override first, not at validate_hisparse
+    r = lint(DSV32 + DCP + "--enable-hisparse")
+    (f,) = [f for f in r.findings if f.code == "HSP008"]
+    assert f.message.startswith("DSA DCP does not support HiSparse or HiCache.")
+    assert "HSP006" not in codes(r)
+    assert "HSP006" in codes(lint(DSV32 + "--enable-hisparse"))  # without DCP the prerequisites are reached
+
+
+def test_hsp008_hicache_and_topk_named_together_so_the_fix_is_whole():
+    r = lint(DSV32 + DCP + "--enable-hierarchical-cache " + EAGLE_TREE + "--page-size 64")
+    (f,) = [f for f in r.findings if f.code == "HSP008"]
+    assert "DSA DCP requires --speculative-eagle-topk 1." in f.message
+    assert "remove `--enable-hierarchical-cache`" in (f.fix or "") and "--speculative-eagle-topk 1" in (f.fix or "")
+    assert "SPEC004" not in codes(r)
+    fixed = lint(DSV32 + DCP + "--speculative-algorithm EAGLE --speculative-num-steps 3 --speculative-eagle-topk 1 --speculative-num-draft-tokens 4 --page-size 64")
+    assert not codes(fixed, Severity.ERROR)
+
+
+def test_hsp008_pd_and_versions():
+    r = lint(DSV32 + DCP + "--disaggregation-mode decode")
+    assert any(f.message.startswith("DSA DCP does not support PD disaggregation.") for f in r.findings if f.code == "HSP008")
+    assert "HSP008" not in codes(lint(DSV32 + DCP + "--enable-hierarchical-cache", version="0.5.21"))
+    assert "HSP008" in codes(lint(DSV32 + DCP + "--enable-hierarchical-cache", version="0.5.22"))
+    assert "HSP008" not in codes(lint(DSV32 + "--dcp-size 1 --enable-hierarchical-cache"))
+    # not a DSA model: the override does not run
+    llama = "python -m sglang.launch_server --model-path meta-llama/Meta-Llama-3-8B-Instruct --tp-size 8 "
+    assert "HSP008" not in codes(lint(llama + DCP + "--enable-hierarchical-cache"))

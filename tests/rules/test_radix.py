@@ -94,3 +94,21 @@ def test_radix001_model_override_extra_buffer_on_a_non_triton_backend():
     ok = lint(nemo + "--disable-overlap-schedule", gpu="b200")  # triton: the override's extra_buffer at page 64 is fine
     assert ok.resolved[0].v("mamba_radix_cache_strategy") == "extra_buffer"
     assert "RADIX001" not in codes(ok) and "RADIX002" not in codes(ok)
+LLAMA = "python -m sglang.launch_server --model-path meta-llama/Meta-Llama-3-8B-Instruct "
+
+
+def test_radix004_lmcache_with_hicache():
+    (f,) = [f for f in lint(LLAMA + "--enable-lmcache --enable-hierarchical-cache").findings if f.code == "RADIX004"]
+    assert "mutually exclusive" in f.message and "or `--enable-hierarchical-cache`" in (f.fix or "")
+    assert "RADIX004" not in codes(lint(LLAMA + "--enable-lmcache"))
+    assert "RADIX004" not in codes(lint(LLAMA + "--enable-hierarchical-cache"))
+    # 0.5.19 and 0.5.20 have no such check (registry.py builds the LMCache tree)
+    assert "RADIX004" not in codes(lint(LLAMA + "--enable-lmcache --enable-hierarchical-cache", version="0.5.20"))
+    assert "RADIX004" in codes(lint(LLAMA + "--enable-lmcache --enable-hierarchical-cache", version="0.5.21"))
+
+
+def test_radix004_fix_keeps_what_sglang_accepts():
+    # LMCache is refused under speculative decoding too: the fix keeps the hierarchical cache
+    r = lint(QWEN + NEXTN + "--enable-lmcache --enable-hierarchical-cache")
+    (f,) = [f for f in r.findings if f.code == "RADIX004"]
+    assert (f.fix or "").startswith("remove `--enable-lmcache`") and "hierarchical" not in (f.fix or "").split("(")[0]
