@@ -313,6 +313,7 @@ def _lint_text(text: str, path: str, opts: Options, base_dir: str | None = None,
             kept.append(f)
         result.findings += kept
         result.launch_of += [len(result.resolved) - 1] * len(kept)
+    _pairs(result, cmds, sup, checked, opts, path)
     order = sorted(range(len(result.findings)), key=lambda k: result.findings[k].sort_key())
     result.findings, result.launch_of = [result.findings[k] for k in order], [result.launch_of[k] for k in order]
     if path != "<cmd>" and any(e.safe for f in result.findings for e in f.edits):
@@ -322,6 +323,26 @@ def _lint_text(text: str, path: str, opts: Options, base_dir: str | None = None,
             result.error = internal_error(e, path)
     sup.report_unused(result)
     return result
+
+
+def _pairs(result: FileResult, cmds: list[LaunchCommand], sup: _Suppressor, checked: list[rulemod.Rule], opts: Options, path: str) -> None:
+    """The file's prefill and decode roles judged together (``kdacheck.pairs``), their findings
+    suppressed and re-graded as any launch's."""
+    from kdacheck import pairs
+
+    start = len(result.findings)
+    pairs.pair_file(result, checked)
+    found, at = result.findings[start:], result.launch_of[start:]
+    del result.findings[start:], result.launch_of[start:]
+    for f, i in zip(found, at, strict=True):
+        if f.code in opts.severity:
+            f = dataclasses.replace(f, severity=opts.severity[f.code])
+        if (why := sup.suppressed(f, sup.command_sites(cmds[i]))) or (opts.file_ignores and config.ignored_here(opts, path, f.code)):
+            result.suppressed += 1
+            result.silenced += [why] if why else []
+            continue
+        result.findings.append(f)
+        result.launch_of.append(i)
 
 
 def _fixable(findings: list[Finding], text: str, path: str, opts: Options) -> list[Finding]:

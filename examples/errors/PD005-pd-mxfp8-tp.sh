@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# Qwen3-Next in PD with an MXFP8 KV cache: prefill at TP 4, decode at TP 8. The head-sharded block
+# scales cannot be re-sliced across attention TP sizes: the decode refuses the prefill (PD005).
+MODEL=Qwen/Qwen3-Next-80B-A3B-Instruct
+python3 -m sglang.launch_server --model-path $MODEL --tp-size 4 --kv-cache-dtype mxfp8 \
+  --disaggregation-mode prefill &
+python3 -m sglang.launch_server --model-path $MODEL --tp-size 8 --kv-cache-dtype mxfp8 \
+  --disaggregation-mode decode &
+wait
