@@ -20,7 +20,7 @@ from kdacheck.readers import bounds
 from kdacheck.resolve import Resolved
 from kdacheck.results import FileResult
 from kdacheck.rules import Rule
-from kdacheck.rules.pd import PAIR, attn_tp, check_pair, value
+from kdacheck.rules.pd import PAIR, attn_tp, check_pair, label, value
 from kdacheck.sanitize import visible
 
 MAX_KINDS = 16  # distinct prefill kinds and decode kinds compared (16 x 16 pairs at most)
@@ -50,7 +50,7 @@ def _mode(cfg: Resolved) -> str:
 
 
 def _names(launches: list[Launch]) -> str:
-    shown = ", ".join(f"`{visible(x.cfg.cmd.role or '?')}`" for x in launches[:3])
+    shown = ", ".join(f"`{visible(label(x.cfg))}`" for x in launches[:3])
     return shown + (f" and {len(launches) - 3} more" if len(launches) > 3 else "")
 
 

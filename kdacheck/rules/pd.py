@@ -56,8 +56,13 @@ def attn_tp(cfg: Resolved) -> int:
     return layout(cfg)[1]
 
 
+def label(cfg: Resolved) -> str:
+    """A launch as a pair finding names it: its role, else its file and line (a script's)."""
+    return cfg.cmd.role or f"{cfg.cmd.loc.path}:{cfg.cmd.loc.line}"
+
+
 def _roles(p: Resolved, d: Resolved) -> str:
-    return f"prefill `{p.cmd.role or 'prefill'}`, decode `{d.cmd.role or 'decode'}`"
+    return f"prefill `{label(p)}`, decode `{label(d)}`"
 
 
 _PAIR_WHY = """
@@ -305,7 +310,7 @@ def check_pair(p: Resolved, d: Resolved, rules: list[Rule]) -> list[Finding]:
         if fn is None or not r.applies_to(d.version):
             continue
         for hit in fn(p, d):
-            ev = tuple(Evidence(f"{side}.{n}", str(value(c, n)), f"{side} `{c.cmd.role}`")
+            ev = tuple(Evidence(f"{side}.{n}", str(value(c, n)), f"{side} `{label(c)}`")
                        for n in hit.values for side, c in (("prefill", p), ("decode", d)))
             out.append(Finding(code=r.code, severity=hit.severity or r.severity, message=flagmod.respell(hit.message, d.version),
                                location=d.place(*hit.values), fix=hit.fix, evidence=ev, source=d.cmd.role))
