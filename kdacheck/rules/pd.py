@@ -85,6 +85,7 @@ _PAIR_WHY = """
     why=_PAIR_WHY,
     sglang_message=messages.PD_PAGE_SIZE.replace("{p}", "{}").replace("{d}", "{}"),
     fix="Give both servers the same `--page-size`.",
+    example="kdacheck lint examples/errors/PD001-dynamo-pd-page-size.yaml",
     sources=("0.5.23 `srt/disaggregation/common/conn.py:1320-1325` (0.5.19: `:646-651`)",),
 )
 def pd001(cfg: Resolved) -> Iterator[Hit]:
@@ -111,6 +112,7 @@ def _page_size(p: Resolved, d: Resolved) -> Iterator[Hit]:
     why=_PAIR_WHY,
     sglang_message=messages.PD_KV_DTYPE.replace("{p}", "{}").replace("{d}", "{}"),
     fix="Give both servers the same `--kv-cache-dtype`.",
+    example="kdacheck lint examples/errors/PD002-rbg-pd-kv-dtype.yaml",
     sources=("0.5.23 `srt/disaggregation/common/conn.py:1327-1335` (0.5.19: `:653-661`)",),
 )
 def pd002(cfg: Resolved) -> Iterator[Hit]:
@@ -140,6 +142,7 @@ def _kv_dtype(p: Resolved, d: Resolved) -> Iterator[Hit]:
     sglang_message=f"{messages.PD_UNIFIED_TP}\n{messages.PD_UNIFIED_LAYOUT}".replace("{p}", "{}").replace(
         "{d}", "{}").replace("{n}", "{}").replace("{m}", "{}"),
     fix="Enable `--enable-unified-memory` on both servers with the same attention TP size, or on neither.",
+    example="kdacheck lint examples/errors/PD003-lws-pd-unified-memory.yaml",
     sources=("0.5.23 `srt/disaggregation/mooncake/conn.py:1281-1324` `_validate_envelope_kv_layout` (from 0.5.20: `:864-`)",),
     since=versions.PD_UNIFIED_ENVELOPE,
 )
@@ -178,6 +181,7 @@ def _unified(p: Resolved, d: Resolved) -> Iterator[Hit]:
     sglang_message=f"{messages.PD_DCP_TOPOLOGY}\n{messages.PD_DCP_PREFILL_CP}\n{messages.PD_DCP_SHARDING}".replace(
         "{p}", "{}").replace("{d}", "{}"),
     fix="Give the prefill `--dcp-size 1`, `--attn-cp-size 1` and no `--enable-kv-cache-sharding`, or the decode `--dcp-size` the prefill's.",
+    example="kdacheck lint examples/errors/PD004-pd-decode-context-parallel.sh",
     sources=(
         "0.5.23 `srt/disaggregation/common/conn.py:532-549` `requires_dcp_relayout`",
         "0.5.23 `srt/disaggregation/common/conn.py:1411-1425` (0.5.19: `:663-`)",
@@ -223,6 +227,7 @@ def _dcp(p: Resolved, d: Resolved) -> Iterator[Hit]:
     why=_PAIR_WHY,
     sglang_message=messages.PD_MXFP8_TP.replace("{p}", "{}").replace("{d}", "{}").replace("{s}", "{}"),
     fix="Use one attention TP size on both servers, or another `--kv-cache-dtype`.",
+    example="kdacheck lint --gpu b200 examples/errors/PD005-pd-mxfp8-tp.sh",
     sources=("0.5.23 `srt/disaggregation/common/conn.py:1393-1409` (from 0.5.22: `:1240-`)",),
     since=versions.PD_MXFP8_TP,
 )
@@ -254,6 +259,7 @@ def _mxfp8(p: Resolved, d: Resolved) -> Iterator[Hit]:
     """,
     why="SGLang does not compare the two sides' speculative settings; nothing fails.",
     fix="Give the prefill and the decode server the same `--speculative-algorithm`, counts and draft model.",
+    example="kdacheck lint examples/errors/PD006-srt-slurm-pd-speculative.yaml",
     sources=(
         "0.5.23 `srt/disaggregation/utils.py:649-660` (the prefill writes top-k and hidden states only when it drafted)",
         "0.5.23 `srt/disaggregation/decode.py:2727-2730` (the decode reads them into the request)",
@@ -288,6 +294,7 @@ def _speculative(p: Resolved, d: Resolved) -> Iterator[Hit]:
     why="SGLang logs a warning; the transfer moves more, smaller pieces.",
     sglang_message=messages.PD_TP_NON_MLA.strip(),
     fix="Use one attention TP size on both servers when the transfer's cost matters.",
+    example="kdacheck lint examples/errors/PD007-pd-tp-differ.sh",
     sources=("0.5.23 `srt/disaggregation/common/conn.py:1456-1472` `_resolve_rank_mapping` (0.5.19: `:686-702`)",),
 )
 def pd007(cfg: Resolved) -> Iterator[Hit]:
