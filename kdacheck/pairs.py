@@ -41,8 +41,8 @@ class Launch:
 
 
 def _kind(cfg: Resolved) -> tuple[str, ...]:
-    mla = cfg.model is not None and cfg.model.mla
-    return (cfg.version, str(attn_tp(cfg)), str(mla), *(str(value(cfg, n)) for n in COMPARED))
+    mla = "unknown" if cfg.model is None else str(cfg.model.mla)  # PD004 reads an unknown model as maybe MLA
+    return (cfg.version, str(attn_tp(cfg)), mla, *(str(value(cfg, n)) for n in COMPARED))
 
 
 def _mode(cfg: Resolved) -> str:
