@@ -93,6 +93,7 @@ def lint(
     allow_outside: Annotated[bool, typer.Option("--allow-outside", help="Read --config files outside the linted repository, and write -o there (refused by default; --fix never writes outside).")] = False,
     only_launch_files: Annotated[bool, typer.Option("--only-launch-files", help="Skip named files that are not launch configurations (as the folder walk does): for pre-commit.")] = False,
     force_exclude: Annotated[bool, typer.Option("--force-exclude", help="Skip named files that the settings' `exclude` excludes (as the folder walk does): for pre-commit, which names files.")] = False,
+    deployment: Annotated[bool, typer.Option("--deployment", help="The files named are one PD deployment: pair their prefill and decode roles across the files (PD rules).")] = False,
     strict: Annotated[bool, typer.Option("--strict", help="Fail when a rule could not be checked (an unknown model, no --gpu, an unset variable).")] = False,
     sglang: Annotated[bool, typer.Option("--sglang", help="Also run SGLang's own argument resolution (SGLang must be importable; --gpu simulates the device).")] = False,
     fix: Annotated[bool, typer.Option("--fix", help="Apply the safe fixes in place (full flag names, current spellings, values SGLang uses anyway), then report what is left; with -, print the fixed text.")] = False,

@@ -326,6 +326,7 @@ class Options:
     allow_outside: bool = False  # --allow-outside: --config files outside the linted repository are read
     offline: bool = False  # --offline: no model config.json is asked of the Hugging Face Hub
     ignore_noqa: bool = False  # --ignore-noqa: every `# kdacheck: ignore` comment read as if absent
+    deployment: bool = False  # --deployment: the run pairs prefill and decode roles across the files, not per file
     severity: dict[str, Severity] = field(default_factory=dict)  # `severity`: code -> the severity its findings get
     version_why: str = ""  # where the version came from ("--sglang-version": also a configuration's)
     file_ignores: tuple[tuple[Any, tuple[str, ...]], ...] = ()  # (compiled glob, codes) from per-file-ignores
@@ -350,6 +351,7 @@ class Overrides:
     isolated: bool = False  # --isolated: no configuration file is read
     offline: bool = False  # --offline: never ask the Hub for a model's config.json
     ignore_noqa: bool = False  # --ignore-noqa: inline suppressions ignored
+    deployment: bool = False  # --deployment: the files named are one deployment (kdacheck.pairs)
 
 
 @functools.cache
@@ -385,7 +387,7 @@ def options(s: Settings, cli: Overrides) -> Options:
         raise ConfigError(str(e) if s.path is None or cli.select or cli.ignore or cli.extend_select
                           else f"{s.path}: {e}") from None
     opts = Options(version=version, model=model, gpu=profile, rules=rules, sglang=cli.sglang, env=dict(cli.env), allow_outside=cli.allow_outside, version_why=version_why,
-                   offline=cli.offline, ignore_noqa=cli.ignore_noqa)
+                   offline=cli.offline, ignore_noqa=cli.ignore_noqa, deployment=cli.deployment)
     if s.max_file_size is not None:
         opts.max_bytes = s.max_file_size
     if s.mem005_share is not None:

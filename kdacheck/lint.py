@@ -315,6 +315,8 @@ def _lint_text(text: str, path: str, opts: Options, base_dir: str | None = None,
             kept.append(f)
         result.findings += kept
         result.launch_of += [len(result.resolved) - 1] * len(kept)
+    if not opts.deployment:  # --deployment: the run pairs the roles of every file at once (LintRun._deployment)
+        _pairs(result, cmds, sup, checked, opts, path)
     order = sorted(range(len(result.findings)), key=lambda k: result.findings[k].sort_key())
     result.findings, result.launch_of = [result.findings[k] for k in order], [result.launch_of[k] for k in order]
     if path != "<cmd>" and any(e.safe for f in result.findings for e in f.edits):
@@ -324,6 +326,26 @@ def _lint_text(text: str, path: str, opts: Options, base_dir: str | None = None,
             result.error = internal_error(e, path)
     sup.report_unused(result)
     return result
+
+
+def _pairs(result: FileResult, cmds: list[LaunchCommand], sup: _Suppressor, checked: list[rulemod.Rule], opts: Options, path: str) -> None:
+    """The file's prefill and decode roles judged together (``kdacheck.pairs``), their findings
+    suppressed and re-graded as any launch's."""
+    from kdacheck import pairs
+
+    start = len(result.findings)
+    pairs.pair_file(result, checked)
+    found, at = result.findings[start:], result.launch_of[start:]
+    del result.findings[start:], result.launch_of[start:]
+    for f, i in zip(found, at, strict=True):
+        if f.code in opts.severity:
+            f = dataclasses.replace(f, severity=opts.severity[f.code])
+        if (why := sup.suppressed(f, sup.command_sites(cmds[i]))) or (opts.file_ignores and config.ignored_here(opts, path, f.code)):
+            result.suppressed += 1
+            result.silenced += [why] if why else []
+            continue
+        result.findings.append(f)
+        result.launch_of.append(i)
 
 
 def _fixable(findings: list[Finding], text: str, path: str, opts: Options) -> list[Finding]:
@@ -590,10 +612,44 @@ class LintRun:
                           only_launch_files=self.only_launch_files, stdin_filename=self.stdin_filename)
         self.results += found
         self.results.skipped.update(found.skipped)
+        if self.overrides.deployment:
+            self._deployment()
         folders = [given for given, _folder in searched]
         if folders and not any(r.resolved for r in self.results) and not any(r.error for r in self.results):
             self.notes.append(f"warning: no SGLang launch command found in {', '.join(folders)}")
             self.empty = True
+
+    def _deployment(self) -> None:
+        """``--deployment``: the prefill and decode roles of every file linted, paired as one
+        deployment (``kdacheck.pairs``); each finding lands in its decode launch's file, graded
+        by that file's settings (its severity and per-file-ignores; a suppression comment does
+        not reach a pair found across files)."""
+        from kdacheck import pairs
+        from kdacheck.readers import bounds
+
+        linted = [r for r in self.results if r.resolved and r.error is None]
+        launches = [pairs.Launch(r, i) for r in linted for i in range(len(r.resolved))]
+        rules = config.options(self.top, self.overrides).rules or rulemod.all_rules()
+        starts = {id(r): len(r.findings) for r in linted}
+        bounds.start("--deployment")
+        try:
+            self.notes += [_visible(n) for n in pairs.pair_launches(launches, rules, "--deployment")]
+        except InputError as e:
+            self.notes.append(f"warning: {_visible(str(e))}")
+        for r in linted:
+            opts = config.options(self.for_file(r.path), self.overrides)
+            start = starts[id(r)]
+            found, at = r.findings[start:], r.launch_of[start:]
+            del r.findings[start:], r.launch_of[start:]
+            for f, i in zip(found, at, strict=True):
+                if opts.file_ignores and config.ignored_here(opts, r.path, f.code):
+                    r.suppressed += 1
+                    continue
+                f = dataclasses.replace(f, severity=opts.severity.get(f.code, f.severity))
+                r.findings.append(_visible_finding(f))
+                r.launch_of.append(i)
+            order = sorted(range(len(r.findings)), key=lambda k: r.findings[k].sort_key())
+            r.findings, r.launch_of = [r.findings[k] for k in order], [r.launch_of[k] for k in order]
 
     def fixes(self, unsafe: bool, reads: dict[str, set[str]] | None = None, stdin: tuple[str, str] | None = None) -> Any:
         """``--fix``/``--diff``: every finding's edits applied to the texts of the files they

@@ -153,6 +153,7 @@ class LintOptions:
     allow_outside: bool = False
     only_launch_files: bool = False
     force_exclude: bool = False
+    deployment: bool = False
     strict: bool = False
     sglang: bool = False
     fix: bool = False
@@ -244,7 +245,7 @@ class LintCommand:
             select=tuple(_split(o.select) or ()) or None, ignore=tuple(_split(o.ignore) or ()),
             extend_select=tuple(_split(o.extend_select) or ()), gpu=o.gpu, sglang_version=o.sglang_version, model=o.model,
             sglang=o.sglang, env=tuple(variables.items()), allow_outside=o.allow_outside, isolated=o.isolated, offline=o.offline,
-            per_file_ignores=file_ignores, ignore_noqa=o.ignore_noqa,
+            per_file_ignores=file_ignores, ignore_noqa=o.ignore_noqa, deployment=o.deployment,
         )
         if o.show_settings:
             with self.refusals():

@@ -34,6 +34,7 @@ OPTIONS: tuple[Option, ...] = (
     ('allow_outside', ('--allow-outside',), 'flag', (), None, False),
     ('only_launch_files', ('--only-launch-files',), 'flag', (), None, False),
     ('force_exclude', ('--force-exclude',), 'flag', (), None, False),
+    ('deployment', ('--deployment',), 'flag', (), None, False),
     ('strict', ('--strict',), 'flag', (), None, False),
     ('sglang', ('--sglang',), 'flag', (), None, False),
     ('fix', ('--fix',), 'flag', (), None, False),

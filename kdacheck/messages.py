@@ -126,3 +126,29 @@ REPLAYSSM_CACHE_LEN = "--linear-replayssm-cache-len must be >= 1, got {n}."
 # 0.5.19-0.5.21 assert enable_dp_attention with their own words (0.5.21 L1364-1367, 0.5.19 L1437-1440)
 DP_LM_HEAD = "--enable-dp-lm-head requires attention DP (--attn-dp-size)."
 DP_LM_HEAD_OLD = "Please enable dp attention when setting enable_dp_lm_head. "
+
+# --- PD disaggregation: what the prefill and decode servers compare at the transfer ---------------
+# srt/disaggregation/common/conn.py L1320-1325 (RuntimeError; 0.5.19: L646-651), when the decode fetches the prefill's info
+PD_PAGE_SIZE = ("Page size mismatch: prefill server has page_size={p}, but decode server has page_size={d}. "
+                "Both servers must use the same --page-size value.")
+# srt/disaggregation/common/conn.py L1327-1335 (RuntimeError; 0.5.19: L653-661)
+PD_KV_DTYPE = ("KV cache dtype mismatch: prefill server has kv_cache_dtype={p}, but decode server has kv_cache_dtype={d}. "
+               "Both servers must use the same --kv-cache-dtype value.")
+# srt/disaggregation/mooncake/conn.py L1306-1311 (RuntimeError, _validate_envelope_kv_layout; 0.5.20: L864-)
+PD_UNIFIED_TP = ("--enable-unified-memory does not support different prefill / decode attention TP sizes "
+                 "(prefill={p}, decode={d}): the whole-envelope state cannot be TP-resliced.")
+# srt/disaggregation/mooncake/conn.py L1319-1324 (RuntimeError, _validate_envelope_kv_layout)
+PD_UNIFIED_LAYOUT = ("PD KV layout mismatch on the whole-envelope path: prefill has {n} KV region(s) with item_lens={p}, "
+                     "decode has {m} with item_len={d}. With --enable-unified-memory both sides must enable it and use the "
+                     "same page size and model spec.")
+# srt/disaggregation/common/conn.py L547-549 (RuntimeError, requires_dcp_relayout)
+PD_DCP_TOPOLOGY = "Unsupported PD DCP topology: {p} -> {d}"
+# srt/disaggregation/common/conn.py L1417-1420 (RuntimeError)
+PD_DCP_PREFILL_CP = "PD decode DCP currently requires prefill attention CP=1, got {p}."
+# srt/disaggregation/common/conn.py L1421-1425 (RuntimeError; 0.5.23 only: --enable-kv-cache-sharding)
+PD_DCP_SHARDING = "PD decode DCP does not support a prefill with --enable-kv-cache-sharding."
+# srt/disaggregation/common/conn.py L1403-1409 (RuntimeError; 0.5.22 L1247-)
+PD_MXFP8_TP = ("PD Disaggregation does NOT support different attention TP sizes with MXFP8 KV cache: prefill "
+               "attn_tp_size={p}, decode attn_tp_size={d}, state types {s}.")
+# srt/disaggregation/common/conn.py L1459-1461, L1470-1472 (logger.warning_once; 0.5.19: L689-691, L700-702)
+PD_TP_NON_MLA = "Performance is NOT guaranteed when using different TP sizes for non-MLA models. "

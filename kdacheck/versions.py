@@ -109,6 +109,10 @@ def at_least(version: str, first: str) -> bool:
 # arg_groups/fields/schedule.py L220-226 ``fallback=0.9``), in ServerArgs for every model.
 MAMBA_FULL_MEMORY_RATIO_FALLBACK = "0.5.20"
 
+# PD disaggregation: the unified-memory envelope check (mooncake/conn.py _validate_envelope_kv_layout)
+PD_UNIFIED_ENVELOPE = "0.5.20"
+# PD disaggregation: MXFP8 block scales refused across attention TP sizes (common/conn.py)
+PD_MXFP8_TP = "0.5.22"
 
 _IMAGE_VERSION = re.compile(r"(?:^|/)sglang[^:/]*:v?(\d+\.\d+\.\d+)")
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from kdacheck import flags as flagmod
 from kdacheck.findings import NOT_CHECKED, Edit, Evidence, Finding, Severity
 from kdacheck.resolve import Resolved
-from kdacheck.rules import arg, attn, build, gpu, hsp, kda, mem, model, par, radix, sglang, spec  # noqa: F401  (registration)
+from kdacheck.rules import arg, attn, build, gpu, hsp, kda, mem, model, par, pd, radix, sglang, spec  # noqa: F401  (registration)
 from kdacheck.rules.base import REGISTRY, Hit, Rule, rule, unchecked
 
 __all__ = ["REGISTRY", "Hit", "Rule", "all_rules", "check", "rule", "select_rules", "unchecked"]
@@ -15,7 +15,7 @@ def all_rules() -> list[Rule]:
     return sorted(REGISTRY.values(), key=lambda r: (_ORDER.index(r.prefix) if r.prefix in _ORDER else 99, r.code))
 
 
-_ORDER = ["ARG", "MODEL", "PAR", "BUILD", "ATTN", "GPU", "SPEC", "KDA", "MEM", "RADIX", "RSSM", "HSP", "SGLANG"]
+_ORDER = ["ARG", "MODEL", "PAR", "BUILD", "ATTN", "GPU", "SPEC", "KDA", "MEM", "RADIX", "RSSM", "HSP", "PD", "SGLANG"]
 
 
 def select_rules(select: list[str] | None, ignore: list[str] | None, extend: list[str] | None = None) -> list[Rule]:

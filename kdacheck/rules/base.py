@@ -57,6 +57,7 @@ class Consequence(str, enum.Enum):
     CRASHES_AT_VERIFY = "crashes at the first verify batch"
     CRASHES_IN_DECODE = "crashes in the decode kernel"
     CRASHES_AT_DRAFT_TREE = "crashes when it builds the draft tree"
+    FAILS_AT_TRANSFER = "fails at the first KV transfer between prefill and decode (the client waits)"
     SILENTLY_OTHER = "runs, silently other than written"
     CORRUPTS = "corrupts memory silently"
     RUNS_OTHER = "runs other than written"  # a warning or a note: SGLang starts, not as the flags read
