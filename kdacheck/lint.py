@@ -214,6 +214,10 @@ def lint_launch(cmd: LaunchCommand, opts: Options, model_cache: dict[tuple[str |
     dspark = isinstance(algo, str) and algo.upper() == "DSPARK"
     block = draft_block_size(draft, local) if isinstance(draft, str) and dspark else (None, "")
     cfg = resolve(parsed, cmd, model, note, opts.gpu, RuleOptions(mem005_share=opts.mem005_share), guess, block)
+    if cmd.version_hint is not None and opts.version_why != "--sglang-version":
+        from kdacheck.flags import normalize_version
+
+        cfg.deployed = (normalize_version(cmd.version_hint[0]), f"the image tag at {cmd.version_hint[1]}")
     if opts.sglang:
         from kdacheck import sglang
 

@@ -67,6 +67,7 @@ class LaunchCommand:
     program: list[Token] = field(default_factory=list)  # the words before the arguments (`python3 -m sglang.launch_server`)
     append: Append | None = Append(" ", "shell")  # how --fix adds a flag after the last word; None: it cannot
     append_why: str = ""  # why it cannot (said with the finding)
+    env: dict[str, str] = field(default_factory=dict)  # the variables known_bugs.env_names() reads, as the launch sets them
 
     @property
     def role(self) -> str:
