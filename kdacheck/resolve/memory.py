@@ -63,6 +63,11 @@ def prefill_graphs_off(r: Resolved) -> str | None:
 
 
 def default_mem_fraction_static(r: Resolved, gpu_mib: int) -> tuple[float, str]:
+    mfs, why, _activation, _graphs = _default_fraction(r, gpu_mib)
+    return mfs, why
+
+
+def _default_fraction(r: Resolved, gpu_mib: int) -> tuple[float, str, float, float]:
     """SGLang's default ``--mem-fraction-static`` (0.5.23 memory_hook.py L281-404; 0.5.19 L240-264).
 
     reserved (MiB) = 512 + activation tokens · 1.5 + tp · pp / 8 · 1024 + graph reserve,
@@ -119,14 +124,15 @@ def default_mem_fraction_static(r: Resolved, gpu_mib: int) -> tuple[float, str]:
         f"(activations {activation} tokens, CUDA graphs {graphs:.0f} MiB"
         + (f"; no prefill graphs: {off}" if off else "") + ("; DeepEP reserves 2 GiB + 1 GiB" if deepep else "") + ")"
     )
-    return mfs, why
+    return mfs, why, activation * 1.5, graphs
 
 
 @step(
     "static memory fraction",
     mirrors="0.5.23 srt/arg_groups/memory_hook.py handle_gpu_memory_settings (chunked_prefill_size, mem_fraction_static); "
             "parallel_hook.py handle_data_parallelism (chunked prefill // attention DP)",
-    sets=("mem_fraction_static", "mamba_full_memory_ratio", "max_mamba_cache_size", "chunked_prefill_size"),
+    sets=("mem_fraction_static", "mamba_full_memory_ratio", "max_mamba_cache_size", "chunked_prefill_size",
+          "mem_prefill_working_mib", "mem_graph_reserve_mib"),
 )
 def static_fraction(r: Resolved) -> None:
     mfs_val = r.flag("mem_fraction_static")
@@ -141,15 +147,31 @@ def static_fraction(r: Resolved) -> None:
     adp = int(r.v("attn_dp_size") or 1)
     if isinstance(chunk.value, int) and chunk.value > 0 and r.v("dp_attention") and adp > 1:
         r.put("chunked_prefill_size", chunk.value // adp, f"{chunk.value} // attention DP {adp} (handle_data_parallelism)", loc=chunk.loc)
-    if r.gpu is None or mfs_val.value is not None:
+    if r.gpu is None:
         return
-    mfs, why = default_mem_fraction_static(r, r.gpu.memory_mib)
+    mfs, why, activation_mib, graphs_mib = _default_fraction(r, r.gpu.memory_mib)
+    put_slack_terms(r, activation_mib, graphs_mib)
+    if mfs_val.value is not None:
+        return
     m = r.model
     if m is not None and m.vision is not None and not r.user("language_only") and not r.user("language_model_only") \
             and r.v("disaggregation_mode") != "decode":
         mfs, why = vlm_fraction(mfs, m.vision), why + f"; × the vision-tower factor for {m.vision[0]} layers × {m.vision[1]} hidden " \
             "(memory_hook.py adjust_mem_fraction_for_vlm)"
     r.put("mem_fraction_static", mfs, why, "assumed")
+
+
+def put_slack_terms(r: Resolved, activation_mib: float, graphs_mib: float) -> None:
+    """What SGLang's own heuristic reserves outside the static pool (0.5.23 memory_hook.py L281-404:
+    the terms of its default ``--mem-fraction-static``), kept as the memory table's labelled terms
+    whether or not the fraction is given: the prefill working set (chunked-prefill activations) and
+    the CUDA-graph capture memory."""
+    r.put("mem_prefill_working_mib", round(activation_mib),
+          f"SGLang's estimate: max(chunked prefill, 2048) tokens × 1.5 MiB (memory_hook.py handle_gpu_memory_settings)", "assumed")
+    r.put("mem_graph_reserve_mib", round(graphs_mib),
+          "SGLang's estimate: decode graph max batch × 2 MiB (+ attention-DP padding) + prefill graphs × 8 MiB "
+          "(MLA: 1.5 GiB) (memory_hook.py L340-391); a public report measured 20 GB at batch 128 on Kimi-K2 DP32/EP32 "
+          "(https://github.com/sgl-project/sglang/issues/24453)", "assumed")
 
 
 def vlm_fraction(mfs: float, vision: tuple[int, int]) -> float:
@@ -161,6 +183,29 @@ def vlm_fraction(mfs: float, vision: tuple[int, int]) -> float:
     ratio = (layers * hidden**2) / (24 * 1024**2)
     factor = max(0.8, min(1.05, 1.0 - 0.1 * (ratio - 1.0)))
     return mfs * (0.95 * factor)
+
+
+def draft_weight_bytes(r: Resolved, tp: int) -> tuple[int, str]:
+    """The draft model's weights per rank and how they are known. SGLang counts them in its memory
+    solve (0.5.23 ``kv_cache_configurator.py`` L2990-3057 ``_profile_available_bytes``: the free memory
+    is measured after the target and the draft load; "draft weights are now counted"; 0.5.19 L2025-2040
+    the same). kdacheck estimates them: a draft checkpoint's from its config.json
+    (``model_source.draft_weight_bytes``), the target's own MTP layer for NEXTN / EAGLE without a
+    draft of its own (SGLang's draft config forces ``num_nextn_predict_layers`` to 1, MODEL004: one
+    decoder layer ≈ parameters × bytes / layers, the embedding and LM head shared), all / tp."""
+    m = r.model
+    algo = r.v("speculative_algorithm")
+    if not r.v("spec_on") or algo == "NGRAM" or m is None:
+        return 0, "no draft model" + (" (NGRAM drafts from the prompt)" if algo == "NGRAM" else "")
+    known, why = r.draft_weights
+    if known is not None:
+        return known // tp, f"{why}; / tp {tp}"
+    draft, path = r.user("speculative_draft_model_path"), r.user("model_path")
+    if algo == "EAGLE" and (draft is None or draft == path) and m.params > 0 and m.num_layers > 0:
+        per_rank = int(m.params * m.weight_bytes_per_param / m.num_layers / tp)
+        return per_rank, (f"estimate: one MTP layer of the target ≈ {m.params / 1e9:g} B × {m.weight_bytes_per_param:g} bytes / "
+                          f"{m.num_layers} layers / tp {tp} (embedding and LM head shared with the target)")
+    return 0, f"not counted: {why or 'the draft checkpoint is not read'}"
 
 
 def solve_inputs(r: Resolved, **change: Any) -> mempool.MemInputs | None:
@@ -188,7 +233,7 @@ def solve_inputs(r: Resolved, **change: Any) -> mempool.MemInputs | None:
     fixed = ring * (max(1, int(mrr or 1) // dp) + 1) if gdn_fixed else 0
     return mempool.MemInputs(
         gpu.memory_bytes, float(change.get("mfs", r.v("mem_fraction_static"))),
-        int(m.params * m.weight_bytes_per_param / (new_tp * pp)), per_req, r.v("draft_tokens"),
+        int(m.params * m.weight_bytes_per_param / (new_tp * pp)) + draft_weight_bytes(r, new_tp)[0], per_req, r.v("draft_tokens"),
         bool(r.v("spec_on")) and not r.v("pd_prefill") and not active,
         mrr, dp, int(r.v("mamba_ratio")), float(r.v("mamba_full_memory_ratio")),
         mmcs if isinstance(mmcs, int) else None, bool(r.v("disable_radix_cache")),
@@ -200,7 +245,7 @@ def solve_inputs(r: Resolved, **change: Any) -> mempool.MemInputs | None:
 @step(
     "hybrid state pool",
     mirrors="0.5.23 srt/mem_cache/kv_cache_configurator.py _handle_max_mamba_cache, resolve_max_num_reqs",
-    sets=("weight_bytes_per_rank", "mamba_ratio", "mem_rest_gib", "spec_reserve_bytes", "R_after_solve",
+    sets=("weight_bytes_per_rank", "draft_weight_bytes_per_rank", "mamba_ratio", "mem_rest_gib", "spec_reserve_bytes", "R_after_solve",
           "mem_kv_rest_gib", "mem_solve", "mamba_radix_cache_strategy", "mamba_full_memory_ratio", "max_mamba_cache_size",
           "intermediate_ssm_shape", "intermediate_ssm_bytes", "intermediate_conv_window_shape",
           "intermediate_conv_window_bytes", "scratch_R"),
@@ -218,7 +263,9 @@ def state_pool(r: Resolved) -> None:
     wbytes = int(m.params * m.weight_bytes_per_param / (tp * pp))
     r.put("weight_bytes_per_rank", wbytes,
           f"assumed: {m.params / 1e9:g} B parameters × {m.weight_bytes_per_param:g} bytes / (tp {tp} × pp {pp}) "
-          f"= {wbytes / 2**30:.2f} GiB (draft weights not counted)", "assumed")
+          f"= {wbytes / 2**30:.2f} GiB (the draft's: draft_weight_bytes_per_rank)", "assumed")
+    dbytes, dwhy = draft_weight_bytes(r, tp)
+    r.put("draft_weight_bytes_per_rank", dbytes, f"{dbytes / 2**30:.2f} GiB: {dwhy}", "assumed" if dbytes else "default")
     full_ratio = r.v("mamba_full_memory_ratio")
     if full_ratio is None:
         full_ratio = mempool.FULL_MEMORY_RATIO_DEFAULT
@@ -244,7 +291,8 @@ def state_pool(r: Resolved) -> None:
     res = mempool.solve(x)
     mmcs = x.max_mamba_cache_size
     r.put("mem_rest_gib", round(res.rest_gib, 2),
-          f"{gpu.name.upper()} {gpu.memory_mib} MiB × mem_fraction_static {mfs} − weights per rank (assumed: all memory free before the weights load)",
+          f"{gpu.name.upper()} {gpu.memory_mib} MiB × mem_fraction_static {mfs} − weights per rank − draft weights per rank "
+          "(assumed: all memory free before the weights load)",
           "assumed")
     branch_why = {
         "max_mamba_cache_size": f"--max-mamba-cache-size {mmcs} // attention DP {adp}",
