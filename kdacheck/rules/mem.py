@@ -166,8 +166,10 @@ def _replace(x: memory.MemInputs, **kw: object) -> memory.MemInputs:
     inferred="""
         The solve itself is read from SGLang's source; its inputs are estimates: free memory before
         the weights load = the GPU's whole memory, weights per rank = parameters × bytes per
-        parameter / (tp · pp) without the draft model, and the default --mem-fraction-static
-        without the prefill CUDA-graph and DeepEP reserves. Each message says so.
+        parameter / (tp · pp), the draft model's weights (which SGLang counts: 0.5.23
+        kv_cache_configurator.py L3042-3057) estimated from the draft's config.json, or one MTP
+        layer of the target for NEXTN (`resolve/memterms.py`), and the default
+        --mem-fraction-static from SGLang's own heuristic. Each message says so.
     """,
     changes=(
         "0.5.19–0.5.22: with --disable-radix-cache K = max_running_requests // dp (can be 0); 0.5.23: max(1, ·)",
