@@ -242,7 +242,10 @@ def _draft_weights(draft: object, algo: object, local: tuple[str | None, str | N
 
     if not isinstance(draft, str) or not isinstance(algo, str) or algo.upper() not in DRAFT_CHECKPOINTS:
         return None, ""
-    data, path, why = draft_config(draft, local)
+    try:
+        data, path, why = draft_config(draft, local)
+    except InputError as e:  # a link out of the tree, refused by name: not read, so not counted
+        return None, f"not read: {e}"
     return draft_weight_bytes(data, path) if data is not None else (None, why)
 
 

@@ -96,3 +96,11 @@ def test_the_launch_keeps_only_the_variables_the_table_reads() -> None:
     (cfg,) = result.resolved
     assert cfg.cmd.env == {"SGLANG_RAGGED_VERIFY_MODE": "compact"}
     assert set(cfg.cmd.env) <= known_bugs.env_names()
+
+
+def test_a_dockerfile_env_line_reaches_the_table() -> None:
+    text = ("FROM lmsysorg/sglang:v0.5.23-cu129\nENV SGLANG_RAGGED_VERIFY_MODE=compact\n"
+            f'CMD ["python3", "-m", "sglang.launch_server", "--model-path", "{QWEN3_NEXT}", "--tp-size", "4", '
+            '"--speculative-algorithm", "NEXTN"]\n')
+    assert len(_bug(lint_ok(text, path="Dockerfile"), "compact-ragged-verify-gdn-capture")) == 1
+    assert _bug(lint_ok(text.replace("compact", "static"), path="Dockerfile"), "compact-ragged-verify-gdn-capture") == []

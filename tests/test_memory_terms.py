@@ -102,3 +102,30 @@ def test_the_error_example_fails_only_for_the_draft_weights() -> None:
     for name in ("weight_bytes_per_rank", "mem_fraction_static", "draft_tokens", "per_request_state_bytes"):
         assert cfg.v(name) == clean.v(name), name
     assert cfg.v("draft_weight_bytes_per_rank") > 0 == clean.v("draft_weight_bytes_per_rank")
+
+
+@pytest.mark.parametrize("config", [
+    {"hidden_size": 1 << 40, "num_hidden_layers": 10**12, "intermediate_size": -5, "architectures": ["x"] * 100_000},
+    {"hidden_size": True, "num_hidden_layers": "4"},
+    {"text_config": [1, 2], "hidden_size": 64, "torch_dtype": ["bfloat16"]},
+])
+def test_a_hostile_draft_config_is_bounded_or_not_counted(tmp_path: Path, config: dict[str, object]) -> None:
+    got, _why = draft_weight_bytes(config, "draft/config.json")
+    assert got is None or 0 < got < 1 << 62
+    result = _lint_with_draft(tmp_path, config, "EAGLE3", "--speculative-num-steps 3 --speculative-eagle-topk 1 --speculative-num-draft-tokens 4")
+    assert result.resolved and result.error is None
+
+
+def test_a_draft_link_out_of_the_tree_is_not_read(tmp_path: Path) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "config.json").write_text(json.dumps(EAGLE3), encoding="utf-8")
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    (repo / "draft").symlink_to(outside)
+    text = (f"python -m sglang.launch_server --model-path {QWEN3_NEXT} --tp-size 4 --speculative-algorithm EAGLE3 "
+            "--speculative-draft-model-path draft --speculative-num-steps 3 --speculative-eagle-topk 1 --speculative-num-draft-tokens 4\n")
+    (repo / "launch.sh").write_text(text, encoding="utf-8")
+    result = lint_text(text, str(repo / "launch.sh"), Options(version=NEWEST, gpu=get_gpu("h200")), str(repo))
+    (cfg,) = result.resolved
+    assert cfg.v("draft_weight_bytes_per_rank") == 0 and "not counted" in cfg["draft_weight_bytes_per_rank"].why
