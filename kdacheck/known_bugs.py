@@ -7,6 +7,8 @@ The condition language is data, never code: a predicate is one of
     {"value": NAME, "in": [...]}   a resolved value (``Resolved.v``) equals one of these
     {"value": NAME, "set": true}   a resolved value is present (not None); false: absent
     {"value": NAME, "gt": N}       a resolved number is greater than N
+    {"flag": DEST, "in": [...]}    a flag as written (``Resolved.user``: not SGLang's default, which
+                                   for a version kdacheck has no table of is not known)
     {"env": NAME, "in": [...]}     an environment variable the launch sets (``LaunchCommand.env``)
     {"model": WORD}                the model's family (``Family`` value) is WORD, or "hybrid"
                                    (SGLang keeps recurrent state for it)
@@ -70,16 +72,16 @@ def _problem(e: dict[str, Any]) -> str | None:
     if not isinstance(when, list) or not when:
         return "no condition"
     for p in when:
-        kinds = [k for k in ("value", "env", "model") if k in p]
+        kinds = [k for k in ("value", "flag", "env", "model") if k in p]
         if len(kinds) != 1 or not isinstance(p[kinds[0]], str):
-            return f"predicate {p!r}: one of value, env, model"
+            return f"predicate {p!r}: one of value, flag, env, model"
         if kinds[0] == "model":
             if set(p) != {"model"}:
                 return f"predicate {p!r}: model takes no operator"
             continue
         ops = [k for k in p if k in OPS]
-        if len(ops) != 1 or len(p) != 2 or (kinds[0] == "env" and ops != ["in"]):
-            return f"predicate {p!r}: one operator of {OPS} (env: in)"
+        if len(ops) != 1 or len(p) != 2 or (kinds[0] in ("env", "flag") and ops != ["in"]):
+            return f"predicate {p!r}: one operator of {OPS} (env, flag: in)"
     return None
 
 
@@ -106,6 +108,10 @@ def value_names() -> frozenset[str]:
     return frozenset(p["value"] for b in load() for p in b.when if "value" in p)
 
 
+def flag_names() -> frozenset[str]:
+    return frozenset(p["flag"] for b in load() for p in b.when if "flag" in p)
+
+
 def _holds(p: dict[str, Any], cfg: Resolved) -> bool:
     if "model" in p:
         fam = cfg.family
@@ -115,6 +121,9 @@ def _holds(p: dict[str, Any], cfg: Resolved) -> bool:
     if "env" in p:
         got = cfg.cmd.env.get(p["env"])
         return got is not None and got in p["in"]
+    if "flag" in p:
+        given = cfg.user(p["flag"])
+        return isinstance(given, str) and given in p["in"]
     val = cfg.v(p["value"])
     if "set" in p:
         return (val is not None) is bool(p["set"])

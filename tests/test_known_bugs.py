@@ -8,7 +8,8 @@ import pytest
 
 from kdacheck import known_bugs
 from kdacheck.resolve.core import DECLARED
-from kdacheck.versions import vtuple
+from kdacheck import flags as flagmod
+from kdacheck.versions import KNOWN, vtuple
 from tests.helpers import lint_ok, only
 
 QWEN3_NEXT = "Qwen/Qwen3-Next-80B-A3B-Instruct"
@@ -23,6 +24,9 @@ def test_every_entry_cites_an_sglang_issue_and_a_valid_range() -> None:
         assert vtuple(b.affected) and (b.fixed is None or vtuple(b.affected) < vtuple(b.fixed))
         assert b.fixed_note and b.workaround and b.when
         assert {n for p in b.when if "value" in p for n in [p["value"]]} <= DECLARED, b.id
+    for dest in known_bugs.flag_names():  # a flag the table reads is one of SGLang's, as every known version spells it
+        for version in KNOWN:
+            assert flagmod.table(version).has_dest(dest), (dest, version)
 
 
 @pytest.mark.parametrize(("entry", "problem"), [
@@ -58,6 +62,9 @@ def test_mamba_track_fires_on_the_image_tag_in_range_and_not_at_the_fix() -> Non
     hit = _bug(lint_ok(_dockerfile("v0.5.14-cu126"), path="Dockerfile"), "mamba-track-spec-verify")
     assert len(hit) == 1 and "SGLang 0.5.14 (the image tag at Dockerfile:1" in hit[0] and "fixed in 0.5.19" in hit[0]
     assert _bug(lint_ok(_dockerfile("v0.5.19-cu126"), path="Dockerfile"), "mamba-track-spec-verify") == []
+    # the extra buffer SGLang's newer tables choose by default is not the older versions' default: not judged
+    auto = _dockerfile("v0.5.14-cu126").replace(', "--mamba-radix-cache-strategy", "extra_buffer"', "")
+    assert _bug(lint_ok(auto, path="Dockerfile"), "mamba-track-spec-verify") == []
     # no extra buffer: no bug, whatever the version
     plain = _dockerfile("v0.5.14-cu126").replace(', "--mamba-radix-cache-strategy", "extra_buffer"', ', "--disable-radix-cache"')
     assert _bug(lint_ok(plain, path="Dockerfile"), "mamba-track-spec-verify") == []
