@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import pytest
 
+from kdacheck import flags as flagmod
 from kdacheck import known_bugs
 from kdacheck.resolve.core import DECLARED
-from kdacheck import flags as flagmod
 from kdacheck.versions import KNOWN, vtuple
 from tests.helpers import lint_ok, only
 
