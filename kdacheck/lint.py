@@ -213,7 +213,12 @@ def lint_launch(cmd: LaunchCommand, opts: Options, model_cache: dict[tuple[str |
     # SGLang upper-cases the algorithm (speculative_hook.py): `dspark` is DSpark too
     dspark = isinstance(algo, str) and algo.upper() == "DSPARK"
     block = draft_block_size(draft, local) if isinstance(draft, str) and dspark else (None, "")
-    cfg = resolve(parsed, cmd, model, note, opts.gpu, RuleOptions(mem005_share=opts.mem005_share), guess, block)
+    weights = _draft_weights(draft, algo, local)
+    cfg = resolve(parsed, cmd, model, note, opts.gpu, RuleOptions(mem005_share=opts.mem005_share), guess, block, weights)
+    if cmd.version_hint is not None and opts.version_why != "--sglang-version":
+        from kdacheck.flags import normalize_version
+
+        cfg.deployed = (normalize_version(cmd.version_hint[0]), f"the image tag at {cmd.version_hint[1]}")
     if opts.sglang:
         from kdacheck import sglang
 
@@ -225,6 +230,23 @@ def lint_launch(cmd: LaunchCommand, opts: Options, model_cache: dict[tuple[str |
 
         return cfg, reconcile(cfg, rulemod.check(cfg, opts.rules))
     return cfg, rulemod.check(cfg, opts.rules)
+
+
+DRAFT_CHECKPOINTS = ("EAGLE", "EAGLE3", "DFLASH", "DSPARK", "STANDALONE")  # algorithms that load a draft checkpoint of their own
+
+
+def _draft_weights(draft: object, algo: object, local: tuple[str | None, str | None] | None) -> tuple[int | None, str]:
+    """The draft checkpoint's weights, estimated from its config.json (``model_source.draft_weight_bytes``),
+    for an algorithm that loads one; (None, why) where there is none to read."""
+    from kdacheck.model_source import draft_config, draft_weight_bytes
+
+    if not isinstance(draft, str) or not isinstance(algo, str) or algo.upper() not in DRAFT_CHECKPOINTS:
+        return None, ""
+    try:
+        data, path, why = draft_config(draft, local)
+    except InputError as e:  # a link out of the tree, refused by name: not read, so not counted
+        return None, f"not read: {e}"
+    return draft_weight_bytes(data, path) if data is not None else (None, why)
 
 
 def _visible_finding(f: Finding) -> Finding:

@@ -456,11 +456,9 @@ def load_model(spec: str | None, model_path: str | None, version: str | None = N
     return None, "no model geometry (unknown model)"
 
 
-def draft_block_size(draft_path: str | None, where: tuple[str | None, str | None] | None = None) -> tuple[int | None, str]:
-    """DSpark's gamma from a local draft checkpoint, as SGLang 0.5.23 reads it
-    (``speculative/dspark_config.py:295``: ``dspark_block_size``, else ``dflash_config.block_size``,
-    else ``block_size``, ``dflash_utils.py:609-617``); (None, why) when there is none to read,
-    as SGLang swallows an unreadable draft config (``speculative_hook.py:796-805``)."""
+def draft_config(draft_path: str | None, where: tuple[str | None, str | None] | None = None) -> tuple[dict[str, Any] | None, Path | None, str]:
+    """The draft checkpoint's config.json, read as SGLang finds it (a local folder inside the tree,
+    else the Hugging Face cache; never the network): (config, path, why) or (None, None, why)."""
     if isinstance(draft_path, str) and where is not None:
         draft_path = launch_local_path(draft_path, *where, flag="--speculative-draft-model-path")
     path = find_local_config(draft_path) if isinstance(draft_path, str) else None
@@ -471,9 +469,9 @@ def draft_block_size(draft_path: str | None, where: tuple[str | None, str | None
             try:
                 data, path = model_config.parse_bytes(cached[0], str(cached[1])), cached[1]
             except InputError:
-                return None, f"draft config {cached[1]} unreadable"
+                return None, None, f"draft config {cached[1]} unreadable"
     if path is None:
-        return None, "no local draft config.json"
+        return None, None, "no local draft config.json"
     if data is None:
         if where is not None and isinstance(draft_path, str) and os.path.lexists(draft_path):
             from kdacheck import confine
@@ -482,7 +480,18 @@ def draft_block_size(draft_path: str | None, where: tuple[str | None, str | None
         try:
             data = model_config.read_json(path)
         except InputError:
-            return None, f"draft config {path} unreadable"
+            return None, None, f"draft config {path} unreadable"
+    return data, path, ""
+
+
+def draft_block_size(draft_path: str | None, where: tuple[str | None, str | None] | None = None) -> tuple[int | None, str]:
+    """DSpark's gamma from a local draft checkpoint, as SGLang 0.5.23 reads it
+    (``speculative/dspark_config.py:295``: ``dspark_block_size``, else ``dflash_config.block_size``,
+    else ``block_size``, ``dflash_utils.py:609-617``); (None, why) when there is none to read,
+    as SGLang swallows an unreadable draft config (``speculative_hook.py:796-805``)."""
+    data, path, why = draft_config(draft_path, where)
+    if data is None:
+        return None, why
     raw = data.get("dflash_config")
     dflash: dict[str, Any] = raw if isinstance(raw, dict) else {}
     for field, value in (("dspark_block_size", data.get("dspark_block_size")), ("dflash_config.block_size", dflash.get("block_size")),
@@ -491,3 +500,42 @@ def draft_block_size(draft_path: str | None, where: tuple[str | None, str | None
             ok = isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= 4096
             return (value, f"`{field}` of the draft config {path}") if ok else (None, f"`{field}` of {path} is not a block size")
     return None, f"the draft config {path} has no block size"
+
+
+_DTYPE_BYTES = {"float32": 4, "float": 4, "bfloat16": 2, "float16": 2, "half": 2, "float8_e4m3fn": 1}
+
+
+def _int(d: dict[str, Any], key: str, default: int = 0) -> int:
+    v = d.get(key, default)
+    return v if isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= 1 << 24 else default
+
+
+def draft_weight_bytes(data: dict[str, Any], path: object) -> tuple[int | None, str]:
+    """kdacheck's estimate of a draft checkpoint's weights (EAGLE3 / DFLASH / DSPARK: a few decoder
+    layers of their own) from its config.json, since SGLang 0.5.23 measures them and kdacheck cannot
+    (``kv_cache_configurator.py`` L2990-3057: the free memory after the target and the draft load).
+
+        per layer = hidden · (heads + 2 · kv_heads) · head_dim + heads · head_dim · hidden   (q, k, v, o)
+                  + 3 · hidden · intermediate                                             (gate, up, down)
+        weights   = layers · per layer + hidden · draft_vocab (its own LM head, EAGLE3's hot vocabulary)
+                  + 3 · hidden · hidden (EAGLE3's fc over three target layers), × the dtype's bytes
+
+    The input embedding is the target's (SPEC016: the EAGLE workers and DFLASH bind it), so it is not counted."""
+    text = data.get("text_config")
+    d: dict[str, Any] = text if isinstance(text, dict) else data
+    hidden, layers = _int(d, "hidden_size"), _int(d, "num_hidden_layers", 1)
+    if hidden <= 0 or layers <= 0:
+        return None, f"the draft config {path} has no hidden_size / num_hidden_layers"
+    heads = _int(d, "num_attention_heads", max(1, hidden // 128))
+    kv = _int(d, "num_key_value_heads", heads)
+    head_dim = _int(d, "head_dim", hidden // max(1, heads))
+    inter = _int(d, "intermediate_size", 4 * hidden)
+    vocab = _int(d, "draft_vocab_size", _int(d, "vocab_size"))
+    archs = data.get("architectures")
+    eagle3 = isinstance(archs, list) and any(isinstance(a, str) and "Eagle3" in a for a in archs[:8])
+    params = layers * (hidden * (heads + 2 * kv) * head_dim + heads * head_dim * hidden + 3 * hidden * inter) \
+        + hidden * vocab + (3 * hidden * hidden if eagle3 else 0)
+    dtype = d.get("torch_dtype", data.get("dtype", "bfloat16"))
+    per = _DTYPE_BYTES.get(dtype if isinstance(dtype, str) else "bfloat16", 2)
+    return params * per, (f"estimate from the draft config {path}: {layers} layer(s) × (attention + MLP) at hidden {hidden}, "
+                          f"LM head {vocab:,}{' + EAGLE3 fc' if eagle3 else ''} = {params / 1e9:.2f} B parameters × {per} bytes")

@@ -216,7 +216,9 @@ def test_full_report_draws_the_memory_per_rank_when_the_gpu_is_known() -> None:
     lines = r.stdout.splitlines()
     assert lines[1].startswith("  ✓ starts")  # the verdict comes first
     rows = {ln.split("  ")[2].strip(): ln for ln in lines if ln.startswith("    ") and " GiB  " in ln}
-    assert set(rows) == {"weights", "hybrid state pool", "speculative scratch", "KV cache", "outside the static pool"}
+    assert set(rows) == {"weights", "draft weights", "hybrid state pool", "speculative scratch", "KV cache",
+                         "prefill working set", "CUDA graphs", "rest of the slack"}
+    assert "not counted: no local draft config.json" in rows["draft weights"]  # the draft path is not in the tree
     gib = [float(ln.split(" GiB")[0].split()[-1]) for ln in rows.values()]
     assert abs(sum(gib) - 143771 / 1024) < 0.05  # the parts add up to the H200's memory
     assert "memory per rank" not in invoke("lint", "examples/kimi-linear-dspark.yaml").stdout  # no GPU: no picture

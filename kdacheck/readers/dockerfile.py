@@ -326,6 +326,9 @@ def _launch(stage: _Stage, path: str, at: Callable[[int], Location]) -> list[Lau
     k = find_launch(toks)
     if k is not None:
         c = LaunchCommand(path, toks[k:], "dockerfile", toks[0].loc, append=Append(", ", "json"))
+        from kdacheck.known_bugs import env_names
+
+        c.env = {n: stage.env[n] for n in sorted(env_names()) if n in stage.env}  # ENV: there at run time
         return [c]
     for ins, w, q in words:  # ["sh", "-c", "python3 -m sglang.launch_server ..."]
         if "sglang" in w and any(ch.isspace() for ch in w):

@@ -877,6 +877,7 @@ def _launches(items: list[Item], env: Env, path: str, kind: str, name: str, dept
         if k is not None:
             cmd = LaunchCommand(path, tokens[k:], kind, tokens[0].loc, name, program=tokens[:k], append=SHELL_WORDS)
             _xargs(cmd, stdin)
+            cmd.env = launch_env(local)
             unknown = sorted({t.unknown for t in tokens[k:] if t.unknown})
             cmd.notes += [f"{path}:{cmd.loc.line}: {why}: its value is unknown here"
                           + ("" if "placeholder" in why else " (give it with --env NAME=VALUE)") for why in unknown]
@@ -924,6 +925,14 @@ def _xargs(cmd: LaunchCommand, stdin: str | None) -> None:
         return
     cmd.tokens = cmd.tokens + words
     cmd.notes.append(f"{xargs.loc}: xargs appends the words of {file[:100]} (read as xargs splits them)")
+
+
+def launch_env(env: Env) -> dict[str, str]:
+    """The variables the known-bug table reads (``known_bugs.env_names``: a handful, looked up by
+    name, never the whole scope), as set for this launch (its ``VAR=x`` prefixes included)."""
+    from kdacheck.known_bugs import env_names
+
+    return {n: env.values[n] for n in sorted(env_names()) if n in env.values}
 
 
 def _inner_script(tokens: list[Token], env: Env, path: str, kind: str, name: str, depth: int) -> list[LaunchCommand]:

@@ -162,12 +162,15 @@ def memory_lines(cfg: Resolved) -> list[Line]:
     total = cfg.gpu.memory_bytes / gib
     frac = float(cfg.v("mem_fraction_static"))
     pool = int(cfg.v("max_mamba_cache_size")) * int(cfg.v("per_request_state_bytes")) / gib
+    draft = int(cfg.v("draft_weight_bytes_per_rank") or 0) if "draft_weight_bytes_per_rank" in cfg else 0
+    slack = total * (1 - frac)
     parts = [
         ("weights", cfg.v("weight_bytes_per_rank") / gib, "estimate: parameters × bytes / (tp × pp)"),
+        *([("draft weights", draft / gib, _why(cfg, "draft_weight_bytes_per_rank"))] if cfg.v("spec_on") else []),
         ("hybrid state pool", pool, f"{cfg.v('max_mamba_cache_size'):,} slots × {cfg.v('per_request_state_bytes') / 2**20:.1f} MiB"),
         _scratch_part(cfg),
         ("KV cache", float(cfg.v("mem_kv_rest_gib")), "what the static pool leaves"),
-        ("outside the static pool", total * (1 - frac), f"1 − mem_fraction_static {frac:g}: activations, CUDA graphs"),
+        *_slack_parts(cfg, slack, frac),
     ]
     if any(v < 0 for _n, v, _w in parts):
         return []
@@ -175,6 +178,29 @@ def memory_lines(cfg: Resolved) -> list[Line]:
     for name, v, why in parts:
         bar = "█" * max(1, round(BAR * v / total)) if v > 0 else ""
         out.append([(f"    {name:<24}{v:7.2f} GiB  ", ""), (f"{bar:<{BAR}}", "cyan"), (f"  {why}", "dim")])
+    return out
+
+
+def _why(cfg: Resolved, name: str) -> str:
+    why = cfg[name].why
+    return why if len(why) <= 160 else why[:159] + "…"
+
+
+def _slack_parts(cfg: Resolved, slack: float, frac: float) -> list[tuple[str, float, str]]:
+    """Outside the static pool (1 − mem_fraction_static): SGLang's own estimates of the prefill
+    working set and the CUDA-graph capture memory, and what is left of the slack."""
+    if "mem_prefill_working_mib" not in cfg or cfg.v("mem_prefill_working_mib") is None:
+        return [("outside the static pool", slack, f"1 − mem_fraction_static {frac:g}: activations, CUDA graphs")]
+    prefill, graphs = cfg.v("mem_prefill_working_mib") / 1024, cfg.v("mem_graph_reserve_mib") / 1024
+    rest = slack - prefill - graphs
+    out = [
+        ("prefill working set", prefill, "SGLang's estimate: max(chunked prefill, 2048) tokens × 1.5 MiB"),
+        ("CUDA graphs", graphs, "SGLang's estimate (memory_hook.py); measured up to 20 GB at batch 128: sglang#24453"),
+    ]
+    if rest >= 0:
+        out.append(("rest of the slack", rest, f"1 − mem_fraction_static {frac:g}, less the two above"))
+    else:
+        out.append(("slack short by", 0.0, f"{-rest:.2f} GiB: 1 − mem_fraction_static {frac:g} is below SGLang's own estimates"))
     return out
 
 

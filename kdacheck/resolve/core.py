@@ -88,6 +88,10 @@ class Resolved:
     sglang: dict[str, Any] | None = None  # lint --sglang: SGLang's own verdict (kdacheck.sglang.child)
     model_guess: Family | None = None  # the family the model's name says, when its geometry is unknown
     draft_block: tuple[int | None, str] = (None, "")  # DSpark's gamma from the draft config.json, and where
+    draft_weights: tuple[int | None, str] = (None, "")  # the draft checkpoint's weight bytes (estimate from its config.json), and how
+    # The SGLang version an image tag names (any version, one without a flag table too) and where, unless
+    # --sglang-version chose the target: the version SPEC017 looks the known-bug table up by
+    deployed: tuple[str, str] | None = None
     not_checked: list[str] = field(default_factory=list)  # rules not run: they need the model
     unknown_checks: list[str] = field(default_factory=list)  # rules not decided: they read a value not known statically
     # Values that depend on a flag whose value is not known statically (``$TP`` unset): name → why.

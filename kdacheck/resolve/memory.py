@@ -21,6 +21,7 @@ from kdacheck.resolve import mempool
 from kdacheck.resolve.core import Resolved, step
 from kdacheck.resolve.cuda_graph import default_capacity
 from kdacheck.resolve.mamba import auto_strategy
+from kdacheck.resolve.memterms import draft_weight_bytes, put_slack_terms
 
 _PREFILL_SIZES = (*range(4, 33, 4), *range(48, 257, 16), *range(288, 513, 32), *range(576, 1025, 64), *range(1280, 4097, 256))
 
@@ -63,6 +64,11 @@ def prefill_graphs_off(r: Resolved) -> str | None:
 
 
 def default_mem_fraction_static(r: Resolved, gpu_mib: int) -> tuple[float, str]:
+    mfs, why, _activation, _graphs = _default_fraction(r, gpu_mib)
+    return mfs, why
+
+
+def _default_fraction(r: Resolved, gpu_mib: int) -> tuple[float, str, float, float]:
     """SGLang's default ``--mem-fraction-static`` (0.5.23 memory_hook.py L281-404; 0.5.19 L240-264).
 
     reserved (MiB) = 512 + activation tokens · 1.5 + tp · pp / 8 · 1024 + graph reserve,
@@ -119,14 +125,15 @@ def default_mem_fraction_static(r: Resolved, gpu_mib: int) -> tuple[float, str]:
         f"(activations {activation} tokens, CUDA graphs {graphs:.0f} MiB"
         + (f"; no prefill graphs: {off}" if off else "") + ("; DeepEP reserves 2 GiB + 1 GiB" if deepep else "") + ")"
     )
-    return mfs, why
+    return mfs, why, activation * 1.5, graphs
 
 
 @step(
     "static memory fraction",
     mirrors="0.5.23 srt/arg_groups/memory_hook.py handle_gpu_memory_settings (chunked_prefill_size, mem_fraction_static); "
             "parallel_hook.py handle_data_parallelism (chunked prefill // attention DP)",
-    sets=("mem_fraction_static", "mamba_full_memory_ratio", "max_mamba_cache_size", "chunked_prefill_size"),
+    sets=("mem_fraction_static", "mamba_full_memory_ratio", "max_mamba_cache_size", "chunked_prefill_size",
+          "mem_prefill_working_mib", "mem_graph_reserve_mib"),
 )
 def static_fraction(r: Resolved) -> None:
     mfs_val = r.flag("mem_fraction_static")
@@ -141,9 +148,12 @@ def static_fraction(r: Resolved) -> None:
     adp = int(r.v("attn_dp_size") or 1)
     if isinstance(chunk.value, int) and chunk.value > 0 and r.v("dp_attention") and adp > 1:
         r.put("chunked_prefill_size", chunk.value // adp, f"{chunk.value} // attention DP {adp} (handle_data_parallelism)", loc=chunk.loc)
-    if r.gpu is None or mfs_val.value is not None:
+    if r.gpu is None:
         return
-    mfs, why = default_mem_fraction_static(r, r.gpu.memory_mib)
+    mfs, why, activation_mib, graphs_mib = _default_fraction(r, r.gpu.memory_mib)
+    put_slack_terms(r, activation_mib, graphs_mib)
+    if mfs_val.value is not None:
+        return
     m = r.model
     if m is not None and m.vision is not None and not r.user("language_only") and not r.user("language_model_only") \
             and r.v("disaggregation_mode") != "decode":
@@ -188,7 +198,7 @@ def solve_inputs(r: Resolved, **change: Any) -> mempool.MemInputs | None:
     fixed = ring * (max(1, int(mrr or 1) // dp) + 1) if gdn_fixed else 0
     return mempool.MemInputs(
         gpu.memory_bytes, float(change.get("mfs", r.v("mem_fraction_static"))),
-        int(m.params * m.weight_bytes_per_param / (new_tp * pp)), per_req, r.v("draft_tokens"),
+        int(m.params * m.weight_bytes_per_param / (new_tp * pp)) + draft_weight_bytes(r, new_tp)[0], per_req, r.v("draft_tokens"),
         bool(r.v("spec_on")) and not r.v("pd_prefill") and not active,
         mrr, dp, int(r.v("mamba_ratio")), float(r.v("mamba_full_memory_ratio")),
         mmcs if isinstance(mmcs, int) else None, bool(r.v("disable_radix_cache")),
@@ -200,7 +210,7 @@ def solve_inputs(r: Resolved, **change: Any) -> mempool.MemInputs | None:
 @step(
     "hybrid state pool",
     mirrors="0.5.23 srt/mem_cache/kv_cache_configurator.py _handle_max_mamba_cache, resolve_max_num_reqs",
-    sets=("weight_bytes_per_rank", "mamba_ratio", "mem_rest_gib", "spec_reserve_bytes", "R_after_solve",
+    sets=("weight_bytes_per_rank", "draft_weight_bytes_per_rank", "mamba_ratio", "mem_rest_gib", "spec_reserve_bytes", "R_after_solve",
           "mem_kv_rest_gib", "mem_solve", "mamba_radix_cache_strategy", "mamba_full_memory_ratio", "max_mamba_cache_size",
           "intermediate_ssm_shape", "intermediate_ssm_bytes", "intermediate_conv_window_shape",
           "intermediate_conv_window_bytes", "scratch_R"),
@@ -218,7 +228,9 @@ def state_pool(r: Resolved) -> None:
     wbytes = int(m.params * m.weight_bytes_per_param / (tp * pp))
     r.put("weight_bytes_per_rank", wbytes,
           f"assumed: {m.params / 1e9:g} B parameters × {m.weight_bytes_per_param:g} bytes / (tp {tp} × pp {pp}) "
-          f"= {wbytes / 2**30:.2f} GiB (draft weights not counted)", "assumed")
+          f"= {wbytes / 2**30:.2f} GiB (the draft's: draft_weight_bytes_per_rank)", "assumed")
+    dbytes, dwhy = draft_weight_bytes(r, tp)
+    r.put("draft_weight_bytes_per_rank", dbytes, f"{dbytes / 2**30:.2f} GiB: {dwhy}", "assumed" if dbytes else "default")
     full_ratio = r.v("mamba_full_memory_ratio")
     if full_ratio is None:
         full_ratio = mempool.FULL_MEMORY_RATIO_DEFAULT
@@ -244,7 +256,8 @@ def state_pool(r: Resolved) -> None:
     res = mempool.solve(x)
     mmcs = x.max_mamba_cache_size
     r.put("mem_rest_gib", round(res.rest_gib, 2),
-          f"{gpu.name.upper()} {gpu.memory_mib} MiB × mem_fraction_static {mfs} − weights per rank (assumed: all memory free before the weights load)",
+          f"{gpu.name.upper()} {gpu.memory_mib} MiB × mem_fraction_static {mfs} − weights per rank − draft weights per rank "
+          "(assumed: all memory free before the weights load)",
           "assumed")
     branch_why = {
         "max_mamba_cache_size": f"--max-mamba-cache-size {mmcs} // attention DP {adp}",

@@ -5,7 +5,7 @@ SGLang (0.5.19 `srt/mem_cache/kv_cache_configurator.py` `_profile_available_byte
 0.5.23 L2990, L3229, L3062, L3119) sizes the mamba/linear-attention state pool like this, per
 rank and in GiB (SGLang writes "GB" but divides by 2**30):
 
-    rest    = free_before_load · mem_fraction_static − weights_per_rank
+    rest    = free_before_load · mem_fraction_static − weights_per_rank − draft_weights_per_rank
     per_req = one request's conv + SSM state, all linear layers of the rank
     D       = --speculative-num-draft-tokens (the resolved D, not D_max)
     ratio   = 1 with --disable-radix-cache, else 3 + tracking slots (extra_buffer: +2 with
@@ -30,8 +30,9 @@ K = ⌊(B − fixed − per_req) / per_req⌋); the pool then holds (K + 1) · (
 
 Assumptions kdacheck makes (stated in every message that rests on them): the free memory before
 the weights load is the GPU's whole memory (the CUDA context and NCCL buffers make it smaller);
-the weights per rank are the model's parameter count × bytes per parameter / (tp · pp) (draft
-weights, replicated embeddings and quantization scales are not counted); the default
+the weights per rank are the model's parameter count × bytes per parameter / (tp · pp) (replicated
+embeddings and quantization scales are not counted), and the draft's are estimated
+(``memory.draft_weight_bytes``: its config.json, or one MTP layer of the target); the default
 ``--mem-fraction-static`` follows SGLang's heuristic without the prefill CUDA-graph and DeepEP
 reserves; the KV-cache cap on R (``token_capacity // 2``) is not modelled.
 """
@@ -46,7 +47,7 @@ MAMBA_BASE_RATIO = 3  # MAMBA_CACHE_SIZE_MAX_RUNNING_REQUESTS_RATIO
 FULL_MEMORY_RATIO_DEFAULT = 0.9  # --mamba-full-memory-ratio (0.5.20+: fallback=0.9)
 ASSUMPTIONS = (
     "assumes the whole GPU memory is free before the weights load, weights per rank = "
-    "parameters × bytes per parameter / (tp · pp) without draft weights"
+    "parameters × bytes per parameter / (tp · pp), the draft's estimated from its config.json or the target's MTP layer"
 )
 
 

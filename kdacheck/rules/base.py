@@ -61,6 +61,7 @@ class Consequence(str, enum.Enum):
     SILENTLY_OTHER = "runs, silently other than written"
     CORRUPTS = "corrupts memory silently"
     RUNS_OTHER = "runs other than written"  # a warning or a note: SGLang starts, not as the flags read
+    KNOWN_BUG = "hits a known SGLang bug"  # SPEC017: a public issue on this version, fixed later or open
 
 
 @dataclass(frozen=True)

@@ -74,7 +74,7 @@ MEM002_KV_MESSAGE = (
     "Raise --mem-fraction-static above ... (minimum viable = 1 - available/pre = ...). "
     "If using speculative decoding, draft weights are now counted."
 )
-_SOLVE_VALUES = ("mem_solve", "mem_fraction_static", "weight_bytes_per_rank", "mem_rest_gib", "per_request_state_bytes",
+_SOLVE_VALUES = ("mem_solve", "mem_fraction_static", "weight_bytes_per_rank", "draft_weight_bytes_per_rank", "mem_rest_gib", "per_request_state_bytes",
                  "mamba_ratio", "max_mamba_cache_size", "spec_reserve_bytes", "R", "draft_tokens", "mem_kv_rest_gib")
 
 
@@ -166,8 +166,10 @@ def _replace(x: memory.MemInputs, **kw: object) -> memory.MemInputs:
     inferred="""
         The solve itself is read from SGLang's source; its inputs are estimates: free memory before
         the weights load = the GPU's whole memory, weights per rank = parameters × bytes per
-        parameter / (tp · pp) without the draft model, and the default --mem-fraction-static
-        without the prefill CUDA-graph and DeepEP reserves. Each message says so.
+        parameter / (tp · pp), the draft model's weights (which SGLang counts: 0.5.23
+        kv_cache_configurator.py L3042-3057) estimated from the draft's config.json, or one MTP
+        layer of the target for NEXTN (`resolve/memterms.py`), and the default
+        --mem-fraction-static from SGLang's own heuristic. Each message says so.
     """,
     changes=(
         "0.5.19–0.5.22: with --disable-radix-cache K = max_running_requests // dp (can be 0); 0.5.23: max(1, ·)",
@@ -183,9 +185,11 @@ def mem002(cfg: Resolved) -> Iterator[Hit]:
     if res is None or res.failure is None:
         return
     per_req = int(cfg.v("per_request_state_bytes"))
+    draft = int(cfg.v("draft_weight_bytes_per_rank") or 0)
     why = (
         f" [kdacheck's estimate, {memory.ASSUMPTIONS}: rest {res.rest_gib:.2f} GiB = {cfg.gpu.memory_mib if cfg.gpu else 0} MiB × "
-        f"mem_fraction_static {cfg.v('mem_fraction_static')} − weights {cfg.v('weight_bytes_per_rank') / 2**30:.2f} GiB per rank; "
+        f"mem_fraction_static {cfg.v('mem_fraction_static')} − weights {cfg.v('weight_bytes_per_rank') / 2**30:.2f} GiB per rank"
+        + (f" − draft weights {draft / 2**30:.2f} GiB" if draft else "") + "; "
         f"{res.branch} solve, {cfg.v('mamba_ratio')} state slot(s) per request"
     )
     if res.reserve_bytes:

@@ -730,3 +730,53 @@ def spec016(cfg: Resolved) -> Iterator[Hit]:
         values=("speculative_algorithm",),
         at=_loc_of(cfg, "speculative_algorithm"),
     )
+
+
+def deployed_version(cfg: Resolved) -> tuple[str, str]:
+    """The SGLang version the launch runs and where it is read: an image tag's, any version
+    (``Resolved.deployed``: 0.5.14 too, which kdacheck has no flag table for), unless
+    ``--sglang-version`` chose the target; else the target version."""
+    return cfg.deployed if cfg.deployed is not None else (cfg.version, "the target version")
+
+
+@rule(
+    "SPEC017", Severity.WARNING,
+    consequence=Consequence.KNOWN_BUG,
+    name="known-runtime-bug",
+    speculative=True,
+    summary="the launch meets a public SGLang bug report for its version (kdacheck/data/known_bugs.json)",
+    what="""
+        Some launches pass all of SGLang's argument checks and then crash or misbehave at run
+        time because of a bug SGLang's maintainers know. `kdacheck/data/known_bugs.json` lists
+        them as data: a version range (first affected, fixed in), a condition over the resolved
+        launch (flag values, the environment variables a shell script sets, the model's family)
+        and the public issue or pull request. The version is the image tag's where the launch
+        names an image (any version, 0.5.14 as well), else the target version.
+    """,
+    why="""
+        SGLang starts and then fails (a crash at warm-up, at CUDA-graph capture or at the first
+        verify batch) as the linked report describes; a warning, since the report, not SGLang's
+        source, is the evidence.
+    """,
+    fix="Upgrade to the version that fixes it (the finding names it), or apply the entry's workaround.",
+    example="kdacheck lint examples/errors/SPEC017-ngram-torch-native.sh",
+    sources=(
+        "https://github.com/sgl-project/sglang/issues/34786 (fixed: 0.5.19 `srt/managers/schedule_batch.py` L2009 guard)",
+        "https://github.com/sgl-project/sglang/issues/36481 (0.5.20 `srt/environ.py` L1310 SGLANG_RAGGED_VERIFY_MODE)",
+        "https://github.com/sgl-project/sglang/issues/36352",
+        "`kdacheck/data/known_bugs.json` (each entry its URL)",
+    ),
+)
+def spec017(cfg: Resolved) -> Iterator[Hit]:
+    from kdacheck import known_bugs
+
+    version, where = deployed_version(cfg)
+    for bug in known_bugs.matching(cfg, version):
+        fix = (f"upgrade SGLang to {bug.fixed} or later ({bug.url}); or {bug.workaround}" if bug.fixed
+               else f"no released fix yet ({bug.url} is open): {bug.workaround}")
+        names = tuple(p["value"] for p in bug.when if "value" in p)
+        yield Hit(
+            f"SGLang {version} ({where}) has a known bug for this launch: {bug.summary} ({bug.url}"
+            + (f"; fixed in {bug.fixed})" if bug.fixed else "; open)"),
+            fix, values=names,
+        )
