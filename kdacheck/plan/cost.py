@@ -121,7 +121,7 @@ def score(cfg: Any, gpu_name: str, given_alpha: float | None) -> Score:
     total, kernels, how = step_bytes(cfg)
     profile = GPUS.get(gpu_name)
     bw = profile.bandwidth if profile is not None and profile.bandwidth else 1e12  # unknown: 1 TB/s assumed
-    t = total / bw
+    t = max(total, 1) / bw  # a line of no bytes (no weights known) is refused before scoring (engine.Search)
     R = int(cfg.v("R") or 1)
     workers, gpus = layout(cfg)
     return Score(alpha, source, tau, total, kernels, t, R * workers * tau / t / gpus, t / tau, how)

@@ -38,6 +38,8 @@ class Request:
     budget_s: float = DEFAULT_BUDGET_S
     drafts: dict[str, str] = field(default_factory=dict)
     max_candidates: int = space.MAX_CANDIDATES
+    offline: bool = False  # never ask the Hub (as lint --offline; HF_HUB_OFFLINE too)
+    progress: bool = False  # progress lines on standard error during a long search
 
 
 @dataclass
@@ -240,7 +242,7 @@ def _resolve(req: Request) -> tuple[Any, str, Model, str]:
     """The request's GPU profile, SGLang version and model, each refused by its option's name."""
     from kdacheck import flags as flagmod
     from kdacheck import gpus
-    from kdacheck.model_source import load_model
+    from kdacheck.model_source import find_local_config, is_hub_id, load_model
 
     try:
         gpu = gpus.gpu(req.gpu)
@@ -251,7 +253,16 @@ def _resolve(req: Request) -> tuple[Any, str, Model, str]:
     except ValueError as e:
         raise PlanError(f"--sglang-version: {e}") from None
     try:
-        model, note = load_model(req.model, None, version)
+        if find_local_config(req.model) is None and is_hub_id(req.model):
+            # a Hub id names one repository and goes into the launch as written: its config from the Hugging Face
+            # cache, the bundled index by that exact id, or the Hub (never the loose name match a short preset
+            # name gets, which took `Qwen/Qwen3-Next-80B-A3B-Instrct` for Qwen3-Next and wrote the typo out)
+            model, note = load_model(None, req.model, version, hub=not req.offline)
+            if model is None:
+                raise PlanError(f"--model {req.model}: unknown model id, and no config.json available ({note}); check "
+                                "the spelling, or pass the model's folder or config.json")
+        else:
+            model, note = load_model(req.model, None, version)
     except InputError as e:
         raise PlanError(str(e)) from None
     if model is None:
@@ -300,6 +311,13 @@ class Search:
         self.req = req
         self.gpu, self.version, self.model, self.model_note = _resolve(req)
         _check_ranges(req)
+        if self.model.weight_bytes <= 0:
+            # lint's memory solve and the ranking both start from the weights per rank: with none known
+            # every line would "fit" and score infinitely fast
+            raise PlanError(f"cannot plan {self.model.name}: its weights are not known (the folder has no "
+                            "model.safetensors.index.json with metadata.total_size, and the bundled index has no checkpoint "
+                            "by this name), so neither memory nor the ranking can be estimated: add the checkpoint's "
+                            "model.safetensors.index.json to the folder")
         config.reset()
         self.opts = config.options(config.EMPTY, config.Overrides(gpu=self.gpu.name, sglang_version=self.version, model=req.model))
         self.notes: list[str] = []
@@ -562,6 +580,23 @@ def _signature(v: Verdict) -> tuple[Any, ...]:
     return tuple((key, repr(value)) for key, (_g, value, *_rest) in layers(v.cfg).items() if key.startswith("sglang."))
 
 
+def _weights_gib(v: Verdict) -> float | None:
+    """The weights per rank in GiB as lint resolved them, else as the plan estimates them (a
+    model without a hybrid state pool: parameters × bytes / (tp × pp)); None when neither is
+    known (never a placeholder figure)."""
+    cfg = v.cfg
+    if cfg is None:
+        return None
+    w = cfg.v("weight_bytes_per_rank") if "weight_bytes_per_rank" in cfg else None
+    if isinstance(w, (int, float)) and w > 0:
+        return float(w) / 2**30
+    m = cfg.model
+    if m is None or not m.params:
+        return None
+    ranks = max(1, int(cfg.v("tp_size") or 1)) * max(1, int(cfg.v("pp_size") or 1))
+    return float(m.params * m.weight_bytes_per_param / ranks / 2**30)
+
+
 def _no_plan(misses: list[tuple[Verdict, str]], counts: Counts, model: Model, gpu: str, req: Request) -> str:
     if not misses:
         return f"no launch of {model.name} on {gpu} could be tried within the budget ({counts.linted} linted)"
@@ -577,8 +612,8 @@ def _no_plan(misses: list[tuple[Verdict, str]], counts: Counts, model: Model, gp
         return (len(v.blocking) + (1 if v.error else 0), -num(v, "mem_rest_gib"), len(v.text), -num(v, "mem_kv_rest_gib"))
     v, why = min(misses, key=key)
     weights = ""
-    if v.cfg is not None and num(v, "mem_rest_gib") < 0:
-        w = num(v, "weight_bytes_per_rank") / 2**30
+    w = _weights_gib(v)
+    if v.cfg is not None and num(v, "mem_rest_gib") < 0 and w is not None:
         weights = (f"; the weights alone ({w:.1f} GiB per rank, assumed) exceed the static pool (GPU × mem_fraction_static "
                    f"{v.cfg.v('mem_fraction_static')}): more GPUs (--tp), lighter weights (an FP8 checkpoint) or a larger GPU")
     return (f"no launch of {model.name} on {req.tp or req.gpus or 1} × {gpu} passes every rule and fits: the binding "
