@@ -229,7 +229,8 @@ def _fixed_flags(path: str, opts: Any) -> tuple[Flags, str | None]:
 SEARCHED = frozenset({
     "model_path", "tp_size", "dp_size", "attn_dp_size", "enable_dp_attention", "speculative_algorithm",
     "speculative_draft_model_path", "speculative_num_steps", "speculative_eagle_topk", "speculative_num_draft_tokens",
-    "speculative_ngram_max_bfs_breadth", "linear_attn_verify_backend", "linear_attn_decode_backend", "mamba_ssm_dtype",
+    "speculative_ngram_max_bfs_breadth", "speculative_dspark_block_size", "speculative_dflash_block_size",
+    "linear_attn_verify_backend", "linear_attn_decode_backend", "mamba_ssm_dtype",
     "mamba_radix_cache_strategy", "mamba_track_interval", "disable_overlap_schedule", "page_size", "max_running_requests",
     "mem_fraction_static", "chunked_prefill_size",
 })
@@ -355,12 +356,12 @@ class Search:
         layouts = space.layouts(self.req.tp, self.req.gpus, model, table.has_dest("attn_dp_size"), self.version)
         layouts = space.buildable(model, self.version, layouts, self.counts)
         flag = next(iter(table.by_dest.get("linear_attn_verify_backend", ())), None)
-        backends = tuple(b for b in (flag.choices or ()) if b in space.MODELLED_BACKENDS) if flag is not None else ()
+        backends, decode = space.backend_choices(self.version, self.counts if model.family.hybrid else None)
         if flag is not None and flag.choices and model.family.hybrid:
             self.notes.append("linear-attention backends not searched (no kdacheck rule or kernel models them, so a clean "
                               "lint would say nothing about them): "
                               + ", ".join(b for b in flag.choices if b not in space.MODELLED_BACKENDS))
-        dims = space.dimensions(model, backends, any(f[0] == "--enable-hisparse" for f in self.fixed), self.version)
+        dims = space.dimensions(model, backends, any(f[0] == "--enable-hisparse" for f in self.fixed), self.version, decode)
         return layouts, specs, dims
 
     def out_of_budget(self) -> bool:
@@ -432,6 +433,10 @@ class Search:
             else:
                 self.first_miss.append(v)
                 self.counts.prune(f"{s.algorithm}: {v.first_problem()[:120]}")
+        for algo in dict.fromkeys(s.algorithm for s in specs):
+            if not any(s.algorithm == algo for s in ok):  # every setting of it refused: said, with the first reason
+                why = next((m.first_problem() for m in self.first_miss if _algorithm(m) == algo), "refused")
+                self.notes.append(f"cannot plan {algo}: {why[:300]}")
         return ok
 
     # --- 2. screen each dimension's values alone (the first clean setting as the base) ------
@@ -571,6 +576,14 @@ def run(req: Request) -> Result:
     s.cross(ok_layouts, ok_specs, [d for d in ok_dims if d not in variant_dims])
     s.variants(variant_dims)
     return s.result()
+
+
+def _algorithm(v: Verdict) -> str:
+    """The ``--speculative-algorithm`` a line names, as written."""
+    for opt, val in v.flags:
+        if opt == "--speculative-algorithm" and isinstance(val, str):
+            return val
+    return ""
 
 
 def _signature(v: Verdict) -> tuple[Any, ...]:
