@@ -3,6 +3,7 @@ clean ones that fit, rank them. Bounded by a candidate cap and a time budget."""
 
 from __future__ import annotations
 
+import sys
 import time
 from collections import Counter
 from dataclasses import dataclass, field
@@ -19,6 +20,8 @@ from kdacheck.plan.space import Counts, Flags
 DEFAULT_BUDGET_S = 8.0
 DEFAULT_MIN_CONTEXT = 4096
 R_KEPT_PER_GROUP = 3  # the largest R that fits, and the two below it
+PROGRESS_AFTER_S = 2.0  # a search this long says how it goes (Request.progress), every
+PROGRESS_EVERY_S = 1.0  # this often, on standard error
 
 
 class PlanError(Exception):
@@ -332,6 +335,7 @@ class Search:
                               "_CONFIG_REGISTRY): give it in --args if your checkpoint needs it")
         self.counts = Counts()
         self.deadline = t0 + req.budget_s
+        self.t0 = self.last_progress = t0
         self.kv_cache: dict[int, tuple[kv.KVShape | None, str]] = {}
         self.kept: list[Candidate] = []
         self.signatures: set[tuple[Any, ...]] = set()
@@ -369,7 +373,22 @@ class Search:
 
     def lint(self, flags: Flags) -> Verdict:
         self.counts.linted += 1
+        self.report_progress()
         return judge(flags, self.opts)
+
+    def report_progress(self) -> None:
+        """``Request.progress``: once the search has run PROGRESS_AFTER_S, a line on standard error
+        each PROGRESS_EVERY_S (lines linted, kept, the budget left); never on standard output."""
+        if not self.req.progress:
+            return
+        now = time.monotonic()
+        if now - self.t0 < PROGRESS_AFTER_S or now - self.last_progress < PROGRESS_EVERY_S:
+            return
+        self.last_progress = now
+        left = max(0.0, self.deadline - now)
+        sys.stderr.write(f"kdacheck plan: searching: {self.counts.linted} linted, {len(self.kept)} kept, "
+                         f"{now - self.t0:.0f} s ({left:.0f} s of --budget-s left)\n")
+        sys.stderr.flush()
 
     def judge_fit(self, v: Verdict) -> tuple[bool, str, dict[str, Any] | None, int | None]:
         """Whether a linted line fits: clean, memory left for the KV cache, and --min-context
@@ -547,7 +566,12 @@ class Search:
                          "the plan does not try them")
         if not kept:
             misses = self.misses + [(v, v.first_problem()) for v in self.first_miss]
-            raise PlanError(_no_plan(misses, self.counts, self.model, self.gpu.name, req))
+            why = _no_plan(misses, self.counts, self.model, self.gpu.name, req)
+            if self.budget_spent or self.out_of_budget():
+                why += (f"; the search stopped at its time budget or candidate cap (--budget-s {req.budget_s:g}, a cap of "
+                        f"{req.max_candidates} lints) before every setting was tried: a larger "
+                        "--budget-s may find one")
+            raise PlanError(why)
         marks = cost.pareto([(c.score.throughput, c.score.latency_s, c.served) for c in kept])
         for c, m in zip(kept, marks, strict=True):
             c.pareto = m
