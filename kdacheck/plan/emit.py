@@ -201,10 +201,12 @@ def memory_picture(c: Candidate) -> list[str]:
 def chosen_lines(c: Candidate, res: Result) -> list[str]:
     import textwrap
 
-    check = visible_line(" ".join(res.lint_options))
+    import shlex
+
+    opts = [" ".join(shlex.quote(w) for w in o.split(" ", 1)) for o in res.lint_options]  # "--model X": each word quoted
+    check = [on_terminal(f"    {o}") + (" \\" if i < len(opts) - 1 else "") for i, o in enumerate(opts)]
     return [*textwrap.wrap(f"chosen (#1): {visible_line(c.label)}", WIDTH, subsequent_indent="  "), *launch_lines(c),
-            *memory_picture(c), "check it (paste the launch for <the line>):", "kdacheck lint --cmd '<the line>' \\",
-            f"    {check}"]
+            *memory_picture(c), "check it (paste the launch for <the line>):", "kdacheck lint --cmd '<the line>' \\", *check]
 
 
 def shell_text(c: Candidate, res: Result) -> str:
