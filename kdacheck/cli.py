@@ -258,7 +258,7 @@ def plan(
     min_context: Annotated[int, typer.Option("--min-context", metavar="TOKENS", parser=whole, help="KV tokens each request must have at the planned R.")] = 4096,
     acceptance: Annotated[float | None, typer.Option(metavar="RATE", help="Per-token acceptance rate (default: per algorithm, docs/plan.md).")] = None,
     budget_s: Annotated[float, typer.Option("--budget-s", metavar="SECONDS", help="Time budget of the search.")] = 8.0,
-    draft: Annotated[list[str] | None, typer.Option(metavar="ALGORITHM=PATH", help="A draft model for EAGLE, EAGLE3 or DFLASH (repeatable).")] = None,
+    draft: Annotated[list[str] | None, typer.Option(metavar="ALGORITHM=PATH", help="A draft model for EAGLE, EAGLE3, DFLASH or DSPARK (repeatable).")] = None,
     emit: Annotated[PlanEmit | None, typer.Option(help="Write the chosen launch as a shell script or a --config YAML (to -o, else standard output).")] = None,
     output_file: Annotated[str | None, typer.Option("--output-file", "-o", metavar="FILE", help="Where --emit writes (- for standard output).")] = None,
     output_format: Annotated[PlanFormat, typer.Option("--output-format", help="table or json.")] = PlanFormat.table,
@@ -277,9 +277,8 @@ def plan(
     from kdacheck.plan import run as plan_run
     from kdacheck.plan.confirm import require_sglang, sglang_check
     from kdacheck.plan.confirm import run_kernels as confirm_kernels
-    from kdacheck.sanitize import visible_line
-
     from kdacheck.plan.space import DRAFT_ALGORITHMS
+    from kdacheck.sanitize import visible_line
 
     def refuse(message: str) -> typer.Exit:
         if output_format is PlanFormat.json and emit is None:  # exit 2 still writes a JSON document saying why

@@ -180,9 +180,9 @@ def launch_lines(c: Candidate) -> list[str]:
 def memory_picture(c: Candidate) -> list[str]:
     """The per-rank memory picture ``lint --gpu`` draws for the same line (report/full.py
     ``memory_lines``); for a model lint has no memory account for, the plan's estimate."""
-    from kdacheck.report.full import memory_lines
-
     import textwrap
+
+    from kdacheck.report.full import memory_lines
 
     drawn: list[str] = []
     for line in memory_lines(c.verdict.cfg):  # within WIDTH: each part's explanation below its bar
@@ -199,9 +199,8 @@ def memory_picture(c: Candidate) -> list[str]:
 
 
 def chosen_lines(c: Candidate, res: Result) -> list[str]:
-    import textwrap
-
     import shlex
+    import textwrap
 
     opts = [" ".join(shlex.quote(w) for w in o.split(" ", 1)) for o in res.lint_options]  # "--model X": each word quoted
     check = [on_terminal(f"    {o}") + (" \\" if i < len(opts) - 1 else "") for i, o in enumerate(opts)]
