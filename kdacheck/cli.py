@@ -266,6 +266,8 @@ def plan(
     run_kernels: Annotated[bool, typer.Option("--run", help="Run the verify and gather kernels of the top 3 candidates.")] = False,
     sglang: Annotated[bool, typer.Option("--sglang", help="Pass the top 3 lines through SGLang's own resolution (SGLang must be importable).")] = False,
     allow_outside: Annotated[bool, typer.Option("--allow-outside", help="Write -o outside the working directory's repository.")] = False,
+    min_tokens_per_user: Annotated[float | None, typer.Option("--min-tokens-per-user", metavar="TOKENS_PER_S", help="Keep lines whose estimated tokens/s per request reach this (docs/plan.md).")] = None,
+    min_tokens_per_gpu: Annotated[float | None, typer.Option("--min-tokens-per-gpu", metavar="TOKENS_PER_S", help="Keep lines whose estimated tokens/s per GPU reach this (docs/plan.md).")] = None,
     wide: Annotated[bool, typer.Option("--wide", help="The wide table: every memory column per candidate (default: 80 columns).")] = False,
     progress: Annotated[bool | None, typer.Option("--progress/--no-progress", help="Progress on standard error during a search over ~2 s (default: on a terminal).")] = None,
     offline: Annotated[bool, typer.Option("--offline", help="Never ask the Hub for a model id's config.json (the cache and the bundled index only).")] = False,
@@ -298,7 +300,7 @@ def plan(
             require_sglang()
         res = plan_run(Request(model=model, gpu=gpu, tp=tp, gpus=gpus, sglang_version=sglang_version, args_file=args,
                                min_context=min_context, acceptance=acceptance, budget_s=budget_s, drafts=drafts,
-                               offline=offline, progress=sys.stderr.isatty() if progress is None else progress))
+                               offline=offline, min_tokens_per_user=min_tokens_per_user, min_tokens_per_gpu=min_tokens_per_gpu, progress=sys.stderr.isatty() if progress is None else progress))
         confirmed = res.candidates[: min(3, top)]
         if run_kernels:
             res.notes += confirm_kernels(confirmed)

@@ -149,3 +149,16 @@ def test_nv_cutedsl_is_never_linted_as_a_decode_backend(monkeypatch: pytest.Monk
     assert any(("--linear-attn-verify-backend", "nv_cutedsl") in f for f in seen) or \
         any("verify backend" in k for k in res.counts.why_pruned)
     assert any(k.startswith("decode backend nv_cutedsl: not a choice") for k in res.counts.why_pruned)
+
+
+def test_targets_keep_the_lines_that_reach_them_and_refuse_when_none_does(qwen: Any) -> None:
+    per_user = sorted(c.score.per_user for c in qwen.candidates)
+    target = per_user[len(per_user) // 2]
+    res = _plan(str(MODELS / "qwen3-next-80b"), min_tokens_per_user=target)
+    assert res.candidates and all(c.score.per_user >= target for c in res.candidates)
+    assert res.counts.kept == len(res.candidates) and any("below the target" in n for n in res.notes)
+    with pytest.raises(PlanError, match="meets the target"):
+        _plan(str(MODELS / "qwen3-next-80b"), min_tokens_per_gpu=qwen.candidates[0].score.throughput * 10, max_candidates=60)
+    doc = plan_emit.document(qwen)
+    est = doc["candidates"][0]["estimate"]
+    assert est["tokens_per_s_per_user"] == pytest.approx(1 / est["latency_s_per_token"], rel=1e-3)

@@ -75,6 +75,11 @@ class Score:
     latency_s: float  # s / token / request
     how: str
 
+    @property
+    def per_user(self) -> float:
+        """Tokens per second one request sees: τ / t_step (aiconfigurator's tokens/s/user)."""
+        return 1.0 / self.latency_s if self.latency_s > 0 else 0.0
+
 
 def step_bytes(cfg: Any) -> tuple[int, int, str]:
     """(all bytes per step, the kernels' part, how) for one resolved launch, from the kernel

@@ -31,6 +31,7 @@ def candidate_doc(c: Candidate, rank: int) -> dict[str, Any]:
         "estimate": {"acceptance": s.alpha, "acceptance_source": s.alpha_source, "tokens_per_step": round(s.tau, 3),
                      "bytes_per_step": s.step_bytes, "kernel_bytes_per_step": s.kernel_bytes, "step_s": s.step_s,
                      "throughput_tokens_per_s_per_gpu": round(s.throughput, 1), "latency_s_per_token": s.latency_s,
+                     "tokens_per_s_per_user": round(s.per_user, 1),
                      "bytes": s.how},
         **({"sglang": c.sglang} if c.sglang is not None else {}),
         **({"run": c.run} if c.run is not None else {}),
@@ -90,7 +91,7 @@ def collapsed(cands: list[Candidate]) -> list[tuple[Candidate, int]]:
 WIDTH = 80  # the default view's columns (--wide: up to the terminal's, 220 at most)
 COLUMNS_WIDE = ("#", "front", "launch", "R", "served", "KV tok/req", "weights", "state pool", "spec reserve", "KV cache",
                 "outside", "tok/step", "thr proxy tok/s/GPU", "lat proxy ms/tok", "alike")
-COLUMNS = ("#", "*", "candidate", "R", "KV tok/req", "tok/s/GPU", "ms/tok", "alike")
+COLUMNS = ("#", "*", "candidate", "R", "KV tok/req", "tok/s/GPU", "tok/s/user", "alike")
 
 
 # The default view's short names of the searched flags (the wide view and JSON spell them whole)
@@ -112,7 +113,7 @@ def _row(i: int, cand: Candidate, alike: int, wide: bool) -> tuple[str, ...]:
     more = f"+{alike}" if alike else ""
     if not wide:
         return (str(i), "*" if cand.pareto else "", visible_line(short_label(cand.label)), str(m["R"]), kv, f"{s.throughput:,.0f}",
-                f"{s.latency_s * 1e3:.2f}", more)
+                f"{s.per_user:,.0f}", more)
     return (str(i), "*" if cand.pareto else "", visible_line(cand.label), str(m["R"]), str(cand.served), kv,
             f"{m['weights_gib']:.1f}", f"{m['state_pool_gib']:.1f}", f"{m['spec_reserve_gib']:.1f}", f"{m['kv_rest_gib']:.1f}",
             f"{m['outside_static_gib']:.1f}", f"{s.tau:.2f}", f"{s.throughput:,.0f}", f"{s.latency_s * 1e3:.2f}", more)

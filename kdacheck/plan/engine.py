@@ -42,6 +42,8 @@ class Request:
     drafts: dict[str, str] = field(default_factory=dict)
     max_candidates: int = space.MAX_CANDIDATES
     offline: bool = False  # never ask the Hub (as lint --offline; HF_HUB_OFFLINE too)
+    min_tokens_per_user: float | None = None  # targets on the cost model's estimates (Search.on_target)
+    min_tokens_per_gpu: float | None = None
     progress: bool = False  # progress lines on standard error during a long search
 
 
@@ -282,6 +284,9 @@ def _check_ranges(req: Request) -> None:
         raise PlanError(f"--acceptance {req.acceptance}: a per-token acceptance rate, above 0 and below 1")
     if not 0 <= req.min_context <= 1 << 24:
         raise PlanError(f"--min-context {req.min_context}: must be 0 to {1 << 24}")
+    for name, x in (("--min-tokens-per-user", req.min_tokens_per_user), ("--min-tokens-per-gpu", req.min_tokens_per_gpu)):
+        if x is not None and not 0 < x < 1e9:
+            raise PlanError(f"{name} {x}: tokens per second, above 0")
     if not 0 < req.budget_s <= 600:
         raise PlanError(f"--budget-s {req.budget_s}: must be above 0 and at most 600")
 
@@ -557,6 +562,29 @@ class Search:
 
     # --- the ranking ------------------------------------------------------------------------
 
+    def on_target(self, kept: list[Candidate]) -> list[Candidate]:
+        """The candidates that meet ``--min-tokens-per-user`` / ``--min-tokens-per-gpu`` (the cost
+        model's estimates, tokens/s/user = τ / t_step and tokens/s/GPU, as NVIDIA's aiconfigurator
+        reports its targets); the others dropped, counted and said. None left: PlanError naming
+        the best estimate reached."""
+        req = self.req
+        if req.min_tokens_per_user is None and req.min_tokens_per_gpu is None:
+            return kept
+        ok = [c for c in kept if (req.min_tokens_per_user is None or c.score.per_user >= req.min_tokens_per_user)
+              and (req.min_tokens_per_gpu is None or c.score.throughput >= req.min_tokens_per_gpu)]
+        if len(ok) < len(kept):
+            self.counts.prune("below the --min-tokens-per-user / --min-tokens-per-gpu target", len(kept) - len(ok))
+            self.notes.append(f"{len(kept) - len(ok)} of {len(kept)} kept lines dropped: below the target "
+                              f"(tokens/s/user ≥ {req.min_tokens_per_user}, tokens/s/GPU ≥ {req.min_tokens_per_gpu}; "
+                              "the cost model's estimates)")
+        if kept and not ok:
+            best_user = max(c.score.per_user for c in kept)
+            best_gpu = max(c.score.throughput for c in kept)
+            raise PlanError(f"no launch of {self.model.name} meets the target: of {len(kept)} lines that lint clean and "
+                            f"fit, the best estimates are {best_user:,.0f} tokens/s/user and {best_gpu:,.0f} tokens/s/GPU "
+                            "(not on the same line necessarily); lower --min-tokens-per-user / --min-tokens-per-gpu")
+        return ok
+
     def result(self) -> Result:
         """The kept candidates ranked (the Pareto front first), or PlanError with the closest miss."""
         kept, notes, req = self.kept, self.notes, self.req
@@ -564,6 +592,8 @@ class Search:
         if any(int(c.memory["R"] or 0) >= space.REQUESTS[-1] for c in kept):
             notes.append(f"R reached the search's largest value ({space.REQUESTS[-1]}): more requests may fit; "
                          "the plan does not try them")
+        kept = self.kept = self.on_target(kept)
+        self.counts.kept = len(kept)
         if not kept:
             misses = self.misses + [(v, v.first_problem()) for v in self.first_miss]
             why = _no_plan(misses, self.counts, self.model, self.gpu.name, req)
