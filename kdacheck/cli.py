@@ -259,7 +259,7 @@ def plan(
     min_context: Annotated[int, typer.Option("--min-context", metavar="TOKENS", parser=whole, help="KV tokens each request must have at the planned R.")] = 4096,
     acceptance: Annotated[float | None, typer.Option(metavar="RATE", help="Per-token acceptance rate (default: per algorithm, docs/plan.md).")] = None,
     budget_s: Annotated[float, typer.Option("--budget-s", metavar="SECONDS", help="Time budget of the search.")] = 8.0,
-    draft: Annotated[list[str] | None, typer.Option(metavar="ALGORITHM=PATH", help="A draft model for EAGLE, EAGLE3 or DFLASH (repeatable).")] = None,
+    draft: Annotated[list[str] | None, typer.Option(metavar="ALGORITHM=PATH", help="A draft model for EAGLE, EAGLE3, DFLASH or DSPARK (repeatable).")] = None,
     emit: Annotated[PlanEmit | None, typer.Option(help="Write the chosen launch as a shell script or a --config YAML (to -o, else standard output).")] = None,
     output_file: Annotated[str | None, typer.Option("--output-file", "-o", metavar="FILE", help="Where --emit writes (- for standard output).")] = None,
     output_format: Annotated[PlanFormat, typer.Option("--output-format", help="table or json.")] = PlanFormat.table,
@@ -267,6 +267,11 @@ def plan(
     run_kernels: Annotated[bool, typer.Option("--run", help="Run the verify and gather kernels of the top 3 candidates.")] = False,
     sglang: Annotated[bool, typer.Option("--sglang", help="Pass the top 3 lines through SGLang's own resolution (SGLang must be importable).")] = False,
     allow_outside: Annotated[bool, typer.Option("--allow-outside", help="Write -o outside the working directory's repository.")] = False,
+    min_tokens_per_user: Annotated[float | None, typer.Option("--min-tokens-per-user", metavar="TOKENS_PER_S", help="Keep lines whose estimated tokens/s per request reach this (docs/plan.md).")] = None,
+    min_tokens_per_gpu: Annotated[float | None, typer.Option("--min-tokens-per-gpu", metavar="TOKENS_PER_S", help="Keep lines whose estimated tokens/s per GPU reach this (docs/plan.md).")] = None,
+    wide: Annotated[bool, typer.Option("--wide", help="The wide table: every memory column per candidate (default: 80 columns).")] = False,
+    progress: Annotated[bool | None, typer.Option("--progress/--no-progress", help="Progress on standard error during a search over ~2 s (default: on a terminal).")] = None,
+    offline: Annotated[bool, typer.Option("--offline", help="Never ask the Hub for a model id's config.json (the cache and the bundled index only).")] = False,
 ) -> None:
     """Search the launch space for a model on a GPU: every kept launch lints clean and fits memory."""
     from kdacheck.findings import InputError
@@ -275,21 +280,28 @@ def plan(
     from kdacheck.plan import run as plan_run
     from kdacheck.plan.confirm import require_sglang, sglang_check
     from kdacheck.plan.confirm import run_kernels as confirm_kernels
+    from kdacheck.plan.space import DRAFT_ALGORITHMS
     from kdacheck.sanitize import visible_line
 
+    def refuse(message: str) -> typer.Exit:
+        if output_format is PlanFormat.json and emit is None:  # exit 2 still writes a JSON document saying why
+            plan_emit.render_error(message, sys.stdout)
+        return fail(message)
+
     if tp is not None and gpus is not None:
-        raise fail("--tp and --gpus: give one of them")
+        raise refuse("--tp and --gpus: give one of them")
     drafts: dict[str, str] = {}
     for d in draft or []:
         algo, eq, path = d.partition("=")
-        if not eq or algo.strip().upper() not in ("EAGLE", "EAGLE3", "DFLASH") or not path or len(path) > 4096:
-            raise fail(f"--draft {visible_line(d[:200])!r}: write ALGORITHM=PATH with EAGLE, EAGLE3 or DFLASH")
+        if not eq or algo.strip().upper() not in DRAFT_ALGORITHMS or not path or len(path) > 4096:
+            raise refuse(f"--draft {visible_line(d[:200])!r}: write ALGORITHM=PATH with {', '.join(DRAFT_ALGORITHMS)}")
         drafts[algo.strip().upper()] = path
     try:
         if sglang:
             require_sglang()
         res = plan_run(Request(model=model, gpu=gpu, tp=tp, gpus=gpus, sglang_version=sglang_version, args_file=args,
-                               min_context=min_context, acceptance=acceptance, budget_s=budget_s, drafts=drafts))
+                               min_context=min_context, acceptance=acceptance, budget_s=budget_s, drafts=drafts,
+                               offline=offline, min_tokens_per_user=min_tokens_per_user, min_tokens_per_gpu=min_tokens_per_gpu, progress=sys.stderr.isatty() if progress is None else progress))
         confirmed = res.candidates[: min(3, top)]
         if run_kernels:
             res.notes += confirm_kernels(confirmed)
@@ -298,13 +310,13 @@ def plan(
         if output_format is PlanFormat.json and emit is None:
             plan_emit.render_json(res, sys.stdout, top)
         elif emit is None or (output_file not in (None, "-")):
-            plan_emit.render_table(res, sys.stdout, top) if output_format is PlanFormat.table else plan_emit.render_json(res, sys.stdout, top)
+            plan_emit.render_table(res, sys.stdout, top, wide) if output_format is PlanFormat.table else plan_emit.render_json(res, sys.stdout, top)
         if emit is not None:
             best = res.candidates[0]
             text = plan_emit.shell_text(best, res) if emit is PlanEmit.shell else plan_emit.yaml_text(best, res)
             plan_emit.write(output_file or "-", text, allow_outside)
     except (PlanError, InputError, ValueError) as e:
-        raise fail(visible_line(str(e))) from None
+        raise refuse(visible_line(str(e))) from None
     failed = (run_kernels and any(c.run and not c.run["passed"] for c in confirmed)) or \
         (sglang and any(c.sglang and c.sglang.get("verdict") != "starts" for c in confirmed))
     raise typer.Exit(1 if failed else 0)

@@ -40,6 +40,9 @@ KEEP = frozenset({
     "n_routed_experts", "num_experts", "num_local_experts", "moe_intermediate_size", "shared_expert_intermediate_size",
     "intermediate_size", "max_sequence_length", "seq_length", "max_seq_len", "model_max_length", "max_position_embeddings",
     "rope_scaling", "quantization_config",
+    # the KV cache's bytes per token (kdacheck/plan/kv.py, as 0.5.23 srt/mem_cache/memory_pool.py sizes
+    # MLATokenToKVPool and the DSA indexer keys): `plan --min-context` for a preset name
+    "qk_rope_head_dim", "index_head_dim",
 })
 NESTED = ("text_config", "llm_config")
 

@@ -42,6 +42,8 @@ ACCEPTANCE: dict[str, tuple[float, str]] = {
                      "ShareGPT (200 prompts, concurrency 8; https://huggingface.co/chutesai/Qwen3-32B-FP8-DFLASH, "
                      "Benchmarks); τ = Σ_{i=0..15} α^i = 2.46 ⇒ α ≈ 0.59. Math and code run higher (DFlash, "
                      "https://arxiv.org/abs/2602.06036): pass --acceptance"),
+    "DSPARK": (0.5, "kdacheck's assumption: no published DSpark acceptance figure was found (searched: SGLang's DSpark "
+                    "pull requests and docs); pass --acceptance"),
     "NGRAM": (0.30, "kdacheck's assumption: the public n-gram figures are of workloads that repeat their prompt "
                     "(code, edits: first-token acceptance 0.54-0.81, docs/plan.md), none of general traffic; "
                     "pass --acceptance"),
@@ -72,6 +74,11 @@ class Score:
     throughput: float  # tokens / s / GPU
     latency_s: float  # s / token / request
     how: str
+
+    @property
+    def per_user(self) -> float:
+        """Tokens per second one request sees: τ / t_step (aiconfigurator's tokens/s/user)."""
+        return 1.0 / self.latency_s if self.latency_s > 0 else 0.0
 
 
 def step_bytes(cfg: Any) -> tuple[int, int, str]:
@@ -116,12 +123,12 @@ def score(cfg: Any, gpu_name: str, given_alpha: float | None) -> Score:
     S = int(cfg.v("steps") or 1)
     K = int(cfg.v("topk") or 1)
     D = int(cfg.v("draft_tokens") or S + 1)
-    depth = D - 1 if algo.upper() in ("NGRAM", "DFLASH") and K == 1 else S
+    depth = D - 1 if algo.upper() in ("NGRAM", "DFLASH", "DSPARK") and K == 1 else S
     tau = tokens_per_step(alpha, depth, K, D)
     total, kernels, how = step_bytes(cfg)
     profile = GPUS.get(gpu_name)
     bw = profile.bandwidth if profile is not None and profile.bandwidth else 1e12  # unknown: 1 TB/s assumed
-    t = total / bw
+    t = max(total, 1) / bw  # a line of no bytes (no weights known) is refused before scoring (engine.Search)
     R = int(cfg.v("R") or 1)
     workers, gpus = layout(cfg)
     return Score(alpha, source, tau, total, kernels, t, R * workers * tau / t / gpus, t / tau, how)

@@ -31,6 +31,7 @@ def candidate_doc(c: Candidate, rank: int) -> dict[str, Any]:
         "estimate": {"acceptance": s.alpha, "acceptance_source": s.alpha_source, "tokens_per_step": round(s.tau, 3),
                      "bytes_per_step": s.step_bytes, "kernel_bytes_per_step": s.kernel_bytes, "step_s": s.step_s,
                      "throughput_tokens_per_s_per_gpu": round(s.throughput, 1), "latency_s_per_token": s.latency_s,
+                     "tokens_per_s_per_user": round(s.per_user, 1),
                      "bytes": s.how},
         **({"sglang": c.sglang} if c.sglang is not None else {}),
         **({"run": c.run} if c.run is not None else {}),
@@ -57,42 +58,155 @@ def render_json(res: Result, out: IO[str], top: int | None = None) -> None:
     out.write("\n")
 
 
-def render_table(res: Result, out: IO[str], top: int = 10) -> None:
+def render_error(message: str, out: IO[str]) -> None:
+    """Exit 2 with ``--output-format json``: a JSON document saying why (no candidates)."""
+    doc = {"schema": "kdacheck-plan/1", "error": visible(message), "exit_code": 2, "candidates": []}
+    out.write(json_text(doc, ensure_ascii=True))
+    out.write("\n")
+
+
+def _score_key(c: Candidate) -> tuple[float, float, float]:
+    s = c.score
+    return (round(s.throughput, 3), round(s.latency_s * 1e6, 3), round(s.tau, 6))
+
+
+def collapsed(cands: list[Candidate]) -> list[tuple[Candidate, int]]:
+    """Each candidate with a score of its own, and how many more ranked below it score the same
+    (the same throughput, latency and tokens per step: lines that differ only in dimensions the
+    ranking does not see, e.g. the memory fraction or chunked prefill at the same R and
+    speculative setting). The first, the best ranked, stands for them."""
+    first: dict[tuple[float, float, float], int] = {}
+    out: list[tuple[Candidate, int]] = []
+    for c in cands:
+        k = _score_key(c)
+        if k in first:
+            c0, n = out[first[k]]
+            out[first[k]] = (c0, n + 1)
+        else:
+            first[k] = len(out)
+            out.append((c, 0))
+    return out
+
+
+WIDTH = 80  # the default view's columns (--wide: up to the terminal's, 220 at most)
+COLUMNS_WIDE = ("#", "front", "launch", "R", "served", "KV tok/req", "weights", "state pool", "spec reserve", "KV cache",
+                "outside", "tok/step", "thr proxy tok/s/GPU", "lat proxy ms/tok", "alike")
+COLUMNS = ("#", "*", "candidate", "R", "KV tok/req", "tok/s/GPU", "tok/s/user", "alike")
+
+
+# The default view's short names of the searched flags (the wide view and JSON spell them whole)
+SHORT = (("mamba-ssm-dtype ", "ssm "), ("mamba-radix-cache-strategy ", "radix "), ("disable-overlap-schedule", "no-overlap"),
+         ("chunked-prefill-size ", "chunk "), ("mem-fraction-static ", "mem "), ("linear-attn-verify-backend ", "verify "),
+         ("linear-attn-decode-backend ", "decode "), ("mamba-track-interval ", "track "), ("page-size ", "page "),
+         ("enable-hisparse", "hisparse"), ("disable-radix-cache", "no-radix"), ("bfloat16", "bf16"), ("float32", "fp32"))
+
+
+def short_label(label: str) -> str:
+    for long, short in SHORT:
+        label = label.replace(long, short)
+    return label
+
+
+def _row(i: int, cand: Candidate, alike: int, wide: bool) -> tuple[str, ...]:
+    m, s = cand.memory, cand.score
+    kv = "?" if cand.kv_tokens_per_request is None else f"{cand.kv_tokens_per_request:,}"
+    more = f"+{alike}" if alike else ""
+    if not wide:
+        return (str(i), "*" if cand.pareto else "", visible_line(short_label(cand.label)), str(m["R"]), kv, f"{s.throughput:,.0f}",
+                f"{s.per_user:,.0f}", more)
+    return (str(i), "*" if cand.pareto else "", visible_line(cand.label), str(m["R"]), str(cand.served), kv,
+            f"{m['weights_gib']:.1f}", f"{m['state_pool_gib']:.1f}", f"{m['spec_reserve_gib']:.1f}", f"{m['kv_rest_gib']:.1f}",
+            f"{m['outside_static_gib']:.1f}", f"{s.tau:.2f}", f"{s.throughput:,.0f}", f"{s.latency_s * 1e3:.2f}", more)
+
+
+def render_table(res: Result, out: IO[str], top: int = 10, wide: bool = False) -> None:
+    """The plan for a reader: an 80-column table of the candidates (``wide``: every memory
+    column), one row per score (near-duplicates counted under ``alike``), the notes, and the
+    chosen launch, pastable, with its per-rank memory picture (:func:`chosen_lines`)."""
     from rich.console import Console
     from rich.table import Table
 
-    console = Console(file=out, width=max(100, min(220, os.get_terminal_size(out.fileno()).columns if out.isatty() else 200)),
-                      highlight=False, soft_wrap=False, emoji=False, markup=False)
+    term = os.get_terminal_size(out.fileno()).columns if out.isatty() else None
+    width = max(100, min(220, term or 200)) if wide else min(WIDTH, term or WIDTH)
+    console = Console(file=out, width=width, highlight=False, soft_wrap=False, emoji=False, markup=False)
     c = res.counts
+    rows = collapsed(res.candidates)
     console.print(f"kdacheck plan: {visible_line(res.model.name)} ({res.model.architecture}) on {res.request.gpu}, SGLang {res.version}")
     console.print(f"candidates: {c.considered} considered, {c.pruned} pruned, {c.linted} linted, {c.kept} kept"
-                  + (" (time budget or candidate cap reached)" if res.budget_spent else ""))
-    table = Table(show_lines=False)
-    for col in ("#", "front", "launch", "R", "served", "KV tok/req", "weights", "state pool", "spec reserve", "KV cache",
-                "outside", "tok/step", "thr proxy tok/s/GPU", "lat proxy ms/tok"):
-        table.add_column(col, overflow="fold")
-    for i, cand in enumerate(res.candidates[:top], 1):
-        m, s = cand.memory, cand.score
-        table.add_row(str(i), "*" if cand.pareto else "", visible_line(cand.label), str(m["R"]), str(cand.served),
-                      "?" if cand.kv_tokens_per_request is None else f"{cand.kv_tokens_per_request:,}",
-                      f"{m['weights_gib']:.1f}", f"{m['state_pool_gib']:.1f}", f"{m['spec_reserve_gib']:.1f}",
-                      f"{m['kv_rest_gib']:.1f}", f"{m['outside_static_gib']:.1f}", f"{s.tau:.2f}", f"{s.throughput:,.0f}", f"{s.latency_s * 1e3:.2f}")
+                  + (" (time budget or candidate cap reached)" if res.budget_spent else "")
+                  + f"; {len(rows)} distinct scores, {min(top, len(rows))} shown")
+    table = Table(show_lines=False, box=None, pad_edge=False)
+    for col in COLUMNS_WIDE if wide else COLUMNS:
+        table.add_column(col, overflow="fold", no_wrap=col != "candidate" and col != "launch")
+    for i, (cand, alike) in enumerate(rows[:top], 1):
+        table.add_row(*_row(i, cand, alike, wide))
     console.print(table)
-    console.print("R: requests per scheduler (lint's R); served: R × DP replicas × attention-DP workers; memory per rank in GiB (outside: the share outside the static pool, 1 − mem_fraction_static)" + ("" if res.candidates[0].memory["source"].startswith("lint")
-                                              else f" ({res.candidates[0].memory['source']})"))
+    console.print("R: requests per scheduler (lint's R); *: on the Pareto front; alike: more kept lines with the same score "
+                  "(--output-format json lists them)" + ("; memory per rank in GiB" if wide else
+                                                         "; ssm, radix, chunk, mem: the SSM dtype, radix strategy, chunked "
+                                                         "prefill, memory fraction flags; --wide: the memory columns"))
     for n in res.notes:
         console.print(f"note: {visible_line(n)}")
     for i, cand in enumerate(res.candidates[:top], 1):
         if cand.sglang is not None:  # --sglang: SGLang's verdict on the line, and why where it is not "starts"
             why = cand.sglang.get("error")
             console.print(f"--sglang #{i}: {visible_line(str(cand.sglang.get('verdict')))}" + (f": {visible_line(why)}" if why else ""))
-    algos = {cand.score.alpha_source for cand in res.candidates[:top]}
-    for a in sorted(algos):
+    for a in sorted({cand.score.alpha_source for cand, _n in rows[:top]}):
         console.print(f"acceptance: {visible_line(a)}")
     console.print(ESTIMATE)
-    best = res.candidates[0]
-    console.print(f"chosen: {visible_line(best.text)}")
-    console.print(f"check it: kdacheck lint --cmd '<the line>' {visible_line(' '.join(res.lint_options))}")
+    console.file.flush()
+    # the launch and its memory picture are written as they are, never laid out by Rich (a wrapped
+    # line pasted into a shell runs a truncated launch)
+    out.write("\n".join(chosen_lines(res.candidates[0], res)) + "\n")
+
+
+def launch_lines(c: Candidate) -> list[str]:
+    """The launch as bash reads it: the launcher, then one flag (with its value) per line, each
+    line but the last ending in `` \\``; each word ``shlex.quote``d, a control character spelled
+    ``$'\\xNN'`` (:func:`on_terminal`). Pasted whole, it is one command."""
+    import shlex
+
+    words = [shlex.quote(w) for w in (*LAUNCHER, *argv(c.verdict.flags))]
+    body: list[str] = []
+    for w in words:
+        if body and w.startswith("--"):
+            body.append("    " + w)
+        elif body and len(body) > 1:
+            body[-1] += " " + w
+        else:
+            body = [*body[:-1], f"{body[-1]} {w}"] if body else [w]
+    return [on_terminal(line) + (" \\" if i < len(body) - 1 else "") for i, line in enumerate(body)]
+
+
+def memory_picture(c: Candidate) -> list[str]:
+    """The per-rank memory picture ``lint --gpu`` draws for the same line (report/full.py
+    ``memory_lines``); for a model lint has no memory account for, the plan's estimate."""
+    import textwrap
+
+    from kdacheck.report.full import memory_lines
+
+    drawn: list[str] = []
+    for line in memory_lines(c.verdict.cfg):  # within WIDTH: each part's explanation below its bar
+        drawn.append("".join(text for text, _style in line[:2]).rstrip())
+        why = "".join(text for text, _style in line[2:]).strip()
+        drawn += textwrap.wrap(why, WIDTH, initial_indent=" " * 6, subsequent_indent=" " * 6)
+    if drawn:
+        return drawn
+    m = c.memory
+    return [*textwrap.wrap(f"memory per rank (GiB; {m['source']}):", WIDTH, initial_indent="  ", subsequent_indent="    "),
+            *textwrap.wrap(f"weights {m['weights_gib']:.2f}, KV cache {m['kv_rest_gib']:.2f}, outside the static pool "
+                           f"{m['outside_static_gib']:.2f} (mem_fraction_static {m['mem_fraction_static']:g})", WIDTH,
+                           initial_indent="    ", subsequent_indent="      ")]
+
+
+def chosen_lines(c: Candidate, res: Result) -> list[str]:
+    import shlex
+    import textwrap
+
+    opts = [" ".join(shlex.quote(w) for w in o.split(" ", 1)) for o in res.lint_options]  # "--model X": each word quoted
+    check = [on_terminal(f"    {o}") + (" \\" if i < len(opts) - 1 else "") for i, o in enumerate(opts)]
+    return [*textwrap.wrap(f"chosen (#1): {visible_line(c.label)}", WIDTH, subsequent_indent="  "), *launch_lines(c),
+            *memory_picture(c), "check it (paste the launch for <the line>):", "kdacheck lint --cmd '<the line>' \\", *check]
 
 
 def shell_text(c: Candidate, res: Result) -> str:

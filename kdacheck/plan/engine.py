@@ -3,6 +3,7 @@ clean ones that fit, rank them. Bounded by a candidate cap and a time budget."""
 
 from __future__ import annotations
 
+import sys
 import time
 from collections import Counter
 from dataclasses import dataclass, field
@@ -19,6 +20,8 @@ from kdacheck.plan.space import Counts, Flags
 DEFAULT_BUDGET_S = 8.0
 DEFAULT_MIN_CONTEXT = 4096
 R_KEPT_PER_GROUP = 3  # the largest R that fits, and the two below it
+PROGRESS_AFTER_S = 2.0  # a search this long says how it goes (Request.progress), every
+PROGRESS_EVERY_S = 1.0  # this often, on standard error
 
 
 class PlanError(Exception):
@@ -38,6 +41,10 @@ class Request:
     budget_s: float = DEFAULT_BUDGET_S
     drafts: dict[str, str] = field(default_factory=dict)
     max_candidates: int = space.MAX_CANDIDATES
+    offline: bool = False  # never ask the Hub (as lint --offline; HF_HUB_OFFLINE too)
+    min_tokens_per_user: float | None = None  # targets on the cost model's estimates (Search.on_target)
+    min_tokens_per_gpu: float | None = None
+    progress: bool = False  # progress lines on standard error during a long search
 
 
 @dataclass
@@ -227,7 +234,8 @@ def _fixed_flags(path: str, opts: Any) -> tuple[Flags, str | None]:
 SEARCHED = frozenset({
     "model_path", "tp_size", "dp_size", "attn_dp_size", "enable_dp_attention", "speculative_algorithm",
     "speculative_draft_model_path", "speculative_num_steps", "speculative_eagle_topk", "speculative_num_draft_tokens",
-    "speculative_ngram_max_bfs_breadth", "linear_attn_verify_backend", "linear_attn_decode_backend", "mamba_ssm_dtype",
+    "speculative_ngram_max_bfs_breadth", "speculative_dspark_block_size", "speculative_dflash_block_size",
+    "linear_attn_verify_backend", "linear_attn_decode_backend", "mamba_ssm_dtype",
     "mamba_radix_cache_strategy", "mamba_track_interval", "disable_overlap_schedule", "page_size", "max_running_requests",
     "mem_fraction_static", "chunked_prefill_size",
 })
@@ -240,7 +248,7 @@ def _resolve(req: Request) -> tuple[Any, str, Model, str]:
     """The request's GPU profile, SGLang version and model, each refused by its option's name."""
     from kdacheck import flags as flagmod
     from kdacheck import gpus
-    from kdacheck.model_source import load_model
+    from kdacheck.model_source import find_local_config, is_hub_id, load_model
 
     try:
         gpu = gpus.gpu(req.gpu)
@@ -251,7 +259,16 @@ def _resolve(req: Request) -> tuple[Any, str, Model, str]:
     except ValueError as e:
         raise PlanError(f"--sglang-version: {e}") from None
     try:
-        model, note = load_model(req.model, None, version)
+        if find_local_config(req.model) is None and is_hub_id(req.model):
+            # a Hub id names one repository and goes into the launch as written: its config from the Hugging Face
+            # cache, the bundled index by that exact id, or the Hub (never the loose name match a short preset
+            # name gets, which took `Qwen/Qwen3-Next-80B-A3B-Instrct` for Qwen3-Next and wrote the typo out)
+            model, note = load_model(None, req.model, version, hub=not req.offline)
+            if model is None:
+                raise PlanError(f"--model {req.model}: unknown model id, and no config.json available ({note}); check "
+                                "the spelling, or pass the model's folder or config.json")
+        else:
+            model, note = load_model(req.model, None, version)
     except InputError as e:
         raise PlanError(str(e)) from None
     if model is None:
@@ -267,6 +284,9 @@ def _check_ranges(req: Request) -> None:
         raise PlanError(f"--acceptance {req.acceptance}: a per-token acceptance rate, above 0 and below 1")
     if not 0 <= req.min_context <= 1 << 24:
         raise PlanError(f"--min-context {req.min_context}: must be 0 to {1 << 24}")
+    for name, x in (("--min-tokens-per-user", req.min_tokens_per_user), ("--min-tokens-per-gpu", req.min_tokens_per_gpu)):
+        if x is not None and not 0 < x < 1e9:
+            raise PlanError(f"{name} {x}: tokens per second, above 0")
     if not 0 < req.budget_s <= 600:
         raise PlanError(f"--budget-s {req.budget_s}: must be above 0 and at most 600")
 
@@ -300,6 +320,13 @@ class Search:
         self.req = req
         self.gpu, self.version, self.model, self.model_note = _resolve(req)
         _check_ranges(req)
+        if self.model.weight_bytes <= 0:
+            # lint's memory solve and the ranking both start from the weights per rank: with none known
+            # every line would "fit" and score infinitely fast
+            raise PlanError(f"cannot plan {self.model.name}: its weights are not known (the folder has no "
+                            "model.safetensors.index.json with metadata.total_size, and the bundled index has no checkpoint "
+                            "by this name), so neither memory nor the ranking can be estimated: add the checkpoint's "
+                            "model.safetensors.index.json to the folder")
         config.reset()
         self.opts = config.options(config.EMPTY, config.Overrides(gpu=self.gpu.name, sglang_version=self.version, model=req.model))
         self.notes: list[str] = []
@@ -313,6 +340,7 @@ class Search:
                               "_CONFIG_REGISTRY): give it in --args if your checkpoint needs it")
         self.counts = Counts()
         self.deadline = t0 + req.budget_s
+        self.t0 = self.last_progress = t0
         self.kv_cache: dict[int, tuple[kv.KVShape | None, str]] = {}
         self.kept: list[Candidate] = []
         self.signatures: set[tuple[Any, ...]] = set()
@@ -337,12 +365,12 @@ class Search:
         layouts = space.layouts(self.req.tp, self.req.gpus, model, table.has_dest("attn_dp_size"), self.version)
         layouts = space.buildable(model, self.version, layouts, self.counts)
         flag = next(iter(table.by_dest.get("linear_attn_verify_backend", ())), None)
-        backends = tuple(b for b in (flag.choices or ()) if b in space.MODELLED_BACKENDS) if flag is not None else ()
+        backends, decode = space.backend_choices(self.version, self.counts if model.family.hybrid else None)
         if flag is not None and flag.choices and model.family.hybrid:
             self.notes.append("linear-attention backends not searched (no kdacheck rule or kernel models them, so a clean "
                               "lint would say nothing about them): "
                               + ", ".join(b for b in flag.choices if b not in space.MODELLED_BACKENDS))
-        dims = space.dimensions(model, backends, any(f[0] == "--enable-hisparse" for f in self.fixed), self.version)
+        dims = space.dimensions(model, backends, any(f[0] == "--enable-hisparse" for f in self.fixed), self.version, decode)
         return layouts, specs, dims
 
     def out_of_budget(self) -> bool:
@@ -350,7 +378,22 @@ class Search:
 
     def lint(self, flags: Flags) -> Verdict:
         self.counts.linted += 1
+        self.report_progress()
         return judge(flags, self.opts)
+
+    def report_progress(self) -> None:
+        """``Request.progress``: once the search has run PROGRESS_AFTER_S, a line on standard error
+        each PROGRESS_EVERY_S (lines linted, kept, the budget left); never on standard output."""
+        if not self.req.progress:
+            return
+        now = time.monotonic()
+        if now - self.t0 < PROGRESS_AFTER_S or now - self.last_progress < PROGRESS_EVERY_S:
+            return
+        self.last_progress = now
+        left = max(0.0, self.deadline - now)
+        sys.stderr.write(f"kdacheck plan: searching: {self.counts.linted} linted, {len(self.kept)} kept, "
+                         f"{now - self.t0:.0f} s ({left:.0f} s of --budget-s left)\n")
+        sys.stderr.flush()
 
     def judge_fit(self, v: Verdict) -> tuple[bool, str, dict[str, Any] | None, int | None]:
         """Whether a linted line fits: clean, memory left for the KV cache, and --min-context
@@ -414,6 +457,10 @@ class Search:
             else:
                 self.first_miss.append(v)
                 self.counts.prune(f"{s.algorithm}: {v.first_problem()[:120]}")
+        for algo in dict.fromkeys(s.algorithm for s in specs):
+            if not any(s.algorithm == algo for s in ok):  # every setting of it refused: said, with the first reason
+                why = next((m.first_problem() for m in self.first_miss if _algorithm(m) == algo), "refused")
+                self.notes.append(f"cannot plan {algo}: {why[:300]}")
         return ok
 
     # --- 2. screen each dimension's values alone (the first clean setting as the base) ------
@@ -515,6 +562,29 @@ class Search:
 
     # --- the ranking ------------------------------------------------------------------------
 
+    def on_target(self, kept: list[Candidate]) -> list[Candidate]:
+        """The candidates that meet ``--min-tokens-per-user`` / ``--min-tokens-per-gpu`` (the cost
+        model's estimates, tokens/s/user = τ / t_step and tokens/s/GPU, as NVIDIA's aiconfigurator
+        reports its targets); the others dropped, counted and said. None left: PlanError naming
+        the best estimate reached."""
+        req = self.req
+        if req.min_tokens_per_user is None and req.min_tokens_per_gpu is None:
+            return kept
+        ok = [c for c in kept if (req.min_tokens_per_user is None or c.score.per_user >= req.min_tokens_per_user)
+              and (req.min_tokens_per_gpu is None or c.score.throughput >= req.min_tokens_per_gpu)]
+        if len(ok) < len(kept):
+            self.counts.prune("below the --min-tokens-per-user / --min-tokens-per-gpu target", len(kept) - len(ok))
+            self.notes.append(f"{len(kept) - len(ok)} of {len(kept)} kept lines dropped: below the target "
+                              f"(tokens/s/user ≥ {req.min_tokens_per_user}, tokens/s/GPU ≥ {req.min_tokens_per_gpu}; "
+                              "the cost model's estimates)")
+        if kept and not ok:
+            best_user = max(c.score.per_user for c in kept)
+            best_gpu = max(c.score.throughput for c in kept)
+            raise PlanError(f"no launch of {self.model.name} meets the target: of {len(kept)} lines that lint clean and "
+                            f"fit, the best estimates are {best_user:,.0f} tokens/s/user and {best_gpu:,.0f} tokens/s/GPU "
+                            "(not on the same line necessarily); lower --min-tokens-per-user / --min-tokens-per-gpu")
+        return ok
+
     def result(self) -> Result:
         """The kept candidates ranked (the Pareto front first), or PlanError with the closest miss."""
         kept, notes, req = self.kept, self.notes, self.req
@@ -522,9 +592,16 @@ class Search:
         if any(int(c.memory["R"] or 0) >= space.REQUESTS[-1] for c in kept):
             notes.append(f"R reached the search's largest value ({space.REQUESTS[-1]}): more requests may fit; "
                          "the plan does not try them")
+        kept = self.kept = self.on_target(kept)
+        self.counts.kept = len(kept)
         if not kept:
             misses = self.misses + [(v, v.first_problem()) for v in self.first_miss]
-            raise PlanError(_no_plan(misses, self.counts, self.model, self.gpu.name, req))
+            why = _no_plan(misses, self.counts, self.model, self.gpu.name, req)
+            if self.budget_spent or self.out_of_budget():
+                why += (f"; the search stopped at its time budget or candidate cap (--budget-s {req.budget_s:g}, a cap of "
+                        f"{req.max_candidates} lints) before every setting was tried: a larger "
+                        "--budget-s may find one")
+            raise PlanError(why)
         marks = cost.pareto([(c.score.throughput, c.score.latency_s, c.served) for c in kept])
         for c, m in zip(kept, marks, strict=True):
             c.pareto = m
@@ -555,11 +632,36 @@ def run(req: Request) -> Result:
     return s.result()
 
 
+def _algorithm(v: Verdict) -> str:
+    """The ``--speculative-algorithm`` a line names, as written."""
+    for opt, val in v.flags:
+        if opt == "--speculative-algorithm" and isinstance(val, str):
+            return val
+    return ""
+
+
 def _signature(v: Verdict) -> tuple[Any, ...]:
     """What SGLang resolves the line to (its ServerArgs fields as kdacheck resolves them)."""
     from kdacheck.report.values import layers
 
     return tuple((key, repr(value)) for key, (_g, value, *_rest) in layers(v.cfg).items() if key.startswith("sglang."))
+
+
+def _weights_gib(v: Verdict) -> float | None:
+    """The weights per rank in GiB as lint resolved them, else as the plan estimates them (a
+    model without a hybrid state pool: parameters × bytes / (tp × pp)); None when neither is
+    known (never a placeholder figure)."""
+    cfg = v.cfg
+    if cfg is None:
+        return None
+    w = cfg.v("weight_bytes_per_rank") if "weight_bytes_per_rank" in cfg else None
+    if isinstance(w, (int, float)) and w > 0:
+        return float(w) / 2**30
+    m = cfg.model
+    if m is None or not m.params:
+        return None
+    ranks = max(1, int(cfg.v("tp_size") or 1)) * max(1, int(cfg.v("pp_size") or 1))
+    return float(m.params * m.weight_bytes_per_param / ranks / 2**30)
 
 
 def _no_plan(misses: list[tuple[Verdict, str]], counts: Counts, model: Model, gpu: str, req: Request) -> str:
@@ -577,8 +679,8 @@ def _no_plan(misses: list[tuple[Verdict, str]], counts: Counts, model: Model, gp
         return (len(v.blocking) + (1 if v.error else 0), -num(v, "mem_rest_gib"), len(v.text), -num(v, "mem_kv_rest_gib"))
     v, why = min(misses, key=key)
     weights = ""
-    if v.cfg is not None and num(v, "mem_rest_gib") < 0:
-        w = num(v, "weight_bytes_per_rank") / 2**30
+    w = _weights_gib(v)
+    if v.cfg is not None and num(v, "mem_rest_gib") < 0 and w is not None:
         weights = (f"; the weights alone ({w:.1f} GiB per rank, assumed) exceed the static pool (GPU × mem_fraction_static "
                    f"{v.cfg.v('mem_fraction_static')}): more GPUs (--tp), lighter weights (an FP8 checkpoint) or a larger GPU")
     return (f"no launch of {model.name} on {req.tp or req.gpus or 1} × {gpu} passes every rule and fits: the binding "

@@ -39,6 +39,12 @@ MAX_CANDIDATES = 4000
 # The linear-attention backends kdacheck's rules and kernels model (KDA00x, the verify kernels);
 # the other choices of the flag table are not searched.
 MODELLED_BACKENDS = ("triton", "flashinfer", "cutedsl", "nv_cutedsl")
+# The algorithms `--draft ALGORITHM=PATH` takes: each needs a draft checkpoint (EAGLE, EAGLE3,
+# DFLASH, DSPARK: SGLang 0.5.23 refuses DFLASH and DSPARK without one, SPEC014).
+DRAFT_ALGORITHMS = ("EAGLE", "EAGLE3", "DFLASH", "DSPARK")
+# DSpark's block sizes searched besides SGLang's choice (the draft checkpoint's dspark_block_size,
+# else DEFAULT_DSPARK_GAMMA 7: 0.5.23 speculative_hook.py L814-822): D = gamma + 1 (SPEC009).
+DSPARK_GAMMAS = (3, 5)
 
 
 @dataclass(frozen=True)
@@ -96,8 +102,8 @@ def speculative(model: Model, drafts: dict[str, str], mtp: bool | None, notes: l
     for algo in ("EAGLE", "EAGLE3"):
         if algo in drafts and not (v4 and algo == "EAGLE"):
             eagle_like.append((algo, ((o("speculative_draft_model_path"), drafts[algo]),)))
-    if not any(a in drafts for a in ("EAGLE", "EAGLE3", "DFLASH")):
-        notes.append("EAGLE, EAGLE3 and DFLASH not searched: they need a draft model (--draft ALGORITHM=PATH)")
+    if not any(a in drafts for a in DRAFT_ALGORITHMS):
+        notes.append(f"{', '.join(DRAFT_ALGORITHMS)} not searched: they need a draft model (--draft ALGORITHM=PATH)")
     for algo, base in eagle_like:
         for s in CHAIN_STEPS:
             out.append(Spec(algo, ((o("speculative_algorithm"), algo), *base, (o("speculative_num_steps"), str(s)),
@@ -112,6 +118,11 @@ def speculative(model: Model, drafts: dict[str, str], mtp: bool | None, notes: l
                                 f"{algo} {s}/{k}/{d}"))
     if "DFLASH" in drafts:
         out.append(Spec("DFLASH", ((o("speculative_algorithm"), "DFLASH"), (o("speculative_draft_model_path"), drafts["DFLASH"])), "DFLASH"))
+    if "DSPARK" in drafts:
+        dspark: Flags = ((o("speculative_algorithm"), "DSPARK"), (o("speculative_draft_model_path"), drafts["DSPARK"]))
+        out.append(Spec("DSPARK", dspark, "DSPARK"))
+        for g in DSPARK_GAMMAS:
+            out.append(Spec("DSPARK", (*dspark, (o("speculative_dspark_block_size"), str(g))), f"DSPARK gamma {g}"))
     for d in NGRAM_DRAFT_TOKENS:
         out.append(Spec("NGRAM", ((o("speculative_algorithm"), "NGRAM"), (o("speculative_ngram_max_bfs_breadth"), "1"),
                                   (o("speculative_num_draft_tokens"), str(d))), f"NGRAM chain D={d}"))
@@ -161,16 +172,35 @@ def buildable(model: Model, version: str, layouts: list[tuple[Flags, str]], coun
     return kept
 
 
+def backend_choices(version: str, counts: Counts | None = None) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(verify, decode): the modelled backends each flag of ``version``'s table accepts. A
+    value one flag's choices lack is pruned here, never linted (``nv_cutedsl`` is a verify
+    backend only: 0.5.23's ``--linear-attn-decode-backend`` refuses it, ARG004)."""
+    table = flagmod.table(version)
+    out: list[tuple[str, ...]] = []
+    for dest, name in (("linear_attn_verify_backend", "verify"), ("linear_attn_decode_backend", "decode")):
+        flag = next(iter(table.by_dest.get(dest, ())), None)
+        choices = tuple(flag.choices or ()) if flag is not None else ()
+        out.append(tuple(b for b in MODELLED_BACKENDS if b in choices))
+        if counts is not None and choices:
+            for b in MODELLED_BACKENDS:
+                if b not in choices:
+                    counts.prune(f"{name} backend {b}: not a choice of {flagmod.spell(dest, version)} (flag table)")
+    return out[0], out[1]
+
+
 def dimensions(model: Model, backends: tuple[str, ...], hisparse_fixed: bool = False,
-               version: str = versions.NEWEST) -> list[tuple[str, list[Flags]]]:
+               version: str = versions.NEWEST, decode_backends: tuple[str, ...] | None = None) -> list[tuple[str, list[Flags]]]:
     """The screened dimensions after the speculative setting: backends, SSM dtype, radix
     strategy (+ track interval), page size, memory fraction, chunked prefill. Each value list
-    starts with the empty setting (SGLang's own choice)."""
+    starts with the empty setting (SGLang's own choice). ``decode_backends``: the decode
+    flag's own (default: ``backends``)."""
     o = _speller(version)
     dims: list[tuple[str, list[Flags]]] = []
     if model.family.hybrid:
         dims.append(("verify backend", [()] + [((o("linear_attn_verify_backend"), b),) for b in backends]))
-        dims.append(("decode backend", [()] + [((o("linear_attn_decode_backend"), b),) for b in backends]))
+        dims.append(("decode backend", [()] + [((o("linear_attn_decode_backend"), b),)
+                                               for b in (backends if decode_backends is None else decode_backends)]))
         dims.append(("SSM dtype", [()] + [((o("mamba_ssm_dtype"), d),) for d in SSM_DTYPES]))
         dims.append(("radix strategy", [(), ((o("mamba_radix_cache_strategy"), "extra_buffer"),),
                                         ((o("mamba_radix_cache_strategy"), "no_buffer"), (o("disable_overlap_schedule"), None))]))
