@@ -152,3 +152,58 @@ def coverage(version: str, table: Table | None = None) -> dict[str, object]:
     return {"version": version, "sites": sum(total.values()), "total": total,
             "in_scope_coverage": round(100 * total[COVERED] / scope, 1) if scope else 0.0,
             "files": dict(sorted(per.items())), "uncovered": uncovered}
+
+
+def _cell(row: dict[str, int] | None) -> str:
+    return "-" if row is None else f"{row[COVERED]}/{row[UNCOVERED]}/{row[OUT]}"
+
+
+def coverage_text(table: Table | None = None) -> str:
+    """``kdacheck rules --coverage``: per version, then per file and version (covered/uncovered/out)."""
+    table = table or load_table()
+    vs = census_versions()
+    reports = [coverage(v, table) for v in vs]
+    lines = ["SGLang start-up refusals (kdacheck/data/refusals-<version>.json) and the rules that report them",
+             "", f"{'version':<9} {'sites':>5} {'covered':>7} {'in scope, not covered':>21} {'out of scope':>12} "
+             f"{'in-scope coverage':>17}"]
+    for r in reports:
+        t = r["total"]
+        assert isinstance(t, dict)
+        lines.append(f"{r['version']:<9} {r['sites']:>5} {t[COVERED]:>7} {t[UNCOVERED]:>21} {t[OUT]:>12} "
+                     f"{r['in_scope_coverage']:>16}%" + (f"  ({t['unmapped']} unmapped)" if t["unmapped"] else ""))
+    files = sorted({f for r in reports for f in r["files"]})  # type: ignore[attr-defined]
+    w = max(len(f) for f in files)
+    lines += ["", "per file: covered/in scope not covered/out of scope", "",
+              f"{'file (under srt/)':<{w}}  " + "  ".join(f"{v:>11}" for v in vs)]
+    for f in files:
+        lines.append(f"{f:<{w}}  " + "  ".join(f"{_cell(r['files'].get(f)):>11}" for r in reports))  # type: ignore[attr-defined]
+    return "\n".join(lines) + "\n"
+
+
+def coverage_json(table: Table | None = None) -> list[dict[str, object]]:
+    table = table or load_table()
+    return [coverage(v, table) for v in census_versions()]
+
+
+def coverage_markdown(table: Table | None = None) -> str:
+    """docs/rules.md's generated section: the newest version's table and its uncovered sites."""
+    table = table or load_table()
+    r = coverage(census_versions()[-1], table)
+    t = r["total"]
+    files = r["files"]
+    uncovered = r["uncovered"]
+    assert isinstance(t, dict) and isinstance(files, dict) and isinstance(uncovered, list)
+    out = ["## Refusal census", "",
+           f"Every refusal site on SGLang {r['version']}'s start-up path (`kdacheck/data/refusals-{r['version']}.json`, read "
+           "from the wheel by `benchmarks/sglang_diff/refusal_census.py`) and the rules that report it "
+           "(`kdacheck/data/census.txt`; `kdacheck rules --coverage` for every version). "
+           f"{r['sites']} sites: {t[COVERED]} covered, {t[UNCOVERED]} in scope but not covered, {t[OUT]} out of scope; "
+           f"{r['in_scope_coverage']}% of the in-scope sites covered.", "",
+           "| file (under `srt/`) | covered | in scope, not covered | out of scope |", "|---|---|---|---|"]
+    out += [f"| `{f}` | {row[COVERED]} | {row[UNCOVERED]} | {row[OUT]} |" for f, row in files.items()]
+    out += ["", "In scope, not covered:", ""]
+    for u in uncovered:
+        msg = " ".join(str(u["message"]).split()).replace("|", "\\|").replace("`", "'")[:140]
+        note = f" ({u['note']})" if u["note"] else ""
+        out.append(f"- `{u['place']}`: {msg}{note}")
+    return "\n".join(out) + "\n"

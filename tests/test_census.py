@@ -113,3 +113,41 @@ def test_census_json_matches_its_count() -> None:
     for v in VERSIONS:
         data = json.loads(resources.files("kdacheck").joinpath(f"data/refusals-{v}.json").read_text("utf-8"))
         assert data["version"] == v and data["count"] == len(data["sites"])
+
+
+def test_rules_coverage_command() -> None:
+    from typer.testing import CliRunner
+
+    from kdacheck.cli import app
+
+    runner = CliRunner()
+    text = runner.invoke(app, ["rules", "--coverage"], env={"NO_COLOR": "1"})
+    assert text.exit_code == 0, text.output
+    newest = census.coverage(VERSIONS[-1])
+    total = newest["total"]
+    assert isinstance(total, dict)
+    row = next(line for line in text.output.splitlines() if line.startswith(VERSIONS[-1]))
+    assert row.split()[:5] == [VERSIONS[-1], str(newest["sites"]), str(total[census.COVERED]),
+                               str(total[census.UNCOVERED]), str(total[census.OUT])]
+    assert "arg_groups/speculative_hook.py" in text.output
+    js = runner.invoke(app, ["rules", "--coverage", "--output-format", "json"], env={"NO_COLOR": "1"})
+    assert js.exit_code == 0, js.output
+    data = json.loads(js.output)
+    assert [d["version"] for d in data] == VERSIONS
+    assert data[-1]["total"] == total and len(data[-1]["uncovered"]) == total[census.UNCOVERED]
+
+
+def test_lint_does_not_load_the_census() -> None:
+    """lint's fast path (kdacheck.main) never imports the census or its tables."""
+    import os
+    import subprocess
+    import sys
+
+    code = ("import sys, atexit\n"
+            "atexit.register(lambda: print('CENSUS', 'kdacheck.census' in sys.modules))\n"
+            "sys.argv = ['kdacheck', 'lint', '--cmd', 'python -m sglang.launch_server --model-path moonshotai/Kimi-Linear-48B-A3B-Instruct --tp 2']\n"
+            "from kdacheck.main import main\n"
+            "main()\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                         env={**os.environ, "NO_COLOR": "1", "GITHUB_ACTIONS": "", "HF_HUB_OFFLINE": "1"})
+    assert "CENSUS False" in out.stdout, out.stdout[-2000:] + out.stderr[-2000:]
