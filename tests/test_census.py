@@ -27,7 +27,7 @@ def sites() -> dict[str, list[dict[str, object]]]:
 
 
 def test_every_known_version_has_a_census() -> None:
-    assert VERSIONS == list(versions.KNOWN)
+    assert list(versions.KNOWN) == VERSIONS
 
 
 @pytest.mark.parametrize("version", VERSIONS)
