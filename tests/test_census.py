@@ -151,3 +151,35 @@ def test_lint_does_not_load_the_census() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
                          env={**os.environ, "NO_COLOR": "1", "GITHUB_ACTIONS": "", "HF_HUB_OFFLINE": "1"})
     assert "CENSUS False" in out.stdout, out.stdout[-2000:] + out.stderr[-2000:]
+
+
+def test_census_script_reads_sites_by_function_and_ordinal(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    import importlib.util
+    from pathlib import Path
+
+    script = Path(__file__).resolve().parent.parent / "benchmarks" / "sglang_diff" / "refusal_census.py"
+    spec = importlib.util.spec_from_file_location("refusal_census", script)
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    hooks = tmp_path / "sglang-9.9.9" / "sglang" / "srt" / "arg_groups"
+    hooks.mkdir(parents=True)
+    (hooks / "x_hook.py").write_text(
+        "def handle(cfg, hf_config):\n"
+        "    if cfg.tp_size > 2 and hf_config.num_heads % 3:\n"
+        "        raise ValueError(f'tp {cfg.tp_size} ' 'bad')\n"
+        "    assert cfg.page_size == 1, 'page'\n"
+        "    try:\n"
+        "        pass\n"
+        "    except Exception:\n"
+        "        raise\n"  # a re-raise is no refusal of its own
+        "class K:\n"
+        "    def f(self, parser):\n"
+        "        parser.error('no')\n", encoding="utf-8")
+    out = mod.main(str(tmp_path / "sglang-9.9.9"))
+    assert out["version"] == "9.9.9" and out["count"] == 3
+    a, b, c = out["sites"]
+    assert (a["id"], a["line"], a["kind"], a["exception"]) == ("arg_groups/x_hook.py::handle#1", 3, "raise", "ValueError")
+    assert a["message"] == "tp {cfg.tp_size} bad" and a["fields"] == ["tp_size"] and a["config"] == ["num_heads"]
+    assert (b["id"], b["kind"], b["message"], b["fields"]) == ("arg_groups/x_hook.py::handle#2", "assert", "page", ["page_size"])
+    assert (c["id"], c["kind"], c["exception"]) == ("arg_groups/x_hook.py::K.f#1", "call", "parser.error")

@@ -22,7 +22,7 @@ argument pipeline and the start-up steps after it that kdacheck models:
 Each site has a stable ``id``: ``<file>::<qualname>#<n>``, the n-th site (from 1, in source order)
 of the innermost function (``<module>`` at module level), so ids survive line shifts; its line,
 kind, exception type, message (a string, an f-string with ``{expr}`` placeholders, else the
-expression's source) and ``fields``: the attributes of ``server_args`` / ``self`` / ``args`` read by
+expression's source) and ``fields``: the attributes of ``server_args`` / ``cfg`` / ``view`` / ``self`` / ``args`` read by
 the test that leads to it (the assert's test, or the ``if`` tests enclosing the raise), with
 ``config``: the attributes of the config objects (``*config*``) read there.
 
@@ -54,7 +54,7 @@ SCOPE: tuple[tuple[str, str | None, str | None], ...] = (
     ("model_executor/model_runner.py", None, None),
     ("model_executor/model_runner_components/*.py", None, None),
 )
-OWNERS = {"server_args", "self", "args", "sa"}
+OWNERS = {"server_args", "self", "args", "sa", "cfg", "view"}  # the hooks read ServerArgs as cfg (ResolvingConfig) and view
 EXITS = {"parser.error", "self.parser.error", "sys.exit", "exit", "os._exit"}
 
 
