@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import re
 from importlib import resources
+from pathlib import Path
 
 import pytest
 
@@ -153,9 +154,8 @@ def test_lint_does_not_load_the_census() -> None:
     assert "CENSUS False" in out.stdout, out.stdout[-2000:] + out.stderr[-2000:]
 
 
-def test_census_script_reads_sites_by_function_and_ordinal(tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_census_script_reads_sites_by_function_and_ordinal(tmp_path: Path) -> None:
     import importlib.util
-    from pathlib import Path
 
     script = Path(__file__).resolve().parent.parent / "benchmarks" / "sglang_diff" / "refusal_census.py"
     spec = importlib.util.spec_from_file_location("refusal_census", script)
