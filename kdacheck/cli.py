@@ -204,10 +204,21 @@ class RulesFormat(str, enum.Enum):
 @app.command()
 def rules(
     output_format: Annotated[RulesFormat, typer.Option("--output-format", help="table or json")] = RulesFormat.table,
+    coverage: Annotated[bool, typer.Option("--coverage", help="SGLang's start-up refusals per version and file: covered by a rule, in scope not covered, out of scope")] = False,
 ) -> None:
     """List every rule, one per line: code, severity, name, summary, versions, documentation link."""
     from kdacheck.rules import all_rules
 
+    if coverage:
+        from kdacheck import census
+
+        if output_format == RulesFormat.json:
+            import json
+
+            typer.echo(json.dumps(census.coverage_json(), indent=2))
+        else:
+            typer.echo(census.coverage_text(), nl=False)
+        return
     if output_format == RulesFormat.json:
         import json
 

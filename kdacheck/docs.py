@@ -47,6 +47,9 @@ def rules_markdown() -> str:
         out.append(f'<a id="{r.code.lower()}"></a>')
         out.append("")
         out.append(rule_markdown(r))
+    from kdacheck.census import coverage_markdown
+
+    out.append(coverage_markdown())
     return "\n".join(out)
 
 
