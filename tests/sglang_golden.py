@@ -147,14 +147,20 @@ def load(version: str) -> list[dict[str, Any]]:
 
 
 DRAFTS = ROOT / "benchmarks" / "sglang_diff" / "models"  # the folders SGLang read the draft slugs from (oracle._map_argv)
+CONFIGS = "benchmarks/sglang_diff/configs/"  # the --config files of generate.py --dims wide (oracle._map_argv)
 
 
 def _drafts_local(argv: list[str]) -> list[str]:
     """A draft model slug as the local folder SGLang's run read it from (its config.json holds the
-    DSpark block size SGLang uses)."""
+    DSpark block size SGLang uses), and a ``--config`` file of the harness as its absolute path."""
     out = list(argv)
     for i, tok in enumerate(out):
         name, eq, value = tok.partition("=")
+        if name == "--config":  # the wide draws' --config files, written relative to the repository
+            j, rel = (i, value) if eq else (i + 1, out[i + 1] if i + 1 < len(out) else "")
+            if rel.startswith(CONFIGS) and (ROOT / rel).is_file():
+                out[j] = f"{name}={ROOT / rel}" if eq else str(ROOT / rel)
+            continue
         if name != "--speculative-draft-model-path":
             continue
         j, slug = (i, value) if eq else (i + 1, out[i + 1] if i + 1 < len(out) else "")

@@ -98,6 +98,26 @@ HISPARSE_CONFIGS = [
     {"top_k": 2048, "swap_in_block_size": 4096},  # out of range
 ]
 
+# The "wide" dimensions (--dims wide): flags the base draws never set. They are drawn after a
+# case's base draw and only with --dims wide, so every earlier seed (--dims base, the default)
+# still draws exactly what it drew. Values from SGLang 0.5.23's flag table
+# (kdacheck/data/sglang-0.5.23-flags.json): the KV dtypes, the prefill CUDA-graph backends, the
+# DeepSeek-V4 backends, the DCP comm backends and the HiCache choices are read from it.
+DIMS = ("base", "wide")
+WIDE_KNOBS = ("dflash_dspark", "replayssm", "replayssm_spec", "dp_lm_head", "kv_low", "prefill_cg", "dsv4",
+              "dcp", "lmcache", "hicache", "aiter", "config")
+# --config files (benchmarks/sglang_diff/configs/): SGLang's ConfigArgumentMerger
+# (srt/utils/server_args_config_parser.py) takes store / store_true / one-value keys and refuses the
+# keys of any other action (the deprecated --enable-dp-attention and --disable-cuda-graph, the
+# BooleanOptionalAction pairs), a root that is not a mapping and a suffix other than .yaml/.yml.
+CONFIG_DIR = "benchmarks/sglang_diff/configs"
+CONFIGS = (
+    "ok-memory.yaml", "ok-flags.yaml", "ok-graphs.yaml", "ok-hicache.yaml", "ok-attn-dp.yaml", "ok-ngram.yaml",
+    "ok-abbrev.yaml", "ok-empty.yaml", "ok-false.yaml",
+    "refused-dp-attention.yaml", "refused-disable-cuda-graph.yaml", "refused-boolopt.yaml",
+    "refused-no-prefix.yaml", "refused-list-root.yaml", "refused-suffix.json",
+)
+
 
 class FlagTable:
     def __init__(self, version: str):
@@ -141,8 +161,9 @@ class FlagTable:
 
 
 class Gen:
-    def __init__(self, version: str, seed: int, gpu: str, models: list | None = None):
+    def __init__(self, version: str, seed: int, gpu: str, models: list | None = None, dims: str = "base"):
         self.version = version
+        self.dims = dims
         self.rng = random.Random(seed)
         self.t = FlagTable(version)
         self.gpu_mode = gpu
@@ -422,9 +443,176 @@ class Gen:
                     argv.append(str(val))
         return m, gpu, argv
 
+    # --- wide dimensions (--dims wide only) ------------------------------------
+    def wide(self, m: str, argv: list, realistic: bool) -> None:
+        """Add 0-1 (realistic) or 1-3 (adversarial) of the wide knobs; DeepSeek-V4's backends are
+        drawn mostly for DeepSeek-V4, the linear-attention ones mostly for the hybrids."""
+        kind = MODELS[m]["kind"]
+        weights = {k: 1.0 for k in WIDE_KNOBS}
+        if kind == "v4":
+            weights["dsv4"] = 6.0
+        else:
+            weights["dsv4"] = 0.3
+        if kind not in ("gdn", "kda", "mamba", "conv", "lightning"):
+            weights["replayssm"] = weights["replayssm_spec"] = 0.3
+        if kind in ("dsa", "v4"):
+            weights["dcp"] = 3.0
+        if realistic:
+            if not self.chance(0.6):
+                return
+            knobs = [self.pick(list(WIDE_KNOBS), [weights[k] for k in WIDE_KNOBS])]
+        else:
+            knobs = []
+            for _ in range(self.rng.randint(1, 3)):
+                k = self.pick(list(WIDE_KNOBS), [weights[k] for k in WIDE_KNOBS])
+                if k not in knobs:
+                    knobs.append(k)
+        has_algo = any(t.startswith("--speculative-algorithm") for t in argv)
+        for knob in knobs:
+            getattr(self, f"_wide_{knob}")(m, argv, realistic, has_algo)
+            has_algo = has_algo or any(t.startswith("--speculative-algorithm") for t in argv)
+
+    def _maybe_choice(self, argv, opt, p=0.5):
+        ch = self.t.choices(opt)
+        if ch and self.chance(p):
+            self.emit(argv, opt, self.pick(ch))
+
+    def _wide_dflash_dspark(self, m, argv, realistic, has_algo):
+        if has_algo:
+            return
+        algo = self.pick(["DFLASH", "DSPARK"])
+        self.emit(argv, "--speculative-algorithm", algo, spell=False)
+        if not (not realistic and self.chance(0.15)):
+            self.emit(argv, "--speculative-draft-model-path", DRAFTS[algo], spell=False)
+        if self.chance(0.3):
+            self.emit(argv, "--speculative-num-draft-tokens", self.pick([8, 16, 17] if realistic else [0, 1, 8, 16, 17, 32]))
+        if self.chance(0.2):
+            opt = "--speculative-dflash-block-size" if algo == "DFLASH" else "--speculative-dspark-block-size"
+            self.emit(argv, opt, self.pick([8, 16] if realistic else [0, 4, 8, 16, 32]))
+        if self.chance(0.3):
+            self.attn_dp(argv, self.pick([2, 4, 8]))
+            if self.chance(0.6):
+                self.emit(argv, "--enable-dp-lm-head")
+
+    def _wide_replayssm(self, m, argv, realistic, has_algo):
+        self.emit(argv, "--enable-linear-replayssm")
+        if self.chance(0.3):
+            self.emit(argv, "--linear-replayssm-cache-len", self.pick([16, 64] if realistic else [0, 1, 16, 64]))
+        if self.chance(0.3):
+            self.emit(argv, "--mamba-radix-cache-strategy", self.pick(self.t.choices("--mamba-radix-cache-strategy") or ["no_buffer"]))
+        if self.chance(0.3):
+            self.emit(argv, "--linear-attn-decode-backend", self.pick(self.t.choices("--linear-attn-decode-backend") or ["triton"]))
+        if not realistic and self.chance(0.15):
+            self.emit(argv, "--disaggregation-mode", self.pick(["prefill", "decode"]))
+
+    def _wide_replayssm_spec(self, m, argv, realistic, has_algo):
+        self.emit(argv, "--enable-linear-replayssm-spec")
+        if not has_algo and self.chance(0.7):
+            algo = self.pick(["NEXTN", "EAGLE", "DFLASH", "DSPARK"] if MODELS[m]["mtp"] else ["DFLASH", "DSPARK", "NEXTN"])
+            self.emit(argv, "--speculative-algorithm", algo, spell=False)
+            if algo in ("DFLASH", "DSPARK"):
+                self.emit(argv, "--speculative-draft-model-path", DRAFTS[algo], spell=False)
+            elif self.chance(0.5):
+                s = self.pick([1, 2, 3])
+                k = 1 if realistic or self.chance(0.6) else self.pick([2, 4])
+                self.emit(argv, "--speculative-num-steps", s)
+                self.emit(argv, "--speculative-eagle-topk", k)
+                self.emit(argv, "--speculative-num-draft-tokens", s + 1 if k == 1 else 8)
+        if self.chance(0.35):
+            self.emit(argv, "--mamba-ssm-dtype", self.pick(self.t.choices("--mamba-ssm-dtype") or ["float32"]))
+        if self.chance(0.25):
+            self.emit(argv, "--linear-attn-decode-backend", self.pick(self.t.choices("--linear-attn-decode-backend") or ["triton"]))
+        if self.chance(0.15):
+            self.emit(argv, "--linear-attn-verify-backend", self.pick(self.t.choices("--linear-attn-verify-backend") or ["triton"]))
+        if not realistic and self.chance(0.15):
+            self.emit(argv, "--enable-linear-replayssm")
+        if not realistic and self.chance(0.15):
+            self.emit(argv, "--disaggregation-mode", self.pick(["prefill", "decode"]))
+
+    def _wide_dp_lm_head(self, m, argv, realistic, has_algo):
+        if not any(t.startswith(("--attn-dp", "--dp", "--enable-dp-att", "--attn-d")) for t in argv) and self.chance(0.7):
+            self.attn_dp(argv, self.pick([2, 4, 8]))
+        self.emit(argv, "--enable-dp-lm-head")
+
+    def _wide_kv_low(self, m, argv, realistic, has_algo):
+        low = [c for c in self.t.choices("--kv-cache-dtype") if c not in ("auto", "bf16", "bfloat16")]
+        self.emit(argv, "--kv-cache-dtype", self.pick(low or ["fp8_e4m3"]))
+        self._maybe_choice(argv, "--prefill-kv-cache-dequant-dtype", 0.2)
+        self._maybe_choice(argv, "--speculative-draft-kv-cache-dtype", 0.1)
+
+    def _wide_prefill_cg(self, m, argv, realistic, has_algo):
+        opts = [o for o in ("--cuda-graph-backend-prefill", "--cuda-graph-max-bs-prefill", "--cuda-graph-bs-prefill",
+                            "--disable-prefill-cuda-graph", "--cuda-graph-max-seq-len-prefill",
+                            "--cuda-graph-prefill-max-context") if self.t.has(o)]
+        for opt in self.rng.sample(opts, k=min(len(opts), self.rng.randint(1, 2 if realistic else 3))):
+            if opt == "--cuda-graph-backend-prefill":
+                self.emit(argv, opt, self.pick(self.t.choices(opt) or ["full"]))
+            elif opt == "--cuda-graph-max-bs-prefill":
+                self.emit(argv, opt, self.pick([1, 8, 16, 64] if realistic else [0, 1, 8, 16, 64, 512]))
+            elif opt == "--cuda-graph-bs-prefill":
+                argv.append(opt)
+                argv.extend(str(b) for b in self.pick([[1, 2, 4, 8], [1, 4, 16], [8], [3, 5]]))
+            elif opt == "--disable-prefill-cuda-graph":
+                self.emit(argv, opt)
+            else:
+                self.emit(argv, opt, self.pick([2048, 4096, 8192] if realistic else [0, 64, 2048, 8192, 65536]))
+
+    def _wide_dsv4(self, m, argv, realistic, has_algo):
+        self._maybe_choice(argv, "--dsv4-attn-backend", 0.8)
+        self._maybe_choice(argv, "--dsv4-prefill-backend", 0.4)
+        if self.chance(0.2):
+            self.emit(argv, "--enable-deepseek-v4-fp4-indexer")
+        if not realistic and self.chance(0.2):
+            self.emit(argv, "--attention-backend", self.pick(["dsv4", "compressed"]))
+
+    def _wide_dcp(self, m, argv, realistic, has_algo):
+        self.emit(argv, "--dcp-size", self.pick([2, 4, 8] if realistic else [1, 2, 3, 4, 8, 16]))
+        self._maybe_choice(argv, "--dcp-comm-backend", 0.3)
+        if self.chance(0.15):
+            self.emit(argv, self.pick(["--dcp-replicate-q-proj", "--no-dcp-replicate-q-proj"]), spell=False)
+
+    def _wide_lmcache(self, m, argv, realistic, has_algo):
+        self.emit(argv, "--enable-lmcache")
+        if self.chance(0.35):
+            self.emit(argv, "--enable-hierarchical-cache")
+        if self.chance(0.2):
+            self.emit(argv, "--disable-radix-cache")
+
+    def _wide_hicache(self, m, argv, realistic, has_algo):
+        self.emit(argv, "--enable-hierarchical-cache")
+        if self.chance(0.3):
+            self.emit(argv, "--hicache-ratio", self.pick([1.5, 2, 4] if realistic else [0.5, 1, 2, 4]))
+        if self.chance(0.15):
+            self.emit(argv, "--hicache-size", self.pick([0, 16, 64]))
+        for opt in ("--hicache-write-policy", "--hicache-io-backend", "--hicache-mem-layout", "--hicache-host-memory-mode"):
+            self._maybe_choice(argv, opt, 0.15)
+        if self.chance(0.1):
+            self.emit(argv, "--hicache-storage-backend", self.pick(["file", "mooncake", "hf3fs", "nixl"]))
+        if self.chance(0.15):
+            self.emit(argv, "--page-size", self.pick([1, 16, 64]))
+        if not realistic and self.chance(0.15):
+            self.emit(argv, "--disable-radix-cache")
+
+    def _wide_aiter(self, m, argv, realistic, has_algo):
+        opt = self.pick(["--attention-backend", "--attention-backend", "--prefill-attention-backend",
+                         "--decode-attention-backend", "--dsa-prefill-backend"])
+        if "aiter" in self.t.choices(opt):
+            self.emit(argv, opt, "aiter")
+
+    def _wide_config(self, m, argv, realistic, has_algo):
+        name = self.pick(list(CONFIGS))
+        if self.chance(0.85):
+            argv.extend(["--config", f"{CONFIG_DIR}/{name}"])
+        else:  # SGLang merges only a bare `--config` token (server_args.py L683); `--config=F` is parsed and ignored
+            argv.append(f"--config={CONFIG_DIR}/{name}")
+        if not realistic and self.chance(0.05):
+            argv.extend(["--config", f"{CONFIG_DIR}/{self.pick(list(CONFIGS))}"])
+
     def case(self, i: int) -> dict:
         profile = "realistic" if self.chance(0.55) else "adversarial"
         m, gpu, argv = self.realistic() if profile == "realistic" else self.adversarial()
+        if self.dims == "wide":
+            self.wide(m, argv, profile == "realistic")
         return {
             "id": f"{self.version}-s{self.seed_str}-{i:05d}",
             "model": m,
@@ -434,8 +622,8 @@ class Gen:
         }
 
 
-def generate(n: int, seed: int, version: str, gpu: str = "mixed", models: list | None = None) -> list:
-    g = Gen(version, seed, gpu, models)
+def generate(n: int, seed: int, version: str, gpu: str = "mixed", models: list | None = None, dims: str = "base") -> list:
+    g = Gen(version, seed, gpu, models, dims)
     g.seed_str = str(seed)
     return [g.case(i) for i in range(n)]
 
@@ -447,9 +635,13 @@ def main(argv=None):
     p.add_argument("--sglang-version", default="0.5.23")
     p.add_argument("--gpu", default="mixed", choices=[*GPUS, "mixed"])
     p.add_argument("--out", default="-")
-    p.add_argument("--models", default="", help="comma-separated model folders to draw from (default: all)")
+    p.add_argument("--models", default="", help="comma-separated model folders to draw from, each alike, or `all` "
+                   "(default: the weighted MODEL_WEIGHTS draw)")
+    p.add_argument("--dims", default="base", choices=DIMS,
+                   help="base: the draws of every earlier seed; wide: also the wide knobs (WIDE_KNOBS)")
     args = p.parse_args(argv)
-    cases = generate(args.n, args.seed, args.sglang_version, args.gpu, [m for m in args.models.split(",") if m])
+    models = list(MODELS) if args.models == "all" else [m for m in args.models.split(",") if m]
+    cases = generate(args.n, args.seed, args.sglang_version, args.gpu, models, args.dims)
     out = open(args.out, "w") if args.out != "-" else None
     try:
         for c in cases:

@@ -49,6 +49,7 @@ from kdacheck.sglang.child import (  # noqa: E402  (one copy of the in-process r
 )
 
 MODELS_DIR = os.path.join(HERE, "models")
+CONFIG_PREFIX = "benchmarks/sglang_diff/configs/"  # --config files of the wide draws, mapped to absolute paths
 
 # ----------------------------------------------------------------------------
 # Worker side (runs inside the oracle venv with the GPU simulated)
@@ -110,13 +111,21 @@ def _map_argv(argv: list[str]) -> list[str]:
     def is_slug(tok):
         return bool(tok) and "/" not in tok and os.path.isfile(os.path.join(MODELS_DIR, tok, "config.json"))
 
+    def is_repo_file(tok):  # a --config file written relative to the repository (generate.py CONFIG_DIR)
+        return tok.startswith(CONFIG_PREFIX) and os.path.isfile(os.path.join(ROOT, tok))
+
     out = []
     for tok in argv:
         if is_slug(tok):
             out.append(os.path.join(MODELS_DIR, tok))
+        elif is_repo_file(tok):
+            out.append(os.path.join(ROOT, tok))
         elif tok.startswith("--") and "=" in tok and is_slug(tok.split("=", 1)[1]):
             name, val = tok.split("=", 1)
             out.append(f"{name}={os.path.join(MODELS_DIR, val)}")
+        elif tok.startswith("--") and "=" in tok and is_repo_file(tok.split("=", 1)[1]):
+            name, val = tok.split("=", 1)
+            out.append(f"{name}={os.path.join(ROOT, val)}")
         else:
             out.append(tok)
     return out
@@ -124,7 +133,7 @@ def _map_argv(argv: list[str]) -> list[str]:
 
 def _unmap(text):
     if isinstance(text, str):
-        return text.replace(MODELS_DIR + "/", "")
+        return text.replace(MODELS_DIR + "/", "").replace(ROOT + "/", "")
     if isinstance(text, dict):
         return {k: _unmap(v) for k, v in text.items()}
     if isinstance(text, list):
