@@ -79,8 +79,21 @@ DSA_DCP_HICACHE_MESSAGE = "DSA DCP does not support HiSparse or HiCache."
 DSA_DCP_PD_MESSAGE = "DSA DCP does not support PD disaggregation."
 DSA_DCP_TOPK_MESSAGE = "DSA DCP requires --speculative-eagle-topk 1."
 
-# srt/arg_groups/kv_cache_hook.py L433-438 handle_cache_compatibility (ValueError, at start-up; 0.5.21 on)
+# srt/arg_groups/kv_cache_hook.py handle_cache_compatibility (at start-up): HiCache without the radix
+# cache (ValueError, L393-397; 0.5.19 L168-172), then LMCache's refusals in this order (0.5.21 on, L433-465)
+HICACHE_NO_RADIX_MESSAGE = ("The arguments enable-hierarchical-cache and disable-radix-cache are mutually exclusive "
+                            "and cannot be used at the same time. Please use only one of them.")
 LMCACHE_HICACHE_MESSAGE = "--enable-lmcache and --enable-hierarchical-cache are mutually exclusive"
+LMCACHE_LINKER_MESSAGE = "--enable-lmcache and --enable-unified-cache-external-linker are mutually exclusive"
+LMCACHE_NO_RADIX_MESSAGE = "--enable-lmcache requires radix cache to be enabled"
+LMCACHE_SPEC_MESSAGE = "LMCacheUnifiedRadixCache does not yet support speculative decoding"  # NotImplementedError
+LMCACHE_DP_MESSAGE = "LMCacheUnifiedRadixCache does not yet support DP attention"  # NotImplementedError
+LMCACHE_DCP_MESSAGE = ("--enable-lmcache with --dcp-size > 1 is not supported: "
+                       "LMCache has no DCP-aware index translation")  # NotImplementedError
+LMCACHE_STREAMING_MESSAGE = "LMCacheUnifiedRadixCache does not yet support streaming sessions"  # NotImplementedError
+LMCACHE_BUFFER_ONLY_MESSAGE = "--hicache-host-memory-mode=buffer_only is a HiCache-only mode"
+LMCACHE_PD_MESSAGE = ("LMCacheUnifiedRadixCache currently supports colocated "
+                      "prefill/decode scheduling only")  # NotImplementedError
 
 # srt/arg_groups/kv_cache_hook.py L317-318 handle_kv4_compatibility (RuntimeError, on any platform but CUDA)
 KV4_NON_CUDA_MESSAGE = "KV4 is not tested on non-CUDA platforms."

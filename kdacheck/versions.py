@@ -77,10 +77,11 @@ KDA_SM100_PLUS_WORDING = "0.5.23"
 # --enable-dp-attention's width) in its own words; before, it asserts --enable-dp-attention ("Please enable
 # dp attention when setting enable_dp_lm_head. ", 0.5.21 overrides.py L1364-1367)
 DP_LM_HEAD_ATTN_DP = "0.5.22"
-# kv_cache_hook handle_cache_compatibility: --enable-lmcache with --enable-hierarchical-cache is a
-# ValueError (0.5.21 and 0.5.23 L433-438). Before (0.5.19/0.5.20) both are accepted and the tree cache
+# kv_cache_hook handle_cache_compatibility: LMCache's refusals (with HiCache, the external linker,
+# without the radix cache, with speculative decoding, attention DP, DCP, streaming sessions, buffer_only,
+# PD) from 0.5.21 (0.5.21 and 0.5.23 L433-474). Before (0.5.19/0.5.20) none of them: the tree cache
 # builder picks one (0.5.20 mem_cache/registry.py L119: LMCRadixCache).
-LMCACHE_HICACHE_EXCLUSIVE = "0.5.21"
+LMCACHE_CHECKS = "0.5.21"
 # model_overrides/deepseek_v2.py _dsa_dcp_overrides: a DSA model with --dcp-size > 1 refuses HiSparse,
 # HiCache, PD disaggregation and topk > 1 at resolution (0.5.22 and 0.5.23 L18-26; absent in 0.5.21).
 DSA_DCP_CHECKS = "0.5.22"

@@ -75,7 +75,10 @@ CAUSES: tuple[tuple[str, str, str], ...] = (
     ("validate_hisparse", "adaptive", "HSP007"),
     ("validate_hisparse", "", "HSP006"),
     ("_dsa_dcp_overrides", "DSA DCP", "HSP008"),
-    ("handle_cache_compatibility", "--enable-lmcache and --enable-hierarchical-cache", "RADIX004"),
+    # LMCache and HiCache (kv_cache_hook.py L393-397, L432-474): every refusal of that block
+    ("handle_cache_compatibility", "--enable-lmcache", "RADIX004"),
+    ("handle_cache_compatibility", "LMCacheUnifiedRadixCache", "RADIX004"),
+    ("handle_cache_compatibility", "enable-hierarchical-cache and disable-radix-cache", "RADIX004"),
     ("_convert_config_to_args", "Unsupported config option", "ARG010"),
     ("validate_mamba_no_buffer", "", "RADIX002"),
     ("handle_mamba_radix_cache", "", "RADIX003"),

@@ -6,7 +6,6 @@ from collections.abc import Iterator
 
 from kdacheck import architectures, messages, versions
 from kdacheck.findings import Severity
-from kdacheck.messages import LMCACHE_HICACHE_MESSAGE
 from kdacheck.models import Family
 from kdacheck.resolve import Event, Resolved
 from kdacheck.rules.base import HYBRID, Consequence, Hit, rule, unchecked
@@ -342,35 +341,74 @@ def radix003(cfg: Resolved) -> Iterator[Hit]:
 @rule(
     "RADIX004", Severity.ERROR,
     consequence=Consequence.REFUSES,
-    name="lmcache-or-hicache",
-    summary="--enable-lmcache and --enable-hierarchical-cache are not given together",
+    name="lmcache-hicache-compatibility",
+    summary="LMCache and the hierarchical cache only where SGLang's cache check accepts them",
     what="""
-        LMCache and SGLang's hierarchical cache (HiCache) are two host-memory extensions of
-        the prefix cache; SGLang builds one tree cache, so from 0.5.21 it refuses the pair
-        at start-up, whatever the model. (0.5.19 and 0.5.20 accept both and build the LMCache
-        tree: `mem_cache/registry.py` L119; kdacheck reports nothing there.)
+        LMCache and SGLang's hierarchical cache (HiCache) are two host-memory extensions of the
+        radix prefix cache. SGLang's `handle_cache_compatibility` refuses HiCache with
+        `--disable-radix-cache` (every version) and, from 0.5.21, LMCache with HiCache, with the
+        unified-cache external linker, without the radix cache, with speculative decoding,
+        attention DP, `--dcp-size` > 1, streaming sessions, `--hicache-host-memory-mode
+        buffer_only` or PD disaggregation, in that order; it stops at the first, and so does
+        this rule. (0.5.19 and 0.5.20 accept LMCache with all of these and build the LMCache
+        tree: `mem_cache/registry.py` L119.)
     """,
-    why="SGLang refuses to start with a ValueError.",
-    sglang_message=LMCACHE_HICACHE_MESSAGE,
-    fix="""Keep one of them. LMCache is refused with speculative decoding, DP attention and
-        `--dcp-size` > 1 too, so under those keep `--enable-hierarchical-cache`.""",
+    why="SGLang refuses to start with a ValueError or NotImplementedError while it resolves the arguments.",
+    sglang_message="\n".join((messages.HICACHE_NO_RADIX_MESSAGE, messages.LMCACHE_HICACHE_MESSAGE,
+                              messages.LMCACHE_LINKER_MESSAGE, messages.LMCACHE_NO_RADIX_MESSAGE,
+                              messages.LMCACHE_SPEC_MESSAGE, messages.LMCACHE_DP_MESSAGE,
+                              messages.LMCACHE_DCP_MESSAGE, messages.LMCACHE_STREAMING_MESSAGE,
+                              messages.LMCACHE_BUFFER_ONLY_MESSAGE, messages.LMCACHE_PD_MESSAGE)),
+    fix="""Keep one of LMCache and HiCache, and the radix cache on; under speculative decoding,
+        attention DP, DCP, streaming sessions or PD keep `--enable-hierarchical-cache`.""",
     example="python -m sglang.launch_server --model-path Qwen/Qwen3-8B --enable-lmcache --enable-hierarchical-cache   # SGLang 0.5.23",
     sources=(
-        "0.5.23 `srt/arg_groups/kv_cache_hook.py` L433-438 `handle_cache_compatibility` (0.5.21, 0.5.22: the same lines)",
-        "0.5.23 `srt/arg_groups/kv_cache_hook.py` L446-461: LMCache refuses speculative decoding, DP attention, DCP",
-        "0.5.20 `srt/mem_cache/registry.py` L119 `_create_default_tree_cache`: no check, LMCRadixCache",
+        "0.5.23 `srt/arg_groups/kv_cache_hook.py` L393-397 and L432-474 `handle_cache_compatibility` "
+        "(0.5.21, 0.5.22: the same lines; 0.5.19 L168-172, 0.5.20 L167-171: HiCache without the radix cache only)",
+        "0.5.20 `srt/mem_cache/registry.py` L119 `_create_default_tree_cache`: no LMCache check, LMCRadixCache",
     ),
+    changes=("0.5.19–0.5.20: only HiCache with `--disable-radix-cache` is refused; LMCache is accepted with everything.",),
 )
 def radix004(cfg: Resolved) -> Iterator[Hit]:
-    if not (cfg.at_least(versions.LMCACHE_HICACHE_EXCLUSIVE) and cfg.user("enable_lmcache") and cfg.user("enable_hierarchical_cache")):
+    no_radix = bool(cfg.v("disable_radix_cache"))
+    if cfg.user("enable_hierarchical_cache") and no_radix:
+        yield Hit(messages.HICACHE_NO_RADIX_MESSAGE, "drop `--disable-radix-cache` (HiCache extends the radix cache) "
+                  "or `--enable-hierarchical-cache`", values=("enable_hierarchical_cache", "disable_radix_cache"))
         return
+    if not (cfg.user("enable_lmcache") and cfg.at_least(versions.LMCACHE_CHECKS)):
+        return
+    for message, fix, values in _lmcache_refusals(cfg, no_radix):
+        yield Hit(message, fix, values=("enable_lmcache", *values))
+        return
+
+
+def _lmcache_refusals(cfg: Resolved, no_radix: bool) -> Iterator[tuple[str, str, tuple[str, ...]]]:
+    """SGLang's LMCache checks in its order (kv_cache_hook.py L432-474): message, fix, values."""
     algo = cfg.v("speculative_algorithm")
-    dcp = cfg.user("dcp_size")
-    lmcache_refused = (algo not in (None, "NONE") or bool(cfg.user("enable_dp_attention"))
-                       or (isinstance(dcp, int) and dcp > 1))
-    if lmcache_refused:
-        # kv_cache_hook.py L446-461: LMCache itself would be refused next
-        fix = "remove `--enable-lmcache` (SGLang refuses LMCache with speculative decoding, DP attention or --dcp-size > 1)"
-    else:
-        fix = "remove `--enable-lmcache` or `--enable-hierarchical-cache`"
-    yield Hit(LMCACHE_HICACHE_MESSAGE, fix, values=("enable_lmcache", "enable_hierarchical_cache"))
+    spec = algo not in (None, "NONE")
+    attn_dp = int(cfg.v("attn_dp_size") or 1) > 1
+    dcp = cfg.user("dcp_size") if isinstance(cfg.user("dcp_size"), int) else 1
+    pd = cfg.v("disaggregation_mode") not in (None, "null")
+    streaming = bool(cfg.user("enable_streaming_session"))
+    keep_hicache = spec or attn_dp or dcp > 1 or streaming or pd
+    drop = "remove `--enable-lmcache`"
+    if cfg.user("enable_hierarchical_cache"):
+        yield (messages.LMCACHE_HICACHE_MESSAGE,
+               f"{drop} (SGLang refuses LMCache with speculative decoding, DP attention, --dcp-size > 1, streaming sessions "
+               "or PD too)" if keep_hicache else f"{drop} or `--enable-hierarchical-cache`", ("enable_hierarchical_cache",))
+    if cfg.user("enable_unified_cache_external_linker"):
+        yield messages.LMCACHE_LINKER_MESSAGE, f"{drop} or `--enable-unified-cache-external-linker`", ()
+    if no_radix:
+        yield messages.LMCACHE_NO_RADIX_MESSAGE, f"{drop}, or keep the radix cache on", ("disable_radix_cache",)
+    if spec:
+        yield messages.LMCACHE_SPEC_MESSAGE + f" (--speculative-algorithm {algo})", f"{drop}, or use `--enable-hierarchical-cache`", ("speculative_algorithm",)
+    if attn_dp:
+        yield messages.LMCACHE_DP_MESSAGE, f"{drop}, or use `--enable-hierarchical-cache`", ("attn_dp_size",)
+    if dcp > 1:
+        yield messages.LMCACHE_DCP_MESSAGE + f" (--dcp-size {dcp})", f"{drop}, or use `--enable-hierarchical-cache`", ("dcp_size",)
+    if streaming:
+        yield messages.LMCACHE_STREAMING_MESSAGE, f"{drop} or `--enable-streaming-session`", ("enable_streaming_session",)
+    if cfg.user("hicache_host_memory_mode") == "buffer_only":
+        yield messages.LMCACHE_BUFFER_ONLY_MESSAGE, f"{drop} or `--hicache-host-memory-mode buffer_only`", ("hicache_host_memory_mode",)
+    if pd:
+        yield messages.LMCACHE_PD_MESSAGE, f"{drop}, or use `--enable-hierarchical-cache`", ("disaggregation_mode",)

@@ -112,3 +112,33 @@ def test_radix004_fix_keeps_what_sglang_accepts():
     r = lint(QWEN + NEXTN + "--enable-lmcache --enable-hierarchical-cache")
     (f,) = [f for f in r.findings if f.code == "RADIX004"]
     assert (f.fix or "").startswith("remove `--enable-lmcache`") and "hierarchical" not in (f.fix or "").split("(")[0]
+
+
+def test_radix004_lmcache_refusals_in_sglang_order():
+    def first(line: str, version: str = "0.5.23") -> str:
+        (f,) = [f for f in lint(line, version=version).findings if f.code == "RADIX004"]
+        return f.message
+
+    lm = LLAMA + "--enable-lmcache "
+    assert first(lm + "--disable-radix-cache") == "--enable-lmcache requires radix cache to be enabled"
+    assert first(lm + "--dp-size 2 --enable-dp-attention --tp-size 2").startswith("LMCacheUnifiedRadixCache does not yet support DP attention")
+    assert "streaming sessions" in first(lm + "--enable-streaming-session")
+    assert "buffer_only is a HiCache-only mode" in first(lm + "--hicache-host-memory-mode buffer_only")
+    assert "colocated" in first(lm + "--disaggregation-mode prefill")
+    # a decode server's radix cache is off (handle_pd_disaggregation, before the cache check)
+    assert first(lm + "--disaggregation-mode decode").startswith("--enable-lmcache requires radix")
+    spec = first(QWEN + NEXTN + "--enable-lmcache")
+    assert spec.startswith("LMCacheUnifiedRadixCache does not yet support speculative decoding")
+    # the radix check comes before the speculative one, as in SGLang
+    assert first(QWEN + NEXTN + "--enable-lmcache --disable-radix-cache").startswith("--enable-lmcache requires radix")
+    for v in ("0.5.19", "0.5.20"):  # no LMCache checks before 0.5.21
+        assert "RADIX004" not in codes(lint(QWEN + NEXTN + "--enable-lmcache", version=v))
+    assert "RADIX004" not in codes(lint(lm))
+
+
+def test_radix004_hicache_without_the_radix_cache_in_every_version():
+    line = LLAMA + "--enable-hierarchical-cache --disable-radix-cache"
+    for v in ("0.5.19", "0.5.23"):
+        msgs = [f.message for f in lint(line, version=v).findings if f.code == "RADIX004"]
+        assert msgs and msgs[0].startswith("The arguments enable-hierarchical-cache and disable-radix-cache are mutually exclusive")
+    assert "RADIX004" not in codes(lint(LLAMA + "--enable-hierarchical-cache"))
