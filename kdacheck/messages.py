@@ -91,6 +91,10 @@ LMCACHE_DP_MESSAGE = "LMCacheUnifiedRadixCache does not yet support DP attention
 LMCACHE_DCP_MESSAGE = ("--enable-lmcache with --dcp-size > 1 is not supported: "
                        "LMCache has no DCP-aware index translation")  # NotImplementedError
 LMCACHE_STREAMING_MESSAGE = "LMCacheUnifiedRadixCache does not yet support streaming sessions"  # NotImplementedError
+# srt/arg_groups/hicache_hook.py L272-277 validate_hicache_host_memory_mode (ValueError, at start-up; 0.5.19 on)
+HICACHE_BUFFER_ONLY_STORAGE_MESSAGE = ("--hicache-host-memory-mode buffer_only requires a storage backend "
+                                       "(--hicache-storage-backend): host memory is only a staging buffer "
+                                       "and all cached data lives in storage.")
 LMCACHE_BUFFER_ONLY_MESSAGE = "--hicache-host-memory-mode=buffer_only is a HiCache-only mode"
 LMCACHE_PD_MESSAGE = ("LMCacheUnifiedRadixCache currently supports colocated "
                       "prefill/decode scheduling only")  # NotImplementedError

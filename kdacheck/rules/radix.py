@@ -412,3 +412,37 @@ def _lmcache_refusals(cfg: Resolved, no_radix: bool) -> Iterator[tuple[str, str,
         yield messages.LMCACHE_BUFFER_ONLY_MESSAGE, f"{drop} or `--hicache-host-memory-mode buffer_only`", ("hicache_host_memory_mode",)
     if pd:
         yield messages.LMCACHE_PD_MESSAGE, f"{drop}, or use `--enable-hierarchical-cache`", ("disaggregation_mode",)
+
+
+@rule(
+    "RADIX005", Severity.ERROR,
+    consequence=Consequence.REFUSES,
+    name="hicache-buffer-only-needs-storage",
+    summary="--hicache-host-memory-mode buffer_only comes with a --hicache-storage-backend",
+    what="""
+        In `buffer_only` mode the host memory of the hierarchical cache is only a staging buffer
+        and every cached page lives in the storage backend, so SGLang refuses the mode without
+        `--hicache-storage-backend` wherever it sets up a host pool: with
+        `--enable-hierarchical-cache`, `--disaggregation-decode-enable-offload-kvcache`, or on a
+        PD decode server whose retraction backup is the host pool (the default).
+    """,
+    why="SGLang refuses to start with a ValueError while it resolves the hierarchical cache.",
+    sglang_message=messages.HICACHE_BUFFER_ONLY_STORAGE_MESSAGE,
+    fix="Give `--hicache-storage-backend` (file, mooncake, ...), or use `--hicache-host-memory-mode cache` (the default).",
+    example="python -m sglang.launch_server --model-path Qwen/Qwen3.5-27B --enable-hierarchical-cache --hicache-host-memory-mode buffer_only",
+    sources=(
+        "0.5.23 `srt/arg_groups/hicache_hook.py` L61-73 `handle_hicache` (when it validates) and L247-277 "
+        "`validate_hicache_host_memory_mode`; 0.5.19-0.5.22: the same check",
+    ),
+)
+def radix005(cfg: Resolved) -> Iterator[Hit]:
+    if cfg.user("hicache_host_memory_mode") != "buffer_only" or cfg.user("hicache_storage_backend") is not None:
+        return
+    if cfg.user("enable_unified_cache_external_linker"):
+        return  # handle_hicache returns before the host-pool checks (the linker has its own)
+    decode = cfg.v("disaggregation_mode") == "decode"
+    if (cfg.user("enable_hierarchical_cache") or cfg.user("disaggregation_decode_enable_offload_kvcache")
+            or (decode and cfg.user("disaggregation_decode_retraction_backup") in (None, "host_pool"))):
+        yield Hit(messages.HICACHE_BUFFER_ONLY_STORAGE_MESSAGE,
+                  "add `--hicache-storage-backend` or drop `--hicache-host-memory-mode buffer_only`",
+                  values=("hicache_host_memory_mode",))

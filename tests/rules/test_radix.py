@@ -142,3 +142,15 @@ def test_radix004_hicache_without_the_radix_cache_in_every_version():
         msgs = [f.message for f in lint(line, version=v).findings if f.code == "RADIX004"]
         assert msgs and msgs[0].startswith("The arguments enable-hierarchical-cache and disable-radix-cache are mutually exclusive")
     assert "RADIX004" not in codes(lint(LLAMA + "--enable-hierarchical-cache"))
+
+
+def test_radix005_buffer_only_needs_a_storage_backend():
+    qwen35 = "python -m sglang.launch_server --model-path Qwen/Qwen3.5-27B "
+    mode = "--hicache-host-memory-mode buffer_only "
+    (f,) = [f for f in lint(qwen35 + "--enable-hierarchical-cache " + mode).findings if f.code == "RADIX005"]
+    assert f.message.startswith("--hicache-host-memory-mode buffer_only requires a storage backend")
+    assert "RADIX005" not in codes(lint(qwen35 + "--enable-hierarchical-cache " + mode + "--hicache-storage-backend file"))
+    assert "RADIX005" not in codes(lint(qwen35 + mode))  # no host pool: handle_hicache returns before the check
+    # a PD decode server sets up its retraction host pool by default
+    assert "RADIX005" in codes(lint(qwen35 + mode + "--disaggregation-mode decode"))
+    assert "RADIX005" in codes(lint(qwen35 + "--enable-hierarchical-cache " + mode, version="0.5.19"))

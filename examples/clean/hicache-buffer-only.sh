@@ -1,0 +1,5 @@
+#!/usr/bin/env bash
+# Twin of errors/RADIX005-hicache-buffer-only.sh: buffer_only with its storage backend.
+set -euo pipefail
+python3 -m sglang.launch_server --model-path Qwen/Qwen3.5-27B \
+  --enable-hierarchical-cache --hicache-host-memory-mode buffer_only --hicache-storage-backend file
