@@ -67,6 +67,7 @@ class ArgKind(enum.Enum):
     BAD_JSON = "a JSON value that is not what SGLang reads"
     REPEATED = "a flag given twice"
     CONFIG_UNSUPPORTED = "a --config key SGLang's config merger refuses"
+    CONFIG_NOT_MERGED = "a --config file SGLang stores and never reads"
 
 
 @dataclass(frozen=True)
@@ -216,6 +217,14 @@ def config_refused(version: str) -> dict[str, str]:
     return refused
 
 
+# srt/server_args.py prepare_server_args (0.5.23 L683; 0.5.19 L4265, 0.5.21 L594): the config file
+# is merged only where the word `--config` itself is in argv; `--config=FILE` or an abbreviation is
+# stored by argparse (a plain `--config` string option, L400-404) and the file is never opened.
+_CONFIG_NOT_MERGED = ("SGLang merges a config file only when `--config` is a word of its own (`\"--config\" in argv`, "
+                      "srt/server_args.py `prepare_server_args`); this spelling is stored by argparse and the file is "
+                      "never read, so none of its keys apply")
+
+
 class _Parser:
     def __init__(self, cmd: LaunchCommand, table: FlagTable) -> None:
         self.cmd = cmd
@@ -361,6 +370,9 @@ class _Parser:
                 name, eq, inline = tok.text, "", ""
             flag = self.lookup(tok, name)
             i += 1
+            if flag is not None and flag.dest == "config" and tok.origin == "cli" and (eq or name != "--config"):
+                self.issue(ArgKind.CONFIG_NOT_MERGED, f"`{tok.text[:120]}`: {_CONFIG_NOT_MERGED}", tok.loc,
+                           f"write `--config {inline[:100] or 'FILE'}` (two words)")
             # Collect the values that follow, the way argparse's nargs would.
             values: list[Token] = []
             if eq:

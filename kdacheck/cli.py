@@ -257,6 +257,7 @@ class PlanFormat(str, enum.Enum):
 class PlanEmit(str, enum.Enum):
     shell = "shell"
     yaml = "yaml"
+    lws = "lws"
 
 
 @app.command()
@@ -271,7 +272,7 @@ def plan(
     acceptance: Annotated[float | None, typer.Option(metavar="RATE", help="Per-token acceptance rate (default: per algorithm, docs/plan.md).")] = None,
     budget_s: Annotated[float, typer.Option("--budget-s", metavar="SECONDS", help="Time budget of the search.")] = 8.0,
     draft: Annotated[list[str] | None, typer.Option(metavar="ALGORITHM=PATH", help="A draft model for EAGLE, EAGLE3, DFLASH or DSPARK (repeatable).")] = None,
-    emit: Annotated[PlanEmit | None, typer.Option(help="Write the chosen launch as a shell script or a --config YAML (to -o, else standard output).")] = None,
+    emit: Annotated[PlanEmit | None, typer.Option(help="Write the chosen launch as a shell script, a --config YAML or LeaderWorkerSet manifests (to -o, else standard output).")] = None,
     output_file: Annotated[str | None, typer.Option("--output-file", "-o", metavar="FILE", help="Where --emit writes (- for standard output).")] = None,
     output_format: Annotated[PlanFormat, typer.Option("--output-format", help="table or json.")] = PlanFormat.table,
     top: Annotated[int, typer.Option(min=1, max=1000, help="Candidates shown (and confirmed by --run / --sglang: at most 3).")] = 10,
@@ -283,6 +284,7 @@ def plan(
     wide: Annotated[bool, typer.Option("--wide", help="The wide table: every memory column per candidate (default: 80 columns).")] = False,
     progress: Annotated[bool | None, typer.Option("--progress/--no-progress", help="Progress on standard error during a search over ~2 s (default: on a terminal).")] = None,
     offline: Annotated[bool, typer.Option("--offline", help="Never ask the Hub for a model id's config.json (the cache and the bundled index only).")] = False,
+    pd: Annotated[bool, typer.Option("--pd", help="Plan a prefill/decode pair: decode lines, each with its prefill twin, linted together.")] = False,
 ) -> None:
     """Search the launch space for a model on a GPU: every kept launch lints clean and fits memory."""
     from kdacheck.findings import InputError
@@ -301,6 +303,8 @@ def plan(
 
     if tp is not None and gpus is not None:
         raise refuse("--tp and --gpus: give one of them")
+    if pd and emit is PlanEmit.yaml:
+        raise refuse("--emit yaml: a --config file holds one server; with --pd use --emit shell or --emit lws")
     drafts: dict[str, str] = {}
     for d in draft or []:
         algo, eq, path = d.partition("=")
@@ -312,7 +316,7 @@ def plan(
             require_sglang()
         res = plan_run(Request(model=model, gpu=gpu, tp=tp, gpus=gpus, sglang_version=sglang_version, args_file=args,
                                min_context=min_context, acceptance=acceptance, budget_s=budget_s, drafts=drafts,
-                               offline=offline, min_tokens_per_user=min_tokens_per_user, min_tokens_per_gpu=min_tokens_per_gpu, progress=sys.stderr.isatty() if progress is None else progress))
+                               offline=offline, min_tokens_per_user=min_tokens_per_user, min_tokens_per_gpu=min_tokens_per_gpu, progress=sys.stderr.isatty() if progress is None else progress, pd=pd))
         confirmed = res.candidates[: min(3, top)]
         if run_kernels:
             res.notes += confirm_kernels(confirmed)
@@ -324,7 +328,8 @@ def plan(
             plan_emit.render_table(res, sys.stdout, top, wide) if output_format is PlanFormat.table else plan_emit.render_json(res, sys.stdout, top)
         if emit is not None:
             best = res.candidates[0]
-            text = plan_emit.shell_text(best, res) if emit is PlanEmit.shell else plan_emit.yaml_text(best, res)
+            text = {PlanEmit.shell: plan_emit.shell_text, PlanEmit.yaml: plan_emit.yaml_text,
+                    PlanEmit.lws: plan_emit.lws_text}[emit](best, res)
             plan_emit.write(output_file or "-", text, allow_outside)
     except (PlanError, InputError, ValueError) as e:
         raise refuse(visible_line(str(e))) from None

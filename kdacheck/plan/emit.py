@@ -14,6 +14,8 @@ from typing import IO, Any
 
 from kdacheck.plan.engine import Candidate, Result
 from kdacheck.plan.judge import LAUNCHER, argv
+from kdacheck.plan.judge import line as launch_line
+from kdacheck.plan.space import Flags
 from kdacheck.sanitize import CONTROL, json_text, visible, visible_line
 
 ESTIMATE = ("The ranking is an estimate (docs/plan.md): memory-bound verify steps, a per-token acceptance rate, "
@@ -33,6 +35,7 @@ def candidate_doc(c: Candidate, rank: int) -> dict[str, Any]:
                      "throughput_tokens_per_s_per_gpu": round(s.throughput, 1), "latency_s_per_token": s.latency_s,
                      "tokens_per_s_per_user": round(s.per_user, 1),
                      "bytes": s.how},
+        **({"prefill": {"launch": launch_line(c.pair.prefill), "argv": argv(c.pair.prefill)}} if c.pair is not None else {}),
         **({"sglang": c.sglang} if c.sglang is not None else {}),
         **({"run": c.run} if c.run is not None else {}),
     }
@@ -160,13 +163,13 @@ def render_table(res: Result, out: IO[str], top: int = 10, wide: bool = False) -
     out.write("\n".join(chosen_lines(res.candidates[0], res)) + "\n")
 
 
-def launch_lines(c: Candidate) -> list[str]:
+def launch_lines(flags: Flags) -> list[str]:
     """The launch as bash reads it: the launcher, then one flag (with its value) per line, each
     line but the last ending in `` \\``; each word ``shlex.quote``d, a control character spelled
     ``$'\\xNN'`` (:func:`on_terminal`). Pasted whole, it is one command."""
     import shlex
 
-    words = [shlex.quote(w) for w in (*LAUNCHER, *argv(c.verdict.flags))]
+    words = [shlex.quote(w) for w in (*LAUNCHER, *argv(flags))]
     body: list[str] = []
     for w in words:
         if body and w.startswith("--"):
@@ -205,31 +208,48 @@ def chosen_lines(c: Candidate, res: Result) -> list[str]:
 
     opts = [" ".join(shlex.quote(w) for w in o.split(" ", 1)) for o in res.lint_options]  # "--model X": each word quoted
     check = [on_terminal(f"    {o}") + (" \\" if i < len(opts) - 1 else "") for i, o in enumerate(opts)]
-    return [*textwrap.wrap(f"chosen (#1): {visible_line(c.label)}", WIDTH, subsequent_indent="  "), *launch_lines(c),
+    if c.pair is not None:  # --pd: both servers, then the pair checked as one deployment
+        return [*textwrap.wrap(f"chosen (#1): {visible_line(c.label)}", WIDTH, subsequent_indent="  "),
+                "prefill server:", *launch_lines(c.pair.prefill), "decode server:", *launch_lines(c.verdict.flags),
+                *memory_picture(c), "check the pair (both launches in one file, or each in its own file):",
+                "kdacheck lint pair.sh \\", *check, "kdacheck lint --deployment prefill.sh decode.sh \\", *check]
+    return [*textwrap.wrap(f"chosen (#1): {visible_line(c.label)}", WIDTH, subsequent_indent="  "), *launch_lines(c.verdict.flags),
             *memory_picture(c), "check it (paste the launch for <the line>):", "kdacheck lint --cmd '<the line>' \\", *check]
+
+
+def _script_lines(flags: Flags, tail: str = "") -> list[str]:
+    import shlex
+
+    words = [*LAUNCHER, *argv(flags)]
+    body, cur = [], ""
+    for w in (shlex.quote(x) for x in words):
+        if cur and (w.startswith("--") or len(cur) > 100):
+            body.append(cur)
+            cur = "  " + w
+        else:
+            cur = f"{cur} {w}" if cur else w
+    body.append(cur + tail)
+    return [b + " \\" for b in body[:-1]] + body[-1:]
 
 
 def shell_text(c: Candidate, res: Result) -> str:
     """The chosen launch as a bash script, each word as ``shlex.quote`` writes it: a file gets
-    the values' very bytes, as an operator would paste them (standard output: :func:`on_terminal`)."""
-    import shlex
-
-    words = [*LAUNCHER, *argv(c.verdict.flags)]
-    body, line = [], ""
-    for w in (shlex.quote(x) for x in words):
-        if line and (w.startswith("--") or len(line) > 100):
-            body.append(line)
-            line = "  " + w
-        else:
-            line = f"{line} {w}" if line else w
-    body.append(line)
-    return ("#!/usr/bin/env bash\n"
-            f"# kdacheck plan: {visible_line(c.label)}; SGLang {res.version}, {res.request.gpu}\n"
-            "set -euo pipefail\n" + " \\\n".join(body) + "\n")
+    the values' very bytes, as an operator would paste them (standard output: :func:`on_terminal`).
+    With ``--pd`` both servers, started together (kdacheck lint reads the file as one deployment)."""
+    head = ("#!/usr/bin/env bash\n"
+            f"# kdacheck plan: {visible_line(c.label)}; SGLang {res.version}, {res.request.gpu}\n")
+    if c.pair is None:
+        return head + "set -euo pipefail\n" + "\n".join(_script_lines(c.verdict.flags)) + "\n"
+    return (head + "# the prefill and decode servers of one PD deployment; route requests to them with SGLang's router\n"
+            "# (`python3 -m sglang_router.launch_router --pd-disaggregation --prefill URL --decode URL`)\n"
+            "set -euo pipefail\n" + "\n".join(_script_lines(c.pair.prefill, " &")) + "\n"
+            + "\n".join(_script_lines(c.verdict.flags, " &")) + "\nwait\n")
 
 
 def yaml_text(c: Candidate, res: Result) -> str:
     """A SGLang ``--config`` file: one ``key: value`` per flag (a switch is ``true``)."""
+    if c.pair is not None:
+        raise ValueError("--emit yaml: a --config file holds one server; with --pd use --emit shell or --emit lws")
     lines = [f"# kdacheck plan: {visible_line(c.label)}; SGLang {res.version}, {res.request.gpu}",
              "# launch: python3 -m sglang.launch_server --config <this file>"]
     for option, value in c.verdict.flags:
@@ -275,3 +295,53 @@ def write(path: str, text: str, allow_outside: bool = False) -> None:
     from kdacheck import confine, writes
 
     writes.replace(path, text.encode(), confine.repository_root(os.getcwd()), allow_outside=allow_outside)
+
+
+GPUS_PER_NODE = 8  # --emit lws: a pod per node of this many GPUs (the GPU profiles' HGX/DGX nodes)
+
+
+def _k8s_name(text: str) -> str:
+    """A DNS-1123 label from the model's name: lower case, ``[a-z0-9-]``, 40 characters at most."""
+    name = re.sub(r"[^a-z0-9]+", "-", text.rsplit("/", 1)[-1].lower()).strip("-")[:40].strip("-")
+    return name or "sglang"
+
+
+def _lws_doc(name: str, flags: Flags, gpus: int, image: str) -> list[str]:
+    size = max(1, -(-gpus // GPUS_PER_NODE))
+    words = [*LAUNCHER, *argv(flags)]
+    if size > 1:  # one SGLang server over `size` nodes: LWS gives each pod its rank and the leader's address
+        words += ["--nnodes", "$(LWS_GROUP_SIZE)", "--node-rank", "$(LWS_WORKER_INDEX)",
+                  "--dist-init-addr", "$(LWS_LEADER_ADDRESS):20000"]
+    per_pod = min(gpus, GPUS_PER_NODE)
+
+    def template(key: str) -> list[str]:
+        return [f"    {key}:", "      spec:", "        containers:", "          - name: sglang",
+                f"            image: {json.dumps(image)}", "            command:",
+                *(f"              - {json.dumps(w, ensure_ascii=True)}" for w in words),
+                "            resources:", "              limits:", f"                nvidia.com/gpu: {per_pod}"]
+
+    doc = ["apiVersion: leaderworkerset.x-k8s.io/v1", "kind: LeaderWorkerSet", "metadata:", f"  name: {name}",
+           "spec:", "  replicas: 1", "  leaderWorkerTemplate:", f"    size: {size}"]
+    doc += template("leaderTemplate")
+    if size > 1:
+        doc += template("workerTemplate")
+    return doc
+
+
+def lws_text(c: Candidate, res: Result) -> str:
+    """The chosen launch as LeaderWorkerSet manifests (one per server; with ``--pd`` a prefill
+    and a decode set, which ``kdacheck lint`` reads as one deployment): the image of the target
+    SGLang version, a pod per node of :data:`GPUS_PER_NODE` GPUs, the multi-node flags LWS fills
+    in where a server spans nodes. Every value is a JSON string, which YAML reads as written."""
+    from kdacheck.plan.cost import layout
+
+    gpus = layout(c.verdict.cfg)[1]
+    image = f"lmsysorg/sglang:v{res.version}"
+    base = _k8s_name(res.model.name)
+    head = [f"# kdacheck plan: {visible_line(c.label)}; SGLang {res.version}, {res.request.gpu}",
+            f"# {gpus} GPU(s) per server, {GPUS_PER_NODE} a node; add a Service and, for PD, SGLang's router "
+            "(`python3 -m sglang_router.launch_router --pd-disaggregation`)"]
+    if c.pair is None:
+        return "\n".join([*head, *_lws_doc(base, c.verdict.flags, gpus, image)]) + "\n"
+    return "\n".join([*head, *_lws_doc(f"{base}-prefill", c.pair.prefill, gpus, image), "---",
+                      *_lws_doc(f"{base}-decode", c.verdict.flags, gpus, image)]) + "\n"

@@ -13,7 +13,7 @@ from typing import Any
 from kdacheck import architectures
 from kdacheck.findings import InputError
 from kdacheck.models import Model
-from kdacheck.plan import cost, kv, space
+from kdacheck.plan import cost, kv, pd, space
 from kdacheck.plan.judge import Verdict, judge
 from kdacheck.plan.space import Counts, Flags
 
@@ -22,6 +22,7 @@ DEFAULT_MIN_CONTEXT = 4096
 R_KEPT_PER_GROUP = 3  # the largest R that fits, and the two below it
 PROGRESS_AFTER_S = 2.0  # a search this long says how it goes (Request.progress), every
 PROGRESS_EVERY_S = 1.0  # this often, on standard error
+PAIRS_KEPT = 20  # --pd: the decode lines paired (best estimate first), each one lint of two launches
 
 
 class PlanError(Exception):
@@ -45,6 +46,7 @@ class Request:
     min_tokens_per_user: float | None = None  # targets on the cost model's estimates (Search.on_target)
     min_tokens_per_gpu: float | None = None
     progress: bool = False  # progress lines on standard error during a long search
+    pd: bool = False  # plan a prefill/decode pair (kdacheck/plan/pd.py)
 
 
 @dataclass
@@ -57,6 +59,7 @@ class Candidate:
     pareto: bool = False
     sglang: dict[str, Any] | None = None  # --sglang: SGLang's verdict
     run: dict[str, Any] | None = None  # --run: the kernels' results
+    pair: pd.Pair | None = None  # --pd: the prefill twin, linted with this (decode) line as one deployment
 
     @property
     def text(self) -> str:
@@ -334,6 +337,10 @@ class Search:
         self.raw_cfg, self.cfg_where = _config(req.model)
         self.model_path = _model_path(req.model, self.model)
         self.base: Flags = (("--model-path", self.model_path), *self.fixed)
+        if req.pd:
+            if pd.names_a_role(self.fixed):
+                raise PlanError(f"--args {req.args_file}: names --disaggregation-mode; with --pd the plan sets both roles")
+            self.base = pd.decode_base(self.base)
         if not any(f[0] == "--trust-remote-code" for f in self.fixed):
             self.notes.append("--trust-remote-code is never added (it runs the checkpoint's own code; SGLang 0.5.23 reads "
                               "the hybrid and DSA configs through its own registry, srt/utils/hf_transformers/common.py "
@@ -585,6 +592,34 @@ class Search:
                             "(not on the same line necessarily); lower --min-tokens-per-user / --min-tokens-per-gpu")
         return ok
 
+    def paired(self, kept: list[Candidate]) -> list[Candidate]:
+        """``--pd``: each decode line, best estimate first, linted with its prefill twin as one
+        deployment until :data:`PAIRS_KEPT` pairs pass; the pairs that do not are dropped and
+        counted. None passes: PlanError with the first pair's problem."""
+        ok: list[Candidate] = []
+        failed: list[pd.Pair] = []
+        ranked = sorted(kept, key=lambda c: -c.score.throughput)
+        for c in ranked:
+            if len(ok) >= PAIRS_KEPT:
+                break
+            pair = pd.check(c.verdict.flags, self.opts)
+            if pair.clean:
+                c.pair = pair
+                ok.append(c)
+            else:
+                failed.append(pair)
+        if failed:
+            self.counts.prune("the prefill/decode pair does not lint clean", len(failed))
+            self.notes.append(f"{len(failed)} decode line(s) dropped: their prefill pair does not lint clean "
+                              f"(first: {failed[0].first_problem()})")
+        if len(ranked) > len(ok) + len(failed):
+            self.notes.append(f"--pd: the {len(ok)} best decode lines by the estimate were paired; "
+                              f"{len(ranked) - len(ok) - len(failed)} more were not")
+        if not ok:
+            raise PlanError(f"no prefill/decode pair of {self.model.name} lints clean: "
+                            + (failed[0].first_problem() if failed else "no decode line to pair"))
+        return ok
+
     def result(self) -> Result:
         """The kept candidates ranked (the Pareto front first), or PlanError with the closest miss."""
         kept, notes, req = self.kept, self.notes, self.req
@@ -602,6 +637,8 @@ class Search:
                         f"{req.max_candidates} lints) before every setting was tried: a larger "
                         "--budget-s may find one")
             raise PlanError(why)
+        if req.pd:
+            kept = self.kept = self.paired(kept)
         marks = cost.pareto([(c.score.throughput, c.score.latency_s, c.served) for c in kept])
         for c, m in zip(kept, marks, strict=True):
             c.pareto = m

@@ -169,8 +169,7 @@ def _config_ref(cmd: LaunchCommand) -> tuple[int, int, str, Token] | None:
             continue
         if t.text == "--config" and i + 1 < len(toks) and not toks[i + 1].unknown:
             return i, 2, toks[i + 1].text, toks[i + 1]
-        if t.text.startswith("--config="):
-            return i, 1, t.text.split("=", 1)[1], t
+        # `--config=FILE`: SGLang never reads the file (args.ArgKind.CONFIG_NOT_MERGED), nor does kdacheck
     return None
 
 

@@ -278,15 +278,12 @@ def expand_config(cmd: LaunchCommand, base_dir: str | None, max_bytes: int = MAX
     them (so it overrides them). With ``root``, a file outside it is refused unread."""
     toks = cmd.tokens
     for i, t in enumerate(toks):
-        if t.origin == "cli" and (t.text == "--config" or t.text.startswith("--config=")):
-            if t.text == "--config":
-                if i + 1 >= len(toks):
-                    return cmd
-                ref, rest = toks[i + 1], toks[:i] + toks[i + 2 :]
-                name = ref.text
-            else:
-                ref, rest = t, toks[:i] + toks[i + 1 :]
-                name = t.text.split("=", 1)[1]
+        # only the word `--config` itself: SGLang never reads `--config=FILE` (args.ArgKind.CONFIG_NOT_MERGED)
+        if t.origin == "cli" and t.text == "--config":
+            if i + 1 >= len(toks):
+                return cmd
+            ref, rest = toks[i + 1], toks[:i] + toks[i + 2 :]
+            name = ref.text
             target = _target(name, base_dir)
             refuse_outside(target, root, f"{ref.loc}: --config {name[:200]}")
             if not target.is_file():

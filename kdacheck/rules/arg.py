@@ -264,3 +264,23 @@ rule(
         _TABLES,
     ),
 )(reporter(ArgKind.CONFIG_UNSUPPORTED))
+
+
+rule(
+    "ARG016", Severity.WARNING,
+    consequence=Consequence.SILENTLY_OTHER,
+    name="config-file-as-its-own-word",
+    summary="`--config FILE`, two words: SGLang never reads `--config=FILE`",
+    what="""
+        SGLang merges a `--config` YAML into its arguments only when the word `--config` itself
+        is on the command line (`"--config" in argv`). `--config=FILE` (or an abbreviation such
+        as `--conf FILE`) goes to argparse as its plain `--config` string option: stored, and the
+        file never opened. The server starts with none of the file's keys; kdacheck checks the
+        launch as SGLang runs it, without them.
+    """,
+    why="Every setting in the file (model, parallelism, speculative decoding) is silently dropped.",
+    fix="Write `--config FILE` as two words.",
+    example="python -m sglang.launch_server --config=sglang.yaml",
+    sources=("0.5.23 `srt/server_args.py` L683-689 `prepare_server_args` and L400-404 (the `--config` option); "
+             "0.5.19 L4265, 0.5.21 L594: the same test",),
+)(reporter(ArgKind.CONFIG_NOT_MERGED))

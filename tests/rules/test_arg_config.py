@@ -142,3 +142,30 @@ ORACLE_0523 = (
 def test_sglangs_own_refusal(line: str, sglang: str) -> None:
     (msg,) = arg010("model-path: meta-llama/Meta-Llama-3-8B-Instruct\n" + line)
     assert msg.startswith(sglang + " (")
+
+
+def test_arg016_config_equals_file_is_never_read(tmp_path: Path) -> None:
+    # SGLang merges only `--config FILE` (`"--config" in argv`); `--config=FILE` and `--conf FILE` are stored, unread
+    from kdacheck import config
+    from kdacheck.lint import lint_path
+
+    (tmp_path / "c.yaml").write_text(HEAD.replace("tp-size: 2", "tp-size: 3"))
+    script = tmp_path / "l.sh"
+    opts = config.options(config.EMPTY, config.Overrides(sglang_version="0.5.23"))
+    for spelling, merged in (("--config=c.yaml", False), ("--conf c.yaml", False), ("--config c.yaml", True)):
+        script.write_text(f"python -m sglang.launch_server {spelling}\n")
+        r = lint_path(str(script), opts)
+        assert r.error is None, r.error
+        found = {f.code for f in r.findings}
+        assert ("KDA007" in found) is merged  # 32 heads at TP 3: only when the file's keys apply
+        assert ("ARG016" in found) is not merged, (spelling, found)
+    for version in ("0.5.19", "0.5.21"):
+        assert "ARG016" in codes(lint("python -m sglang.launch_server --model-path M --config=c.yaml", version=version))
+
+
+def test_arg016_configmap_mounted_config_equals_is_not_merged() -> None:
+    r = lint((EXAMPLES / "errors" / "ARG016-configmap-config-two-words.yaml").read_text(), path="deploy.yaml")
+    assert [f.code for f in r.findings if f.severity.label != "info"] == ["ARG016"]
+    assert r.resolved[0].v("speculative_algorithm") in (None, "NONE")  # the ConfigMap's NEXTN was not applied
+    ok = lint((EXAMPLES / "clean" / "configmap-config-two-words.yaml").read_text(), path="deploy.yaml")
+    assert "ARG016" not in codes(ok) and ok.resolved[0].v("speculative_algorithm") == "EAGLE"
