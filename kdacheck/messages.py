@@ -169,3 +169,9 @@ PD_MXFP8_TP = ("PD Disaggregation does NOT support different attention TP sizes 
                "attn_tp_size={p}, decode attn_tp_size={d}, state types {s}.")
 # srt/disaggregation/common/conn.py L1459-1461, L1470-1472 (logger.warning_once; 0.5.19: L689-691, L700-702)
 PD_TP_NON_MLA = "Performance is NOT guaranteed when using different TP sizes for non-MLA models. "
+
+# srt/arg_groups/cuda_graph_hook.py _resolve_max_context_size (ValueError; 0.5.23 L423-440, 0.5.21 L566-581),
+# called by finalize_cuda_graph_prefill_max_context with the resolved page size and the model config's context_len
+PREFILL_GRAPH_CONTEXT_POSITIVE = "--cuda-graph-prefill-max-context must be a positive integer"
+PREFILL_GRAPH_CONTEXT_TOO_LONG = ("--cuda-graph-prefill-max-context exceeds the model context length: "
+                                  "aligned size {aligned} > {context}")

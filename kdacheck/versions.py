@@ -122,3 +122,7 @@ def image_version(image: str) -> str | None:
     """The SGLang version an image reference names (``lmsysorg/sglang:v0.5.19-cu126``)."""
     m = _IMAGE_VERSION.search(image[:500])
     return m.group(1) if m else None
+
+# cuda_graph_hook finalize_cuda_graph_prefill_max_context: --cuda-graph-prefill-max-context, page-aligned,
+# within the model's context length (0.5.21 L592-610, 0.5.23 L450-470; the flag is new in 0.5.21)
+PREFILL_GRAPH_MAX_CONTEXT = "0.5.21"

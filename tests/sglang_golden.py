@@ -78,6 +78,7 @@ CAUSES: tuple[tuple[str, str, str], ...] = (
     # LMCache and HiCache (kv_cache_hook.py L393-397, L432-474): every refusal of that block
     ("handle_cache_compatibility", "--enable-lmcache", "RADIX004"),
     ("validate_hicache_host_memory_mode", "requires a storage backend", "RADIX005"),
+    ("_resolve_max_context_size", "", "BUILD004"),
     ("handle_cache_compatibility", "LMCacheUnifiedRadixCache", "RADIX004"),
     ("handle_cache_compatibility", "enable-hierarchical-cache and disable-radix-cache", "RADIX004"),
     ("_convert_config_to_args", "Unsupported config option", "ARG010"),

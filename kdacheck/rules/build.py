@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from kdacheck import geometry, messages
+from kdacheck import geometry, messages, versions
 from kdacheck.findings import Severity
 from kdacheck.resolve import Resolved
 from kdacheck.rules.base import Consequence, Hit, layout, rule
@@ -139,3 +139,45 @@ def build003(cfg: Resolved) -> Iterator[Hit]:
         ok = [t for t in (1, 2, 4, 8, 16) if t < tp and not geometry.layout_refusals(cfg.model, cfg.version, t, t, 1)]
         fix = f"use `--tp-size {max(ok)}`" if ok else "use fewer TP ranks"
         yield Hit(f"{first.message} ({first.what}; {first.place})", fix, values=("tp_size",))
+
+
+@rule(
+    "BUILD004", Severity.ERROR,
+    consequence=Consequence.REFUSES,
+    name="prefill-graph-context-within-model",
+    summary="--cuda-graph-prefill-max-context is positive and, page-aligned, within the model's context length",
+    what="""
+        The prefill CUDA graphs are captured up to `--cuda-graph-prefill-max-context` tokens of
+        context. SGLang rounds it up to a whole number of pages (the resolved `--page-size`) and
+        refuses a value of 0 or less, or one whose aligned size passes the model's context
+        length (`--context-length` where given, else the length it derives from the config,
+        as BUILD002 reads it). A model whose config gives no context length is not judged on
+        the second check, nor is a launch that sets the size through `--cuda-graph-config`.
+    """,
+    why="SGLang raises a ValueError while it resolves the CUDA-graph configuration.",
+    sglang_message=f"{messages.PREFILL_GRAPH_CONTEXT_POSITIVE}\n"
+                   + messages.PREFILL_GRAPH_CONTEXT_TOO_LONG.replace("{aligned}", "{}").replace("{context}", "{}"),
+    fix="Use a size from 1 to the model's context length (page-aligned), or leave the flag out.",
+    example="python -m sglang.launch_server --model-path meta-llama/Meta-Llama-3-8B-Instruct --cuda-graph-prefill-max-context 65536",
+    sources=("0.5.23 `srt/arg_groups/cuda_graph_hook.py` L423-440 `_resolve_max_context_size`, L450-470 "
+             "`finalize_cuda_graph_prefill_max_context` (0.5.21 L566-610; the flag is new in 0.5.21)",),
+    since=versions.PREFILL_GRAPH_MAX_CONTEXT,
+)
+def build004(cfg: Resolved) -> Iterator[Hit]:
+    asked = cfg.user("cuda_graph_prefill_max_context")
+    if not isinstance(asked, int) or cfg.user("cuda_graph_config") is not None:
+        return  # the JSON --cuda-graph-config takes precedence over the flag (cuda_graph_hook.py L88-93)
+    if asked <= 0:
+        yield Hit(messages.PREFILL_GRAPH_CONTEXT_POSITIVE + f" (got {asked})", "give a positive size, or leave the flag out",
+                  values=("cuda_graph_prefill_max_context",))
+        return
+    g = cfg.model.geometry if cfg.model is not None else None
+    given = cfg.user("context_length")
+    context = given if isinstance(given, int) and given > 0 else (g.context if g is not None else None)
+    page = int(cfg.v("page_size") or 1)
+    aligned = -(-asked // page) * page
+    if context and aligned > context:
+        yield Hit(messages.PREFILL_GRAPH_CONTEXT_TOO_LONG.format(aligned=aligned, context=context)
+                  + f" (page size {page}; the context length {'given' if context == given else 'derived from ' + str(g.context_why if g else '')})",
+                  f"use `--cuda-graph-prefill-max-context {context // page * page}` or less",
+                  values=("cuda_graph_prefill_max_context", "page_size"))

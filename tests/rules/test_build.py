@@ -1,0 +1,20 @@
+"""BUILD004: the prefill CUDA graphs' context size, page-aligned, within the model's context length."""
+
+from __future__ import annotations
+
+from tests.helpers import codes, lint
+
+
+def test_build004_prefill_graph_context_positive_and_within_the_model():
+    llama = "python -m sglang.launch_server --model-path meta-llama/Meta-Llama-3-8B-Instruct "
+    (f,) = [f for f in lint(llama + "--cuda-graph-prefill-max-context 65536").findings if f.code == "BUILD004"]
+    assert f.message.startswith("--cuda-graph-prefill-max-context exceeds the model context length: aligned size 65536 > 8192")
+    (f,) = [f for f in lint(llama + "--cuda-graph-prefill-max-context 0").findings if f.code == "BUILD004"]
+    assert f.message.startswith("--cuda-graph-prefill-max-context must be a positive integer")
+    assert "BUILD004" not in codes(lint(llama + "--cuda-graph-prefill-max-context 8192"))
+    # page-aligned first: 8,190 tokens at page 64 is 8,192 (fits); 8,193 is 8,256 (does not)
+    assert "BUILD004" not in codes(lint(llama + "--page-size 64 --cuda-graph-prefill-max-context 8190"))
+    assert "BUILD004" in codes(lint(llama + "--page-size 64 --cuda-graph-prefill-max-context 8193"))
+    # a smaller --context-length is the model config's context_len
+    assert "BUILD004" in codes(lint(llama + "--context-length 4096 --cuda-graph-prefill-max-context 8192"))
+    assert "BUILD004" not in codes(lint(llama + "--cuda-graph-prefill-max-context 65536", version="0.5.20"))  # no such flag check
