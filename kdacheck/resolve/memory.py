@@ -39,15 +39,35 @@ def prefill_graph_sizes(max_bs: int, deepep: bool = False) -> int:
 
 
 def prefill_graphs_off(r: Resolved) -> str | None:
-    """Why SGLang captures no prefill CUDA graph, or None when it does (0.5.23
-    ``cuda_graph_hook.py`` ``apply_cuda_graph_disaggregation_roles``, L183
-    ``_disable_breakable_cudagraph_if_incompatible``)."""
-    m = r.model
+    """Why SGLang captures no prefill CUDA graph, or None when it does."""
+    return prefill_backend(r)[1]
+
+
+def prefill_backend(r: Resolved) -> tuple[str, str | None]:
+    """The prefill CUDA-graph backend SGLang resolves, and why it is off (None: on). An explicit
+    ``--cuda-graph-backend-prefill`` wins over the off-switches and skips the auto-disable
+    cascade and the PD decode role (0.5.23 ``cuda_graph_hook.py`` ``parse_cuda_graph_config``
+    L40-100: precedence and ``_cuda_graph_config_locked``; ``apply_cuda_graph_compatibility``
+    L142; ``apply_cuda_graph_disaggregation_roles`` L569); the default is breakable on CUDA and
+    off elsewhere (``cuda_graph_config.py`` ``default_prefill_backend``)."""
+    given = r.user("cuda_graph_backend_prefill")
+    if isinstance(given, str):
+        return given, ("--cuda-graph-backend-prefill disabled" if given == "disabled" else None)
     if r.user("disable_cuda_graph") or r.user("disable_prefill_cuda_graph"):
-        return "prefill CUDA graphs disabled"
+        return "disabled", "prefill CUDA graphs disabled"
+    if r.gpu is not None and r.gpu.hip:
+        return "disabled", "not CUDA (prefill graphs are opt-in there: default_prefill_backend)"
+    why = _cascade(r)
+    return ("disabled", why) if why else ("breakable", None)
+
+
+def _cascade(r: Resolved) -> str | None:
+    """The auto-disable of the default breakable prefill graphs (0.5.23 ``cuda_graph_hook.py``
+    ``apply_cuda_graph_disaggregation_roles``, ``disable_breakable_cudagraph_if_incompatible``)."""
+    m = r.model
     if r.v("disaggregation_mode") == "decode":
         return "a PD decode server"
-    if int(r.v("pp_size") or 1) > 1 and r.user("cuda_graph_backend_prefill") is None:
+    if int(r.v("pp_size") or 1) > 1:
         return "pipeline parallelism (opt-in: cuda_graph_hook.py L145-161)"
     if m is not None and m.family is Family.KDA:
         return "KDA hybrid linear attention"
@@ -61,6 +81,21 @@ def prefill_graphs_off(r: Resolved) -> str | None:
     if (r.user("moe_a2a_backend") or "none") not in ("none", "deepep", "megamoe", "flashinfer"):
         return "an unvalidated a2a backend"
     return None
+
+
+def _prefill_graph_count(r: Resolved, chunk: int, deepep_aligned: bool) -> int:
+    """How many prefill graphs SGLang captures: the ``--cuda-graph-bs-prefill`` list as given,
+    else the generated list up to the prefill max batch; with DeepEP under breakable graphs
+    each size rounded up to a multiple of 8 and deduplicated (``apply_deepep_adjustments``)."""
+    sizes = r.user("cuda_graph_bs_prefill")
+    if isinstance(sizes, (list, tuple)) and sizes and all(isinstance(x, int) for x in sizes):
+        return len({-(-x // 8) * 8 for x in sizes}) if deepep_aligned else len(sizes)
+    given = r.user("cuda_graph_max_bs_prefill")
+    if deepep_aligned:
+        # DeepEP aligns the list while its max batch is still unresolved: the documented 2048, not
+        # the chunk (cuda_graph_hook.py L322-327 apply_deepep_adjustments, run in handle_cuda_graph_config)
+        return prefill_graph_sizes(given if isinstance(given, int) else 2048, deepep=True)
+    return prefill_graph_sizes(given if isinstance(given, int) else chunk)
 
 
 def default_mem_fraction_static(r: Resolved, gpu_mib: int) -> tuple[float, str]:
@@ -100,20 +135,15 @@ def _default_fraction(r: Resolved, gpu_mib: int) -> tuple[float, str, float, flo
         graphs += max_bs * 2
     if attn_dp > 1 and mode != "prefill" and max_bs is not None:  # memory_hook.py L367-374: graphs on or off
         graphs += max_bs * attn_dp * 3 + (max_bs * attn_dp * 1.5 if max_bs > 300 else 0)
-    off = prefill_graphs_off(r)
+    backend, off = prefill_backend(r)
     if off is None:
-        mla = r.model is not None and r.model.mla
-        given = r.user("cuda_graph_max_bs_prefill")
-        if mla:
+        breakable_deepep = deepep and backend == "breakable"
+        if r.model is not None and r.model.mla:
             graphs += 1.5 * 1024
-        elif deepep:
-            # DeepEP aligns the list while its max batch is still unresolved: the documented 2048, not
-            # the chunk (cuda_graph_hook.py L322-327 apply_deepep_adjustments, run in handle_cuda_graph_config)
-            graphs += prefill_graph_sizes(given if isinstance(given, int) else 2048, deepep=True) * 8
         else:
-            graphs += prefill_graph_sizes(given if isinstance(given, int) else chunk) * 8
-        if deepep:
-            graphs += 1024  # memory_hook.py L385-391: breakable prefill graphs with DeepEP
+            graphs += _prefill_graph_count(r, chunk, breakable_deepep) * 8
+        if breakable_deepep:
+            graphs += 1024  # memory_hook.py L391-397: breakable prefill graphs with DeepEP
     reserved += graphs
     if gpu_mib > 60 * 1024:
         reserved = max(reserved, 10 * 1024)
