@@ -219,13 +219,13 @@ def rssm001(cfg: Resolved) -> Iterator[Hit]:
     "RSSM002", Severity.ERROR,
     consequence=Consequence.REFUSES,
     name="replayssm-spec-flags",
-    needs="model", families=HYBRID, speculative=True,
     summary="--enable-linear-replayssm-spec: topk as given ≤ 1, a triton/flashinfer decode backend, no PD prefill, not with --enable-linear-replayssm",
     what="""
         SGLang checks the ReplaySSM-spec flags while it resolves the linear-attention backends:
         a `--speculative-eagle-topk` given above 1 (a draft tree: its chunked verify kernel masks
         a chain), a decode backend other than triton or flashinfer, a PD prefill server (which
-        never runs speculative verify) and `--enable-linear-replayssm` beside it are refused.
+        never runs speculative verify) and `--enable-linear-replayssm` beside it are refused,
+        for every model (`handle_linear_attn_backend` does not look at the architecture).
     """,
     why="SGLang refuses to start with a ValueError at start-up, before it loads a single weight.",
     sglang_message="""

@@ -154,3 +154,12 @@ def test_radix005_buffer_only_needs_a_storage_backend():
     # a PD decode server sets up its retraction host pool by default
     assert "RADIX005" in codes(lint(qwen35 + mode + "--disaggregation-mode decode"))
     assert "RADIX005" in codes(lint(qwen35 + "--enable-hierarchical-cache " + mode, version="0.5.19"))
+
+
+def test_rssm002_for_every_model():
+    # handle_linear_attn_backend reads the flags, not the architecture: a dense or lightning model is refused alike
+    spec = ("--speculative-algorithm EAGLE --speculative-draft-model-path D --speculative-num-steps 3 "
+            "--speculative-eagle-topk 3 --speculative-num-draft-tokens 8 --enable-linear-replayssm-spec")
+    for model in ("meta-llama/Meta-Llama-3-8B-Instruct", "openbmb/MiniCPM-SALA"):
+        msgs = [f.message for f in lint(f"python -m sglang.launch_server --model-path {model} {spec}").findings if f.code == "RSSM002"]
+        assert msgs and msgs[0].startswith("--enable-linear-replayssm-spec requires a linear draft chain"), (model, msgs)
