@@ -122,3 +122,17 @@ def image_version(image: str) -> str | None:
     """The SGLang version an image reference names (``lmsysorg/sglang:v0.5.19-cu126``)."""
     m = _IMAGE_VERSION.search(image[:500])
     return m.group(1) if m else None
+
+# --- the KV cache, hierarchical cache and Mamba cache checks of start-up (RADIX004, RADIX006, RADIX007) -------------
+# kv_cache_hook.py handle_cache_compatibility: --swa-prefix-tails checked (0.5.21 L429-431; no such flag before)
+SWA_PREFIX_TAILS = "0.5.21"
+# mamba_hook.py handle_int8_mamba_checkpoint: the LMCache refusal (0.5.21 L94; 0.5.19-0.5.20 have two checks)
+INT8_MAMBA_LMCACHE = "0.5.21"
+# hicache_hook.py handle_hicache_ratio_default: --hicache-host-memory-fraction checked (0.5.21 L97-98; no flag before)
+HICACHE_HOST_FRACTION = "0.5.21"
+# hicache_hook.py validate_hicache_host_memory_mode: buffer_only resolves write_back to write_through (0.5.22
+# L233-243) where 0.5.19-0.5.21 refuse it
+BUFFER_ONLY_WRITE_BACK_RESOLVED = "0.5.22"
+# hicache_hook.py resolve_hicache_dcp_compatibility: L3 storage under DCP refused only with buffer_only host memory
+# (0.5.23 L134-140) where 0.5.19-0.5.22 refuse every storage backend
+HICACHE_DCP_L3 = "0.5.23"

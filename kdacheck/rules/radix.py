@@ -342,44 +342,103 @@ def radix003(cfg: Resolved) -> Iterator[Hit]:
     "RADIX004", Severity.ERROR,
     consequence=Consequence.REFUSES,
     name="lmcache-hicache-compatibility",
-    summary="LMCache and the hierarchical cache only where SGLang's cache check accepts them",
+    summary="the decode host pool, decode KV offload, SWA ratios, LMCache and HiCache only where SGLang's cache check accepts them",
     what="""
-        LMCache and SGLang's hierarchical cache (HiCache) are two host-memory extensions of the
-        radix prefix cache. SGLang's `handle_cache_compatibility` refuses HiCache with
-        `--disable-radix-cache` (every version) and, from 0.5.21, LMCache with HiCache, with the
+        SGLang's `handle_cache_compatibility` checks the prefix-cache extensions together, in this
+        order, and stops at the first refusal (so does this rule): the decode retraction backup
+        `host_pool` only on a PD decode server, without `--dcp-size` > 1 and, under priority
+        scheduling, with `--disable-priority-preemption`; HiCache with `--disable-radix-cache`;
+        `--disaggregation-decode-enable-offload-kvcache` only on a decode server, with a
+        `--hicache-storage-backend` and without the host-pool backup; `--swa-full-tokens-ratio`
+        in (0, 1] (Step-3.5 under HiCache resets it to 1.0 first) and, from 0.5.21, a
+        non-negative `--swa-prefix-tails`; then, from 0.5.21, LMCache with HiCache, with the
         unified-cache external linker, without the radix cache, with speculative decoding,
         attention DP, `--dcp-size` > 1, streaming sessions, `--hicache-host-memory-mode
-        buffer_only` or PD disaggregation, in that order; it stops at the first, and so does
-        this rule. (0.5.19 and 0.5.20 accept LMCache with all of these and build the LMCache
-        tree: `mem_cache/registry.py` L119.)
+        buffer_only` or PD disaggregation. (0.5.19 and 0.5.20 accept LMCache with all of these
+        and build the LMCache tree: `mem_cache/registry.py` L119.)
     """,
     why="SGLang refuses to start with a ValueError or NotImplementedError while it resolves the arguments.",
-    sglang_message="\n".join((messages.HICACHE_NO_RADIX_MESSAGE, messages.LMCACHE_HICACHE_MESSAGE,
+    sglang_message="\n".join((messages.RETRACTION_HOST_POOL_NOT_DECODE, messages.RETRACTION_HOST_POOL_DCP,
+                              messages.RETRACTION_HOST_POOL_PRIORITY, messages.HICACHE_NO_RADIX_MESSAGE,
+                              messages.OFFLOAD_KVCACHE_NOT_DECODE, messages.OFFLOAD_KVCACHE_NO_STORAGE,
+                              messages.OFFLOAD_KVCACHE_HOST_POOL, messages.SWA_FULL_TOKENS_RATIO_RANGE,
+                              messages.SWA_PREFIX_TAILS_NEGATIVE, messages.LMCACHE_HICACHE_MESSAGE,
                               messages.LMCACHE_LINKER_MESSAGE, messages.LMCACHE_NO_RADIX_MESSAGE,
                               messages.LMCACHE_SPEC_MESSAGE, messages.LMCACHE_DP_MESSAGE,
                               messages.LMCACHE_DCP_MESSAGE, messages.LMCACHE_STREAMING_MESSAGE,
                               messages.LMCACHE_BUFFER_ONLY_MESSAGE, messages.LMCACHE_PD_MESSAGE)),
-    fix="""Keep one of LMCache and HiCache, and the radix cache on; under speculative decoding,
-        attention DP, DCP, streaming sessions or PD keep `--enable-hierarchical-cache`.""",
+    fix="""Keep the decode host pool and KV offload on PD decode servers (one of them, offload with a
+        storage backend), ratios in range, one of LMCache and HiCache, and the radix cache on; under
+        speculative decoding, attention DP, DCP, streaming sessions or PD keep `--enable-hierarchical-cache`.""",
     example="python -m sglang.launch_server --model-path Qwen/Qwen3-8B --enable-lmcache --enable-hierarchical-cache   # SGLang 0.5.23",
     sources=(
-        "0.5.23 `srt/arg_groups/kv_cache_hook.py` L393-397 and L432-474 `handle_cache_compatibility` "
-        "(0.5.21, 0.5.22: the same lines; 0.5.19 L168-172, 0.5.20 L167-171: HiCache without the radix cache only)",
+        "0.5.23 `srt/arg_groups/kv_cache_hook.py` L351-474 `handle_cache_compatibility` "
+        "(0.5.21, 0.5.22: the same lines; 0.5.19 L142-193, 0.5.20 L141-194: up to the SWA ratio, no LMCache checks)",
+        "0.5.23 `srt/arg_groups/overrides.py` L351-355: Step3p5ForCausalLM under HiCache resets the SWA ratio to 1.0 "
+        "(0.5.19 L470-474), before the range check reads the effective value",
         "0.5.20 `srt/mem_cache/registry.py` L119 `_create_default_tree_cache`: no LMCache check, LMCRadixCache",
     ),
-    changes=("0.5.19–0.5.20: only HiCache with `--disable-radix-cache` is refused; LMCache is accepted with everything.",),
+    changes=("0.5.19–0.5.20: LMCache is accepted with everything and `--swa-prefix-tails` does not exist.",),
 )
 def radix004(cfg: Resolved) -> Iterator[Hit]:
+    for message, fix, values in _cache_compatibility_refusals(cfg):
+        yield Hit(message, fix, values=values)
+        return
+
+
+def _cache_compatibility_refusals(cfg: Resolved) -> Iterator[tuple[str, str, tuple[str, ...]]]:
+    """handle_cache_compatibility's refusals in SGLang's order (0.5.23 kv_cache_hook.py L351-474)."""
     no_radix = bool(cfg.v("disable_radix_cache"))
+    decode = cfg.v("disaggregation_mode") == "decode"
+    backup = cfg.user("disaggregation_decode_retraction_backup")
+    dcp = cfg.user("dcp_size") if isinstance(cfg.user("dcp_size"), int) else 1
+    pool = ("disaggregation_decode_retraction_backup",)
+    if backup == "host_pool":
+        if not decode:
+            yield messages.RETRACTION_HOST_POOL_NOT_DECODE, "drop `--disaggregation-decode-retraction-backup host_pool` (decode servers only)", pool
+        if dcp > 1:
+            yield (messages.RETRACTION_HOST_POOL_DCP + f" (--dcp-size {dcp})",
+                   "use `--disaggregation-decode-retraction-backup cpu_tensor`", (*pool, "dcp_size"))
+        if cfg.user("enable_priority_scheduling") and not cfg.user("disable_priority_preemption"):
+            yield messages.RETRACTION_HOST_POOL_PRIORITY, "add `--disable-priority-preemption`", (*pool, "enable_priority_scheduling")
+    # (the T-LRU eviction parameters come here: out of kdacheck's scope)
     if cfg.user("enable_hierarchical_cache") and no_radix:
-        yield Hit(messages.HICACHE_NO_RADIX_MESSAGE, "drop `--disable-radix-cache` (HiCache extends the radix cache) "
-                  "or `--enable-hierarchical-cache`", values=("enable_hierarchical_cache", "disable_radix_cache"))
+        yield (messages.HICACHE_NO_RADIX_MESSAGE, "drop `--disable-radix-cache` (HiCache extends the radix cache) "
+               "or `--enable-hierarchical-cache`", ("enable_hierarchical_cache", "disable_radix_cache"))
+    yield from _offload_refusals(cfg, decode, backup)
+    yield from _swa_refusals(cfg)
+    if cfg.user("enable_lmcache") and cfg.at_least(versions.LMCACHE_CHECKS):
+        for message, fix, values in _lmcache_refusals(cfg, no_radix):
+            yield message, fix, ("enable_lmcache", *values)
+
+
+def _offload_refusals(cfg: Resolved, decode: bool, backup: object) -> Iterator[tuple[str, str, tuple[str, ...]]]:
+    """--disaggregation-decode-enable-offload-kvcache (0.5.23 kv_cache_hook.py L399-413)."""
+    if not cfg.user("disaggregation_decode_enable_offload_kvcache"):
         return
-    if not (cfg.user("enable_lmcache") and cfg.at_least(versions.LMCACHE_CHECKS)):
-        return
-    for message, fix, values in _lmcache_refusals(cfg, no_radix):
-        yield Hit(message, fix, values=("enable_lmcache", *values))
-        return
+    off = ("disaggregation_decode_enable_offload_kvcache",)
+    if not decode:
+        yield messages.OFFLOAD_KVCACHE_NOT_DECODE, "drop `--disaggregation-decode-enable-offload-kvcache` (decode servers only)", off
+    if cfg.user("hicache_storage_backend") is None:
+        yield messages.OFFLOAD_KVCACHE_NO_STORAGE, "add `--hicache-storage-backend` (file, mooncake, ...)", off
+    if backup == "host_pool":
+        yield (messages.OFFLOAD_KVCACHE_HOST_POOL, "drop one of `--disaggregation-decode-enable-offload-kvcache` and "
+               "`--disaggregation-decode-retraction-backup host_pool`", (*off, "disaggregation_decode_retraction_backup"))
+
+
+def _swa_refusals(cfg: Resolved) -> Iterator[tuple[str, str, tuple[str, ...]]]:
+    """The SWA ratio and prefix tails (0.5.23 kv_cache_hook.py L427-431). The ratio checked is the effective one:
+    Step3p5ForCausalLM under HiCache resets it to 1.0 first (overrides.py L351-355), so with HiCache on a model
+    kdacheck does not know, it cannot tell and stays silent."""
+    ratio = cfg.user("swa_full_tokens_ratio")
+    hicache = bool(cfg.user("enable_hierarchical_cache"))
+    reset = hicache and (cfg.model is None or cfg.model.architecture == "Step3p5ForCausalLM")
+    if isinstance(ratio, (int, float)) and not 0 < ratio <= 1.0 and not reset:
+        yield (messages.SWA_FULL_TOKENS_RATIO_RANGE + f" (got {ratio})", "set `--swa-full-tokens-ratio` in (0, 1], or drop it",
+               ("swa_full_tokens_ratio",))
+    tails = cfg.user("swa_prefix_tails")
+    if isinstance(tails, int) and tails < 0 and cfg.at_least(versions.SWA_PREFIX_TAILS):
+        yield messages.SWA_PREFIX_TAILS_NEGATIVE + f" (got {tails})", "set `--swa-prefix-tails` to 0 or more, or drop it", ("swa_prefix_tails",)
 
 
 def _lmcache_refusals(cfg: Resolved, no_radix: bool) -> Iterator[tuple[str, str, tuple[str, ...]]]:

@@ -154,3 +154,39 @@ def test_radix005_buffer_only_needs_a_storage_backend():
     # a PD decode server sets up its retraction host pool by default
     assert "RADIX005" in codes(lint(qwen35 + mode + "--disaggregation-mode decode"))
     assert "RADIX005" in codes(lint(qwen35 + "--enable-hierarchical-cache " + mode, version="0.5.19"))
+
+
+def test_radix004_decode_host_pool_and_offload_in_sglang_order():
+    def first(line: str, version: str = "0.5.23") -> str:
+        (f,) = [f for f in lint(line, version=version).findings if f.code == "RADIX004"]
+        return f.message
+
+    backup, dec = "--disaggregation-decode-retraction-backup host_pool ", "--disaggregation-mode decode "
+    for v in ("0.5.19", "0.5.23"):
+        assert first(LLAMA + backup, v).startswith("--disaggregation-decode-retraction-backup=host_pool is only supported on a PD decode")
+    assert "does not support --dcp-size > 1" in first(LLAMA + dec + backup + "--dcp-size 2 --enable-priority-scheduling")
+    assert "--disable-priority-preemption" in first(LLAMA + dec + backup + "--enable-priority-scheduling")
+    assert "RADIX004" not in codes(lint(LLAMA + dec + backup + "--enable-priority-scheduling --disable-priority-preemption"))
+    # the host-pool checks come before HiCache without the radix cache, as in SGLang
+    assert "host_pool is only supported" in first(LLAMA + backup + "--enable-hierarchical-cache --disable-radix-cache")
+    off = "--disaggregation-decode-enable-offload-kvcache "
+    assert first(LLAMA + off + "--hicache-storage-backend file").endswith("only supported for decode side.")
+    assert "hicache-storage-backend is provided" in first(LLAMA + dec + off)
+    assert "mutually exclusive: both build a decode host pool" in first(LLAMA + dec + off + backup + "--hicache-storage-backend file")
+    assert "RADIX004" not in codes(lint(LLAMA + dec + off + "--hicache-storage-backend file"))
+    # offload comes before LMCache's checks
+    assert "decode side" in first(LLAMA + off + "--enable-lmcache --enable-hierarchical-cache")
+
+
+def test_radix004_swa_ratio_and_prefix_tails():
+    def msgs(line: str, version: str = "0.5.23") -> list[str]:
+        return [f.message for f in lint(line, version=version).findings if f.code == "RADIX004"]
+
+    for v in ("0.5.19", "0.5.23"):
+        assert msgs(LLAMA + "--swa-full-tokens-ratio 1.5", v)[0].startswith("--swa-full-tokens-ratio should be in range (0, 1.0].")
+        assert msgs(LLAMA + "--swa-full-tokens-ratio 0", v)
+    assert not msgs(LLAMA + "--swa-full-tokens-ratio 1.0")
+    assert msgs(LLAMA + "--swa-prefix-tails -1")[0].startswith("--swa-prefix-tails should be a non-negative integer.")
+    assert not msgs(LLAMA + "--swa-prefix-tails 0")
+    # the ratio before the tails, and both before LMCache
+    assert "swa-full-tokens-ratio" in msgs(LLAMA + "--swa-full-tokens-ratio 2 --swa-prefix-tails -1 --enable-lmcache --disable-radix-cache")[0]
