@@ -505,3 +505,41 @@ def radix005(cfg: Resolved) -> Iterator[Hit]:
         yield Hit(messages.HICACHE_BUFFER_ONLY_STORAGE_MESSAGE,
                   "add `--hicache-storage-backend` or drop `--hicache-host-memory-mode buffer_only`",
                   values=("hicache_host_memory_mode",))
+
+
+@rule(
+    "RADIX006", Severity.ERROR,
+    consequence=Consequence.REFUSES,
+    name="int8-mamba-checkpoint-cache",
+    summary="--enable-int8-mamba-checkpoint only with the built-in mamba radix cache: no HiCache, no --radix-cache-backend, no LMCache",
+    what="""
+        `--enable-int8-mamba-checkpoint` keeps the cached Mamba states of the radix cache in an
+        int8 pool. The host offload of the hierarchical cache, a custom `--radix-cache-backend`
+        and (from 0.5.21) LMCache would read those int8 slots as bf16 states, so SGLang refuses
+        each of them with it, in that order, whatever the model.
+    """,
+    why="SGLang refuses to start with a ValueError while it resolves the Mamba arguments.",
+    sglang_message="\n".join((messages.INT8_MAMBA_HICACHE, messages.INT8_MAMBA_RADIX_BACKEND, messages.INT8_MAMBA_LMCACHE)),
+    fix="Drop `--enable-int8-mamba-checkpoint`, or the hierarchical cache, `--radix-cache-backend` or `--enable-lmcache`.",
+    example="python -m sglang.launch_server --model-path Qwen/Qwen3.5-27B --enable-int8-mamba-checkpoint --enable-hierarchical-cache",
+    sources=(
+        "0.5.23 `srt/arg_groups/mamba_hook.py` L75-99 `handle_int8_mamba_checkpoint` (0.5.19 L76-95, 0.5.20 the same: "
+        "HiCache and the radix-cache backend; the LMCache check from 0.5.21 L94)",
+        "0.5.23 `srt/arg_groups/pipeline.py` L252 (after `handle_mamba_backend`, before `handle_hicache` L272)",
+    ),
+    changes=("0.5.19–0.5.20: LMCache is not checked.",),
+)
+def radix006(cfg: Resolved) -> Iterator[Hit]:
+    if not cfg.user("enable_int8_mamba_checkpoint"):
+        return
+    flag = "enable_int8_mamba_checkpoint"
+    backend = cfg.user("radix_cache_backend")
+    if cfg.user("enable_hierarchical_cache"):
+        yield Hit(messages.INT8_MAMBA_HICACHE, "drop `--enable-int8-mamba-checkpoint` or `--enable-hierarchical-cache`",
+                  values=(flag, "enable_hierarchical_cache"))
+    elif backend is not None:
+        yield Hit(messages.INT8_MAMBA_RADIX_BACKEND.format(backend=backend), "omit `--radix-cache-backend`",
+                  values=(flag, "radix_cache_backend"))
+    elif cfg.user("enable_lmcache") and cfg.at_least(versions.INT8_MAMBA_LMCACHE):
+        yield Hit(messages.INT8_MAMBA_LMCACHE, "drop `--enable-int8-mamba-checkpoint` or `--enable-lmcache`",
+                  values=(flag, "enable_lmcache"))

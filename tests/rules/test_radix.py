@@ -190,3 +190,21 @@ def test_radix004_swa_ratio_and_prefix_tails():
     assert not msgs(LLAMA + "--swa-prefix-tails 0")
     # the ratio before the tails, and both before LMCache
     assert "swa-full-tokens-ratio" in msgs(LLAMA + "--swa-full-tokens-ratio 2 --swa-prefix-tails -1 --enable-lmcache --disable-radix-cache")[0]
+
+
+def test_radix006_int8_mamba_checkpoint_in_sglang_order():
+    q35 = "python -m sglang.launch_server --model-path Qwen/Qwen3.5-27B --enable-int8-mamba-checkpoint "
+
+    def msgs(line: str, version: str = "0.5.23") -> list[str]:
+        return [f.message for f in lint(line, version=version).findings if f.code == "RADIX006"]
+
+    assert not msgs(q35)
+    (m,) = msgs(q35 + "--enable-hierarchical-cache --radix-cache-backend flexkv --enable-lmcache")
+    assert m.startswith("--enable-int8-mamba-checkpoint is not supported together with --enable-hierarchical-cache")
+    (m,) = msgs(q35 + "--radix-cache-backend flexkv --enable-lmcache")
+    assert m.startswith("--enable-int8-mamba-checkpoint only supports the built-in mamba radix cache; --radix-cache-backend='flexkv'")
+    (m,) = msgs(q35 + "--enable-lmcache", "0.5.21")
+    assert "LMCache is not int8-aware" in m
+    assert not msgs(q35 + "--enable-lmcache", "0.5.20")  # no LMCache check before 0.5.21
+    assert msgs(q35 + "--enable-hierarchical-cache", "0.5.19")
+    assert not msgs("python -m sglang.launch_server --model-path Qwen/Qwen3.5-27B --enable-hierarchical-cache")
