@@ -543,3 +543,98 @@ def radix006(cfg: Resolved) -> Iterator[Hit]:
     elif cfg.user("enable_lmcache") and cfg.at_least(versions.INT8_MAMBA_LMCACHE):
         yield Hit(messages.INT8_MAMBA_LMCACHE, "drop `--enable-int8-mamba-checkpoint` or `--enable-lmcache`",
                   values=(flag, "enable_lmcache"))
+
+
+@rule(
+    "RADIX007", Severity.ERROR,
+    consequence=Consequence.REFUSES,
+    name="hicache-resolution",
+    summary="the hierarchical cache's own checks: host-memory fraction, buffer_only mode, and DCP (MLA only, no L3 buffer_only, DSPARK, no LMCache/HiSparse)",
+    what="""
+        SGLang resolves the hierarchical cache in two hooks and refuses, in this order: a
+        `--hicache-host-memory-fraction` outside (0, 1] (0.5.21 on, for every launch); then,
+        wherever it sets up a host pool (`--enable-hierarchical-cache`, decode KV offload, or a
+        PD decode server whose retraction backup is the host pool), `buffer_only` host memory
+        with `--hicache-write-policy write_back` (0.5.19–0.5.21; later versions switch to
+        write_through) or on a decode server; and with HiCache and `--dcp-size` > 1, an L3
+        storage backend (0.5.19–0.5.22: any; 0.5.23: with buffer_only host memory), a draft
+        other than DSPARK, LMCache, HiSparse, or a model without MLA. `buffer_only` without a
+        storage backend is RADIX005's, checked before the others in the same function.
+    """,
+    why="SGLang refuses to start with a ValueError or NotImplementedError while it resolves the hierarchical cache.",
+    sglang_message="\n".join((messages.HICACHE_HOST_FRACTION, messages.HICACHE_BUFFER_ONLY_WRITE_BACK,
+                              messages.HICACHE_BUFFER_ONLY_DECODE, messages.HICACHE_DCP_STORAGE,
+                              messages.HICACHE_DCP_BUFFER_ONLY, messages.HICACHE_DCP_SPEC, messages.LMCACHE_DCP_MESSAGE,
+                              messages.HICACHE_DCP_HISPARSE, messages.HICACHE_DCP_MHA)),
+    fix="""A fraction in (0, 1]; buffer_only only on prefill or colocated servers (write_through);
+        HiCache with `--dcp-size` > 1 only on MLA models, L1/L2 (or L3 in cache mode, 0.5.23), DSPARK drafts.""",
+    example="python -m sglang.launch_server --model-path Qwen/Qwen3.5-27B --disaggregation-mode decode --hicache-host-memory-mode buffer_only --hicache-storage-backend file",
+    sources=(
+        "0.5.23 `srt/arg_groups/hicache_hook.py` L100-117 `handle_hicache_ratio_default` (`pipeline.py` L77), "
+        "L62-97 `handle_hicache` (`pipeline.py` L272), L247-296 `validate_hicache_host_memory_mode`, "
+        "L129-162 `resolve_hicache_dcp_compatibility`",
+        "0.5.21 `srt/arg_groups/hicache_hook.py` L236-241: buffer_only refuses write_back (0.5.22 L233-243 resolves it)",
+        "0.5.22 `srt/arg_groups/hicache_hook.py` L110-121: any L3 storage refused under DCP (0.5.19 L76-82)",
+    ),
+    inferred="""
+        The MLA test is SGLang's `use_mla_backend` (the model's attention architecture); kdacheck reads it
+        from the config's `kv_lora_rank`. Not checked: the layer_first host pool a decode server shares
+        with KV transfer (`--disaggregation-decode-host-receive-threshold`) against a storage layout rewrite.
+    """,
+    changes=("0.5.19–0.5.20: no `--hicache-host-memory-fraction`.",),
+)
+def radix007(cfg: Resolved) -> Iterator[Hit]:
+    for hit in _hicache_refusals(cfg):
+        yield hit
+        return
+
+
+def _hicache_refusals(cfg: Resolved) -> Iterator[Hit]:
+    """SGLang's hierarchical-cache refusals in its order (0.5.23 hicache_hook.py); the first is SGLang's."""
+    frac = cfg.user("hicache_host_memory_fraction")
+    if isinstance(frac, (int, float)) and not 0 < frac <= 1 and cfg.at_least(versions.HICACHE_HOST_FRACTION):
+        yield Hit(messages.HICACHE_HOST_FRACTION + f" (got {frac})", "set `--hicache-host-memory-fraction` in (0, 1], or drop it",
+                  values=("hicache_host_memory_fraction",))
+    if cfg.user("enable_unified_cache_external_linker"):
+        return  # handle_hicache returns after the linker's own checks
+    hicache = bool(cfg.user("enable_hierarchical_cache"))
+    decode = cfg.v("disaggregation_mode") == "decode"
+    if not (hicache or cfg.user("disaggregation_decode_enable_offload_kvcache")
+            or (decode and cfg.user("disaggregation_decode_retraction_backup") in (None, "host_pool"))):
+        return
+    storage = cfg.user("hicache_storage_backend")
+    buffer_only = cfg.user("hicache_host_memory_mode") == "buffer_only"
+    if buffer_only and storage is None:
+        return  # RADIX005: SGLang's first refusal of validate_hicache_host_memory_mode
+    mode = ("hicache_host_memory_mode",)
+    if buffer_only and cfg.user("hicache_write_policy") == "write_back" and not cfg.at_least(versions.BUFFER_ONLY_WRITE_BACK_RESOLVED):
+        yield Hit(messages.HICACHE_BUFFER_ONLY_WRITE_BACK, "use `--hicache-write-policy write_through`", values=(*mode, "hicache_write_policy"))
+    if buffer_only and decode:
+        yield Hit(messages.HICACHE_BUFFER_ONLY_DECODE, "drop `--hicache-host-memory-mode buffer_only` on the decode server",
+                  values=(*mode, "disaggregation_mode"))
+    dcp = cfg.user("dcp_size") if isinstance(cfg.user("dcp_size"), int) else 1
+    if hicache and dcp > 1:
+        yield from _hicache_dcp_refusals(cfg, storage, buffer_only, dcp)
+
+
+def _hicache_dcp_refusals(cfg: Resolved, storage: object, buffer_only: bool, dcp: int) -> Iterator[Hit]:
+    """resolve_hicache_dcp_compatibility (0.5.23 hicache_hook.py L129-162)."""
+    values = ("enable_hierarchical_cache", "dcp_size")
+    if cfg.at_least(versions.HICACHE_DCP_L3):
+        if storage is not None and buffer_only:
+            yield Hit(messages.HICACHE_DCP_BUFFER_ONLY, "use `--hicache-host-memory-mode cache` under DCP", values=(*values, "hicache_host_memory_mode"))
+    elif storage is not None:
+        yield Hit(messages.HICACHE_DCP_STORAGE + f" (--hicache-storage-backend {storage}, --dcp-size {dcp})",
+                  "drop `--hicache-storage-backend` under DCP (L1/L2 only)", values=(*values, "hicache_storage_backend"))
+    algo = cfg.v("speculative_algorithm")
+    if algo not in (None, "NONE", "DSPARK"):
+        yield Hit(messages.HICACHE_DCP_SPEC + f" (--speculative-algorithm {algo})", "use a DSPARK draft, or `--dcp-size 1`",
+                  values=(*values, "speculative_algorithm"))
+    if cfg.user("enable_lmcache"):
+        yield Hit(messages.LMCACHE_DCP_MESSAGE, "drop `--enable-lmcache`", values=(*values, "enable_lmcache"))
+    if cfg.user("enable_hisparse"):
+        yield Hit(messages.HICACHE_DCP_HISPARSE, "drop `--enable-hisparse` or `--dcp-size`", values=(*values, "enable_hisparse"))
+    if cfg.model is None:
+        yield unchecked("needs the model: HiCache with --dcp-size > 1 is only supported for MLA models", *values)
+    elif not cfg.model.mla:
+        yield Hit(messages.HICACHE_DCP_MHA + f" ({cfg.model.architecture})", "drop `--dcp-size` or `--enable-hierarchical-cache`", values=values)

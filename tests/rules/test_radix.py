@@ -208,3 +208,36 @@ def test_radix006_int8_mamba_checkpoint_in_sglang_order():
     assert not msgs(q35 + "--enable-lmcache", "0.5.20")  # no LMCache check before 0.5.21
     assert msgs(q35 + "--enable-hierarchical-cache", "0.5.19")
     assert not msgs("python -m sglang.launch_server --model-path Qwen/Qwen3.5-27B --enable-hierarchical-cache")
+
+
+def test_radix007_hicache_resolution_in_sglang_order():
+    q35 = "python -m sglang.launch_server --model-path Qwen/Qwen3.5-27B "
+    kimi = KIMI + "--enable-hierarchical-cache --dcp-size 2 "
+
+    def msgs(line: str, version: str = "0.5.23") -> list[str]:
+        return [f.message for f in lint(line, version=version).findings if f.code == "RADIX007"]
+
+    # the fraction: every launch, from 0.5.21 (no such flag before), and before everything else
+    (m,) = msgs(q35 + "--hicache-host-memory-fraction 0 --disaggregation-mode decode --hicache-host-memory-mode buffer_only "
+                "--hicache-storage-backend file")
+    assert m.startswith("--hicache-host-memory-fraction must be in (0, 1].")
+    assert not msgs(q35 + "--hicache-host-memory-fraction 1")
+    buf = "--hicache-host-memory-mode buffer_only --hicache-storage-backend file "
+    assert msgs(q35 + "--disaggregation-mode decode " + buf)[0].startswith("--hicache-host-memory-mode buffer_only is not supported on decode instances")
+    assert not msgs(q35 + "--disaggregation-mode prefill --enable-hierarchical-cache " + buf)
+    assert not msgs(q35 + buf)  # no host pool: handle_hicache returns first
+    # buffer_only without storage is RADIX005's, the same function's first refusal
+    assert not msgs(q35 + "--disaggregation-mode decode --hicache-host-memory-mode buffer_only")
+    wb = q35 + "--enable-hierarchical-cache --hicache-write-policy write_back " + buf
+    assert msgs(wb, "0.5.21")[0].startswith("--hicache-host-memory-mode buffer_only does not support --hicache-write-policy write_back")
+    assert not msgs(wb, "0.5.22")  # resolved to write_through
+    # DCP: L3 storage (any before 0.5.23, buffer_only in 0.5.23), then the draft, LMCache, HiSparse, MLA
+    assert msgs(kimi + "--hicache-storage-backend file", "0.5.22")[0].startswith("--hicache-storage-backend (L3) with --dcp-size > 1")
+    assert not msgs(kimi + "--hicache-storage-backend file")
+    assert msgs(kimi + buf)[0] == "HiCache L3 with DCP does not support buffer_only host memory."
+    assert msgs(kimi + NEXTN)[0].startswith("HiCache with --dcp-size > 1 only supports DSPARK")
+    assert msgs(kimi + "--enable-lmcache --enable-hisparse")[0].startswith("--enable-lmcache with --dcp-size > 1")
+    assert msgs(kimi + "--enable-hisparse")[0].startswith("--enable-hisparse with --dcp-size > 1")
+    assert not msgs(kimi)
+    assert msgs(q35 + "--tp-size 2 --enable-hierarchical-cache --dcp-size 2")[0].startswith("HiCache with --dcp-size > 1 is only supported for MLA")
+    assert not msgs(q35 + "--tp-size 2 --dcp-size 2")
