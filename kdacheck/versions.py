@@ -136,3 +136,5 @@ BUFFER_ONLY_WRITE_BACK_RESOLVED = "0.5.22"
 # hicache_hook.py resolve_hicache_dcp_compatibility: L3 storage under DCP refused only with buffer_only host memory
 # (0.5.23 L134-140) where 0.5.19-0.5.22 refuse every storage backend
 HICACHE_DCP_L3 = "0.5.23"
+# the hierarchical cache on hybrid models: wrong output on host-tier hits first reported on 0.5.20's line (sglang#39830)
+HICACHE_HYBRID_REPORTED = "0.5.20"

@@ -638,3 +638,50 @@ def _hicache_dcp_refusals(cfg: Resolved, storage: object, buffer_only: bool, dcp
         yield unchecked("needs the model: HiCache with --dcp-size > 1 is only supported for MLA models", *values)
     elif not cfg.model.mla:
         yield Hit(messages.HICACHE_DCP_MHA + f" ({cfg.model.architecture})", "drop `--dcp-size` or `--enable-hierarchical-cache`", values=values)
+
+
+HICACHE_HYBRID_ISSUE = "https://github.com/sgl-project/sglang/issues/39830"
+HICACHE_DSV4_ISSUE = "https://github.com/sgl-project/sglang/issues/33656"
+
+
+@rule(
+    "RADIX008", Severity.WARNING,
+    consequence=Consequence.KNOWN_BUG,
+    name="hicache-hybrid-runtime",
+    summary="the hierarchical cache on a hybrid (Mamba / linear-attention) or DeepSeek-V4 model: open reports of wrong output and crashes",
+    what="""
+        SGLang accepts `--enable-hierarchical-cache` on hybrid models and on DeepSeek-V4: from
+        0.5.19 the unified radix cache attaches a host pool per component (full KV, SWA, Mamba
+        state). The old start-up refusal "HiRadixCache only supports MHA, MLA, and NSA (DSA)
+        models" is gone: 0.5.19–0.5.20 ship `mem_cache/hiradix_cache.py` but never build it
+        (only a type-checking import), 0.5.21 on removed it. What remains are open runtime
+        reports: on a GDN hybrid a full-length host-tier hit answers with another request's
+        state (sglang#39830, reported on 0.5.20's development line); on DeepSeek-V4 the SWA KV
+        is written at the wrong position and sampling crashes on NaN (sglang#33656).
+    """,
+    why="SGLang starts; after the device pool evicts a prefix, a host-tier hit can return wrong output (hybrid) or crash the server (DeepSeek-V4).",
+    sglang_message="(no message: SGLang starts; reported at run time)",
+    fix="Run without `--enable-hierarchical-cache` on these models until the issues are fixed, or check outputs after host-tier hits.",
+    example="python -m sglang.launch_server --model-path Qwen/Qwen3.5-27B --enable-hierarchical-cache",
+    sources=(
+        HICACHE_HYBRID_ISSUE + " (open: wrong output on a host-tier hit, GDN hybrid, main 0.5.20.dev728)",
+        HICACHE_DSV4_ISSUE + " (open: DeepSeek-V4 + HiCache SWA KV position corruption, NaN sampling crash)",
+        "https://github.com/sgl-project/sglang/issues/26690, https://github.com/sgl-project/sglang/issues/24121 (closed: "
+        "the HiRadixCache refusal and a HiMambaRadixCache crash of earlier code)",
+        "0.5.20 `srt/mem_cache/registry.py` L149-194 `_create_unified_radix_cache` (HiCache through UnifiedRadixCache.init_hicache); "
+        "0.5.20 `srt/mem_cache/hybrid_cache/hybrid_pool_assembler.py` L36 (HiRadixCache imported for type checking only); "
+        "0.5.21-0.5.23: no `hiradix_cache.py`",
+    ),
+    since=versions.HICACHE_HYBRID_REPORTED,
+)
+def radix008(cfg: Resolved) -> Iterator[Hit]:
+    if not cfg.user("enable_hierarchical_cache") or cfg.v("disable_radix_cache") or cfg.model is None:
+        return
+    values = ("enable_hierarchical_cache",)
+    fix = "drop `--enable-hierarchical-cache` on this model until the issue is fixed"
+    if cfg.model.architecture.startswith("DeepseekV4"):
+        yield Hit(f"HiCache on DeepSeek-V4: SWA KV written at the wrong position, then a NaN sampling crash ({HICACHE_DSV4_ISSUE}, open)",
+                  fix, values=values)
+    elif cfg.model.keeps_state:
+        yield Hit(f"HiCache on a hybrid model ({cfg.model.architecture}): a host-tier prefix hit can "
+                  f"answer with another request's state ({HICACHE_HYBRID_ISSUE}, open)", fix, values=values)

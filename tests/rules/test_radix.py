@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from kdacheck.findings import Severity
 from tests.helpers import codes
 from tests.helpers import lint_ok as lint
 
@@ -241,3 +242,20 @@ def test_radix007_hicache_resolution_in_sglang_order():
     assert not msgs(kimi)
     assert msgs(q35 + "--tp-size 2 --enable-hierarchical-cache --dcp-size 2")[0].startswith("HiCache with --dcp-size > 1 is only supported for MLA")
     assert not msgs(q35 + "--tp-size 2 --dcp-size 2")
+
+
+def test_radix008_hicache_on_hybrid_and_deepseek_v4_warns_with_the_open_issues():
+    q35 = "python -m sglang.launch_server --model-path Qwen/Qwen3.5-27B "
+
+    def found(line: str, version: str = "0.5.23") -> list[str]:
+        return [f.message for f in lint(line, version=version).findings if f.code == "RADIX008"]
+
+    (m,) = found(q35 + "--enable-hierarchical-cache")
+    assert "issues/39830" in m and "hybrid" in m
+    assert found(KIMI + "--enable-hierarchical-cache", "0.5.20")
+    assert not found(q35 + "--enable-hierarchical-cache", "0.5.19")  # reported from 0.5.20's line
+    assert not found(q35) and not found(LLAMA + "--enable-hierarchical-cache")
+    (m,) = found("python -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V4-Flash --tp-size 8 --enable-hierarchical-cache")
+    assert "issues/33656" in m
+    r = lint(q35 + "--enable-hierarchical-cache")
+    assert [f.severity for f in r.findings if f.code == "RADIX008"] == [Severity.WARNING]
