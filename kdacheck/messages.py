@@ -230,3 +230,10 @@ HICACHE_DCP_HISPARSE = ("--enable-hisparse with --dcp-size > 1 is not supported:
                         "constructed without DCP translation.")
 HICACHE_DCP_MHA = ("HiCache with --dcp-size > 1 is only supported for MLA models: the index translation lives in "
                    "MLATokenToKVPoolHost, and the MHA host pool has none.")
+# srt/mem_cache/kv_cache_configurator.py (when the pools are sized, after resolution): _calculate_mamba_ratio
+# (AssertionError; 0.5.23 L3073-3075, 0.5.19 L2062-2066) and _build_hybrid_req_pool (ValueError; 0.5.23 L1706-1713,
+# 0.5.19 L1047-1055 says "a KDA (kimi_linear) model")
+LAZY_EXTRA_BUFFER_OVERLAP = "Lazy extra buffer requires overlap schedule (--disable-overlap-schedule is incompatible)"
+REPLAYSSM_SPEC_KDA_ONLY = "--enable-linear-replayssm-spec with DSPARK/DFLASH requires a KDA model; got a non-KDA model."
+REPLAYSSM_SPEC_KDA_ONLY_OLD = ("--enable-linear-replayssm-spec with DSPARK/DFLASH requires a KDA (kimi_linear) model; "
+                               "got a non-KDA model.")

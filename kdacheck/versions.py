@@ -138,3 +138,6 @@ BUFFER_ONLY_WRITE_BACK_RESOLVED = "0.5.22"
 HICACHE_DCP_L3 = "0.5.23"
 # the hierarchical cache on hybrid models: wrong output on host-tier hits first reported on 0.5.20's line (sglang#39830)
 HICACHE_HYBRID_REPORTED = "0.5.20"
+# kv_cache_configurator.py _build_hybrid_req_pool: "requires a KDA model" (0.5.20 L1133) where 0.5.19 says
+# "a KDA (kimi_linear) model" (L1053)
+REPLAYSSM_SPEC_KDA_MESSAGE = "0.5.20"

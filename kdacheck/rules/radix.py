@@ -685,3 +685,66 @@ def radix008(cfg: Resolved) -> Iterator[Hit]:
     elif cfg.model.keeps_state:
         yield Hit(f"HiCache on a hybrid model ({cfg.model.architecture}): a host-tier prefix hit can "
                   f"answer with another request's state ({HICACHE_HYBRID_ISSUE}, open)", fix, values=values)
+
+
+@rule(
+    "RADIX009", Severity.ERROR,
+    consequence=Consequence.REFUSES,
+    name="lazy-extra-buffer-needs-overlap",
+    needs="state", families=HYBRID,
+    summary="--mamba-radix-cache-strategy extra_buffer_lazy needs the overlap schedule",
+    what="""
+        The lazy variant of the extra-buffer prefix cache sizes its tracking slots for the
+        overlap schedule. When SGLang sizes the Mamba state pool of a hybrid model with the
+        radix cache on, it asserts that the overlap schedule is on for `extra_buffer_lazy`: with
+        `--disable-overlap-schedule` (given, or turned off by another setting) it stops.
+    """,
+    why="SGLang stops with an AssertionError when it sizes the KV and state pools, after resolution (the weights may be loaded).",
+    sglang_message=messages.LAZY_EXTRA_BUFFER_OVERLAP,
+    fix="Drop `--disable-overlap-schedule`, or use `--mamba-radix-cache-strategy extra_buffer`.",
+    example="python -m sglang.launch_server --model-path Qwen/Qwen3-Next-80B-A3B-Instruct --tp-size 4 --mamba-radix-cache-strategy extra_buffer_lazy --disable-overlap-schedule",
+    sources=(
+        "0.5.23 `srt/mem_cache/kv_cache_configurator.py` L3062-3079 `_calculate_mamba_ratio` (mambaish models, "
+        "L3134-3136), 0.5.19 L2060-2068: the same assert",
+        "0.5.23 `srt/arg_groups/overrides.py` L269-274 `mamba_extra_buffer_lazy_of` (the radix cache on)",
+    ),
+    inferred="Runs only where RADIX001 (resolution, earlier) passes: SGLang reaches the pools only then.",
+)
+def radix009(cfg: Resolved) -> Iterator[Hit]:
+    if not _radix(cfg) or cfg.v("mamba_radix_cache_strategy") != "extra_buffer_lazy" or not cfg.v("disable_overlap_schedule"):
+        return
+    if any(True for _ in radix001(cfg)):
+        return  # validate_mamba_extra_buffer refuses first, during resolution
+    how = "" if cfg.given("disable_overlap_schedule") else " (the overlap schedule is off by another setting)"
+    yield Hit(messages.LAZY_EXTRA_BUFFER_OVERLAP + how, "drop `--disable-overlap-schedule`, or use `--mamba-radix-cache-strategy extra_buffer`",
+              values=("mamba_radix_cache_strategy", "disable_overlap_schedule"))
+
+
+@rule(
+    "RSSM004", Severity.ERROR,
+    consequence=Consequence.REFUSES,
+    name="replayssm-spec-dspark-kda-only",
+    needs="state", families=HYBRID, speculative=True,
+    summary="--enable-linear-replayssm-spec with DSPARK or DFLASH only on a KDA model",
+    what="""
+        Under DSPARK and DFLASH, ReplaySSM-spec commits the accepted draft through the KDA
+        backend's fold; on any other hybrid model (GDN, Mamba2, ...) the commit would scatter a
+        missing intermediate state, so SGLang refuses when it builds the hybrid request pool.
+    """,
+    why="SGLang refuses to start with a ValueError when it builds the state pools, after resolution.",
+    sglang_message=messages.REPLAYSSM_SPEC_KDA_ONLY,
+    fix="Drop `--enable-linear-replayssm-spec` on this model, or use another speculative algorithm.",
+    example="python -m sglang.launch_server --model-path Qwen/Qwen3-Next-80B-A3B-Instruct --tp-size 4 --speculative-algorithm DFLASH --speculative-draft-model-path DRAFT --enable-linear-replayssm-spec",
+    sources=("0.5.23 `srt/mem_cache/kv_cache_configurator.py` L1700-1713 `_build_hybrid_req_pool` (0.5.19 L1043-1055, "
+             "its message naming kimi_linear)",),
+    changes=("0.5.19: the message says \"a KDA (kimi_linear) model\".",),
+)
+def rssm004(cfg: Resolved) -> Iterator[Hit]:
+    algo = str(cfg.v("speculative_algorithm") or "").upper()
+    if not cfg.v("enable_linear_replayssm_spec") or algo not in ("DSPARK", "DFLASH"):
+        return
+    if cfg.family is None or not cfg.family.hybrid or cfg.family is Family.KDA:
+        return
+    text = messages.REPLAYSSM_SPEC_KDA_ONLY if cfg.at_least(versions.REPLAYSSM_SPEC_KDA_MESSAGE) else messages.REPLAYSSM_SPEC_KDA_ONLY_OLD
+    yield Hit(f"{text} ({cfg.family.label}, --speculative-algorithm {algo})", "drop `--enable-linear-replayssm-spec` on this model",
+              values=("enable_linear_replayssm_spec", "speculative_algorithm"))

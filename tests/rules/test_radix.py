@@ -259,3 +259,34 @@ def test_radix008_hicache_on_hybrid_and_deepseek_v4_warns_with_the_open_issues()
     assert "issues/33656" in m
     r = lint(q35 + "--enable-hierarchical-cache")
     assert [f.severity for f in r.findings if f.code == "RADIX008"] == [Severity.WARNING]
+
+
+def test_radix009_lazy_extra_buffer_needs_the_overlap_schedule():
+    lazy = QWEN + "--mamba-radix-cache-strategy extra_buffer_lazy "
+
+    def msgs(line: str, version: str = "0.5.23") -> list[str]:
+        return [f.message for f in lint(line, version=version).findings if f.code == "RADIX009"]
+
+    for v in ("0.5.19", "0.5.23"):
+        assert msgs(lazy + "--disable-overlap-schedule", v) == [
+            "Lazy extra buffer requires overlap schedule (--disable-overlap-schedule is incompatible)"]
+    assert not msgs(lazy)
+    assert not msgs(lazy + "--disable-overlap-schedule --disable-radix-cache")
+    assert not msgs(QWEN + "--mamba-radix-cache-strategy extra_buffer --disable-overlap-schedule")
+    # resolution refuses first (validate_mamba_extra_buffer): PD, so the pools are never sized
+    assert not msgs(lazy + "--disable-overlap-schedule --disaggregation-mode prefill")
+
+
+def test_rssm004_replayssm_spec_under_dspark_or_dflash_needs_kda():
+    dflash = "--speculative-algorithm DFLASH --speculative-draft-model-path z-lab/Qwen3-Next-DFlash "
+
+    def msgs(line: str, version: str = "0.5.23") -> list[str]:
+        return [f.message for f in lint(line, version=version).findings if f.code == "RSSM004"]
+
+    (m,) = msgs(QWEN + dflash + "--enable-linear-replayssm-spec")
+    assert m.startswith("--enable-linear-replayssm-spec with DSPARK/DFLASH requires a KDA model; got a non-KDA model.")
+    (m,) = msgs(QWEN + dflash + "--enable-linear-replayssm-spec", "0.5.19")
+    assert m.startswith("--enable-linear-replayssm-spec with DSPARK/DFLASH requires a KDA (kimi_linear) model")
+    assert not msgs(QWEN + dflash)
+    assert not msgs(QWEN + NEXTN + "--enable-linear-replayssm-spec")  # EAGLE-style drafts verify through the ring
+    assert not msgs(KIMI + dflash + "--enable-linear-replayssm-spec")
