@@ -237,3 +237,7 @@ LAZY_EXTRA_BUFFER_OVERLAP = "Lazy extra buffer requires overlap schedule (--disa
 REPLAYSSM_SPEC_KDA_ONLY = "--enable-linear-replayssm-spec with DSPARK/DFLASH requires a KDA model; got a non-KDA model."
 REPLAYSSM_SPEC_KDA_ONLY_OLD = ("--enable-linear-replayssm-spec with DSPARK/DFLASH requires a KDA (kimi_linear) model; "
                                "got a non-KDA model.")
+# srt/arg_groups/hicache_hook.py handle_hicache (ValueError; 0.5.23 L87-94, 0.5.21 L67-74): the decode host pool shared
+# with KV transfer must stay layer_first, and the Mooncake / Ascend MemCache storage rewrites it
+HICACHE_LAYER_FIRST_SHARE = ("The resolved HiCache storage layout {layout!r} cannot share the layer_first decode host "
+                             "pool used by KV transfer")

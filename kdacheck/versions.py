@@ -141,3 +141,10 @@ HICACHE_HYBRID_REPORTED = "0.5.20"
 # kv_cache_configurator.py _build_hybrid_req_pool: "requires a KDA model" (0.5.20 L1133) where 0.5.19 says
 # "a KDA (kimi_linear) model" (L1053)
 REPLAYSSM_SPEC_KDA_MESSAGE = "0.5.20"
+# hicache_hook.py handle_hicache: a decode host pool shared with KV transfer (layer_first) checked against the storage
+# layout rewrite from 0.5.21 (--disaggregation-decode-host-receive-threshold > 0, default 0.0: 0.5.21 L57, L68-74);
+# from 0.5.22 a threshold below 1 (default 1.0: 0.5.22 L75, L87-94)
+HICACHE_LAYER_FIRST_SHARE = "0.5.21"
+HICACHE_RECEIVE_THRESHOLD_BELOW_ONE = "0.5.22"
+# hicache_hook.py resolve_storage_layout_compatibility: Mooncake under DCP keeps the layout (0.5.23 L199-202)
+HICACHE_MOONCAKE_DCP_KEEPS_LAYOUT = "0.5.23"

@@ -100,6 +100,7 @@ CAUSES: tuple[tuple[str, str, str], ...] = (
     ("handle_hicache_ratio_default", "", "RADIX007"),
     ("validate_hicache_host_memory_mode", "buffer_only", "RADIX007"),
     ("resolve_hicache_dcp_compatibility", "", "RADIX007"),
+    ("handle_hicache", "cannot share the layer_first", "RADIX007"),
 )
 
 

@@ -390,17 +390,21 @@ def _cache_compatibility_refusals(cfg: Resolved) -> Iterator[tuple[str, str, tup
     """handle_cache_compatibility's refusals in SGLang's order (0.5.23 kv_cache_hook.py L351-474)."""
     no_radix = bool(cfg.v("disable_radix_cache"))
     decode = cfg.v("disaggregation_mode") == "decode"
-    backup = cfg.user("disaggregation_decode_retraction_backup")
+    backup = _retraction_backup(cfg)
     dcp = cfg.user("dcp_size") if isinstance(cfg.user("dcp_size"), int) else 1
-    pool = ("disaggregation_decode_retraction_backup",)
+    pool, why, drop = ("disaggregation_decode_retraction_backup",), "", "`--disaggregation-decode-retraction-backup host_pool`"
+    if backup == "host_pool" and cfg.user("disaggregation_decode_retraction_backup") != "host_pool":
+        # declared by decode host receive (pd_disaggregation_hook.py), not written
+        pool, drop = ("disaggregation_decode_host_receive_threshold",), "`--disaggregation-decode-host-receive-threshold`"
+        why = f" (host_pool: declared by --disaggregation-decode-host-receive-threshold {cfg.user('disaggregation_decode_host_receive_threshold')})"
     if backup == "host_pool":
         if not decode:
-            yield messages.RETRACTION_HOST_POOL_NOT_DECODE, "drop `--disaggregation-decode-retraction-backup host_pool` (decode servers only)", pool
+            yield messages.RETRACTION_HOST_POOL_NOT_DECODE + why, f"drop {drop} (decode servers only)", pool
         if dcp > 1:
-            yield (messages.RETRACTION_HOST_POOL_DCP + f" (--dcp-size {dcp})",
-                   "use `--disaggregation-decode-retraction-backup cpu_tensor`", (*pool, "dcp_size"))
+            yield (messages.RETRACTION_HOST_POOL_DCP + f" (--dcp-size {dcp})" + why,
+                   f"drop {drop}" if why else "use `--disaggregation-decode-retraction-backup cpu_tensor`", (*pool, "dcp_size"))
         if cfg.user("enable_priority_scheduling") and not cfg.user("disable_priority_preemption"):
-            yield messages.RETRACTION_HOST_POOL_PRIORITY, "add `--disable-priority-preemption`", (*pool, "enable_priority_scheduling")
+            yield messages.RETRACTION_HOST_POOL_PRIORITY + why, "add `--disable-priority-preemption`", (*pool, "enable_priority_scheduling")
     # (the T-LRU eviction parameters come here: out of kdacheck's scope)
     if cfg.user("enable_hierarchical_cache") and no_radix:
         yield (messages.HICACHE_NO_RADIX_MESSAGE, "drop `--disable-radix-cache` (HiCache extends the radix cache) "
@@ -563,7 +567,8 @@ def radix006(cfg: Resolved) -> Iterator[Hit]:
     """,
     why="SGLang refuses to start with a ValueError or NotImplementedError while it resolves the hierarchical cache.",
     sglang_message="\n".join((messages.HICACHE_HOST_FRACTION, messages.HICACHE_BUFFER_ONLY_WRITE_BACK,
-                              messages.HICACHE_BUFFER_ONLY_DECODE, messages.HICACHE_DCP_STORAGE,
+                              messages.HICACHE_BUFFER_ONLY_DECODE, messages.HICACHE_LAYER_FIRST_SHARE,
+                              messages.HICACHE_DCP_STORAGE,
                               messages.HICACHE_DCP_BUFFER_ONLY, messages.HICACHE_DCP_SPEC, messages.LMCACHE_DCP_MESSAGE,
                               messages.HICACHE_DCP_HISPARSE, messages.HICACHE_DCP_MHA)),
     fix="""A fraction in (0, 1]; buffer_only only on prefill or colocated servers (write_through);
@@ -575,11 +580,12 @@ def radix006(cfg: Resolved) -> Iterator[Hit]:
         "L129-162 `resolve_hicache_dcp_compatibility`",
         "0.5.21 `srt/arg_groups/hicache_hook.py` L236-241: buffer_only refuses write_back (0.5.22 L233-243 resolves it)",
         "0.5.22 `srt/arg_groups/hicache_hook.py` L110-121: any L3 storage refused under DCP (0.5.19 L76-82)",
+        "0.5.23 `srt/arg_groups/hicache_hook.py` L75-94 and L197-225 (the layer_first share and the storage layout "
+        "rewrite; 0.5.21 L57-74: a threshold above 0)",
     ),
     inferred="""
         The MLA test is SGLang's `use_mla_backend` (the model's attention architecture); kdacheck reads it
-        from the config's `kv_lora_rank`. Not checked: the layer_first host pool a decode server shares
-        with KV transfer (`--disaggregation-decode-host-receive-threshold`) against a storage layout rewrite.
+        from the config's `kv_lora_rank`.
     """,
     changes=("0.5.19–0.5.20: no `--hicache-host-memory-fraction`.",),
 )
@@ -613,8 +619,44 @@ def _hicache_refusals(cfg: Resolved) -> Iterator[Hit]:
         yield Hit(messages.HICACHE_BUFFER_ONLY_DECODE, "drop `--hicache-host-memory-mode buffer_only` on the decode server",
                   values=(*mode, "disaggregation_mode"))
     dcp = cfg.user("dcp_size") if isinstance(cfg.user("dcp_size"), int) else 1
+    layout = _shared_layout_rewrite(cfg, storage, dcp)
+    if layout is not None:
+        yield Hit(messages.HICACHE_LAYER_FIRST_SHARE.format(layout=layout) + f" (--hicache-storage-backend {storage})",
+                  "drop `--disaggregation-decode-host-receive-threshold`, or use a storage backend that keeps layer_first",
+                  values=("disaggregation_decode_host_receive_threshold", "hicache_storage_backend"))
     if hicache and dcp > 1:
         yield from _hicache_dcp_refusals(cfg, storage, buffer_only, dcp)
+
+
+def _host_receive(cfg: Resolved) -> bool:
+    """Decode host receive (KV transfer into the host pool) is on: a --disaggregation-decode-host-receive-threshold
+    below 1 from 0.5.22 (default 1.0), above 0 in 0.5.21 (default 0.0), none before. SGLang then shares a layer_first
+    host pool with KV transfer and declares the retraction backup host_pool (pd_disaggregation_hook.py 0.5.23 L68-80,
+    0.5.21 L57-69), before the cache hooks read either."""
+    if not cfg.at_least(versions.HICACHE_LAYER_FIRST_SHARE):
+        return False
+    threshold = cfg.user("disaggregation_decode_host_receive_threshold")
+    below_one = cfg.at_least(versions.HICACHE_RECEIVE_THRESHOLD_BELOW_ONE)
+    if threshold is None:
+        threshold = 1.0 if below_one else 0.0  # the flag's default in each version
+    return isinstance(threshold, (int, float)) and 0 <= threshold <= 1 and (threshold < 1 if below_one else threshold > 0)
+
+
+def _retraction_backup(cfg: Resolved) -> object:
+    """The decode retraction backup handle_cache_compatibility reads: as written, or host_pool where decode host
+    receive declares it (a written cpu_tensor is refused there, in the PD hook, first)."""
+    backup = cfg.user("disaggregation_decode_retraction_backup")
+    return "host_pool" if backup != "cpu_tensor" and _host_receive(cfg) else backup
+
+
+def _shared_layout_rewrite(cfg: Resolved, storage: object, dcp: int) -> str | None:
+    """The layout the storage backend rewrites a decode host pool shared with KV transfer to (handle_hicache:
+    layer_first forced, then resolve_storage_layout_compatibility), or None when it stays layer_first."""
+    if not _host_receive(cfg) or storage not in ("mooncake", "npu_memcache"):
+        return None
+    if storage == "mooncake" and dcp > 1 and cfg.at_least(versions.HICACHE_MOONCAKE_DCP_KEEPS_LAYOUT):
+        return None
+    return {"direct": "page_first_direct", "kernel": "page_first"}.get(cfg.user("hicache_io_backend") or "kernel")
 
 
 def _hicache_dcp_refusals(cfg: Resolved, storage: object, buffer_only: bool, dcp: int) -> Iterator[Hit]:

@@ -290,3 +290,26 @@ def test_rssm004_replayssm_spec_under_dspark_or_dflash_needs_kda():
     assert not msgs(QWEN + dflash)
     assert not msgs(QWEN + NEXTN + "--enable-linear-replayssm-spec")  # EAGLE-style drafts verify through the ring
     assert not msgs(KIMI + dflash + "--enable-linear-replayssm-spec")
+
+
+def test_decode_host_receive_declares_the_host_pool_and_keeps_it_layer_first():
+    recv = "--disaggregation-decode-host-receive-threshold 0.5 "
+
+    def msgs(code: str, line: str, version: str = "0.5.23") -> list[str]:
+        return [f.message for f in lint(line, version=version).findings if f.code == code]
+
+    # a threshold below 1 (0.5.22 on; above 0 in 0.5.21) declares the host-pool retraction backup
+    for v in ("0.5.21", "0.5.23"):
+        assert msgs("RADIX004", LLAMA + recv, v)[0].startswith("--disaggregation-decode-retraction-backup=host_pool is only supported")
+    assert not msgs("RADIX004", LLAMA + "--disaggregation-decode-host-receive-threshold 1")
+    assert msgs("RADIX004", LLAMA + "--disaggregation-decode-host-receive-threshold 1", "0.5.21")  # 0.5.21: above 0
+    assert "--disable-priority-preemption" in msgs("RADIX004", LLAMA + "--disaggregation-mode decode " + recv + "--enable-priority-scheduling")[0]
+    # ... and a layer_first host pool, which the Mooncake storage would rewrite
+    dec = LLAMA + "--disaggregation-mode decode --hicache-storage-backend mooncake "
+    assert msgs("RADIX007", dec + recv) == [
+        "The resolved HiCache storage layout 'page_first' cannot share the layer_first decode host pool used by KV transfer"
+        " (--hicache-storage-backend mooncake)"]
+    assert "'page_first_direct'" in msgs("RADIX007", dec + recv + "--hicache-io-backend direct")[0]
+    assert not msgs("RADIX007", dec)
+    assert not msgs("RADIX007", LLAMA + "--disaggregation-mode decode --hicache-storage-backend file " + recv)
+    assert not msgs("RADIX007", dec + recv, "0.5.20")
