@@ -433,10 +433,12 @@ def _offload_refusals(cfg: Resolved, decode: bool, backup: object) -> Iterator[t
 def _swa_refusals(cfg: Resolved) -> Iterator[tuple[str, str, tuple[str, ...]]]:
     """The SWA ratio and prefix tails (0.5.23 kv_cache_hook.py L427-431). The ratio checked is the effective one:
     Step3p5ForCausalLM under HiCache resets it to 1.0 first (overrides.py L351-355), so with HiCache on a model
-    kdacheck does not know, it cannot tell and stays silent."""
+    kdacheck's architecture registry does not know (Step-3.5 among them), it cannot tell and stays silent."""
     ratio = cfg.user("swa_full_tokens_ratio")
     hicache = bool(cfg.user("enable_hierarchical_cache"))
-    reset = hicache and (cfg.model is None or cfg.model.architecture == "Step3p5ForCausalLM")
+    # Step-3.5 is no architecture kdacheck registers: under HiCache, silent for every model the registry does not know
+    unregistered = cfg.model is None or architectures.lookup(cfg.model.architecture).mirrors == architectures.lookup(None).mirrors
+    reset = hicache and unregistered
     if isinstance(ratio, (int, float)) and not 0 < ratio <= 1.0 and not reset:
         yield (messages.SWA_FULL_TOKENS_RATIO_RANGE + f" (got {ratio})", "set `--swa-full-tokens-ratio` in (0, 1], or drop it",
                ("swa_full_tokens_ratio",))
@@ -721,7 +723,7 @@ def radix008(cfg: Resolved) -> Iterator[Hit]:
         return
     values = ("enable_hierarchical_cache",)
     fix = "drop `--enable-hierarchical-cache` on this model until the issue is fixed"
-    if cfg.model.architecture.startswith("DeepseekV4"):
+    if architectures.lookup(cfg.model.architecture).hisparse == "v4":  # DeepSeek-V4 (is_deepseek_v4)
         yield Hit(f"HiCache on DeepSeek-V4: SWA KV written at the wrong position, then a NaN sampling crash ({HICACHE_DSV4_ISSUE}, open)",
                   fix, values=values)
     elif cfg.model.keeps_state:
