@@ -175,3 +175,74 @@ PD_TP_NON_MLA = "Performance is NOT guaranteed when using different TP sizes for
 PREFILL_GRAPH_CONTEXT_POSITIVE = "--cuda-graph-prefill-max-context must be a positive integer"
 PREFILL_GRAPH_CONTEXT_TOO_LONG = ("--cuda-graph-prefill-max-context exceeds the model context length: "
                                   "aligned size {aligned} > {context}")
+# --- the KV cache, hierarchical cache and Mamba cache checks of start-up (RADIX004, RADIX006, RADIX007, MEM006) ----
+# srt/arg_groups/kv_cache_hook.py handle_cache_compatibility (ValueError, at start-up), before the HiCache and
+# LMCache checks: 0.5.23 L353-374 (0.5.19 L144-165) the decode retraction host pool
+RETRACTION_HOST_POOL_NOT_DECODE = ("--disaggregation-decode-retraction-backup=host_pool is only "
+                                   "supported on a PD decode server.")
+RETRACTION_HOST_POOL_DCP = "--disaggregation-decode-retraction-backup=host_pool does not support --dcp-size > 1."
+RETRACTION_HOST_POOL_PRIORITY = ("--disaggregation-decode-retraction-backup=host_pool requires "
+                                 "--disable-priority-preemption when priority scheduling is enabled.")
+# 0.5.23 L399-413 (0.5.19 L173-187): decode KV offload to the storage backend
+OFFLOAD_KVCACHE_NOT_DECODE = ("The argument disaggregation-decode-enable-offload-kvcache is only supported "
+                              "for decode side.")
+OFFLOAD_KVCACHE_NO_STORAGE = ("The argument disaggregation-decode-enable-offload-kvcache is only supported "
+                              "when hicache-storage-backend is provided.")
+OFFLOAD_KVCACHE_HOST_POOL = ("The arguments disaggregation-decode-enable-offload-kvcache and "
+                             "disaggregation-decode-retraction-backup=host_pool are mutually exclusive: "
+                             "both build a decode host pool.")
+# 0.5.23 L427-431 (0.5.19 L191-193; the tails from 0.5.21)
+SWA_FULL_TOKENS_RATIO_RANGE = "--swa-full-tokens-ratio should be in range (0, 1.0]."
+SWA_PREFIX_TAILS_NEGATIVE = "--swa-prefix-tails should be a non-negative integer."
+# srt/arg_groups/mamba_hook.py handle_int8_mamba_checkpoint (ValueError, at start-up): 0.5.23 L83-99
+# (0.5.19 L84-95, without the LMCache check, which comes in 0.5.21)
+INT8_MAMBA_HICACHE = ("--enable-int8-mamba-checkpoint is not supported together with "
+                      "--enable-hierarchical-cache: the host-offload path is not int8-aware. Disable one of them.")
+INT8_MAMBA_RADIX_BACKEND = ("--enable-int8-mamba-checkpoint only supports the built-in mamba radix cache; "
+                            "--radix-cache-backend={backend!r} is not int8-aware. Omit --radix-cache-backend.")
+INT8_MAMBA_LMCACHE = ("--enable-int8-mamba-checkpoint is not supported together with "
+                      "--enable-lmcache: LMCache is not int8-aware. Disable one of them.")
+# srt/arg_groups/mamba_hook.py handle_mamba_backend (ValueError, at start-up): 0.5.23 L21-52 (0.5.19 L20-51)
+MAMBA_PHILOX_ROUNDS = "--mamba-cache-philox-rounds must be non-negative."
+MAMBA_MAX_STATES = "--mamba-max-states-per-path must be -1 (unlimited) or a positive integer, got {n}."
+MAMBA_SR_DTYPE = ("Stochastic rounding for the Mamba SSM cache requires --mamba-ssm-dtype float16, got {dtype!r}. "
+                  "Run with --mamba-ssm-dtype float16 or disable --enable-mamba-cache-stochastic-rounding.")
+MAMBA_SR_CUDA = ("Stochastic rounding for the Mamba SSM cache is only supported on NVIDIA CUDA platforms. "
+                 "Disable --enable-mamba-cache-stochastic-rounding on this platform.")
+MAMBA_SR_SM100 = ("Stochastic rounding for the Mamba SSM cache with --mamba-backend triton requires SM100 with "
+                  "CUDA >= 12.8 because it uses the cvt.rs.f16x2.f32 PTX instruction. On H100/SM90, run with "
+                  "--mamba-backend flashinfer --mamba-ssm-dtype float16, or disable "
+                  "--enable-mamba-cache-stochastic-rounding.")
+# srt/arg_groups/hicache_hook.py (at start-up): handle_hicache_ratio_default 0.5.23 L116-117 (0.5.21 on; ValueError)
+HICACHE_HOST_FRACTION = "--hicache-host-memory-fraction must be in (0, 1]."
+# validate_hicache_host_memory_mode (ValueError): 0.5.19-0.5.21 refuse write_back (0.5.21 L236-241), 0.5.22 on
+# resolve it to write_through; every version refuses buffer_only on a decode server (0.5.23 L289-296)
+HICACHE_BUFFER_ONLY_WRITE_BACK = ("--hicache-host-memory-mode buffer_only does not support "
+                                  "--hicache-write-policy write_back; use write_through or write_through_selective.")
+HICACHE_BUFFER_ONLY_DECODE = ("--hicache-host-memory-mode buffer_only is not supported on decode instances: the "
+                              "decode-side prefetch and offload paths bypass the buffer-mode pipeline, fetching "
+                              "without its prefix context and never consuming its staged holds. Prefill instances "
+                              "share the standard scheduler path and are supported.")
+# resolve_hicache_dcp_compatibility (NotImplementedError): 0.5.23 L129-162; 0.5.19-0.5.22 refuse any storage
+# backend under DCP (0.5.22 L110-121), 0.5.23 only buffer_only host memory with one
+HICACHE_DCP_STORAGE = ("--hicache-storage-backend (L3) with --dcp-size > 1 is not supported yet: under DCP each rank "
+                       "holds a distinct interleaved MLA KV shard, so the rank-0-only replicated-MLA backup and the "
+                       "storage keys must become dcp_rank-aware first. Run HiCache+DCP with L1/L2 only.")
+HICACHE_DCP_BUFFER_ONLY = "HiCache L3 with DCP does not support buffer_only host memory."
+HICACHE_DCP_SPEC = ("HiCache with --dcp-size > 1 only supports DSPARK speculative decoding; other draft-model host "
+                    "pools have no DCP index translation.")
+HICACHE_DCP_HISPARSE = ("--enable-hisparse with --dcp-size > 1 is not supported: the HiSparse host pool is "
+                        "constructed without DCP translation.")
+HICACHE_DCP_MHA = ("HiCache with --dcp-size > 1 is only supported for MLA models: the index translation lives in "
+                   "MLATokenToKVPoolHost, and the MHA host pool has none.")
+# srt/mem_cache/kv_cache_configurator.py (when the pools are sized, after resolution): _calculate_mamba_ratio
+# (AssertionError; 0.5.23 L3073-3075, 0.5.19 L2062-2066) and _build_hybrid_req_pool (ValueError; 0.5.23 L1706-1713,
+# 0.5.19 L1047-1055 says "a KDA (kimi_linear) model")
+LAZY_EXTRA_BUFFER_OVERLAP = "Lazy extra buffer requires overlap schedule (--disable-overlap-schedule is incompatible)"
+REPLAYSSM_SPEC_KDA_ONLY = "--enable-linear-replayssm-spec with DSPARK/DFLASH requires a KDA model; got a non-KDA model."
+REPLAYSSM_SPEC_KDA_ONLY_OLD = ("--enable-linear-replayssm-spec with DSPARK/DFLASH requires a KDA (kimi_linear) model; "
+                               "got a non-KDA model.")
+# srt/arg_groups/hicache_hook.py handle_hicache (ValueError; 0.5.23 L87-94, 0.5.21 L67-74): the decode host pool shared
+# with KV transfer must stay layer_first, and the Mooncake / Ascend MemCache storage rewrites it
+HICACHE_LAYER_FIRST_SHARE = ("The resolved HiCache storage layout {layout!r} cannot share the layer_first decode host "
+                             "pool used by KV transfer")

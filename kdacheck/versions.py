@@ -126,3 +126,28 @@ def image_version(image: str) -> str | None:
 # cuda_graph_hook finalize_cuda_graph_prefill_max_context: --cuda-graph-prefill-max-context, page-aligned,
 # within the model's context length (0.5.21 L592-610, 0.5.23 L450-470; the flag is new in 0.5.21)
 PREFILL_GRAPH_MAX_CONTEXT = "0.5.21"
+# --- the KV cache, hierarchical cache and Mamba cache checks of start-up (RADIX004, RADIX006, RADIX007) -------------
+# kv_cache_hook.py handle_cache_compatibility: --swa-prefix-tails checked (0.5.21 L429-431; no such flag before)
+SWA_PREFIX_TAILS = "0.5.21"
+# mamba_hook.py handle_int8_mamba_checkpoint: the LMCache refusal (0.5.21 L94; 0.5.19-0.5.20 have two checks)
+INT8_MAMBA_LMCACHE = "0.5.21"
+# hicache_hook.py handle_hicache_ratio_default: --hicache-host-memory-fraction checked (0.5.21 L97-98; no flag before)
+HICACHE_HOST_FRACTION = "0.5.21"
+# hicache_hook.py validate_hicache_host_memory_mode: buffer_only resolves write_back to write_through (0.5.22
+# L233-243) where 0.5.19-0.5.21 refuse it
+BUFFER_ONLY_WRITE_BACK_RESOLVED = "0.5.22"
+# hicache_hook.py resolve_hicache_dcp_compatibility: L3 storage under DCP refused only with buffer_only host memory
+# (0.5.23 L134-140) where 0.5.19-0.5.22 refuse every storage backend
+HICACHE_DCP_L3 = "0.5.23"
+# the hierarchical cache on hybrid models: wrong output on host-tier hits first reported on 0.5.20's line (sglang#39830)
+HICACHE_HYBRID_REPORTED = "0.5.20"
+# kv_cache_configurator.py _build_hybrid_req_pool: "requires a KDA model" (0.5.20 L1133) where 0.5.19 says
+# "a KDA (kimi_linear) model" (L1053)
+REPLAYSSM_SPEC_KDA_MESSAGE = "0.5.20"
+# hicache_hook.py handle_hicache: a decode host pool shared with KV transfer (layer_first) checked against the storage
+# layout rewrite from 0.5.21 (--disaggregation-decode-host-receive-threshold > 0, default 0.0: 0.5.21 L57, L68-74);
+# from 0.5.22 a threshold below 1 (default 1.0: 0.5.22 L75, L87-94)
+HICACHE_LAYER_FIRST_SHARE = "0.5.21"
+HICACHE_RECEIVE_THRESHOLD_BELOW_ONE = "0.5.22"
+# hicache_hook.py resolve_storage_layout_compatibility: Mooncake under DCP keeps the layout (0.5.23 L199-202)
+HICACHE_MOONCAKE_DCP_KEEPS_LAYOUT = "0.5.23"

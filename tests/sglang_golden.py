@@ -93,6 +93,15 @@ CAUSES: tuple[tuple[str, str, str], ...] = (
     # DeepSeek-V4's own hook (deepseek_v4_hook.py apply_deepseek_v4_defaults, overrides.py _deepseek_v4_kv_cache_dtype)
     ("apply_deepseek_v4_defaults", "", "MODEL003"),
     ("_deepseek_v4_kv_cache_dtype", "", "MODEL003"),
+    ("handle_cache_compatibility", "retraction-backup=host_pool", "RADIX004"),
+    ("handle_cache_compatibility", "offload-kvcache", "RADIX004"),
+    ("handle_cache_compatibility", "--swa-", "RADIX004"),
+    ("handle_int8_mamba_checkpoint", "", "RADIX006"),
+    ("handle_mamba_backend", "", "MEM006"),
+    ("handle_hicache_ratio_default", "", "RADIX007"),
+    ("validate_hicache_host_memory_mode", "buffer_only", "RADIX007"),
+    ("resolve_hicache_dcp_compatibility", "", "RADIX007"),
+    ("handle_hicache", "cannot share the layer_first", "RADIX007"),
 )
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from kdacheck import geometry
+from kdacheck import geometry, messages
 from kdacheck.findings import Severity
 from kdacheck.resolve import Resolved
 from kdacheck.resolve import mempool as memory
@@ -367,3 +367,63 @@ def mem005(cfg: Resolved) -> Iterator[Hit]:
         fix,
         values=("intermediate_ssm_bytes", "intermediate_conv_window_bytes", "R", "d_max", "ssm_dtype"),
     )
+
+
+@rule(
+    "MEM006", Severity.ERROR,
+    consequence=Consequence.REFUSES,
+    name="mamba-cache-options",
+    summary="the Mamba cache knobs: philox rounds ≥ 0, states per path -1 or > 0, stochastic rounding with float16 on CUDA (triton: SM100)",
+    what="""
+        SGLang checks the Mamba cache options at start, for every model: `--mamba-cache-philox-rounds`
+        not negative, `--mamba-max-states-per-path` -1 (unlimited) or positive, and
+        `--enable-mamba-cache-stochastic-rounding` only with `--mamba-ssm-dtype float16` as given,
+        on an NVIDIA CUDA platform and, with the triton Mamba backend (the default), on SM100,
+        whose PTX instruction it uses; it stops at the first of these.
+    """,
+    why="SGLang refuses to start with a ValueError while it resolves the Mamba arguments.",
+    sglang_message="\n".join((messages.MAMBA_PHILOX_ROUNDS, messages.MAMBA_MAX_STATES, messages.MAMBA_SR_DTYPE,
+                              messages.MAMBA_SR_CUDA, messages.MAMBA_SR_SM100)),
+    fix="Use non-negative philox rounds and -1 or a positive states-per-path; stochastic rounding with "
+        "`--mamba-ssm-dtype float16` on B200/GB200/B300 (triton) or with `--mamba-backend flashinfer`.",
+    example="python -m sglang.launch_server --model-path Qwen/Qwen3.5-27B --enable-mamba-cache-stochastic-rounding",
+    sources=(
+        "0.5.23 `srt/arg_groups/mamba_hook.py` L19-52 `handle_mamba_backend` (0.5.19-0.5.22 the same checks, "
+        "0.5.19 L19-51); `pipeline.py` L251, before the linear-attention hook sets a ReplaySSM float32 dtype",
+    ),
+    inferred="""
+        The FlashInfer Mamba import that follows (`--mamba-backend flashinfer`) depends on the installed
+        FlashInfer, not on the launch: not checked.
+    """,
+)
+def mem006(cfg: Resolved) -> Iterator[Hit]:
+    for hit in _mamba_backend_refusals(cfg):
+        yield hit
+        return
+
+
+def _mamba_backend_refusals(cfg: Resolved) -> Iterator[Hit]:
+    """handle_mamba_backend's refusals in SGLang's order (0.5.23 mamba_hook.py L21-52); the first is SGLang's."""
+    rounds = cfg.user("mamba_cache_philox_rounds")
+    if isinstance(rounds, int) and rounds < 0:
+        yield Hit(messages.MAMBA_PHILOX_ROUNDS, "set `--mamba-cache-philox-rounds 0` or more", values=("mamba_cache_philox_rounds",))
+    n = cfg.user("mamba_max_states_per_path")
+    if isinstance(n, int) and (n == 0 or n < -1):
+        yield Hit(messages.MAMBA_MAX_STATES.format(n=n), "use `--mamba-max-states-per-path -1` (unlimited) or a positive number",
+                  values=("mamba_max_states_per_path",))
+    if not cfg.user("enable_mamba_cache_stochastic_rounding"):
+        return
+    sr = "enable_mamba_cache_stochastic_rounding"
+    dtype = cfg.user("mamba_ssm_dtype")
+    if dtype != "float16":
+        yield Hit(messages.MAMBA_SR_DTYPE.format(dtype=dtype), "add `--mamba-ssm-dtype float16`", values=(sr, "mamba_ssm_dtype"))
+        return
+    if cfg.gpu is None:
+        if (cfg.user("mamba_backend") or "triton") == "triton":
+            yield unchecked("needs --gpu: stochastic rounding with the triton Mamba backend needs an SM100 GPU", sr)
+        return
+    if cfg.gpu.hip:
+        yield Hit(messages.MAMBA_SR_CUDA + f" ({cfg.gpu.name}, {cfg.gpu.label})", "drop `--enable-mamba-cache-stochastic-rounding`", values=(sr,))
+    elif (cfg.user("mamba_backend") or "triton") == "triton" and not cfg.gpu.sm100:
+        yield Hit(messages.MAMBA_SR_SM100 + f" ({cfg.gpu.name}, {cfg.gpu.label})",
+                  "add `--mamba-backend flashinfer`, or drop `--enable-mamba-cache-stochastic-rounding`", values=(sr, "mamba_backend"))

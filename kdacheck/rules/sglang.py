@@ -34,6 +34,8 @@ AFTER_RESOLUTION: dict[str, str] = {
     "SPEC016": "srt/speculative/eagle_worker_v2.py L258 init_lm_head (draft memory-pool allocation, after the weights load)",
     "RSSM001": "srt/mem_cache/memory_pool.py L822-833 (the KDA ring, at pool allocation); a GDN tree verified as a chain (runs)",
     "SPEC013": "srt/mem_cache/kv_cache_configurator.py L3300 (state-cache sizing asserts D is set)",
+    "RADIX009": "srt/mem_cache/kv_cache_configurator.py L3073-3075 _calculate_mamba_ratio (state-pool sizing)",
+    "RSSM004": "srt/mem_cache/kv_cache_configurator.py L1706-1713 _build_hybrid_req_pool (state-pool construction)",
 }
 
 _OWN_CODES = ("SGLANG001", "SGLANG002")  # SGLang's own verdict and its notes: never reconciled

@@ -144,3 +144,28 @@ def test_replayssm_spec_gdn_ring_before_0_5_20_is_per_slot_and_d_max_long() -> N
     res, per_req = old.v("mem_solve"), int(old.v("per_request_state_bytes"))
     per_slot = per_req + old.v("replayssm_ring_bytes_per_req")
     assert res.max_mamba_cache_size == int((res.rest_gib * 0.9 / 1.9 * 2**30 - per_slot) // per_slot)
+
+
+def test_mem006_mamba_cache_options_in_sglang_order():
+    q35 = "python -m sglang.launch_server --model-path Qwen/Qwen3.5-27B "
+    sr = "--enable-mamba-cache-stochastic-rounding --mamba-ssm-dtype float16 "
+
+    def msgs(line: str, version: str = "0.5.23", gpu: str | None = None) -> list[str]:
+        return [f.message for f in lint(line, version=version, gpu=gpu).findings if f.code == "MEM006"]
+
+    for v in ("0.5.19", "0.5.23"):
+        assert msgs(q35 + "--mamba-cache-philox-rounds -1 --mamba-max-states-per-path 0", v) == [
+            "--mamba-cache-philox-rounds must be non-negative."]
+    assert msgs(q35 + "--mamba-max-states-per-path -2") == [
+        "--mamba-max-states-per-path must be -1 (unlimited) or a positive integer, got -2."]
+    assert not msgs(q35 + "--mamba-max-states-per-path 8 --mamba-cache-philox-rounds 0")
+    (m,) = msgs(q35 + "--enable-mamba-cache-stochastic-rounding --mamba-ssm-dtype bfloat16", gpu="mi300x")
+    assert m.startswith("Stochastic rounding for the Mamba SSM cache requires --mamba-ssm-dtype float16, got 'bfloat16'")
+    (m,) = msgs(q35 + sr + "--mamba-backend flashinfer", gpu="mi300x")
+    assert m.startswith("Stochastic rounding for the Mamba SSM cache is only supported on NVIDIA CUDA platforms")
+    (m,) = msgs(q35 + sr, gpu="h100")
+    assert m.startswith("Stochastic rounding for the Mamba SSM cache with --mamba-backend triton requires SM100")
+    assert not msgs(q35 + sr, gpu="b200")
+    assert not msgs(q35 + sr + "--mamba-backend flashinfer", gpu="h100")
+    (f,) = [f for f in lint(q35 + sr).findings if f.code == "MEM006"]  # no GPU: said, not guessed
+    assert f.severity is Severity.INFO

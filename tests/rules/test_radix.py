@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from kdacheck.findings import Severity
 from tests.helpers import codes
 from tests.helpers import lint_ok as lint
 
@@ -163,3 +164,159 @@ def test_rssm002_for_every_model():
     for model in ("meta-llama/Meta-Llama-3-8B-Instruct", "openbmb/MiniCPM-SALA"):
         msgs = [f.message for f in lint(f"python -m sglang.launch_server --model-path {model} {spec}").findings if f.code == "RSSM002"]
         assert msgs and msgs[0].startswith("--enable-linear-replayssm-spec requires a linear draft chain"), (model, msgs)
+def test_radix004_decode_host_pool_and_offload_in_sglang_order():
+    def first(line: str, version: str = "0.5.23") -> str:
+        (f,) = [f for f in lint(line, version=version).findings if f.code == "RADIX004"]
+        return f.message
+
+    backup, dec = "--disaggregation-decode-retraction-backup host_pool ", "--disaggregation-mode decode "
+    for v in ("0.5.19", "0.5.23"):
+        assert first(LLAMA + backup, v).startswith("--disaggregation-decode-retraction-backup=host_pool is only supported on a PD decode")
+    assert "does not support --dcp-size > 1" in first(LLAMA + dec + backup + "--dcp-size 2 --enable-priority-scheduling")
+    assert "--disable-priority-preemption" in first(LLAMA + dec + backup + "--enable-priority-scheduling")
+    assert "RADIX004" not in codes(lint(LLAMA + dec + backup + "--enable-priority-scheduling --disable-priority-preemption"))
+    # the host-pool checks come before HiCache without the radix cache, as in SGLang
+    assert "host_pool is only supported" in first(LLAMA + backup + "--enable-hierarchical-cache --disable-radix-cache")
+    off = "--disaggregation-decode-enable-offload-kvcache "
+    assert first(LLAMA + off + "--hicache-storage-backend file").endswith("only supported for decode side.")
+    assert "hicache-storage-backend is provided" in first(LLAMA + dec + off)
+    assert "mutually exclusive: both build a decode host pool" in first(LLAMA + dec + off + backup + "--hicache-storage-backend file")
+    assert "RADIX004" not in codes(lint(LLAMA + dec + off + "--hicache-storage-backend file"))
+    # offload comes before LMCache's checks
+    assert "decode side" in first(LLAMA + off + "--enable-lmcache --enable-hierarchical-cache")
+
+
+def test_radix004_swa_ratio_and_prefix_tails():
+    def msgs(line: str, version: str = "0.5.23") -> list[str]:
+        return [f.message for f in lint(line, version=version).findings if f.code == "RADIX004"]
+
+    for v in ("0.5.19", "0.5.23"):
+        assert msgs(LLAMA + "--swa-full-tokens-ratio 1.5", v)[0].startswith("--swa-full-tokens-ratio should be in range (0, 1.0].")
+        assert msgs(LLAMA + "--swa-full-tokens-ratio 0", v)
+    assert not msgs(LLAMA + "--swa-full-tokens-ratio 1.0")
+    assert msgs(LLAMA + "--swa-prefix-tails -1")[0].startswith("--swa-prefix-tails should be a non-negative integer.")
+    assert not msgs(LLAMA + "--swa-prefix-tails 0")
+    # the ratio before the tails, and both before LMCache
+    assert "swa-full-tokens-ratio" in msgs(LLAMA + "--swa-full-tokens-ratio 2 --swa-prefix-tails -1 --enable-lmcache --disable-radix-cache")[0]
+
+
+def test_radix006_int8_mamba_checkpoint_in_sglang_order():
+    q35 = "python -m sglang.launch_server --model-path Qwen/Qwen3.5-27B --enable-int8-mamba-checkpoint "
+
+    def msgs(line: str, version: str = "0.5.23") -> list[str]:
+        return [f.message for f in lint(line, version=version).findings if f.code == "RADIX006"]
+
+    assert not msgs(q35)
+    (m,) = msgs(q35 + "--enable-hierarchical-cache --radix-cache-backend flexkv --enable-lmcache")
+    assert m.startswith("--enable-int8-mamba-checkpoint is not supported together with --enable-hierarchical-cache")
+    (m,) = msgs(q35 + "--radix-cache-backend flexkv --enable-lmcache")
+    assert m.startswith("--enable-int8-mamba-checkpoint only supports the built-in mamba radix cache; --radix-cache-backend='flexkv'")
+    (m,) = msgs(q35 + "--enable-lmcache", "0.5.21")
+    assert "LMCache is not int8-aware" in m
+    assert not msgs(q35 + "--enable-lmcache", "0.5.20")  # no LMCache check before 0.5.21
+    assert msgs(q35 + "--enable-hierarchical-cache", "0.5.19")
+    assert not msgs("python -m sglang.launch_server --model-path Qwen/Qwen3.5-27B --enable-hierarchical-cache")
+
+
+def test_radix007_hicache_resolution_in_sglang_order():
+    q35 = "python -m sglang.launch_server --model-path Qwen/Qwen3.5-27B "
+    kimi = KIMI + "--enable-hierarchical-cache --dcp-size 2 "
+
+    def msgs(line: str, version: str = "0.5.23") -> list[str]:
+        return [f.message for f in lint(line, version=version).findings if f.code == "RADIX007"]
+
+    # the fraction: every launch, from 0.5.21 (no such flag before), and before everything else
+    (m,) = msgs(q35 + "--hicache-host-memory-fraction 0 --disaggregation-mode decode --hicache-host-memory-mode buffer_only "
+                "--hicache-storage-backend file")
+    assert m.startswith("--hicache-host-memory-fraction must be in (0, 1].")
+    assert not msgs(q35 + "--hicache-host-memory-fraction 1")
+    buf = "--hicache-host-memory-mode buffer_only --hicache-storage-backend file "
+    assert msgs(q35 + "--disaggregation-mode decode " + buf)[0].startswith("--hicache-host-memory-mode buffer_only is not supported on decode instances")
+    assert not msgs(q35 + "--disaggregation-mode prefill --enable-hierarchical-cache " + buf)
+    assert not msgs(q35 + buf)  # no host pool: handle_hicache returns first
+    # buffer_only without storage is RADIX005's, the same function's first refusal
+    assert not msgs(q35 + "--disaggregation-mode decode --hicache-host-memory-mode buffer_only")
+    wb = q35 + "--enable-hierarchical-cache --hicache-write-policy write_back " + buf
+    assert msgs(wb, "0.5.21")[0].startswith("--hicache-host-memory-mode buffer_only does not support --hicache-write-policy write_back")
+    assert not msgs(wb, "0.5.22")  # resolved to write_through
+    # DCP: L3 storage (any before 0.5.23, buffer_only in 0.5.23), then the draft, LMCache, HiSparse, MLA
+    assert msgs(kimi + "--hicache-storage-backend file", "0.5.22")[0].startswith("--hicache-storage-backend (L3) with --dcp-size > 1")
+    assert not msgs(kimi + "--hicache-storage-backend file")
+    assert msgs(kimi + buf)[0] == "HiCache L3 with DCP does not support buffer_only host memory."
+    assert msgs(kimi + NEXTN)[0].startswith("HiCache with --dcp-size > 1 only supports DSPARK")
+    assert msgs(kimi + "--enable-lmcache --enable-hisparse")[0].startswith("--enable-lmcache with --dcp-size > 1")
+    assert msgs(kimi + "--enable-hisparse")[0].startswith("--enable-hisparse with --dcp-size > 1")
+    assert not msgs(kimi)
+    assert msgs(q35 + "--tp-size 2 --enable-hierarchical-cache --dcp-size 2")[0].startswith("HiCache with --dcp-size > 1 is only supported for MLA")
+    assert not msgs(q35 + "--tp-size 2 --dcp-size 2")
+
+
+def test_radix008_hicache_on_hybrid_and_deepseek_v4_warns_with_the_open_issues():
+    q35 = "python -m sglang.launch_server --model-path Qwen/Qwen3.5-27B "
+
+    def found(line: str, version: str = "0.5.23") -> list[str]:
+        return [f.message for f in lint(line, version=version).findings if f.code == "RADIX008"]
+
+    (m,) = found(q35 + "--enable-hierarchical-cache")
+    assert "issues/39830" in m and "hybrid" in m
+    assert found(KIMI + "--enable-hierarchical-cache", "0.5.20")
+    assert not found(q35 + "--enable-hierarchical-cache", "0.5.19")  # reported from 0.5.20's line
+    assert not found(q35) and not found(LLAMA + "--enable-hierarchical-cache")
+    (m,) = found("python -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V4-Flash --tp-size 8 --enable-hierarchical-cache")
+    assert "issues/33656" in m
+    r = lint(q35 + "--enable-hierarchical-cache")
+    assert [f.severity for f in r.findings if f.code == "RADIX008"] == [Severity.WARNING]
+
+
+def test_radix009_lazy_extra_buffer_needs_the_overlap_schedule():
+    lazy = QWEN + "--mamba-radix-cache-strategy extra_buffer_lazy "
+
+    def msgs(line: str, version: str = "0.5.23") -> list[str]:
+        return [f.message for f in lint(line, version=version).findings if f.code == "RADIX009"]
+
+    for v in ("0.5.19", "0.5.23"):
+        assert msgs(lazy + "--disable-overlap-schedule", v) == [
+            "Lazy extra buffer requires overlap schedule (--disable-overlap-schedule is incompatible)"]
+    assert not msgs(lazy)
+    assert not msgs(lazy + "--disable-overlap-schedule --disable-radix-cache")
+    assert not msgs(QWEN + "--mamba-radix-cache-strategy extra_buffer --disable-overlap-schedule")
+    # resolution refuses first (validate_mamba_extra_buffer): PD, so the pools are never sized
+    assert not msgs(lazy + "--disable-overlap-schedule --disaggregation-mode prefill")
+
+
+def test_rssm004_replayssm_spec_under_dspark_or_dflash_needs_kda():
+    dflash = "--speculative-algorithm DFLASH --speculative-draft-model-path z-lab/Qwen3-Next-DFlash "
+
+    def msgs(line: str, version: str = "0.5.23") -> list[str]:
+        return [f.message for f in lint(line, version=version).findings if f.code == "RSSM004"]
+
+    (m,) = msgs(QWEN + dflash + "--enable-linear-replayssm-spec")
+    assert m.startswith("--enable-linear-replayssm-spec with DSPARK/DFLASH requires a KDA model; got a non-KDA model.")
+    (m,) = msgs(QWEN + dflash + "--enable-linear-replayssm-spec", "0.5.19")
+    assert m.startswith("--enable-linear-replayssm-spec with DSPARK/DFLASH requires a KDA (kimi_linear) model")
+    assert not msgs(QWEN + dflash)
+    assert not msgs(QWEN + NEXTN + "--enable-linear-replayssm-spec")  # EAGLE-style drafts verify through the ring
+    assert not msgs(KIMI + dflash + "--enable-linear-replayssm-spec")
+
+
+def test_decode_host_receive_declares_the_host_pool_and_keeps_it_layer_first():
+    recv = "--disaggregation-decode-host-receive-threshold 0.5 "
+
+    def msgs(code: str, line: str, version: str = "0.5.23") -> list[str]:
+        return [f.message for f in lint(line, version=version).findings if f.code == code]
+
+    # a threshold below 1 (0.5.22 on; above 0 in 0.5.21) declares the host-pool retraction backup
+    for v in ("0.5.21", "0.5.23"):
+        assert msgs("RADIX004", LLAMA + recv, v)[0].startswith("--disaggregation-decode-retraction-backup=host_pool is only supported")
+    assert not msgs("RADIX004", LLAMA + "--disaggregation-decode-host-receive-threshold 1")
+    assert msgs("RADIX004", LLAMA + "--disaggregation-decode-host-receive-threshold 1", "0.5.21")  # 0.5.21: above 0
+    assert "--disable-priority-preemption" in msgs("RADIX004", LLAMA + "--disaggregation-mode decode " + recv + "--enable-priority-scheduling")[0]
+    # ... and a layer_first host pool, which the Mooncake storage would rewrite
+    dec = LLAMA + "--disaggregation-mode decode --hicache-storage-backend mooncake "
+    assert msgs("RADIX007", dec + recv) == [
+        "The resolved HiCache storage layout 'page_first' cannot share the layer_first decode host pool used by KV transfer"
+        " (--hicache-storage-backend mooncake)"]
+    assert "'page_first_direct'" in msgs("RADIX007", dec + recv + "--hicache-io-backend direct")[0]
+    assert not msgs("RADIX007", dec)
+    assert not msgs("RADIX007", LLAMA + "--disaggregation-mode decode --hicache-storage-backend file " + recv)
+    assert not msgs("RADIX007", dec + recv, "0.5.20")
