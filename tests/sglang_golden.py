@@ -49,17 +49,21 @@ CAUSES: tuple[tuple[str, str, str], ...] = (
     ("prepare_server_args", "invalid", "ARG004"),
     ("prepare_server_args", "expected", "ARG004"),
     ("_handle_ngram", "division or modulo by zero", "SPEC010"),
+    ("_handle_ngram", "external", "SPEC020"),  # the external SAM corpus (L1331-1349), before the page and DP checks
     ("_handle_ngram", "", "SPEC006"),
     ("_handle_eagle_family", "page_size > 1 is only supported", "SPEC004"),
     ("_handle_eagle_family", "trtllm_mha backend only supports topk", "SPEC005"),
     ("_handle_eagle_family", "standalone speculative decoding does not support dp", "SPEC006"),
     ("_handle_eagle_family", "'>' not supported", "SPEC012"),
+    ("_handle_eagle_family", "--speculative-use-rejection-sampling", "SPEC019"),
     ("_handle_eagle_family", "", "SPEC001"),
     ("_dp_lm_head_validation", "", "PAR006"),
     ("handle_data_parallelism", "data-parallel replicas", "PAR002"),
     ("handle_data_parallelism", "", "PAR001"),
     ("check_pipeline_parallel_compat", "", "PAR003"),
     ("_handle_uno", "", "SPEC014"),
+    ("_handle_dflash", "--speculative-draft-window-size must be >=", "SPEC009"),
+    ("_handle_dflash", "block-size to be positive", "SPEC009"),
     ("_handle_dflash", "", "SPEC014"),
     ("_handle_dspark", "gamma + 1", "SPEC009"),
     ("_handle_dspark", "", "SPEC014"),
@@ -92,6 +96,8 @@ CAUSES: tuple[tuple[str, str, str], ...] = (
     # DeepSeek-V4's own hook (deepseek_v4_hook.py apply_deepseek_v4_defaults, overrides.py _deepseek_v4_kv_cache_dtype)
     ("apply_deepseek_v4_defaults", "", "MODEL003"),
     ("_deepseek_v4_kv_cache_dtype", "", "MODEL003"),
+    # handle_speculative_decoding's common checks (speculative_hook.py L165-229)
+    ("handle_speculative_decoding", "", "SPEC018"),
 )
 
 

@@ -178,7 +178,7 @@ def test_resolution_classes_against_sglang() -> None:
     short-conv state, ids 0.5.23-lfm2-*: KDA004, which handle_linear_attn_backend checks for every
     model, and an NGRAM chain that starts; --enable-linear-replayssm's prerequisites (RSSM003), --enable-dp-lm-head without attention DP (PAR006), KDA004 on MiniCPM-SALA, Nemotron-H's override extra_buffer with cutedsl (RADIX001), aiter's × 0.85 and ReplaySSM-spec's float32 SSM dtype: ids 0.5.23-replayssm-*, -dplmhead-*, -sala-*, -nemotron-*, -aiter-*, -ssmdtype-*); DSA decode context parallel with HiCache, HiSparse, PD or a tree
     draft (HSP008), LMCache with HiCache (RADIX004) and HiCache on hybrid, DeepSeek-V4 and LFM2 models, which
-    resolution accepts, ids 0.5.23-cachedcp-*; the LMCache/HiCache refusals of the seed-23 wide draw (RADIX004), ids 0.5.23-s23-*),    run through SGLang 0.5.23's own resolution by benchmarks/sglang_diff/oracle.py
+    resolution accepts, ids 0.5.23-cachedcp-*; the LMCache/HiCache refusals of the seed-23 wide draw (RADIX004), ids 0.5.23-s23-*; the speculative window, sink, block-verification, rejection-sampling, NGRAM corpus, UNO and DFLASH-window refusals (SPEC018-SPEC020, SPEC014, SPEC009), ids 0.5.23-cspec-*),    run through SGLang 0.5.23's own resolution by benchmarks/sglang_diff/oracle.py
     (tests/data/sglang-golden/classes-0.5.23.jsonl): kdacheck's verdict is SGLang's, its cause
     code where CAUSES names one, and its resolved fields equal on the cases SGLang starts."""
     import json
