@@ -247,3 +247,7 @@ DSPARK_DP_SPEC_A2A = ("DSpark ignores --speculative-moe-a2a-backend; with dp att
                       "moe_a2a_backend={a2a!r} (got {spec!r}).")
 # srt/arg_groups/speculative_hook.py _handle_dspark, 0.5.19-0.5.20 (L384-386, L565-567); 0.5.21+ asks for PD prefill (PAR003)
 DSPARK_PP_OLD = "Currently DSpark speculative decoding only supports pp_size == 1."
+# srt/arg_groups/speculative_hook.py handle_speculative_decoding, SGLANG_ENABLE_DP_SPEC_PREFILL_COORDINATION on
+# (0.5.21 L222-228: EAGLE/EAGLE3; 0.5.22 L243-249 and 0.5.23 L251-257: DSPARK too), after the sink checks
+DP_SPEC_COORDINATION_OLD = "DP spec/prefill coordination requires single-layer EAGLE or EAGLE3"
+DP_SPEC_COORDINATION = "DP spec/prefill coordination requires single-layer EAGLE, EAGLE3 or DSPARK"

@@ -144,3 +144,6 @@ REMOVED["speculative_skip_dp_mlp_sync"] = SPEC_SKIP_DP_MLP_SYNC_GONE
 DSPARK_MORI_PP_PREFILL = "0.5.21"
 # DSpark's ragged-verify refusal under attention DP names "DP MoE or prefill coordination" (0.5.22 L270-)
 DSPARK_RAGGED_NEW_WORDS = "0.5.22"
+# SGLANG_ENABLE_DP_SPEC_PREFILL_COORDINATION's algorithm check (0.5.21 L222-228), DSPARK allowed from 0.5.22 (L243-249)
+DP_SPEC_COORDINATION = "0.5.21"
+DP_SPEC_COORDINATION_DSPARK = "0.5.22"

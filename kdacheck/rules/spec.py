@@ -662,8 +662,11 @@ def _dspark_dp_refusals(cfg: Resolved) -> Iterator[Hit]:
     if a2a not in (("none", "megamoe", "mori") if mori else ("none", "megamoe")):
         yield Hit((messages.DSPARK_DP_A2A if mori else messages.DSPARK_DP_A2A_OLD).format(a2a=a2a),
                   "use `--moe-a2a-backend none` (or megamoe" + (", mori)" if mori else ")"), values=("moe_a2a_backend",))
+    from kdacheck.rules.specalgo import dp_spec_coordination
+
     mode = cfg.cmd.env.get("SGLANG_RAGGED_VERIFY_MODE")
-    if a2a != "none" and mode in ("cap-accept", "compact"):
+    coordination = cfg.at_least(versions.DP_SPEC_COORDINATION) and dp_spec_coordination(cfg)
+    if (a2a != "none" or coordination) and mode in ("cap-accept", "compact"):
         yield Hit(messages.DSPARK_DP_RAGGED if cfg.at_least(versions.DSPARK_RAGGED_NEW_WORDS)
                   else messages.DSPARK_DP_RAGGED_OLD.format(a2a=a2a), "drop `SGLANG_RAGGED_VERIFY_MODE` (static is the default)",
                   values=("moe_a2a_backend",))

@@ -46,19 +46,20 @@ def _algo(cfg: Resolved) -> str | None:
     """,
     why="SGLang refuses to start with a ValueError (an AssertionError for --speculative-skip-dp-mlp-sync) while it resolves its arguments.",
     sglang_message="\n".join((messages.SPEC_PD_DECODE_RADIX, messages.SPEC_BLOCK_VERIFY_ALGO, messages.SPEC_WINDOW_POSITIVE,
-                              messages.SPEC_SINK_NON_NEGATIVE, messages.SPEC_SINK_NEEDS_WINDOW, messages.SPEC_SKIP_DP_MLP_SYNC)),
+                              messages.SPEC_SINK_NON_NEGATIVE, messages.SPEC_SINK_NEEDS_WINDOW, messages.SPEC_SKIP_DP_MLP_SYNC,
+                              messages.DP_SPEC_COORDINATION)),
     fix="Drop the flag SGLang names, or use an algorithm it supports; give the window as a positive count and the sink with it.",
     example="python -m sglang.launch_server --model-path Qwen/Qwen3-Next-80B-A3B-Instruct --tp 4 --speculative-algorithm NEXTN --speculative-draft-sink-size 4",
     sources=(
         "0.5.23 `srt/arg_groups/speculative_hook.py` L121-284 `handle_speculative_decoding` (L165-172 PD radix, L175-179 "
-        "block verification, L203-206 window, L222-229 sink); `srt/arg_groups/pipeline.py` L304-306 (run for every launch)",
+        "block verification, L203-206 window, L222-229 sink, L251-257 DP spec/prefill coordination); `srt/arg_groups/pipeline.py` L304-306 (run for every launch)",
         "0.5.22 `srt/arg_groups/speculative_hook.py` L161-165 block verification, L191 window, L210-214 sink, L239 skip-dp-mlp-sync",
         "0.5.21 `srt/arg_groups/speculative_hook.py` L169 window, L188-192 sink, L217 skip-dp-mlp-sync",
         "0.5.19 `srt/arg_groups/speculative_hook.py` L133-137 window, L166-170 skip-dp-mlp-sync (0.5.20 L137, L168)",
     ),
     changes=(
-        "0.5.21: --speculative-draft-sink-size and its two checks",
-        "0.5.22: --speculative-use-block-verification and its algorithm check",
+        "0.5.21: --speculative-draft-sink-size and its two checks; the DP spec/prefill coordination check (EAGLE, EAGLE3)",
+        "0.5.22: --speculative-use-block-verification and its algorithm check; DP spec/prefill coordination allows DSPARK",
         "0.5.23: the PD decode radix-cache check; the --speculative-skip-dp-mlp-sync flag is gone",
     ),
 )
@@ -97,6 +98,19 @@ def common_refusals(cfg: Resolved) -> Iterator[Refusal]:
             and algo != "EAGLE"):
         yield (messages.SPEC_SKIP_DP_MLP_SYNC.format(algo=algo), "drop `--speculative-skip-dp-mlp-sync` (EAGLE/NEXTN only)",
                ("speculative_skip_dp_mlp_sync",))
+    if cfg.at_least(versions.DP_SPEC_COORDINATION) and dp_spec_coordination(cfg):
+        dspark = cfg.at_least(versions.DP_SPEC_COORDINATION_DSPARK)
+        if algo not in (("EAGLE", "EAGLE3", "DSPARK") if dspark else ("EAGLE", "EAGLE3")) or cfg.user("enable_multi_layer_eagle"):
+            yield (messages.DP_SPEC_COORDINATION if dspark else messages.DP_SPEC_COORDINATION_OLD,
+                   "unset `SGLANG_ENABLE_DP_SPEC_PREFILL_COORDINATION`, or use single-layer EAGLE/NEXTN, EAGLE3"
+                   + (" or DSPARK" if dspark else ""), ("speculative_algorithm",))
+
+
+def dp_spec_coordination(cfg: Resolved) -> bool:
+    """SGLANG_ENABLE_DP_SPEC_PREFILL_COORDINATION as the launch sets it (EnvBool, default off:
+    0.5.23 ``srt/environ.py`` L1558, L143-150)."""
+    value = cfg.cmd.env.get("SGLANG_ENABLE_DP_SPEC_PREFILL_COORDINATION")
+    return value is not None and value.strip().lower() in ("true", "1", "yes", "y")
 
 
 def rejection_sampling(cfg: Resolved) -> bool:

@@ -177,3 +177,38 @@ def test_spec009_dflash_block_and_window() -> None:
     assert f.not_checked
     # SPEC014's refusal comes first: SGLang stops there
     assert "SPEC009" not in codes(lint(LLAMA + "--speculative-algorithm DFLASH --speculative-dflash-block-size 0"))
+
+
+# -- SGLang's environment switches, as the launch script sets them -----------------------------------
+
+COORD = "export SGLANG_ENABLE_DP_SPEC_PREFILL_COORDINATION=1\n"
+
+
+def script_messages(text: str, code: str, version: str = "0.5.23") -> list[str]:
+    return [f.message for f in only(lint(text, version=version, path="run.sh"), code)]
+
+
+def test_spec018_dp_spec_coordination_by_version() -> None:
+    ngram = COORD + QWEN + "--speculative-algorithm NGRAM\n"
+    assert script_messages(ngram, "SPEC018") == [messages.DP_SPEC_COORDINATION]
+    assert script_messages(ngram, "SPEC018", "0.5.21") == [messages.DP_SPEC_COORDINATION_OLD]
+    assert script_messages(ngram, "SPEC018", "0.5.20") == []  # no such check before 0.5.21
+    assert script_messages(ngram.replace("=1", "=0"), "SPEC018") == []
+    dspark = COORD + QWEN + "--speculative-algorithm DSPARK --speculative-draft-model-path d\n"
+    assert script_messages(dspark, "SPEC018") == [] and script_messages(dspark, "SPEC018", "0.5.21") == [messages.DP_SPEC_COORDINATION_OLD]
+    assert script_messages(COORD + QWEN + NEXTN + "--enable-multi-layer-eagle\n", "SPEC018") == [messages.DP_SPEC_COORDINATION]
+    assert script_messages(COORD + QWEN + NEXTN + "\n", "SPEC018") == []
+    # after the sink checks (L222-229 < L251-257): the first refusal only
+    assert script_messages(COORD + QWEN + "--speculative-algorithm NGRAM --speculative-draft-sink-size 1\n", "SPEC018") == [
+        messages.SPEC_SINK_NEEDS_WINDOW]
+
+
+def test_spec014_dspark_ragged_verify_mode() -> None:
+    kimi = ("python -m sglang.launch_server --model-path moonshotai/Kimi-Linear-48B-A3B-Instruct --tp-size 4 --dp-size 2 "
+            "--enable-dp-attention --enable-dp-lm-head --speculative-algorithm DSPARK --speculative-draft-model-path d ")
+    compact = "export SGLANG_RAGGED_VERIFY_MODE=compact\n"
+    assert script_messages(compact + kimi + "--moe-a2a-backend megamoe\n", "SPEC014") == [messages.DSPARK_DP_RAGGED]
+    assert script_messages(compact + kimi + "--moe-a2a-backend megamoe\n", "SPEC014", "0.5.21") == [
+        "DSpark with dp attention + moe_a2a_backend='megamoe' requires SGLANG_RAGGED_VERIFY_MODE=static."]
+    assert script_messages(compact + kimi + "\n", "SPEC014") == []  # the built-in TP MoE needs no static mode
+    assert script_messages(kimi + "--moe-a2a-backend megamoe\n", "SPEC014") == []  # static is the default
