@@ -251,3 +251,7 @@ DSPARK_PP_OLD = "Currently DSpark speculative decoding only supports pp_size == 
 # (0.5.21 L222-228: EAGLE/EAGLE3; 0.5.22 L243-249 and 0.5.23 L251-257: DSPARK too), after the sink checks
 DP_SPEC_COORDINATION_OLD = "DP spec/prefill coordination requires single-layer EAGLE or EAGLE3"
 DP_SPEC_COORDINATION = "DP spec/prefill coordination requires single-layer EAGLE, EAGLE3 or DSPARK"
+# srt/speculative/multi_layer_eagle_worker_v2.py MultiLayerEagleDraftWorker.__init__ (AssertionError when the draft
+# worker is built; 0.5.19 L145-149, 0.5.20 L148-152, 0.5.21/0.5.22 L147-151, 0.5.23 L150-154)
+MULTI_LAYER_EAGLE_WIDTH = ("multi-layer EAGLE requires speculative_num_draft_tokens == speculative_num_steps + 1, "
+                           "got {d} and {s}")

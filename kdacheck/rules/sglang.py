@@ -34,6 +34,7 @@ AFTER_RESOLUTION: dict[str, str] = {
     "SPEC016": "srt/speculative/eagle_worker_v2.py L258 init_lm_head (draft memory-pool allocation, after the weights load)",
     "RSSM001": "srt/mem_cache/memory_pool.py L822-833 (the KDA ring, at pool allocation); a GDN tree verified as a chain (runs)",
     "SPEC013": "srt/mem_cache/kv_cache_configurator.py L3300 (state-cache sizing asserts D is set)",
+    "SPEC021": "srt/speculative/multi_layer_eagle_worker_v2.py L150-154 (multi-layer draft worker init, after the weights load)",
 }
 
 _OWN_CODES = ("SGLANG001", "SGLANG002")  # SGLang's own verdict and its notes: never reconciled

@@ -230,3 +230,37 @@ def spec020(cfg: Resolved) -> Iterator[Hit]:
         yield Hit(messages.NGRAM_SAM_BUDGET_DRAFT.format(limit=D - 1) + f" (budget {budget}, draft tokens {D})",
                   f"use `--speculative-ngram-external-sam-budget {D - 1}`, or raise `--speculative-num-draft-tokens` to {budget + 1}",
                   values=("speculative_ngram_external_sam_budget", "draft_tokens"), at=_loc(cfg, "speculative_ngram_external_sam_budget"))
+
+
+@rule(
+    "SPEC021", Severity.ERROR,
+    consequence=Consequence.REFUSES_DRAFT,
+    name="multi-layer-eagle-chain-width",
+    speculative=True,
+    summary="--enable-multi-layer-eagle ⇒ draft tokens = steps + 1 (also with topk > 1)",
+    what="""
+        Multi-layer EAGLE (`--enable-multi-layer-eagle` with EAGLE/NEXTN or EAGLE3) runs one
+        draft layer per step and verifies steps + 1 tokens. With topk 1 SGLang sets the draft
+        tokens to steps + 1 itself; with topk > 1 it keeps `--speculative-num-draft-tokens`,
+        and the multi-layer draft worker asserts the two agree when it is built.
+    """,
+    why="SGLang's argument resolution passes; the server stops with an AssertionError when it builds the draft worker, after the target's weights are loaded.",
+    sglang_message=messages.MULTI_LAYER_EAGLE_WIDTH,
+    fix="Set `--speculative-num-draft-tokens` to steps + 1, or drop `--enable-multi-layer-eagle`.",
+    example="python -m sglang.launch_server --model-path Qwen/Qwen3-Next-80B-A3B-Instruct --tp-size 4 --speculative-algorithm NEXTN --enable-multi-layer-eagle --speculative-num-steps 3 --speculative-eagle-topk 2 --speculative-num-draft-tokens 6",
+    sources=(
+        "0.5.23 `srt/speculative/multi_layer_eagle_worker_v2.py` L150-154 `MultiLayerEagleDraftWorker.__init__` "
+        "(0.5.19 L145-149, 0.5.20 L148-152, 0.5.21-0.5.22 L147-151)",
+        "0.5.23 `srt/speculative/spec_info.py` L352-359 `create_worker` (EAGLE/EAGLE3 with multi-layer EAGLE: the V2 multi-layer worker, overlap or not)",
+        "0.5.23 `srt/arg_groups/speculative_hook.py` L1252-1266 (topk 1: draft tokens := steps + 1)",
+    ),
+)
+def spec021(cfg: Resolved) -> Iterator[Hit]:
+    if _algo(cfg) not in ("EAGLE", "EAGLE3") or not cfg.user("enable_multi_layer_eagle"):
+        return
+    S, D = _int(cfg.v("steps")), _int(cfg.v("draft_tokens"))
+    if S is None or D is None or D == S + 1:
+        return
+    yield Hit(messages.MULTI_LAYER_EAGLE_WIDTH.format(d=D, s=S) + " (when SGLang builds the multi-layer draft worker)",
+              f"use `--speculative-num-draft-tokens {S + 1}`", values=("draft_tokens", "steps"),
+              at=_loc(cfg, "speculative_num_draft_tokens"), sets=(("--speculative-num-draft-tokens", str(S + 1), False),))

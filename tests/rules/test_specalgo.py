@@ -212,3 +212,17 @@ def test_spec014_dspark_ragged_verify_mode() -> None:
         "DSpark with dp attention + moe_a2a_backend='megamoe' requires SGLANG_RAGGED_VERIFY_MODE=static."]
     assert script_messages(compact + kimi + "\n", "SPEC014") == []  # the built-in TP MoE needs no static mode
     assert script_messages(kimi + "--moe-a2a-backend megamoe\n", "SPEC014") == []  # static is the default
+
+
+def test_spec021_multi_layer_eagle_width() -> None:
+    ml = "--speculative-algorithm NEXTN --enable-multi-layer-eagle --speculative-num-steps 3 --speculative-eagle-topk 2 "
+    (f,) = only(lint(QWEN + ml + "--speculative-num-draft-tokens 6"), "SPEC021")
+    assert f.message.startswith(messages.MULTI_LAYER_EAGLE_WIDTH.format(d=6, s=3))
+    assert "SPEC021" not in codes(lint(QWEN + ml + "--speculative-num-draft-tokens 4"))
+    assert "SPEC021" not in codes(lint(QWEN + TREE))  # the single-layer worker verifies a tree of 6
+    # topk 1: SGLang sets the draft tokens to steps + 1 itself (SPEC002 says so), the worker agrees
+    assert "SPEC021" not in codes(lint(QWEN + NEXTN.replace("--speculative-num-draft-tokens 4", "--speculative-num-draft-tokens 8")
+                                       + "--enable-multi-layer-eagle"))
+    from kdacheck.rules.sglang import AFTER_RESOLUTION
+
+    assert "SPEC021" in AFTER_RESOLUTION  # SGLang's resolution starts it; the worker stops it
