@@ -8,7 +8,7 @@ from collections.abc import Iterator
 
 from kdacheck import messages, versions
 from kdacheck.findings import Location, Severity
-from kdacheck.resolve import Resolved
+from kdacheck.resolve import Event, Resolved
 from kdacheck.rules.base import Consequence, Hit, rule
 
 Refusal = tuple[str, str, tuple[str, ...]]  # SGLang's message, the fix, the values it read
@@ -161,13 +161,26 @@ def _thresholds(cfg: Resolved) -> tuple[object, object]:
 )
 def spec019(cfg: Resolved) -> Iterator[Hit]:
     algo = _algo(cfg)
-    if algo not in ("EAGLE", "EAGLE3", "STANDALONE") or not rejection_sampling(cfg):
+    if algo not in ("EAGLE", "EAGLE3", "STANDALONE") or not rejection_sampling(cfg) or _eagle_family_stopped(cfg, algo):
         return
     asked = "--speculative-use-rejection-sampling" if cfg.user("speculative_use_rejection_sampling") \
         else "--speculative-use-block-verification (which turns rejection sampling on)"
     for message, fix, values in _rejection_refusals(cfg, algo, asked):
         yield Hit(message, fix, values=values, at=_loc(cfg, values[0]) if values else None)
         return
+
+
+def _eagle_family_stopped(cfg: Resolved, algo: str) -> bool:
+    """Whether _handle_eagle_family stops before its rejection-sampling checks (0.5.23 L1078-1182):
+    STANDALONE under attention DP (SPEC006), the bare assertion on topk or draft tokens without steps
+    (SPEC001), trtllm_mha with topk > 1 (SPEC005)."""
+    if algo == "STANDALONE" and cfg.v("dp_attention"):
+        return True
+    if Event.TOPK_OR_DRAFT_WITHOUT_STEPS in cfg.events:
+        return True
+    K = cfg.v("topk")
+    trtllm = any(cfg.v(n) == "trtllm_mha" for n in ("attention_backend", "prefill_attention_backend", "decode_attention_backend"))
+    return trtllm and isinstance(K, int) and K > 1
 
 
 def _rejection_refusals(cfg: Resolved, algo: str, asked: str) -> Iterator[Refusal]:

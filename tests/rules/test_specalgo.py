@@ -226,3 +226,13 @@ def test_spec021_multi_layer_eagle_width() -> None:
     from kdacheck.rules.sglang import AFTER_RESOLUTION
 
     assert "SPEC021" in AFTER_RESOLUTION  # SGLang's resolution starts it; the worker stops it
+
+
+def test_spec019_after_the_earlier_refusals_of_its_function() -> None:
+    rs = " --speculative-use-rejection-sampling"
+    # trtllm_mha with a tree stops _handle_eagle_family first (SPEC005)
+    r = lint(QWEN + TREE + "--attention-backend trtllm_mha" + rs)
+    assert "SPEC005" in codes(r) and "SPEC019" not in codes(r)
+    # topk without steps: SGLang's bare assertion comes first (SPEC001)
+    r = lint(QWEN + "--speculative-algorithm NEXTN --speculative-eagle-topk 2" + rs)
+    assert "SPEC001" in codes(r) and "SPEC019" not in codes(r)
