@@ -32,7 +32,7 @@ def _algo(cfg: Resolved) -> str | None:
     "SPEC018", Severity.ERROR,
     consequence=Consequence.REFUSES,
     name="speculative-common-checks",
-    summary="the draft window and sink, block verification, skip-dp-mlp-sync and the PD decode radix cache, as SGLang checks them for every algorithm",
+    summary="the draft window and sink, block verification, skip-dp-mlp-sync, DP spec/prefill coordination and the PD decode radix cache, as SGLang checks them for every launch",
     what="""
         Before it hands over to the algorithm's own handler, SGLang's
         `handle_speculative_decoding` checks, in this order: on a PD decode server
@@ -41,8 +41,9 @@ def _algo(cfg: Resolved) -> str | None:
         or DSPARK (0.5.22+; without any speculative algorithm too); a positive
         `--speculative-draft-window-size`; a non-negative `--speculative-draft-sink-size` that
         comes with a window (0.5.21+); `--speculative-skip-dp-mlp-sync` only with EAGLE/NEXTN
-        (an assertion, 0.5.19-0.5.22). The window and sink checks run with or without
-        speculative decoding.
+        (an assertion, 0.5.19-0.5.22); with `SGLANG_ENABLE_DP_SPEC_PREFILL_COORDINATION` set
+        (read from the launch's environment; 0.5.21+) only single-layer EAGLE/NEXTN or EAGLE3,
+        and DSPARK from 0.5.22. These checks run with or without speculative decoding.
     """,
     why="SGLang refuses to start with a ValueError (an AssertionError for --speculative-skip-dp-mlp-sync) while it resolves its arguments.",
     sglang_message="\n".join((messages.SPEC_PD_DECODE_RADIX, messages.SPEC_BLOCK_VERIFY_ALGO, messages.SPEC_WINDOW_POSITIVE,
@@ -228,6 +229,9 @@ def _rejection_refusals(cfg: Resolved, algo: str, asked: str) -> Iterator[Refusa
 def spec020(cfg: Resolved) -> Iterator[Hit]:
     if _algo(cfg) != "NGRAM" or cfg.user("speculative_ngram_external_corpus_path") is None:
         return
+    breadth = cfg.v("ngram_breadth")
+    if isinstance(breadth, int) and breadth < 1 and not cfg.given("speculative_num_steps"):
+        return  # SGLang divides by the breadth first (L1324-1330): a ZeroDivisionError, SPEC010's
     budget = _int(cfg.user("speculative_ngram_external_sam_budget"))
     budget = 0 if budget is None and not cfg.given("speculative_ngram_external_sam_budget") else budget
     tokens = _int(cfg.user("speculative_ngram_external_corpus_max_tokens"))

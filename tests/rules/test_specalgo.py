@@ -236,3 +236,9 @@ def test_spec019_after_the_earlier_refusals_of_its_function() -> None:
     # topk without steps: SGLang's bare assertion comes first (SPEC001)
     r = lint(QWEN + "--speculative-algorithm NEXTN --speculative-eagle-topk 2" + rs)
     assert "SPEC001" in codes(r) and "SPEC019" not in codes(r)
+
+
+def test_spec020_after_the_step_division() -> None:
+    r = lint(QWEN + "--speculative-algorithm NGRAM --speculative-ngram-max-bfs-breadth 0 "
+             "--speculative-ngram-external-corpus-path /c")
+    assert "SPEC010" in codes(r) and "SPEC020" not in codes(r)
