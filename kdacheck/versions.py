@@ -147,3 +147,5 @@ DSPARK_RAGGED_NEW_WORDS = "0.5.22"
 # SGLANG_ENABLE_DP_SPEC_PREFILL_COORDINATION's algorithm check (0.5.21 L222-228), DSPARK allowed from 0.5.22 (L243-249)
 DP_SPEC_COORDINATION = "0.5.21"
 DP_SPEC_COORDINATION_DSPARK = "0.5.22"
+# _handle_uno asks attn_dp_enabled_of (attention DP size > 1) instead of --enable-dp-attention itself (0.5.22 L580)
+UNO_ATTN_DP_SIZE = "0.5.22"

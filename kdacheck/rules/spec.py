@@ -743,7 +743,9 @@ def _uno_setup_refusals(cfg: Resolved) -> Iterator[Hit]:
     """UNO after its widths: TP/PP, attention DP/CP, LoRA, rejection sampling, FA3 (0.5.23 L578-612)."""
     if (cfg.v("tp_size") or 1, cfg.v("pp_size") or 1) != (1, 1):
         yield Hit(messages.UNO_TP_PP, "use `--tp-size 1 --pp-size 1`", values=("tp_size", "pp_size"))
-    if cfg.v("dp_attention") or cfg.user("enable_dp_attention") or (cfg.v("attn_cp_size") or 1) != 1:
+    # 0.5.20-0.5.21 read --enable-dp-attention itself; 0.5.22+ attn_dp_enabled_of: attention DP size > 1
+    dp = int(cfg.v("attn_dp_size") or 1) > 1 if cfg.at_least(versions.UNO_ATTN_DP_SIZE) else bool(cfg.user("enable_dp_attention"))
+    if dp or (cfg.v("attn_cp_size") or 1) != 1:
         yield Hit(messages.UNO_DP_CP, "drop `--enable-dp-attention` / `--attn-cp-size`", values=("dp_attention",))
     if cfg.user("enable_lora") or cfg.user("lora_paths"):
         yield Hit(messages.UNO_LORA, "drop `--enable-lora` / `--lora-paths` (UNO brings its own `--uno-lora-path`)", values=("speculative_algorithm",))

@@ -242,3 +242,9 @@ def test_spec020_after_the_step_division() -> None:
     r = lint(QWEN + "--speculative-algorithm NGRAM --speculative-ngram-max-bfs-breadth 0 "
              "--speculative-ngram-external-corpus-path /c")
     assert "SPEC010" in codes(r) and "SPEC020" not in codes(r)
+
+
+def test_spec014_uno_attention_dp_by_version() -> None:
+    dp = UNO + "--speculative-num-draft-tokens 4 --dp-size 2 --enable-dp-attention"
+    assert messages_of(dp, "SPEC014") == [messages.UNO_DP_CP]
+    assert messages_of(dp, "SPEC014", "0.5.21") == [messages.UNO_DP_CP]
