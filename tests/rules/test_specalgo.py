@@ -248,3 +248,11 @@ def test_spec014_uno_attention_dp_by_version() -> None:
     dp = UNO + "--speculative-num-draft-tokens 4 --dp-size 2 --enable-dp-attention"
     assert messages_of(dp, "SPEC014") == [messages.UNO_DP_CP]
     assert messages_of(dp, "SPEC014", "0.5.21") == [messages.UNO_DP_CP]
+
+
+def test_the_coordination_switch_is_compared_never_echoed() -> None:
+    hostile = "export SGLANG_ENABLE_DP_SPEC_PREFILL_COORDINATION=$'\\x1b[31mYES\\x1b[0m'\n" + QWEN + "--speculative-algorithm NGRAM\n"
+    r = lint(hostile, path="run.sh")
+    assert all("\x1b" not in f.message for f in r.findings)
+    long = "export SGLANG_ENABLE_DP_SPEC_PREFILL_COORDINATION=" + "1" * 100_000 + "\n" + QWEN + "--speculative-algorithm NGRAM\n"
+    assert "SPEC018" not in codes(lint(long, path="run.sh"))  # not one of EnvBool's words: SGLang raises its own error
