@@ -98,10 +98,15 @@ def load() -> tuple[Bug, ...]:
     return tuple(out)
 
 
+# Variables rules read besides the table's: SGLang's DP spec/prefill coordination switch (speculative_hook.py,
+# EnvBool(False): SPEC014 for DFLASH and DSPARK under attention DP, SPEC018 for the algorithms it allows)
+RULE_ENV = frozenset({"SGLANG_ENABLE_DP_SPEC_PREFILL_COORDINATION"})
+
+
 @lru_cache(maxsize=1)
 def env_names() -> frozenset[str]:
-    """The environment variables the table reads (the readers keep these, and only these)."""
-    return frozenset(p["env"] for b in load() for p in b.when if "env" in p)
+    """The environment variables the table and the rules read (the readers keep these, and only these)."""
+    return frozenset(p["env"] for b in load() for p in b.when if "env" in p) | RULE_ENV
 
 
 def value_names() -> frozenset[str]:

@@ -246,3 +246,88 @@ REPLAYSSM_SPEC_KDA_ONLY_OLD = ("--enable-linear-replayssm-spec with DSPARK/DFLAS
 # with KV transfer must stay layer_first, and the Mooncake / Ascend MemCache storage rewrites it
 HICACHE_LAYER_FIRST_SHARE = ("The resolved HiCache storage layout {layout!r} cannot share the layer_first decode host "
                              "pool used by KV transfer")
+# --- speculative decoding: the common checks, rejection sampling, NGRAM's external corpus, UNO, DFLASH's window ---
+# srt/arg_groups/speculative_hook.py handle_speculative_decoding, in this order (ValueError unless noted):
+# the PD decode radix cache with an algorithm other than EAGLE/EAGLE3/DSPARK (0.5.23 only, L165-172)
+SPEC_PD_DECODE_RADIX = ("--disaggregation-decode-enable-radix-cache is incompatible with speculative decoding "
+                        "(--speculative-algorithm {algo})")
+# --speculative-use-block-verification's algorithms (0.5.22 L161-165, 0.5.23 L175-179)
+SPEC_BLOCK_VERIFY_ALGO = "--speculative-use-block-verification only supports EAGLE / EAGLE3 / NEXTN / DFLASH / DSPARK."
+# the draft window (0.5.19 L133-137, 0.5.20 L137, 0.5.21 L169, 0.5.22 L191, 0.5.23 L203-206)
+SPEC_WINDOW_POSITIVE = "--speculative-draft-window-size must be positive, got {n}."
+# the draft sink (0.5.21 L186-193, 0.5.22 L208-215, 0.5.23 L222-229)
+SPEC_SINK_NON_NEGATIVE = "--speculative-draft-sink-size must be non-negative, got {n}."
+SPEC_SINK_NEEDS_WINDOW = "--speculative-draft-sink-size requires --speculative-draft-window-size."
+# --speculative-skip-dp-mlp-sync (AssertionError; 0.5.19 L166-170, 0.5.20 L168, 0.5.21 L217, 0.5.22 L239; gone in 0.5.23)
+SPEC_SKIP_DP_MLP_SYNC = "--speculative-skip-dp-mlp-sync is only supported with speculative_algorithm == EAGLE, got {algo}."
+# srt/arg_groups/speculative_hook.py _handle_eagle_family, rejection sampling, in this order: the algorithm
+# (NotImplementedError; 0.5.19 L750-755, 0.5.22 L1125, 0.5.23 L1215-1220), topk (0.5.19 L756-759, 0.5.23 L1221-1224),
+# the accept thresholds (0.5.19 L760-767, 0.5.22 L1138, 0.5.23 L1231-1240) and, 0.5.19-0.5.22 only, deterministic
+# inference after them (0.5.19 L768-774, 0.5.22 L1145; 0.5.23 refuses it only off CUDA, L1225-1230, before the thresholds)
+SPEC_REJECTION_ALGO = ("--speculative-use-rejection-sampling is only supported for EAGLE / EAGLE3 / NEXTN, not "
+                       "speculative_algorithm={algo}.")
+SPEC_REJECTION_TOPK = "--speculative-use-rejection-sampling requires --speculative-eagle-topk=1."
+SPEC_REJECTION_THRESHOLDS = ("--speculative-use-rejection-sampling is incompatible with --speculative-accept-threshold-single / "
+                             "--speculative-accept-threshold-acc; rejection sampling ignores the accept thresholds.")
+SPEC_REJECTION_DETERMINISTIC = ("--speculative-use-rejection-sampling is incompatible with --enable-deterministic-inference; "
+                                "the sampling kernel draws coins from the global RNG and is not batch-invariant.")
+# srt/arg_groups/speculative_hook.py _handle_ngram, the external SAM corpus (0.5.19 L867-885, 0.5.23 L1331-1349)
+NGRAM_SAM_BUDGET = ("--speculative-ngram-external-sam-budget must be positive when "
+                    "--speculative-ngram-external-corpus-path is set.")
+NGRAM_CORPUS_MAX_TOKENS = ("--speculative-ngram-external-corpus-max-tokens must be positive when "
+                           "--speculative-ngram-external-corpus-path is set.")
+NGRAM_SAM_BUDGET_DRAFT = ("speculative_ngram_external_sam_budget must be less than or equal to "
+                          "speculative_num_draft_tokens - 1 ({limit}).")
+# srt/arg_groups/speculative_hook.py _handle_dflash: the block size, then the draft window against it
+# (0.5.19 L249-253 and L307-314; 0.5.23 L368-372 and L426-433)
+DFLASH_BLOCK_POSITIVE = "DFLASH requires --speculative-dflash-block-size to be positive, got {n}."
+DFLASH_WINDOW_BLOCK = ("--speculative-draft-window-size must be >= --speculative-num-draft-tokens (block_size). "
+                       "window_size={window}, block_size={block}.")
+# srt/arg_groups/speculative_hook.py _handle_uno (0.5.20 L348-505; 0.5.23 L449-612), in this order
+UNO_DETERMINISTIC = ("UNO does not support --enable-deterministic-inference because its sampling path does not use "
+                     "per-request seeds.")
+UNO_STRICT_THINKING = "UNO does not support --enable-strict-thinking because it requires grammar decoding."
+UNO_VERIFY_WIDTH = ("UNO requires --speculative-num-draft-tokens to be a positive integer denoting the linear width or "
+                    "tree verify width Q.")
+UNO_TOPK = "UNO requires --speculative-eagle-topk to be at least 1, got {k}."
+UNO_TREE_STEPS = ("UNO tree mode requires --speculative-num-steps so its draft width F can be derived as "
+                  "speculative_num_steps + 1.")
+UNO_TREE_STEPS_POSITIVE = "UNO tree mode requires --speculative-num-steps to be positive, got {s}."
+UNO_TREE_Q_F = "UNO tree mode requires Q >= F; got Q={q}, F={f}."
+UNO_TREE_Q_MAX = "UNO tree mode currently supports at most Q=128 verify nodes, got Q={q}."
+UNO_TREE_QK = "UNO tree mode currently supports Q*K <= 2048; got Q*K={q}*{k}={qk}."
+UNO_TREE_CAPACITY = "UNO tree mode cannot build the requested Q from F and K: Q={q} exceeds capacity={cap} for F={f}, K={k}."
+UNO_TREE_PARENTS = ("UNO tree mode cannot represent the requested Q in EAGLE's parent-list ABI: Q-1={q1} exceeds "
+                    "K*(F-2)+1={width} for F={f}, K={k}.")
+UNO_TREE_PDMUX = "UNO tree mode does not yet support PDMux."
+UNO_TREE_TBO = "UNO tree mode does not yet support two-batch overlap."
+UNO_TREE_THRESHOLDS = ("UNO tree mode reuses EAGLE target-only sampling and requires both speculative accept "
+                       "thresholds to be 1.0.")
+UNO_TP_PP = "UNO requires TP=PP=1."
+UNO_DP_CP = "UNO does not support DP attention or context parallelism."
+UNO_LORA = "UNO does not support public Multi-LoRA serving."
+UNO_REJECTION = ("UNO manages its own stochastic verification and does not use "
+                 "--speculative-use-rejection-sampling.")
+UNO_FA3 = "UNO requires FA3 for both prefill and decode attention; got prefill={prefill!r}, decode={decode!r}."
+# srt/arg_groups/speculative_hook.py _handle_dflash under attention DP (0.5.23 L302-317): context parallel
+DFLASH_DP_CP = "DFLASH with dp attention does not support context parallel."
+# srt/arg_groups/speculative_hook.py _handle_dspark under attention DP, in this order after --enable-dp-lm-head
+# (0.5.19 L349-381; 0.5.20 L530-562; 0.5.23 L675-711): the MoE all-to-all backend ('mori' from 0.5.21), the ragged
+# verify mode (0.5.19-0.5.21 words, 0.5.22+ words), context parallel, the draft's all-to-all backend
+DSPARK_DP_A2A_OLD = "DSpark with dp attention supports moe_a2a_backend 'none' (built-in TP MoE) or 'megamoe', got {a2a!r}."
+DSPARK_DP_A2A = "DSpark with dp attention supports moe_a2a_backend 'none' (built-in TP MoE), 'megamoe', or 'mori', got {a2a!r}."
+DSPARK_DP_RAGGED_OLD = "DSpark with dp attention + moe_a2a_backend={a2a!r} requires SGLANG_RAGGED_VERIFY_MODE=static."
+DSPARK_DP_RAGGED = "DSpark DP MoE or prefill coordination requires SGLANG_RAGGED_VERIFY_MODE=static."
+DSPARK_DP_CP = "DSpark with dp attention does not support context parallel (attn_cp_size={cp})."
+DSPARK_DP_SPEC_A2A = ("DSpark ignores --speculative-moe-a2a-backend; with dp attention it must match the target "
+                      "moe_a2a_backend={a2a!r} (got {spec!r}).")
+# srt/arg_groups/speculative_hook.py _handle_dspark, 0.5.19-0.5.20 (L384-386, L565-567); 0.5.21+ asks for PD prefill (PAR003)
+DSPARK_PP_OLD = "Currently DSpark speculative decoding only supports pp_size == 1."
+# srt/arg_groups/speculative_hook.py handle_speculative_decoding, SGLANG_ENABLE_DP_SPEC_PREFILL_COORDINATION on
+# (0.5.21 L222-228: EAGLE/EAGLE3; 0.5.22 L243-249 and 0.5.23 L251-257: DSPARK too), after the sink checks
+DP_SPEC_COORDINATION_OLD = "DP spec/prefill coordination requires single-layer EAGLE or EAGLE3"
+DP_SPEC_COORDINATION = "DP spec/prefill coordination requires single-layer EAGLE, EAGLE3 or DSPARK"
+# srt/speculative/multi_layer_eagle_worker_v2.py MultiLayerEagleDraftWorker.__init__ (AssertionError when the draft
+# worker is built; 0.5.19 L145-149, 0.5.20 L148-152, 0.5.21/0.5.22 L147-151, 0.5.23 L150-154)
+MULTI_LAYER_EAGLE_WIDTH = ("multi-layer EAGLE requires speculative_num_draft_tokens == speculative_num_steps + 1, "
+                           "got {d} and {s}")

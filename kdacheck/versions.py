@@ -151,3 +151,29 @@ HICACHE_LAYER_FIRST_SHARE = "0.5.21"
 HICACHE_RECEIVE_THRESHOLD_BELOW_ONE = "0.5.22"
 # hicache_hook.py resolve_storage_layout_compatibility: Mooncake under DCP keeps the layout (0.5.23 L199-202)
 HICACHE_MOONCAKE_DCP_KEEPS_LAYOUT = "0.5.23"
+# --- speculative decoding (speculative_hook.py): the common checks, rejection sampling, UNO ---
+# --speculative-draft-sink-size and its checks (handle_speculative_decoding, 0.5.21 L186-193)
+SPEC_DRAFT_SINK = "0.5.21"
+# --speculative-use-block-verification (0.5.22 L161-181): its algorithms, and EAGLE/EAGLE3 get rejection sampling
+SPEC_BLOCK_VERIFICATION = "0.5.22"
+# the --speculative-skip-dp-mlp-sync assertion is gone (0.5.22 L238-242 is its last)
+SPEC_SKIP_DP_MLP_SYNC_GONE = "0.5.23"
+# the PD decode radix cache refused with a speculative algorithm other than EAGLE/EAGLE3/DSPARK (0.5.23 L165-172)
+SPEC_PD_DECODE_RADIX = "0.5.23"
+# rejection sampling with deterministic inference: refused everywhere before, only off CUDA from here (L1225-1230)
+REJECTION_DETERMINISTIC_CUDA_OK = "0.5.23"
+# the UNO speculative algorithm (_handle_uno, 0.5.20 L348)
+UNO_ALGORITHM = "0.5.20"
+# --speculative-skip-dp-mlp-sync is dropped in 0.5.23 (SPEC018 names it for 0.5.19-0.5.22 targets)
+REMOVED["--speculative-skip-dp-mlp-sync"] = SPEC_SKIP_DP_MLP_SYNC_GONE
+REMOVED["speculative_skip_dp_mlp_sync"] = SPEC_SKIP_DP_MLP_SYNC_GONE
+# DSpark under attention DP: 'mori' joins the accepted MoE all-to-all backends, the ragged-verify refusal gets its
+# new words, and pipeline parallelism is accepted on a PD prefill server (0.5.21 speculative_hook.py _handle_dspark)
+DSPARK_MORI_PP_PREFILL = "0.5.21"
+# DSpark's ragged-verify refusal under attention DP names "DP MoE or prefill coordination" (0.5.22 L270-)
+DSPARK_RAGGED_NEW_WORDS = "0.5.22"
+# SGLANG_ENABLE_DP_SPEC_PREFILL_COORDINATION's algorithm check (0.5.21 L222-228), DSPARK allowed from 0.5.22 (L243-249)
+DP_SPEC_COORDINATION = "0.5.21"
+DP_SPEC_COORDINATION_DSPARK = "0.5.22"
+# _handle_uno asks attn_dp_enabled_of (attention DP size > 1) instead of --enable-dp-attention itself (0.5.22 L580)
+UNO_ATTN_DP_SIZE = "0.5.22"

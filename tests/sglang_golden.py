@@ -49,17 +49,21 @@ CAUSES: tuple[tuple[str, str, str], ...] = (
     ("prepare_server_args", "invalid", "ARG004"),
     ("prepare_server_args", "expected", "ARG004"),
     ("_handle_ngram", "division or modulo by zero", "SPEC010"),
+    ("_handle_ngram", "external", "SPEC020"),  # the external SAM corpus (L1331-1349), before the page and DP checks
     ("_handle_ngram", "", "SPEC006"),
     ("_handle_eagle_family", "page_size > 1 is only supported", "SPEC004"),
     ("_handle_eagle_family", "trtllm_mha backend only supports topk", "SPEC005"),
     ("_handle_eagle_family", "standalone speculative decoding does not support dp", "SPEC006"),
     ("_handle_eagle_family", "'>' not supported", "SPEC012"),
+    ("_handle_eagle_family", "--speculative-use-rejection-sampling", "SPEC019"),
     ("_handle_eagle_family", "", "SPEC001"),
     ("_dp_lm_head_validation", "", "PAR006"),
     ("handle_data_parallelism", "data-parallel replicas", "PAR002"),
     ("handle_data_parallelism", "", "PAR001"),
     ("check_pipeline_parallel_compat", "", "PAR003"),
     ("_handle_uno", "", "SPEC014"),
+    ("_handle_dflash", "--speculative-draft-window-size must be >=", "SPEC009"),
+    ("_handle_dflash", "block-size to be positive", "SPEC009"),
     ("_handle_dflash", "", "SPEC014"),
     ("_handle_dspark", "gamma + 1", "SPEC009"),
     ("_handle_dspark", "", "SPEC014"),
@@ -102,6 +106,8 @@ CAUSES: tuple[tuple[str, str, str], ...] = (
     ("validate_hicache_host_memory_mode", "buffer_only", "RADIX007"),
     ("resolve_hicache_dcp_compatibility", "", "RADIX007"),
     ("handle_hicache", "cannot share the layer_first", "RADIX007"),
+    # handle_speculative_decoding's common checks (speculative_hook.py L165-229)
+    ("handle_speculative_decoding", "", "SPEC018"),
 )
 
 

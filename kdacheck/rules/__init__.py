@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import kdacheck.rules.specalgo  # noqa: F401  (registration: SPEC018-SPEC020)
 from kdacheck import flags as flagmod
 from kdacheck.findings import NOT_CHECKED, Edit, Evidence, Finding, Severity
 from kdacheck.resolve import Resolved

@@ -36,6 +36,7 @@ AFTER_RESOLUTION: dict[str, str] = {
     "SPEC013": "srt/mem_cache/kv_cache_configurator.py L3300 (state-cache sizing asserts D is set)",
     "RADIX009": "srt/mem_cache/kv_cache_configurator.py L3073-3075 _calculate_mamba_ratio (state-pool sizing)",
     "RSSM004": "srt/mem_cache/kv_cache_configurator.py L1706-1713 _build_hybrid_req_pool (state-pool construction)",
+    "SPEC021": "srt/speculative/multi_layer_eagle_worker_v2.py L150-154 (multi-layer draft worker init, after the weights load)",
 }
 
 _OWN_CODES = ("SGLANG001", "SGLANG002")  # SGLang's own verdict and its notes: never reconciled

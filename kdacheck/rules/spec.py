@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from kdacheck import flags as flagmod
-from kdacheck import versions
+from kdacheck import messages, versions
 from kdacheck.findings import Location, Severity
 from kdacheck.resolve import Event, Resolved
 from kdacheck.resolve.speculative import BUILTIN_ALGORITHMS
@@ -366,25 +366,29 @@ def spec008(cfg: Resolved) -> Iterator[Hit]:
     "SPEC009", Severity.ERROR,
     consequence=Consequence.REFUSES,
     name="block-draft-width",
-    summary="DSPARK: D = gamma + 1 ≥ 2; DFLASH: D = the block size",
+    summary="DSPARK: D = gamma + 1 ≥ 2; DFLASH: D = the block size, and the draft window holds a block",
     what="""
         DSPARK verifies gamma + 1 tokens (gamma = `--speculative-dspark-block-size`, else the
         draft config, else 7): a given `--speculative-num-draft-tokens` must equal gamma + 1,
-        and be at least 2. DFLASH verifies one block: when both
-        `--speculative-num-draft-tokens` and `--speculative-dflash-block-size` are given they
-        must match, and the block size must be positive.
+        and be at least 2. DFLASH verifies one block: the block size must be positive, when
+        both `--speculative-num-draft-tokens` and `--speculative-dflash-block-size` are given
+        they must match, and a `--speculative-draft-window-size` must be at least the block
+        (the block size, else the draft config's, else 16). These checks come after the
+        algorithm's prerequisites (SPEC014): SGLang stops at the first.
     """,
     why="SGLang refuses to start with a ValueError.",
     sglang_message="""
         DSpark speculative_num_draft_tokens must equal gamma + 1 (= {verify_window} for gamma={gamma}), but got speculative_num_draft_tokens={D}.
         DSpark speculative_num_draft_tokens must be >= 2 (= gamma + 1), got {D}.
+        DFLASH requires --speculative-dflash-block-size to be positive, got {B}.
         Both --speculative-num-draft-tokens and --speculative-dflash-block-size are set but they differ. For DFLASH they must match. speculative_num_draft_tokens={D}, speculative_dflash_block_size={B}.
+        --speculative-draft-window-size must be >= --speculative-num-draft-tokens (block_size). window_size={W}, block_size={B}.
     """,
     fix="Drop `--speculative-num-draft-tokens` (SGLang derives it), or set it to gamma + 1 (DSPARK) / the block size (DFLASH).",
     example="python -m sglang.launch_server --model-path moonshotai/Kimi-Linear-48B-A3B-Instruct --tp 4 --speculative-algorithm DSPARK --speculative-draft-model-path DRAFT --speculative-dspark-block-size 7 --speculative-num-draft-tokens 4",
     sources=(
         "0.5.19 `srt/arg_groups/speculative_hook.py:338` `_handle_dspark` (486, 503); 0.5.23 `:666` (831, 848)",
-        "0.5.19 `srt/arg_groups/speculative_hook.py:187` `_handle_dflash`; 0.5.23 `:287`",
+        "0.5.19 `srt/arg_groups/speculative_hook.py:187` `_handle_dflash` (block 249-262, window 307-314); 0.5.23 `:287` (block 368-381, window 426-433)",
     ),
 )
 def spec009(cfg: Resolved) -> Iterator[Hit]:
@@ -393,6 +397,8 @@ def spec009(cfg: Resolved) -> Iterator[Hit]:
         return
     D = cfg.parsed.value("speculative_num_draft_tokens")
     if algo == "DSPARK":
+        if any(h.severity is None for h in _dspark_refusals(cfg)):
+            return  # SGLang stops at SPEC014's refusal first
         gamma = cfg.v("dspark_gamma")
         if isinstance(gamma, int) and gamma <= 0:
             yield Hit(f"DSpark requires --speculative-dspark-block-size to be positive, got {gamma}.", "drop `--speculative-dspark-block-size` or make it positive", values=("dspark_gamma",))
@@ -405,16 +411,32 @@ def spec009(cfg: Resolved) -> Iterator[Hit]:
             )
         elif gamma is None and D is not None and D < 2:
             yield Hit(f"DSpark speculative_num_draft_tokens must be >= 2 (= gamma + 1), got {D}.", "use `--speculative-num-draft-tokens 8` (gamma 7) or drop it", values=("draft_tokens",))
-    elif algo == "DFLASH":
-        bs = cfg.v("dflash_block_size")
-        if isinstance(bs, int) and bs <= 0:
-            yield Hit(f"--speculative-dflash-block-size must be positive, got {bs}", "drop `--speculative-dflash-block-size` or make it positive", values=("dflash_block_size",))
-        elif isinstance(bs, int) and D is not None and bs != D:
-            yield Hit(
-                f"Both --speculative-num-draft-tokens and --speculative-dflash-block-size are set but they differ. For DFLASH they must match. speculative_num_draft_tokens={D}, speculative_dflash_block_size={bs}.",
-                f"use `--speculative-num-draft-tokens {bs}` or drop it",
-                values=("draft_tokens", "dflash_block_size"), at=_loc_of(cfg, "speculative_num_draft_tokens"),
-            )
+    elif algo == "DFLASH" and next(dflash_prerequisites(cfg), None) is None:  # else SGLang stops at SPEC014's first
+        yield from _dflash_block(cfg, D)
+
+
+def _dflash_block(cfg: Resolved, D: object) -> Iterator[Hit]:
+    """_handle_dflash's block size, then the draft window against it (0.5.23 L368-433)."""
+    bs = cfg.v("dflash_block_size")
+    if isinstance(bs, int) and bs <= 0:
+        yield Hit(messages.DFLASH_BLOCK_POSITIVE.format(n=bs), "drop `--speculative-dflash-block-size` or make it positive", values=("dflash_block_size",))
+        return
+    if isinstance(bs, int) and D is not None and bs != D:
+        yield Hit(
+            f"Both --speculative-num-draft-tokens and --speculative-dflash-block-size are set but they differ. For DFLASH they must match. speculative_num_draft_tokens={D}, speculative_dflash_block_size={bs}.",
+            f"use `--speculative-num-draft-tokens {bs}` or drop it",
+            values=("draft_tokens", "dflash_block_size"), at=_loc_of(cfg, "speculative_num_draft_tokens"),
+        )
+        return
+    window, block = cfg.user("speculative_draft_window_size"), cfg.v("draft_tokens")
+    if not isinstance(window, int) or window <= 0 or not isinstance(block, int) or window >= block:
+        return  # a window of 0 or less is SPEC018's (handle_speculative_decoding refuses it first)
+    if cfg["draft_tokens"].origin == "assumed":
+        yield unchecked(f"--speculative-draft-window-size {window} must be ≥ the DFLASH block size, which the draft's config.json "
+                        f"gives (16 when it has none); give `--speculative-dflash-block-size` to check it", "draft_tokens")
+        return
+    yield Hit(messages.DFLASH_WINDOW_BLOCK.format(window=window, block=block),
+              f"use `--speculative-draft-window-size {block}` or more", values=("draft_tokens",), at=_loc_of(cfg, "speculative_draft_window_size"))
 
 
 @rule(
@@ -548,52 +570,194 @@ _UNO_LORA = "UNO requires --uno-lora-path."
     "SPEC014", Severity.ERROR,
     consequence=Consequence.REFUSES,
     name="algorithm-prerequisites",
-    summary="each speculative algorithm's own start-up requirements (DFLASH, DSPARK, UNO)",
+    summary="each speculative algorithm's own start-up requirements (DFLASH, DSPARK, UNO), first refusal first",
     what="""
-        DFLASH needs a draft model path, pp_size 1 and, under attention DP,
-        `--enable-dp-lm-head`. DSPARK needs `--enable-dp-lm-head` under attention DP and a draft
+        DFLASH needs, under attention DP, `--enable-dp-lm-head` and no context parallel (before
+        0.5.23 no attention DP at all), then pp_size 1 and a draft model path. DSPARK under
+        attention DP needs `--enable-dp-lm-head`, a MoE all-to-all backend of none/megamoe
+        (mori from 0.5.21), the static ragged verify mode when it uses one
+        (`SGLANG_RAGGED_VERIFY_MODE`, read from the launch's environment), no context parallel
+        and no other `--speculative-moe-a2a-backend`; before 0.5.21 pp_size 1; and a draft
         model path unless the target checkpoint bundles a DSpark draft (a warning: kdacheck
-        cannot see the checkpoint's weights). UNO reuses the target model (no draft path) and
-        needs `--uno-lora-path`.
+        cannot see the checkpoint's weights). UNO (0.5.20+) reuses the target model (no draft
+        path), needs `--uno-lora-path`, refuses deterministic inference and strict thinking,
+        needs `--speculative-num-draft-tokens` Q ≥ 1 and topk ≥ 1; with topk K > 1 (tree mode)
+        `--speculative-num-steps` S ≥ 1, F = S + 1 ≤ Q ≤ 128, Q·K ≤ 2048, Q within the tree's
+        capacity and Q − 1 ≤ K·(F − 2) + 1, no PDMux, no two-batch overlap and accept
+        thresholds 1.0; then TP = PP = 1, no attention DP or context parallel, no Multi-LoRA,
+        no rejection sampling and FA3 for prefill and decode attention. SGLang checks them in
+        this order and stops at the first; so does this rule.
     """,
     why="SGLang refuses to start with a ValueError.",
-    sglang_message="\n".join((_DFLASH_NO_DRAFT, _DFLASH_PP, _DFLASH_DP, _DSPARK_DP, _DSPARK_NO_DRAFT, _UNO_DRAFT, _UNO_LORA)),
+    sglang_message="\n".join((_DFLASH_NO_DRAFT, _DFLASH_PP, _DFLASH_DP, messages.DFLASH_DP_CP, _DSPARK_DP, messages.DSPARK_DP_A2A,
+                              messages.DSPARK_DP_RAGGED, messages.DSPARK_DP_CP, messages.DSPARK_DP_SPEC_A2A, messages.DSPARK_PP_OLD,
+                              _DSPARK_NO_DRAFT, _UNO_DRAFT, _UNO_LORA, messages.UNO_DETERMINISTIC, messages.UNO_STRICT_THINKING,
+                              messages.UNO_VERIFY_WIDTH, messages.UNO_TOPK, messages.UNO_TREE_STEPS, messages.UNO_TREE_STEPS_POSITIVE,
+                              messages.UNO_TREE_Q_F, messages.UNO_TREE_Q_MAX, messages.UNO_TREE_QK, messages.UNO_TREE_CAPACITY,
+                              messages.UNO_TREE_PARENTS, messages.UNO_TREE_PDMUX, messages.UNO_TREE_TBO, messages.UNO_TREE_THRESHOLDS,
+                              messages.UNO_TP_PP, messages.UNO_DP_CP, messages.UNO_LORA, messages.UNO_REJECTION, messages.UNO_FA3)),
     fix="Add the flag SGLang names, or drop the one it refuses.",
     example="python -m sglang.launch_server --model-path Qwen/Qwen3-Next-80B-A3B-Instruct --tp-size 4 --speculative-algorithm DFLASH",
     sources=(
-        "0.5.23 `srt/arg_groups/speculative_hook.py` L303-327 `_handle_dflash`",
-        "0.5.23 `srt/arg_groups/speculative_hook.py` L674-676, L720-760 `_handle_dspark`",
-        "0.5.23 `srt/arg_groups/speculative_hook.py` L454-460 `_handle_uno`",
+        "0.5.23 `srt/arg_groups/speculative_hook.py` L287-327 `_handle_dflash`",
+        "0.5.23 `srt/arg_groups/speculative_hook.py` L666-760 `_handle_dspark`; 0.5.19 L338-408 (0.5.20 L523-590)",
+        "0.5.23 `srt/arg_groups/speculative_hook.py` L449-612 `_handle_uno`; 0.5.20 L348-505",
+        "0.5.23 `srt/arg_groups/model_override_base.py` L138-152 `attention_backends_of` (UNO's FA3 check)",
+        "0.5.23 `srt/speculative/ragged_verify.py` L13-27, `srt/environ.py` L1572 (SGLANG_RAGGED_VERIFY_MODE, default static)",
+    ),
+    changes=(
+        "0.5.20: the UNO algorithm and its checks",
+        "0.5.21: DSPARK accepts the mori all-to-all backend under attention DP, and PP on a PD prefill server (PAR003)",
+        "0.5.22: DSPARK's ragged-verify refusal gets its new words",
+        "0.5.23: DFLASH accepts attention DP with --enable-dp-lm-head (before: refused)",
     ),
 )
 def spec014(cfg: Resolved) -> Iterator[Hit]:
     algo = cfg.v("speculative_algorithm")
-    draft = cfg.user("speculative_draft_model_path")
-    dpa = bool(cfg.v("dp_attention"))
-    lm_head = bool(cfg.user("enable_dp_lm_head"))
-    if algo == "DFLASH":
-        if dpa and not cfg.at_least(versions.DFLASH_DP_ATTENTION):
-            yield Hit(_DFLASH_DP_OLD_NPU if cfg.at_least(versions.DFLASH_DP_NPU_WORDING) else _DFLASH_DP_OLD, "drop `--enable-dp-attention` (DFLASH takes it from SGLang 0.5.23)",
-                      values=("dp_attention",))
-        elif dpa and not lm_head:
+    chain = {"DFLASH": dflash_prerequisites, "DSPARK": _dspark_refusals, "UNO": _uno_refusals}.get(str(algo))
+    if chain is None or not cfg.v("spec_on") or (algo == "UNO" and not cfg.at_least(versions.UNO_ALGORITHM)):
+        return
+    for hit in chain(cfg):
+        yield hit  # SGLang stops at its first refusal
+        return
+
+
+def dflash_prerequisites(cfg: Resolved) -> Iterator[Hit]:
+    """_handle_dflash's refusals before the block size, in SGLang's order (0.5.23 L302-327)."""
+    if cfg.v("dp_attention"):
+        if not cfg.at_least(versions.DFLASH_DP_ATTENTION):
+            yield Hit(_DFLASH_DP_OLD_NPU if cfg.at_least(versions.DFLASH_DP_NPU_WORDING) else _DFLASH_DP_OLD,
+                      "drop `--enable-dp-attention` (DFLASH takes it from SGLang 0.5.23)", values=("dp_attention",))
+        elif not cfg.user("enable_dp_lm_head"):
             yield Hit(_DFLASH_DP, "add `--enable-dp-lm-head`", values=("dp_attention",))
-        if (cfg.v("pp_size") or 1) != 1:
-            yield Hit(_DFLASH_PP, "use `--pp-size 1`", values=("pp_size",))
-        elif draft is None:
-            yield Hit(_DFLASH_NO_DRAFT, "add `--speculative-draft-model-path` (a DFLASH draft)", values=("speculative_algorithm",))
-    elif algo == "DSPARK":
-        if dpa and not lm_head:
-            yield Hit(_DSPARK_DP, "add `--enable-dp-lm-head`", values=("dp_attention",))
-        elif draft is None and (cfg.model is None or cfg.model.dspark_draft is None):
-            yield Hit(f"{_DSPARK_NO_DRAFT} (unless the target checkpoint bundles a DSpark draft, which kdacheck cannot see)",
-                      "add `--speculative-draft-model-path`", values=("speculative_algorithm",), severity=Severity.WARNING)
-        elif draft is None and cfg.model is not None and cfg.model.dspark_draft is False:  # config.json read: no dspark_* key, no dspark/ folder
-            yield Hit(_DSPARK_NO_DRAFT, "add `--speculative-draft-model-path`", values=("speculative_algorithm",))
-    elif algo == "UNO":
-        if draft is not None:
-            yield Hit(_UNO_DRAFT, "drop `--speculative-draft-model-path`", values=("speculative_draft_model_path",))
-        elif cfg.user("uno_lora_path") is None:
-            yield Hit(_UNO_LORA, "add `--uno-lora-path`", values=("speculative_algorithm",))
+        elif (cfg.v("attn_cp_size") or 1) != 1:
+            yield Hit(messages.DFLASH_DP_CP, "drop `--attn-cp-size` or `--enable-dp-attention`", values=("attn_cp_size",))
+    if (cfg.v("pp_size") or 1) != 1:
+        yield Hit(_DFLASH_PP, "use `--pp-size 1`", values=("pp_size",))
+    if cfg.user("speculative_draft_model_path") is None:
+        yield Hit(_DFLASH_NO_DRAFT, "add `--speculative-draft-model-path` (a DFLASH draft)", values=("speculative_algorithm",))
+
+
+def _dspark_refusals(cfg: Resolved) -> Iterator[Hit]:
+    """_handle_dspark's refusals before gamma, in SGLang's order (0.5.23 L675-755; 0.5.19 L347-408)."""
+    if int(cfg.v("attn_dp_size") or 1) > 1 and cfg.v("dp_attention"):
+        yield from _dspark_dp_refusals(cfg)
+    if (cfg.v("pp_size") or 1) != 1 and not cfg.at_least(versions.DSPARK_MORI_PP_PREFILL):
+        yield Hit(messages.DSPARK_PP_OLD, "use `--pp-size 1` (SGLang 0.5.21 accepts PP on a PD prefill server)", values=("pp_size",))
+    draft = cfg.user("speculative_draft_model_path")
+    if draft is None and (cfg.model is None or cfg.model.dspark_draft is None):
+        yield Hit(f"{_DSPARK_NO_DRAFT} (unless the target checkpoint bundles a DSpark draft, which kdacheck cannot see)",
+                  "add `--speculative-draft-model-path`", values=("speculative_algorithm",), severity=Severity.WARNING)
+    elif draft is None and cfg.model is not None and cfg.model.dspark_draft is False:  # config.json read: no dspark_* key, no dspark/ folder
+        yield Hit(_DSPARK_NO_DRAFT, "add `--speculative-draft-model-path`", values=("speculative_algorithm",))
+
+
+def _dspark_dp_refusals(cfg: Resolved) -> Iterator[Hit]:
+    """Under attention DP (0.5.23 L675-711): the LM head, the MoE all-to-all backend, the ragged
+    verify mode (SGLANG_RAGGED_VERIFY_MODE, default static), context parallel, the draft's backend."""
+    if not cfg.user("enable_dp_lm_head"):
+        yield Hit(_DSPARK_DP, "add `--enable-dp-lm-head`", values=("dp_attention",))
+    a2a = cfg.user("moe_a2a_backend") or "none"
+    mori = cfg.at_least(versions.DSPARK_MORI_PP_PREFILL)
+    if a2a not in (("none", "megamoe", "mori") if mori else ("none", "megamoe")):
+        yield Hit((messages.DSPARK_DP_A2A if mori else messages.DSPARK_DP_A2A_OLD).format(a2a=a2a),
+                  "use `--moe-a2a-backend none` (or megamoe" + (", mori)" if mori else ")"), values=("moe_a2a_backend",))
+    from kdacheck.rules.specalgo import dp_spec_coordination
+
+    mode = cfg.cmd.env.get("SGLANG_RAGGED_VERIFY_MODE")
+    coordination = cfg.at_least(versions.DP_SPEC_COORDINATION) and dp_spec_coordination(cfg)
+    if (a2a != "none" or coordination) and mode in ("cap-accept", "compact"):
+        yield Hit(messages.DSPARK_DP_RAGGED if cfg.at_least(versions.DSPARK_RAGGED_NEW_WORDS)
+                  else messages.DSPARK_DP_RAGGED_OLD.format(a2a=a2a), "drop `SGLANG_RAGGED_VERIFY_MODE` (static is the default)",
+                  values=("moe_a2a_backend",))
+    cp = cfg.v("attn_cp_size") or 1
+    if cp > 1:
+        yield Hit(messages.DSPARK_DP_CP.format(cp=cp), "drop `--attn-cp-size` or `--enable-dp-attention`", values=("attn_cp_size",))
+    spec_a2a = cfg.user("speculative_moe_a2a_backend")
+    if spec_a2a is not None and spec_a2a != a2a:
+        yield Hit(messages.DSPARK_DP_SPEC_A2A.format(a2a=a2a, spec=spec_a2a), "drop `--speculative-moe-a2a-backend`",
+                  values=("speculative_moe_a2a_backend",))
+
+
+def _uno_refusals(cfg: Resolved) -> Iterator[Hit]:
+    """_handle_uno's refusals in SGLang's order (0.5.23 L449-612; 0.5.20 L348-505)."""
+    if cfg.user("speculative_draft_model_path") is not None:
+        yield Hit(_UNO_DRAFT, "drop `--speculative-draft-model-path`", values=("speculative_draft_model_path",))
+    if cfg.user("uno_lora_path") is None:
+        yield Hit(_UNO_LORA, "add `--uno-lora-path`", values=("speculative_algorithm",))
+    for dest, message in (("enable_deterministic_inference", messages.UNO_DETERMINISTIC), ("enable_strict_thinking", messages.UNO_STRICT_THINKING)):
+        if cfg.user(dest):
+            yield Hit(message, f"drop `{flagmod.spell(dest, cfg.version)}`", values=(dest,))
+    Q = cfg.user("speculative_num_draft_tokens")
+    if not cfg.given("speculative_num_draft_tokens") or (isinstance(Q, int) and Q < 1):
+        yield Hit(messages.UNO_VERIFY_WIDTH, "add `--speculative-num-draft-tokens` (the verify width Q, e.g. 4)", values=("speculative_algorithm",))
+    K = cfg.user("speculative_eagle_topk")
+    K = 1 if K is None and not cfg.given("speculative_eagle_topk") else K
+    if not isinstance(Q, int) or not isinstance(K, int):
+        return  # a value not known statically: SGLang's later checks are not judged
+    if K < 1:
+        yield Hit(messages.UNO_TOPK.format(k=K), "use `--speculative-eagle-topk 1` (linear) or more (tree)", values=("speculative_eagle_topk",))
+    if K > 1:
+        tree = list(_uno_tree_refusals(cfg, Q, K))
+        yield from tree
+        if tree or not isinstance(cfg.user("speculative_num_steps"), int):
+            return
+    yield from _uno_setup_refusals(cfg)
+
+
+def _uno_tree_refusals(cfg: Resolved, Q: int, K: int) -> Iterator[Hit]:
+    """UNO tree mode (topk > 1): its width checks, then PDMux, TBO and the thresholds (0.5.23 L493-564)."""
+    S = cfg.user("speculative_num_steps")
+    if S is None:
+        if not cfg.given("speculative_num_steps"):
+            yield Hit(messages.UNO_TREE_STEPS, "add `--speculative-num-steps` (the draft width F − 1)", values=("speculative_eagle_topk",))
+        return
+    if S < 1:
+        yield Hit(messages.UNO_TREE_STEPS_POSITIVE.format(s=S), "use `--speculative-num-steps 1` or more", values=("speculative_num_steps",))
+    F = S + 1
+    cap, nodes = 1, 1
+    for _ in range(min(max(S, 0), 64)):  # SGLang stops once the capacity reaches Q (Q ≤ 128 by then)
+        nodes *= K
+        cap += nodes
+        if cap >= Q:
+            break
+    parents = K * max(S - 1, 0) + 1
+    checks = (
+        (Q < F, messages.UNO_TREE_Q_F.format(q=Q, f=F), f"use `--speculative-num-draft-tokens {F}` or more"),
+        (Q > 128, messages.UNO_TREE_Q_MAX.format(q=Q), "use `--speculative-num-draft-tokens 128` or fewer"),
+        (Q * K > 2048, messages.UNO_TREE_QK.format(q=Q, k=K, qk=Q * K), f"keep Q·K ≤ 2048 (Q ≤ {2048 // K})"),
+        (cap < Q, messages.UNO_TREE_CAPACITY.format(q=Q, cap=cap, f=F, k=K), f"use `--speculative-num-draft-tokens {cap}` or fewer"),
+        (parents < Q - 1, messages.UNO_TREE_PARENTS.format(q1=Q - 1, width=parents, f=F, k=K),
+         f"use `--speculative-num-draft-tokens {parents + 1}` or fewer, or more steps"),
+        (bool(cfg.user("enable_pdmux")), messages.UNO_TREE_PDMUX, "drop `--enable-pdmux`, or use `--speculative-eagle-topk 1`"),
+        (bool(cfg.user("enable_two_batch_overlap")), messages.UNO_TREE_TBO, "drop `--enable-two-batch-overlap`, or use `--speculative-eagle-topk 1`"),
+        ((cfg.user("speculative_accept_threshold_single") or 1.0) != 1.0 or (cfg.user("speculative_accept_threshold_acc") or 1.0) != 1.0,
+         messages.UNO_TREE_THRESHOLDS, "drop `--speculative-accept-threshold-single` / `--speculative-accept-threshold-acc`"),
+    )
+    for failed, message, fix in checks:
+        if failed:
+            yield Hit(message, fix, values=("draft_tokens",))
+
+
+def _uno_setup_refusals(cfg: Resolved) -> Iterator[Hit]:
+    """UNO after its widths: TP/PP, attention DP/CP, LoRA, rejection sampling, FA3 (0.5.23 L578-612)."""
+    if (cfg.v("tp_size") or 1, cfg.v("pp_size") or 1) != (1, 1):
+        yield Hit(messages.UNO_TP_PP, "use `--tp-size 1 --pp-size 1`", values=("tp_size", "pp_size"))
+    # 0.5.20-0.5.21 read --enable-dp-attention itself; 0.5.22+ attn_dp_enabled_of: attention DP size > 1
+    dp = int(cfg.v("attn_dp_size") or 1) > 1 if cfg.at_least(versions.UNO_ATTN_DP_SIZE) else bool(cfg.user("enable_dp_attention"))
+    if dp or (cfg.v("attn_cp_size") or 1) != 1:
+        yield Hit(messages.UNO_DP_CP, "drop `--enable-dp-attention` / `--attn-cp-size`", values=("dp_attention",))
+    if cfg.user("enable_lora") or cfg.user("lora_paths"):
+        yield Hit(messages.UNO_LORA, "drop `--enable-lora` / `--lora-paths` (UNO brings its own `--uno-lora-path`)", values=("speculative_algorithm",))
+    if cfg.user("speculative_use_rejection_sampling"):
+        yield Hit(messages.UNO_REJECTION, "drop `--speculative-use-rejection-sampling`", values=("speculative_algorithm",))
+    base = cfg.v("attention_backend")
+    prefill = cfg.v("prefill_attention_backend") or base
+    decode = cfg.v("decode_attention_backend") or base
+    if prefill is None or decode is None:
+        yield unchecked("UNO needs FA3 for prefill and decode attention; the attention backend is not known (give `--attention-backend` or `--gpu`)")
+    elif (prefill, decode) != ("fa3", "fa3"):
+        yield Hit(messages.UNO_FA3.format(prefill=prefill, decode=decode), "use `--attention-backend fa3` (Hopper)", values=("attention_backend",))
 
 
 # the hook each algorithm's target needs (attention_backend_setup.py configure_aux_hidden_state_capture)
