@@ -169,3 +169,30 @@ PD_MXFP8_TP = ("PD Disaggregation does NOT support different attention TP sizes 
                "attn_tp_size={p}, decode attn_tp_size={d}, state types {s}.")
 # srt/disaggregation/common/conn.py L1459-1461, L1470-1472 (logger.warning_once; 0.5.19: L689-691, L700-702)
 PD_TP_NON_MLA = "Performance is NOT guaranteed when using different TP sizes for non-MLA models. "
+
+# --- model hooks and overrides: DeepSeek/DSA context parallelism, Intern-S2-Mobius, CP decode attention TP ---------
+# srt/arg_groups/model_overrides/deepseek_v2.py _deepseek_family_overrides (0.5.23 L61-76; 0.5.20 L47-62), ValueError
+HYV4_PREFILL_CP = ("--enable-prefill-cp is not supported for HYV4 because its attention path does not implement DSA "
+                   "context-parallel metadata and sharding. Got architecture={arch!r} and enable_prefill_cp={value!r}.")
+HYV4_DCP = ("--dcp-size > 1 is not supported for HYV4 because decode context parallelism gathers query heads across DCP "
+            "ranks but does not provide single-owner semantics for learnable attention sinks. Got architecture={arch!r} "
+            "and dcp_size={dcp!r}.")
+# deepseek_v2.py (0.5.19 L62-64, 0.5.20 L105-107, 0.5.21 L98-100; gone in 0.5.22), AssertionError
+DSA_CP_INTERLEAVE_DP = "interleave DSA CP does not support DP attention."
+# deepseek_v2.py 0.5.23 L123-125 (0.5.19 L65-67); deepseek_v4_hook.py 0.5.23 L226-228 validate_deepseek_v4_cp, AssertionError
+CP_SINGLE_MACHINE = "Context parallel only supports single machine (tp_size <= 8). Cross-machine CP has precision issues."
+# deepseek_v2.py 0.5.23 L162-168 (0.5.22 L163-169), ValueError
+DSA_KPOOL_DCP = ("--dcp-size > 1 is not supported for DSA with index_kpool={kpool}: a pooled index key spans positions "
+                 "owned by different DCP ranks.")
+# model_hook.py 0.5.23 L361-363 handle_model_specific_adjustments (0.5.19 L220-223), AssertionError
+DSA_CP_DECODE = "CP is only supported for prefill when PD disaggregation, please remove --enable-prefill-cp."
+# model_hook.py 0.5.23 L176-185 (0.5.19 L76-85), ValueError
+INTERN_S2_MOBIUS = "Intern-S2-Mobius does not support: {what}."
+# model_hook.py 0.5.23 L193-204 (0.5.19 L93-104), ValueError; the list: layers/cp/cp_decode_attn_tp.py L29-36
+CP_DECODE_ATTN_TP = ("--enable-cp-decode-attn-tp is only supported for models whose attention linears are replicated "
+                     "across CP ranks (attn_tp_size=1). Got {arch}; supported: {supported}.")
+# deepseek_v4_hook.py validate_deepseek_v4_cp: 0.5.23 L167-170 (0.5.21 L115-118); 0.5.19/0.5.20 "interleave" only
+V4_CP_STRATEGY = "DeepSeekV4 only supports interleave/zigzag CP strategy, got {strategy}"
+V4_CP_STRATEGY_OLD = "DeepSeekV4 only supports interleave CP strategy, got {strategy}"
+# deepseek_v4_hook.py 0.5.23 L223-225 (0.5.19 L199), AssertionError
+V4_CP_ATTN_DP = "For round-robin split mode, dp attention is not supported."

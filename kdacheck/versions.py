@@ -122,3 +122,13 @@ def image_version(image: str) -> str | None:
     """The SGLang version an image reference names (``lmsysorg/sglang:v0.5.19-cu126``)."""
     m = _IMAGE_VERSION.search(image[:500])
     return m.group(1) if m else None
+
+# --- model hooks and overrides (DeepSeek/DSA context parallelism) -----------------------------------------
+# model_overrides/deepseek_v2.py: HYV4 refuses --enable-prefill-cp and --dcp-size > 1 (0.5.20 L47-62; absent in 0.5.19)
+HYV4_CP_CHECKS = "0.5.20"
+# deepseek_v2.py: DSA prefill CP's "interleave DSA CP does not support DP attention." (0.5.19-0.5.21) gives way to
+# context_parallel_attn_dp_size (model_override_base.py, 0.5.22+: PAR002's words), and --dcp-size > 1 with
+# index_kpool > 1 is refused (0.5.22 L163-169)
+DSA_CP_ATTN_DP_SIZE = "0.5.22"
+# deepseek_v4_hook.py validate_deepseek_v4_cp accepts zigzag (on NPU) from 0.5.21 (0.5.21 L115-118)
+V4_CP_ZIGZAG = "0.5.21"

@@ -361,3 +361,161 @@ def model005(cfg: Resolved) -> Iterator[Hit]:
     if m.sparse_attention and sparse_backend and (cfg.v("disaggregation_mode") or "null") != "null":
         yield Hit(f"{_MINICPM_PD} (--disaggregation-mode {cfg.v('disaggregation_mode')})",
                   "serve it without PD disaggregation", values=("disaggregation_mode",), at=cfg.place("disaggregation_mode"))
+
+
+def _int(value: object, default: int = 1) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else default
+
+
+def _model_hook_refusals(cfg: Resolved) -> Iterator[tuple[str, str, tuple[str, ...]]]:
+    """What ``handle_model_specific_adjustments`` refuses before it collects the model overrides, in
+    its order (0.5.23 ``srt/arg_groups/model_hook.py`` L169-204; 0.5.19 L76-104): (message, fix, values).
+    The NPU decode-CP check (L169, an NPU platform) is out of scope; the DSA cache-layer split
+    check (L187) is not modelled, so a launch that reaches it stops here with nothing said."""
+    from kdacheck import messages
+    from kdacheck.models import Family
+
+    m = cfg.model
+    if m is None:
+        return
+    arch = architectures.lookup(m.architecture)
+    if arch.launch_hook == "intern_s2_mobius":
+        what = [w for w, on in (("pipeline parallelism (--pp-size must be 1)", _int(cfg.user("pp_size")) != 1),
+                                ("expert parallelism (--ep-size must be 1)", _int(cfg.user("ep_size")) != 1)) if on]
+        if what:
+            yield (messages.INTERN_S2_MOBIUS.format(what="; ".join(what)), "serve Intern-S2-Mobius with `--pp-size 1` and `--ep-size 1`",
+                   ("pp_size",))
+            return
+    if cfg.user("enable_dsa_cache_layer_split") and m.family is not Family.DSA:
+        return  # SGLang refuses the DSA cache-layer split first (model_hook.py L187-191; out of kdacheck's scope)
+    if cfg.user("enable_cp_decode_attn_tp") and m.architecture != "?" and not arch.cp_decode_attn_tp:
+        supported = architectures.exact_with("cp_decode_attn_tp")
+        yield (messages.CP_DECODE_ATTN_TP.format(arch=m.architecture[:120], supported=supported),
+               "drop `--enable-cp-decode-attn-tp` (only DeepSeek-V4 and GLM-5 take it)", ("enable_cp_decode_attn_tp",))
+
+
+@rule(
+    "MODEL006", Severity.ERROR,
+    consequence=Consequence.REFUSES,
+    name="model-hook-prerequisites",
+    summary="what SGLang's model hook refuses before the model overrides: Intern-S2-Mobius with PP or EP, "
+            "--enable-cp-decode-attn-tp on a model not in its list",
+    what="""
+        `handle_model_specific_adjustments` checks the model before it collects the model
+        overrides: Intern-S2-Mobius (`InternS2MobiusForConditionalGeneration`) is served only
+        with `--pp-size 1` and `--ep-size 1` (both named at once, as SGLang does), and
+        `--enable-cp-decode-attn-tp` only for the architectures of SGLang's
+        `CP_DECODE_ATTN_TP_SUPPORTED_ARCHS` (DeepSeek-V4 and its MTP/DSpark drafts, GLM-5's
+        `GlmMoeDsaForCausalLM`), whose attention linears are replicated across CP ranks. The
+        architecture is the config's `architectures[0]`; a model kdacheck has no config.json
+        for is not judged.
+    """,
+    why="SGLang refuses to start with a ValueError while it resolves its arguments.",
+    sglang_message="Intern-S2-Mobius does not support: {unsupported}.\n"
+                   "--enable-cp-decode-attn-tp is only supported for models whose attention linears are replicated across CP "
+                   "ranks (attn_tp_size=1). Got {model_arch}; supported: {supported}.",
+    fix="Drop `--enable-cp-decode-attn-tp` on other models; serve Intern-S2-Mobius without pipeline or expert parallelism.",
+    example="python -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3.2 --tp-size 8 --enable-cp-decode-attn-tp",
+    sources=(
+        "0.5.23 `srt/arg_groups/model_hook.py:176-204` `handle_model_specific_adjustments` (0.5.19 L76-104, the same checks)",
+        "0.5.23 `srt/layers/cp/cp_decode_attn_tp.py:29-36` `CP_DECODE_ATTN_TP_SUPPORTED_ARCHS` (the same in 0.5.19-0.5.22)",
+    ),
+)
+def model006(cfg: Resolved) -> Iterator[Hit]:
+    for message, fix, values in _model_hook_refusals(cfg):
+        yield Hit(message, fix, values=values, at=cfg.place(*values))
+        return
+
+
+def _deepseek_override_refusals(cfg: Resolved) -> Iterator[tuple[str, str, tuple[str, ...]]]:
+    """What SGLang's DeepSeek model override (``_deepseek_family_overrides``) refuses, in its order, and
+    after it the DSA branch of the model hook: (message, fix, values). 0.5.23
+    ``srt/arg_groups/model_overrides/deepseek_v2.py`` L51-168, ``model_hook.py`` L361-363."""
+    from kdacheck import messages, versions
+    from kdacheck.models import Family
+    from kdacheck.rules.hsp import dsa_dcp_refusals
+
+    m = cfg.model
+    if m is None or any(True for _ in _model_hook_refusals(cfg)):
+        return  # MODEL006: the hook refuses before it collects the overrides
+    arch = architectures.lookup(m.architecture)
+    prefill_cp, dcp = bool(cfg.user("enable_prefill_cp")), _int(cfg.user("dcp_size"))
+    if not arch.dsa or (prefill_cp and dcp > 1 and cfg.at_least(versions.DSA_DCP_CHECKS)):
+        return  # from 0.5.22 handle_decode_context_parallelism refuses DCP with prefill CP first (parallel_hook.py L250)
+    if arch.launch_hook == "hyv4" and cfg.at_least(versions.HYV4_CP_CHECKS):
+        name = m.architecture[:120]
+        if prefill_cp:
+            yield (messages.HYV4_PREFILL_CP.format(arch=name, value=True), "drop `--enable-prefill-cp` for HYV4", ("enable_prefill_cp",))
+            return
+        if dcp > 1:
+            yield (messages.HYV4_DCP.format(arch=name, dcp=dcp), "drop `--dcp-size` for HYV4", ("dcp_size",))
+            return
+    if m.family is not Family.DSA or dsa_dcp_refusals(cfg):
+        return  # not is_deepseek_dsa; or _dsa_dcp_overrides refuses first (HSP008)
+    if prefill_cp:
+        if not cfg.at_least(versions.DSA_CP_ATTN_DP_SIZE):
+            if cfg.user("cp_strategy") != "zigzag" and _int(cfg.user("dp_size")) != 1:
+                yield (messages.DSA_CP_INTERLEAVE_DP, "drop `--dp-size` with interleave prefill CP", ("dp_size",))
+                return
+        elif _int(cfg.user("attn_dp_size")) > 1 and _int(cfg.user("dp_size")) > 1:
+            return  # context_parallel_attn_dp_size asserts first, in PAR002's words
+        tp = _int(cfg.v("tp_size"))
+        if tp > 8:
+            yield (messages.CP_SINGLE_MACHINE + f" (tp_size {tp})", "run prefill CP within one node (`--tp-size` 8 or less)",
+                   ("tp_size", "enable_prefill_cp"))
+            return
+    gpu = cfg.gpu
+    if cfg.at_least(versions.DSA_CP_ATTN_DP_SIZE) and m.index_kpool > 1 and dcp > 1 and not (gpu is not None and gpu.hip):
+        # on ROCm the check is skipped where aiter's preshuffle paged-MQA path is unavailable (L151), not known statically
+        yield (messages.DSA_KPOOL_DCP.format(kpool=m.index_kpool), "drop `--dcp-size` for this model", ("dcp_size",))
+        return
+    if prefill_cp and cfg.v("disaggregation_mode") == "decode":
+        yield (messages.DSA_CP_DECODE, "drop `--enable-prefill-cp` on the decode server", ("enable_prefill_cp", "disaggregation_mode"))
+
+
+@rule(
+    "MODEL007", Severity.ERROR,
+    consequence=Consequence.REFUSES,
+    name="deepseek-context-parallel",
+    summary="what SGLang's DeepSeek override refuses for context parallelism: HYV4 with CP, DSA prefill CP across nodes "
+            "(tp > 8) or with DP, DSA DCP with pooled index keys, prefill CP on a PD decode server",
+    what="""
+        SGLang's model override for the DeepSeek family (`_deepseek_family_overrides`), in its
+        order: HYV4 (0.5.20+) refuses `--enable-prefill-cp` and then `--dcp-size` > 1; on a DSA
+        model (DeepSeek-V3.2, GLM-5: `index_topk` in the config), after the DSA DCP checks
+        (HSP008), prefill context parallelism (`--enable-prefill-cp`) is refused with
+        `--dp-size` > 1 under the interleave strategy (0.5.19-0.5.21; from 0.5.22 the attention
+        DP check is PAR002's) and with `--tp-size` above 8 (one node); from 0.5.22 a DSA model
+        whose config pools its index keys (`index_kpool` > 1) refuses `--dcp-size` > 1 (on
+        CUDA; on ROCm only where aiter's preshuffle path is present, which kdacheck cannot
+        see). After the override the model hook refuses prefill CP on a PD decode server.
+        The first refusal is reported, as SGLang stops there.
+    """,
+    why="SGLang refuses to start (ValueError or AssertionError) while it resolves its arguments.",
+    sglang_message="\n".join(("--enable-prefill-cp is not supported for HYV4 because its attention path does not implement "
+                              "DSA context-parallel metadata and sharding. Got architecture={arch!r} and enable_prefill_cp=True.",
+                              "--dcp-size > 1 is not supported for HYV4 because decode context parallelism gathers query heads "
+                              "across DCP ranks but does not provide single-owner semantics for learnable attention sinks. Got "
+                              "architecture={arch!r} and dcp_size={dcp!r}.",
+                              "interleave DSA CP does not support DP attention.",
+                              "Context parallel only supports single machine (tp_size <= 8). Cross-machine CP has precision issues.",
+                              "--dcp-size > 1 is not supported for DSA with index_kpool={index_kpool}: a pooled index key spans "
+                              "positions owned by different DCP ranks.",
+                              "CP is only supported for prefill when PD disaggregation, please remove --enable-prefill-cp.")),
+    fix="Keep prefill context parallelism within one node (`--tp-size` 8 or less) and off PD decode servers; "
+        "no context parallelism for HYV4.",
+    example="python -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3.2 --tp-size 16 --nnodes 2 --enable-prefill-cp --cp-strategy interleave",
+    sources=(
+        "0.5.23 `srt/arg_groups/model_overrides/deepseek_v2.py:51-168` `_deepseek_family_overrides` (0.5.22 the same; "
+        "0.5.21 L31-102 and 0.5.20 L34-109 with the interleave DP assert; 0.5.19 L31-67: no HYV4 checks)",
+        "0.5.23 `srt/arg_groups/model_hook.py:233` (the overrides collected) and `:361-363` (prefill CP on decode; 0.5.19 L220-223)",
+        "0.5.23 `srt/arg_groups/parallel_hook.py:249-250` (DCP with prefill CP, refused earlier from 0.5.22)",
+    ),
+    changes=("0.5.20: HYV4's CP refusals added",
+             "0.5.22: the interleave DP assert gives way to context_parallel_attn_dp_size (PAR002); pooled index keys refuse DCP"),
+    inferred="The device is taken to be CUDA unless `--gpu` names a ROCm one (on NPU/XPU the prefill-CP branch is skipped).",
+)
+def model007(cfg: Resolved) -> Iterator[Hit]:
+    for message, fix, values in _deepseek_override_refusals(cfg):
+        yield Hit(message, fix, values=values, at=cfg.place(*values))
+        return

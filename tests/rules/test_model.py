@@ -1,0 +1,97 @@
+"""MODEL006-MODEL008: what SGLang's model hook and model overrides refuse, in SGLang's order."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.helpers import codes, finding, only
+from tests.helpers import lint_ok as lint
+
+ROOT = Path(__file__).resolve().parents[2]
+MODELS = ROOT / "tests" / "data" / "models"
+LAUNCH = "python -m sglang.launch_server --model-path "
+DSV32 = LAUNCH + "deepseek-ai/DeepSeek-V3.2 "
+GLM5 = LAUNCH + "zai-org/GLM-5.1 "
+CP = "--enable-prefill-cp --cp-strategy interleave "
+
+
+def _config(tmp: Path, source: str, **changes: object) -> str:
+    """A copy of a public config.json with some fields changed (a hand-made model for one check)."""
+    data = json.loads((MODELS / source / "config.json").read_text(encoding="utf-8"))
+    data.update(changes)
+    folder = tmp / source
+    folder.mkdir()
+    (folder / "config.json").write_text(json.dumps(data), encoding="utf-8")
+    return LAUNCH + str(folder) + " "
+
+
+def test_model006_cp_decode_attn_tp_only_for_sglangs_list() -> None:
+    f = finding(lint(DSV32 + "--tp-size 8 --enable-cp-decode-attn-tp"), "MODEL006")
+    assert f.message.startswith("--enable-cp-decode-attn-tp is only supported for models whose attention linears are replicated "
+                                "across CP ranks (attn_tp_size=1). Got DeepseekV32ForCausalLM; supported: ['DeepseekV4ForCausalLM', "
+                                "'DeepseekV4ForCausalLMDSpark', 'DeepseekV4ForCausalLMNextN', 'GlmMoeDsaForCausalLM', "
+                                "'GlmMoeDsaForCausalLMNextN'].")
+    assert "MODEL006" not in codes(lint(GLM5 + "--tp-size 8 --enable-cp-decode-attn-tp"))
+    assert "MODEL006" not in codes(lint(DSV32 + "--tp-size 8"))
+    for version in ("0.5.19", "0.5.21"):  # the same check in every version
+        assert "MODEL006" in codes(lint(DSV32 + "--tp-size 8 --enable-cp-decode-attn-tp", version=version))
+
+
+def test_model006_intern_s2_mobius_names_both_and_stops_before_cp_decode(tmp_path: Path) -> None:
+    mobius = _config(tmp_path, "qwen3.5-27b", architectures=["InternS2MobiusForConditionalGeneration"])
+    r = lint(mobius + "--tp-size 2 --pp-size 2 --ep-size 2 --enable-cp-decode-attn-tp")
+    (f,) = only(r, "MODEL006")
+    assert f.message == ("Intern-S2-Mobius does not support: pipeline parallelism (--pp-size must be 1); "
+                         "expert parallelism (--ep-size must be 1).")
+    f = finding(lint(mobius + "--tp-size 2 --enable-cp-decode-attn-tp"), "MODEL006")
+    assert f.message.startswith("--enable-cp-decode-attn-tp is only supported")
+    assert "MODEL006" not in codes(lint(mobius + "--tp-size 2"))
+
+
+def test_model007_dsa_prefill_cp_across_nodes() -> None:
+    f = finding(lint(DSV32 + "--tp-size 16 --nnodes 2 " + CP), "MODEL007")
+    assert f.message.startswith("Context parallel only supports single machine (tp_size <= 8). Cross-machine CP has precision issues.")
+    assert "MODEL007" not in codes(lint(DSV32 + "--tp-size 8 " + CP))
+    assert "MODEL007" not in codes(lint(DSV32 + "--tp-size 16 --nnodes 2"))  # no prefill CP
+    # DeepSeek-V3 style MLA models (no index_topk) are not is_deepseek_dsa: no assert
+    assert "MODEL007" not in codes(lint(LAUNCH + "tests/data/models/llama-3-8b --tp-size 16 " + CP))
+
+
+def test_model007_interleave_dp_before_022_then_the_tp_assert() -> None:
+    launch = DSV32 + "--tp-size 16 --dp-size 2 --enable-dp-attention " + CP
+    assert finding(lint(launch, version="0.5.21"), "MODEL007").message == "interleave DSA CP does not support DP attention."
+    assert finding(lint(launch, version="0.5.19"), "MODEL007").message == "interleave DSA CP does not support DP attention."
+    zigzag = DSV32 + "--tp-size 16 --dp-size 2 --enable-dp-attention --enable-prefill-cp --cp-strategy zigzag"
+    assert finding(lint(zigzag, version="0.5.21"), "MODEL007").message.startswith("Context parallel only supports single machine")
+    # 0.5.22+: no interleave DP assert; the tp assert is next
+    assert finding(lint(launch, version="0.5.22"), "MODEL007").message.startswith("Context parallel only supports single machine")
+
+
+def test_model007_prefill_cp_on_a_decode_server() -> None:
+    f = finding(lint(DSV32 + "--tp-size 8 --disaggregation-mode decode " + CP), "MODEL007")
+    assert f.message == "CP is only supported for prefill when PD disaggregation, please remove --enable-prefill-cp."
+    assert "MODEL007" not in codes(lint(DSV32 + "--tp-size 8 --disaggregation-mode prefill " + CP))
+
+
+def test_model007_hyv4_refuses_cp_from_020(tmp_path: Path) -> None:
+    hyv4 = _config(tmp_path, "deepseek-v3.2", architectures=["HYV4ForCausalLM"])
+    f = finding(lint(hyv4 + "--tp-size 8 " + CP), "MODEL007")
+    assert f.message.startswith("--enable-prefill-cp is not supported for HYV4 because its attention path does not implement DSA "
+                                "context-parallel metadata and sharding. Got architecture='HYV4ForCausalLM' and enable_prefill_cp=True.")
+    r = lint(hyv4 + "--tp-size 8 --dcp-size 8 --enable-hierarchical-cache")
+    assert finding(r, "MODEL007").message.startswith("--dcp-size > 1 is not supported for HYV4")
+    assert "HSP008" not in codes(r)  # the HYV4 check comes before the DSA DCP checks
+    assert "MODEL007" not in codes(lint(hyv4 + "--tp-size 8 " + CP, version="0.5.19"))
+
+
+def test_model007_pooled_index_keys_refuse_dcp_from_022(tmp_path: Path) -> None:
+    pooled = _config(tmp_path, "deepseek-v3.2", index_kpool=4)
+    f = finding(lint(pooled + "--tp-size 8 --dcp-size 8"), "MODEL007")
+    assert f.message == ("--dcp-size > 1 is not supported for DSA with index_kpool=4: a pooled index key spans positions owned by "
+                         "different DCP ranks.")
+    assert "MODEL007" not in codes(lint(pooled + "--tp-size 8 --dcp-size 8", version="0.5.21"))
+    assert "MODEL007" not in codes(lint(DSV32 + "--tp-size 8 --dcp-size 8"))  # index_kpool 1
+    # the DSA DCP checks come first (HSP008)
+    r = lint(pooled + "--tp-size 8 --dcp-size 8 --enable-hierarchical-cache")
+    assert "HSP008" in codes(r) and "MODEL007" not in codes(r)
