@@ -196,3 +196,6 @@ V4_CP_STRATEGY = "DeepSeekV4 only supports interleave/zigzag CP strategy, got {s
 V4_CP_STRATEGY_OLD = "DeepSeekV4 only supports interleave CP strategy, got {strategy}"
 # deepseek_v4_hook.py 0.5.23 L223-225 (0.5.19 L199), AssertionError
 V4_CP_ATTN_DP = "For round-robin split mode, dp attention is not supported."
+# deepseek_v4_hook.py validate_deepseek_v4_cp zigzag off NPU: 0.5.23 L172-176 (0.5.22 L127-131); 0.5.21 L119-123 ("the CUDA backend")
+V4_CP_ZIGZAG = "DeepSeekV4 zigzag CP requires the NPU backend; CUDA/HIP backends reindex with interleave order."
+V4_CP_ZIGZAG_CUDA = "DeepSeekV4 zigzag CP requires the NPU backend; the CUDA backend reindexes with interleave order."

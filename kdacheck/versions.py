@@ -132,3 +132,6 @@ HYV4_CP_CHECKS = "0.5.20"
 DSA_CP_ATTN_DP_SIZE = "0.5.22"
 # deepseek_v4_hook.py validate_deepseek_v4_cp accepts zigzag (on NPU) from 0.5.21 (0.5.21 L115-118)
 V4_CP_ZIGZAG = "0.5.21"
+# deepseek_v4_hook.py validate_deepseek_v4_cp: the ROCm prefill-CP checks and the attention-DP width of
+# context_parallel_attn_dp_size (0.5.22 L132-170), the zigzag message naming CUDA/HIP
+V4_CP_ATTN_DP_SIZE = "0.5.22"

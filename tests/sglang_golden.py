@@ -92,6 +92,15 @@ CAUSES: tuple[tuple[str, str, str], ...] = (
     # DeepSeek-V4's own hook (deepseek_v4_hook.py apply_deepseek_v4_defaults, overrides.py _deepseek_v4_kv_cache_dtype)
     ("apply_deepseek_v4_defaults", "", "MODEL003"),
     ("_deepseek_v4_kv_cache_dtype", "", "MODEL003"),
+    # the model hook before the overrides, the DeepSeek override's CP refusals, DeepSeek-V4's CP validation
+    ("handle_model_specific_adjustments", "--enable-cp-decode-attn-tp", "MODEL006"),
+    ("handle_model_specific_adjustments", "Intern-S2-Mobius", "MODEL006"),
+    ("handle_model_specific_adjustments", "CP is only supported for prefill", "MODEL007"),
+    ("_deepseek_family_overrides", "", "MODEL007"),
+    ("validate_deepseek_v4_cp", "CP strategy", "MODEL008"),
+    ("validate_deepseek_v4_cp", "zigzag CP requires the NPU", "MODEL008"),
+    ("validate_deepseek_v4_cp", "round-robin split mode", "MODEL008"),
+    ("validate_deepseek_v4_cp", "single machine", "MODEL008"),
 )
 
 

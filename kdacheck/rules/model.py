@@ -519,3 +519,93 @@ def model007(cfg: Resolved) -> Iterator[Hit]:
     for message, fix, values in _deepseek_override_refusals(cfg):
         yield Hit(message, fix, values=values, at=cfg.place(*values))
         return
+
+
+def _v4_cp_refusals(cfg: Resolved) -> Iterator[tuple[str, str, tuple[str, ...]]]:
+    """``validate_deepseek_v4_cp`` in its order (0.5.23 ``srt/arg_groups/deepseek_v4_hook.py`` L161-228), for
+    DeepSeek-V4 with ``--enable-prefill-cp``, after ``apply_deepseek_v4_defaults`` (MODEL003): (message, fix, values)."""
+    from kdacheck import messages, versions
+
+    m = cfg.model
+    if (m is None or architectures.lookup(m.architecture).launch_hook != "deepseek_v4" or not cfg.user("enable_prefill_cp")
+            or any(h.severity is None for h in model003(cfg)) or any(True for _ in _model_hook_refusals(cfg))):
+        return
+    v41 = m.model_type == "deepseek_v41"
+    if cfg.user("enable_encoder_swa_bounded_replay") and not v41:
+        return  # validate_deepseek_v41_features refuses first (0.5.23 model_hook.py L479; out of kdacheck's scope)
+    strategy = cfg.user("cp_strategy")
+    fix_strategy = "give `--cp-strategy interleave`"
+    if not cfg.at_least(versions.V4_CP_ZIGZAG):
+        if strategy != "interleave":
+            yield messages.V4_CP_STRATEGY_OLD.format(strategy=strategy), fix_strategy, ("enable_prefill_cp",)
+        return_now = strategy != "interleave"
+    else:
+        return_now = strategy not in ("interleave", "zigzag")
+        if return_now:
+            yield messages.V4_CP_STRATEGY.format(strategy=strategy), fix_strategy, ("enable_prefill_cp",)
+        elif strategy == "zigzag":  # off NPU (kdacheck's GPUs are CUDA or ROCm)
+            zigzag = messages.V4_CP_ZIGZAG if cfg.at_least(versions.V4_CP_ATTN_DP_SIZE) else messages.V4_CP_ZIGZAG_CUDA
+            yield zigzag, "use `--cp-strategy interleave` on a GPU", ("cp_strategy",)
+            return_now = True
+    if return_now:
+        return
+    gpu = cfg.gpu
+    if cfg.at_least(versions.V4_CP_ATTN_DP_SIZE) and gpu is not None and gpu.hip:
+        backends = (cfg.user("prefill_attention_backend"), cfg.user("decode_attention_backend"), cfg.user("attention_backend"))
+        if (any(b not in (None, "dsv4") for b in backends) or _int(cfg.user("nnodes")) > 1 or v41
+                or cfg.user("enable_decoder_swa_bounded_replay") or cfg.user("enable_two_batch_overlap")):
+            return  # the ROCm prefill-CP checks (L177-203) refuse first; out of kdacheck's scope
+    adp, dp = _int(cfg.user("attn_dp_size")), _int(cfg.user("dp_size"))
+    if cfg.at_least(versions.V4_CP_ATTN_DP_SIZE):
+        if adp > 1 and dp > 1:
+            return  # context_parallel_attn_dp_size asserts first, in PAR002's words
+        width = adp * dp
+    else:
+        width = dp
+    if width != 1:
+        yield (messages.V4_CP_ATTN_DP + f" (attention DP {width})", "drop attention DP (`--dp-size`/`--attn-dp-size`) with prefill CP",
+               ("attn_dp_size", "dp_size"))
+        return
+    tp = _int(cfg.v("tp_size"))
+    if tp > 8:
+        yield (messages.CP_SINGLE_MACHINE + f" (tp_size {tp})", "run prefill CP within one node (`--tp-size` 8 or less)",
+               ("tp_size", "enable_prefill_cp"))
+
+
+@rule(
+    "MODEL008", Severity.ERROR,
+    consequence=Consequence.REFUSES,
+    name="deepseek-v4-context-parallel",
+    summary="DeepSeek-V4 prefill context parallelism: --cp-strategy interleave (zigzag only on NPU), no attention DP, one node (tp ≤ 8)",
+    what="""
+        `validate_deepseek_v4_cp` checks DeepSeek-V4 with `--enable-prefill-cp` after the V4
+        defaults (MODEL003): `--cp-strategy` must be given as `interleave` (0.5.19/0.5.20 accept
+        only interleave; from 0.5.21 zigzag passes the first check but is refused off NPU; an
+        unset strategy is `None` and refused), no attention DP (its width,
+        `--attn-dp-size` × `--dp-size` from 0.5.22, `--dp-size` before; both above 1 at once is
+        PAR002's), and `--tp-size` at most 8. On ROCm (0.5.22+) SGLang first checks the
+        backends, multi-node, DeepSeek-V4.1, decoder SWA replay and two-batch overlap; those
+        are out of kdacheck's scope and a launch that reaches them is not judged here. The
+        MoE all-to-all check after these is not modelled either.
+    """,
+    why="SGLang refuses to start (ValueError or AssertionError) while it resolves its arguments.",
+    sglang_message="\n".join(("DeepSeekV4 only supports interleave/zigzag CP strategy, got {cp_strategy}",
+                              "DeepSeekV4 zigzag CP requires the NPU backend; CUDA/HIP backends reindex with interleave order.",
+                              "For round-robin split mode, dp attention is not supported.",
+                              "Context parallel only supports single machine (tp_size <= 8). Cross-machine CP has precision issues.")),
+    fix="Give `--cp-strategy interleave`, no attention DP, and keep prefill CP within one node (`--tp-size` 8 or less).",
+    example="python -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V4-Flash --tp-size 8 --enable-prefill-cp",
+    sources=(
+        "0.5.23 `srt/arg_groups/deepseek_v4_hook.py:161-228` `validate_deepseek_v4_cp` (0.5.22 L116-182; 0.5.21 L109-147; "
+        "0.5.19 L158-203: interleave only, `dp_size == 1`)",
+        "0.5.23 `srt/arg_groups/model_hook.py:265` (`apply_deepseek_v4_defaults`) before `:479-480` (`validate_deepseek_v41_features`, "
+        "`validate_deepseek_v4_cp`)",
+    ),
+    changes=("0.5.21: zigzag accepted by the strategy check, refused off NPU",
+             "0.5.22: the attention-DP width is attn_dp_size × dp_size (context_parallel_attn_dp_size); ROCm checks added"),
+    inferred="The device is taken to be CUDA unless `--gpu` names a ROCm one (on NPU SGLang skips the DP and tp asserts).",
+)
+def model008(cfg: Resolved) -> Iterator[Hit]:
+    for message, fix, values in _v4_cp_refusals(cfg):
+        yield Hit(message, fix, values=values, at=cfg.place(*values))
+        return

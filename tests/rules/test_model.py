@@ -95,3 +95,41 @@ def test_model007_pooled_index_keys_refuse_dcp_from_022(tmp_path: Path) -> None:
     # the DSA DCP checks come first (HSP008)
     r = lint(pooled + "--tp-size 8 --dcp-size 8 --enable-hierarchical-cache")
     assert "HSP008" in codes(r) and "MODEL007" not in codes(r)
+
+
+V4 = LAUNCH + "deepseek-ai/DeepSeek-V4-Flash "
+
+
+def test_model008_v4_cp_strategy_per_version() -> None:
+    r = lint(V4 + "--tp-size 8 --enable-prefill-cp")
+    assert finding(r, "MODEL008").message == "DeepSeekV4 only supports interleave/zigzag CP strategy, got None"
+    old = lint(V4 + "--tp-size 8 --enable-prefill-cp --cp-strategy zigzag", version="0.5.20")
+    assert finding(old, "MODEL008").message == "DeepSeekV4 only supports interleave CP strategy, got zigzag"
+    assert finding(lint(V4 + "--tp-size 8 --enable-prefill-cp --cp-strategy zigzag", version="0.5.21"), "MODEL008").message == (
+        "DeepSeekV4 zigzag CP requires the NPU backend; the CUDA backend reindexes with interleave order.")
+    assert finding(lint(V4 + "--tp-size 8 --enable-prefill-cp --cp-strategy zigzag"), "MODEL008").message == (
+        "DeepSeekV4 zigzag CP requires the NPU backend; CUDA/HIP backends reindex with interleave order.")
+    assert "MODEL008" not in codes(lint(V4 + "--tp-size 8 --enable-prefill-cp --cp-strategy interleave"))
+    assert "MODEL008" not in codes(lint(V4 + "--tp-size 8"))
+
+
+def test_model008_attention_dp_then_one_node() -> None:
+    cp = "--enable-prefill-cp --cp-strategy interleave "
+    # both refusals apply: the attention-DP assert comes first
+    f = finding(lint(V4 + "--tp-size 16 --attn-dp-size 2 " + cp), "MODEL008")
+    assert f.message.startswith("For round-robin split mode, dp attention is not supported.")
+    f = finding(lint(V4 + "--tp-size 8 --dp-size 2 --enable-dp-attention " + cp, version="0.5.19"), "MODEL008")
+    assert f.message.startswith("For round-robin split mode, dp attention is not supported.")
+    f = finding(lint(V4 + "--tp-size 16 " + cp), "MODEL008")
+    assert f.message.startswith("Context parallel only supports single machine (tp_size <= 8).")
+    # attention DP with DP replicas: context_parallel_attn_dp_size asserts first, in PAR002's words
+    assert "MODEL008" not in codes(lint(V4 + "--tp-size 8 --attn-dp-size 2 --dp-size 2 " + cp))
+
+
+def test_model008_after_model003_and_the_rocm_checks() -> None:
+    # MODEL003 (apply_deepseek_v4_defaults) refuses first: a speculative algorithm V4 does not take
+    r = lint(V4 + "--tp-size 8 --enable-prefill-cp --speculative-algorithm NGRAM")
+    assert "MODEL003" in codes(r) and "MODEL008" not in codes(r)
+    # on ROCm, the HIP prefill-CP checks (out of kdacheck's scope) come before the DP and tp asserts
+    assert "MODEL008" not in codes(lint(V4 + "--tp-size 16 --nnodes 2 --enable-prefill-cp --cp-strategy interleave", gpu="mi355x"))
+    assert "MODEL008" in codes(lint(V4 + "--tp-size 16 --enable-prefill-cp --cp-strategy interleave", gpu="mi355x"))
