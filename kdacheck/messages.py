@@ -199,3 +199,8 @@ V4_CP_ATTN_DP = "For round-robin split mode, dp attention is not supported."
 # deepseek_v4_hook.py validate_deepseek_v4_cp zigzag off NPU: 0.5.23 L172-176 (0.5.22 L127-131); 0.5.21 L119-123 ("the CUDA backend")
 V4_CP_ZIGZAG = "DeepSeekV4 zigzag CP requires the NPU backend; CUDA/HIP backends reindex with interleave order."
 V4_CP_ZIGZAG_CUDA = "DeepSeekV4 zigzag CP requires the NPU backend; the CUDA backend reindexes with interleave order."
+# model_overrides/kimi_k3.py _kimi_k3_overrides, Kimi-K3 with --dcp-size > 1: 0.5.23 L63-75 (ValueError), L109-112 (AssertionError;
+# 0.5.19 L104-107 'cutedsl_mla' or 'tokenspeed_mla'; 0.5.20-0.5.22 L124-127 'cutedsl_mla', 'tokenspeed_mla' or 'aiter')
+KIMI_K3_DCP_RAGGED = ("Kimi-K3 DCP + DSPARK currently requires SGLANG_RAGGED_VERIFY_MODE=static; compact/cap-accept are not "
+                      "validated under DCP (got {mode!r}).")
+KIMI_K3_DCP_BACKEND = "Decode attention backend for Kimi-K3 DCP must be {allowed}, got {backend!r}."

@@ -135,3 +135,7 @@ V4_CP_ZIGZAG = "0.5.21"
 # deepseek_v4_hook.py validate_deepseek_v4_cp: the ROCm prefill-CP checks and the attention-DP width of
 # context_parallel_attn_dp_size (0.5.22 L132-170), the zigzag message naming CUDA/HIP
 V4_CP_ATTN_DP_SIZE = "0.5.22"
+# model_overrides/kimi_k3.py: the decode backends Kimi-K3 DCP takes: aiter from 0.5.20 (0.5.20 L113), tokenspeed_mla
+# until 0.5.22 (0.5.23 L84-112 has cutedsl_mla and aiter only)
+KIMI_K3_DCP_AITER = "0.5.20"
+KIMI_K3_DCP_NO_TOKENSPEED = "0.5.23"

@@ -609,3 +609,77 @@ def model008(cfg: Resolved) -> Iterator[Hit]:
     for message, fix, values in _v4_cp_refusals(cfg):
         yield Hit(message, fix, values=values, at=cfg.place(*values))
         return
+
+
+RAGGED_ENV = "SGLANG_RAGGED_VERIFY_MODE"  # kept by the readers (known_bugs.env_names names it); SGLang's default is static
+_RAGGED_MODES = ("static", "cap-accept", "compact")  # speculative/ragged_verify.py RaggedVerifyMode
+
+
+def _kimi_k3_backends(cfg: Resolved) -> tuple[str, ...]:
+    from kdacheck import versions
+
+    out = ("cutedsl_mla",)
+    if not cfg.at_least(versions.KIMI_K3_DCP_NO_TOKENSPEED):
+        out += ("tokenspeed_mla",)
+    if cfg.at_least(versions.KIMI_K3_DCP_AITER):
+        out += ("aiter",)
+    return out
+
+
+def _kimi_k3_refusals(cfg: Resolved) -> Iterator[tuple[str, str, tuple[str, ...]]]:
+    """``_kimi_k3_overrides`` with ``--dcp-size`` > 1, in its order (0.5.23 ``model_overrides/kimi_k3.py`` L54-112)."""
+    from kdacheck import messages
+
+    m = cfg.model
+    if (m is None or architectures.lookup(m.architecture).launch_hook != "kimi_k3" or _int(cfg.user("dcp_size")) <= 1
+            or any(True for _ in _model_hook_refusals(cfg))):
+        return
+    mode = cfg.cmd.env.get(RAGGED_ENV, "static")
+    if cfg.user("speculative_algorithm") == "DSPARK" and mode in _RAGGED_MODES and mode != "static":
+        yield (messages.KIMI_K3_DCP_RAGGED.format(mode=mode), f"run Kimi-K3 DCP with DSPARK under {RAGGED_ENV}=static (SGLang's default)",
+               ("speculative_algorithm",))
+        return
+    if mode not in _RAGGED_MODES and cfg.user("speculative_algorithm") == "DSPARK":
+        return  # read_ragged_verify_mode refuses the value itself first (speculative/ragged_verify.py L19-27)
+    decode = cfg.user("decode_attention_backend") or cfg.user("attention_backend")
+    allowed = _kimi_k3_backends(cfg)
+    if decode is not None and decode not in allowed:
+        names = [repr(a) for a in allowed]
+        words = names[0] + " or " + names[1] if len(names) == 2 else ", ".join(names[:-1]) + " or " + names[-1]
+        yield (messages.KIMI_K3_DCP_BACKEND.format(allowed=words, backend=decode),
+               f"drop the attention backend (SGLang keeps cutedsl_mla for Kimi-K3 DCP) or use one of {', '.join(allowed)}",
+               ("decode_attention_backend", "attention_backend"))
+
+
+@rule(
+    "MODEL009", Severity.ERROR,
+    consequence=Consequence.REFUSES,
+    name="kimi-k3-dcp",
+    summary="Kimi-K3 with decode context parallel: its decode attention backend, and DSPARK only under static ragged verify",
+    what="""
+        SGLang's Kimi-K3 model override, with `--dcp-size` > 1: with DSPARK it requires
+        `SGLANG_RAGGED_VERIFY_MODE=static` (SGLang's default; kdacheck reads the variable where
+        the launch sets it: its shell, Dockerfile `ENV`, container `env`), then the decode
+        attention backend (`--decode-attention-backend`, else `--attention-backend`) must be
+        unset or one it has a DCP path for: cutedsl_mla (0.5.23: or aiter; 0.5.20-0.5.22: or
+        tokenspeed_mla and aiter; 0.5.19: or tokenspeed_mla). Whether the installed FlashInfer
+        or aiter build has the DCP kernel SGLang then asks for is not known from the launch.
+    """,
+    why="SGLang refuses to start (ValueError or AssertionError) while it resolves its arguments.",
+    sglang_message=("Kimi-K3 DCP + DSPARK currently requires SGLANG_RAGGED_VERIFY_MODE=static; compact/cap-accept are not validated "
+                    "under DCP (got {mode!r}).\nDecode attention backend for Kimi-K3 DCP must be 'cutedsl_mla' or 'aiter', "
+                    "got {decode_backend!r}."),
+    fix="Leave the attention backends to SGLang under DCP (cutedsl_mla decode), and keep the static ragged verify mode with DSPARK.",
+    example="python -m sglang.launch_server --model-path tests/data/kimi-k3-handmade/kimi-k3 --tp-size 8 --dcp-size 8 --attention-backend flashinfer",
+    sources=(
+        "0.5.23 `srt/arg_groups/model_overrides/kimi_k3.py:51-112` `_kimi_k3_overrides` (0.5.19 L45-107; 0.5.20-0.5.22 L57-127)",
+        "0.5.23 `srt/arg_groups/model_override_base.py:138-152` `attention_backends_of`; `srt/environ.py:1572` "
+        "(SGLANG_RAGGED_VERIFY_MODE, default static)",
+    ),
+    changes=("0.5.20: aiter accepted", "0.5.23: tokenspeed_mla no longer accepted"),
+    inferred="SGLANG_RAGGED_VERIFY_MODE is read where the launch's own file sets it; set elsewhere it is taken to be static.",
+)
+def model009(cfg: Resolved) -> Iterator[Hit]:
+    for message, fix, values in _kimi_k3_refusals(cfg):
+        yield Hit(message, fix, values=values, at=cfg.place(*values))
+        return

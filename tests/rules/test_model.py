@@ -133,3 +133,31 @@ def test_model008_after_model003_and_the_rocm_checks() -> None:
     # on ROCm, the HIP prefill-CP checks (out of kdacheck's scope) come before the DP and tp asserts
     assert "MODEL008" not in codes(lint(V4 + "--tp-size 16 --nnodes 2 --enable-prefill-cp --cp-strategy interleave", gpu="mi355x"))
     assert "MODEL008" in codes(lint(V4 + "--tp-size 16 --enable-prefill-cp --cp-strategy interleave", gpu="mi355x"))
+
+
+def test_model009_kimi_k3_dcp_decode_backend_per_version(tmp_path: Path) -> None:
+    k3 = _config(tmp_path, "kimi-linear-48b", architectures=["KimiK3ForConditionalGeneration"]) + "--tp-size 8 --dcp-size 8 "
+    f = finding(lint(k3 + "--attention-backend flashinfer"), "MODEL009")
+    assert f.message == "Decode attention backend for Kimi-K3 DCP must be 'cutedsl_mla' or 'aiter', got 'flashinfer'."
+    # the decode backend wins over the base one (attention_backends_of)
+    assert "MODEL009" not in codes(lint(k3 + "--attention-backend flashinfer --decode-attention-backend aiter"))
+    assert "MODEL009" not in codes(lint(k3 + "--decode-attention-backend aiter", version="0.5.20"))
+    f = finding(lint(k3 + "--decode-attention-backend aiter", version="0.5.19"), "MODEL009")
+    assert f.message == "Decode attention backend for Kimi-K3 DCP must be 'cutedsl_mla' or 'tokenspeed_mla', got 'aiter'."
+    f = finding(lint(k3 + "--decode-attention-backend flashinfer", version="0.5.21"), "MODEL009")
+    assert f.message.startswith("Decode attention backend for Kimi-K3 DCP must be 'cutedsl_mla', 'tokenspeed_mla' or 'aiter'")
+    assert "MODEL009" not in codes(lint(k3.replace("--dcp-size 8 ", "") + "--attention-backend flashinfer"))
+
+
+def test_model009_dspark_needs_the_static_ragged_verify_mode(tmp_path: Path) -> None:
+    from kdacheck.known_bugs import env_names
+    from kdacheck.rules.model import RAGGED_ENV
+
+    assert RAGGED_ENV in env_names()  # the readers keep the variable only because a table names it
+    k3 = _config(tmp_path, "kimi-linear-48b", architectures=["KimiK3ForConditionalGeneration"])
+    launch = k3 + "--tp-size 8 --dcp-size 8 --speculative-algorithm DSPARK --speculative-draft-model-path d "
+    f = finding(lint(f"{RAGGED_ENV}=compact " + launch + "--attention-backend flashinfer"), "MODEL009")
+    assert f.message.startswith("Kimi-K3 DCP + DSPARK currently requires SGLANG_RAGGED_VERIFY_MODE=static; compact/cap-accept are "
+                                "not validated under DCP (got 'compact').")  # before the backend check
+    assert "MODEL009" not in codes(lint(f"{RAGGED_ENV}=static " + launch))
+    assert "MODEL009" not in codes(lint(launch))
