@@ -618,7 +618,7 @@ _RAGGED_MODES = ("static", "cap-accept", "compact")  # speculative/ragged_verify
 def _kimi_k3_backends(cfg: Resolved) -> tuple[str, ...]:
     from kdacheck import versions
 
-    out = ("cutedsl_mla",)
+    out: tuple[str, ...] = ("cutedsl_mla",)
     if not cfg.at_least(versions.KIMI_K3_DCP_NO_TOKENSPEED):
         out += ("tokenspeed_mla",)
     if cfg.at_least(versions.KIMI_K3_DCP_AITER):
