@@ -204,3 +204,8 @@ V4_CP_ZIGZAG_CUDA = "DeepSeekV4 zigzag CP requires the NPU backend; the CUDA bac
 KIMI_K3_DCP_RAGGED = ("Kimi-K3 DCP + DSPARK currently requires SGLANG_RAGGED_VERIFY_MODE=static; compact/cap-accept are not "
                       "validated under DCP (got {mode!r}).")
 KIMI_K3_DCP_BACKEND = "Decode attention backend for Kimi-K3 DCP must be {allowed}, got {backend!r}."
+# model_overrides/qwen4_exp.py _qwen4_exp_overrides: 0.5.23 L28-39 (0.5.20 L31-42), L78-84 (0.5.22+), ValueError
+QWEN4_EXP_MORI_PP = ("Qwen4-Exp PD with MORI requires --pp-size 1; MORI does not yet exchange the global QSA layer metadata "
+                     "needed to pair compact state descriptors across pipeline stages.")
+QWEN4_EXP_UNIFIED = "Qwen4-Exp does not support --enable-unified-memory yet"
+QWEN4_EXP_QSA_FP8_GPU = "--qsa-indexer-dtype fp8_e4m3 requires a CUDA SM90/SM100 GPU"

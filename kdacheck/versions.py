@@ -139,3 +139,6 @@ V4_CP_ATTN_DP_SIZE = "0.5.22"
 # until 0.5.22 (0.5.23 L84-112 has cutedsl_mla and aiter only)
 KIMI_K3_DCP_AITER = "0.5.20"
 KIMI_K3_DCP_NO_TOKENSPEED = "0.5.23"
+# model_overrides/qwen4_exp.py: Qwen4-Exp's override (0.5.20 L24-42; absent in 0.5.19), its fp8 QSA indexer GPU check (0.5.22 L78-84)
+QWEN4_EXP_CHECKS = "0.5.20"
+QWEN4_EXP_QSA_FP8 = "0.5.22"

@@ -52,6 +52,9 @@ CASES: dict[str, tuple[str, str, str | None]] = {
     # hand-made: no public Kimi-K3 config (tests/data/kimi-k3-handmade/SOURCES.md)
     "MODEL009": (f"{LAUNCH} --model-path {ROOT}/tests/data/kimi-k3-handmade/kimi-k3 --tp-size 8 --dcp-size 8 --attention-backend flashinfer",
                  f"{LAUNCH} --model-path {ROOT}/tests/data/kimi-k3-handmade/kimi-k3 --tp-size 8 --dcp-size 8", None),
+    # hand-made: no public Qwen4-Exp config (tests/data/qwen4-exp-handmade/SOURCES.md)
+    "MODEL010": (f"{LAUNCH} --model-path {ROOT}/tests/data/qwen4-exp-handmade/qwen4-exp --tp-size 4 --enable-unified-memory",
+                 f"{LAUNCH} --model-path {ROOT}/tests/data/qwen4-exp-handmade/qwen4-exp --tp-size 4", None),
 }
 # Rules no launch configuration can trigger statically, and where they are exercised instead.
 NOT_STATIC = {

@@ -683,3 +683,56 @@ def model009(cfg: Resolved) -> Iterator[Hit]:
     for message, fix, values in _kimi_k3_refusals(cfg):
         yield Hit(message, fix, values=values, at=cfg.place(*values))
         return
+
+
+def _qwen4_exp_refusals(cfg: Resolved) -> Iterator[tuple[str, str, tuple[str, ...]]]:
+    """``_qwen4_exp_overrides`` in its order (0.5.23 ``model_overrides/qwen4_exp.py`` L27-88)."""
+    from kdacheck import messages, versions
+
+    m = cfg.model
+    if (m is None or architectures.lookup(m.architecture).launch_hook != "qwen4_exp" or not cfg.at_least(versions.QWEN4_EXP_CHECKS)
+            or any(True for _ in _model_hook_refusals(cfg))):
+        return
+    pd = (cfg.v("disaggregation_mode") or "null") != "null"
+    if pd and cfg.user("disaggregation_transfer_backend") == "mori" and _int(cfg.v("pp_size")) > 1:
+        yield messages.QWEN4_EXP_MORI_PP, "serve Qwen4-Exp over MORI with `--pp-size 1` (or another transfer backend)", ("pp_size",)
+        return
+    if cfg.user("enable_unified_memory"):
+        yield messages.QWEN4_EXP_UNIFIED, "drop `--enable-unified-memory`", ("enable_unified_memory",)
+        return
+    if cfg.at_least(versions.QWEN4_EXP_QSA_FP8) and cfg.user("qsa_indexer_dtype") == "fp8_e4m3":
+        gpu = cfg.gpu
+        if gpu is None:  # no fix: not decided without the GPU
+            yield "`--qsa-indexer-dtype fp8_e4m3` needs a CUDA SM90/SM100 GPU: pass --gpu", "", ("qsa_indexer_dtype",)
+        elif not (gpu.hopper or gpu.sm100):
+            yield (messages.QWEN4_EXP_QSA_FP8_GPU + f" (--gpu {gpu.name}: {gpu.label})", "drop `--qsa-indexer-dtype fp8_e4m3` on this GPU",
+                   ("qsa_indexer_dtype",))
+
+
+@rule(
+    "MODEL010", Severity.ERROR,
+    consequence=Consequence.REFUSES,
+    name="qwen4-exp-prerequisites",
+    summary="what Qwen4-Exp's model override refuses: PD over MORI with PP, --enable-unified-memory, the fp8 QSA indexer off SM90/SM100",
+    what="""
+        SGLang's model override for Qwen4-Exp (`Qwen4ExpForConditionalGeneration`, 0.5.20+),
+        in its order: a PD server over the MORI transfer backend with `--pp-size` > 1; then
+        `--enable-unified-memory`; then (0.5.22+) `--qsa-indexer-dtype fp8_e4m3` on a GPU that
+        is not CUDA SM90 or SM100 (with `--gpu`). Its last check, that the config has the
+        compressed QSA indexer (`indexer_n_heads`), is not judged: kdacheck does not read that field.
+    """,
+    why="SGLang refuses to start with a ValueError while it resolves its arguments.",
+    sglang_message="\n".join(("Qwen4-Exp PD with MORI requires --pp-size 1; MORI does not yet exchange the global QSA layer metadata "
+                              "needed to pair compact state descriptors across pipeline stages.",
+                              "Qwen4-Exp does not support --enable-unified-memory yet",
+                              "--qsa-indexer-dtype fp8_e4m3 requires a CUDA SM90/SM100 GPU")),
+    fix="Serve Qwen4-Exp without unified memory, with `--pp-size 1` over MORI, and the fp8 QSA indexer only on Hopper or SM100.",
+    example="python -m sglang.launch_server --model-path tests/data/qwen4-exp-handmade/qwen4-exp --tp-size 4 --enable-unified-memory",
+    sources=("0.5.23 `srt/arg_groups/model_overrides/qwen4_exp.py:20-88` `_qwen4_exp_overrides` (0.5.22 the same; 0.5.20/0.5.21 "
+             "L24-42 without the QSA indexer checks; 0.5.19 has no Qwen4-Exp override)",),
+    changes=("0.5.20: added", "0.5.22: the fp8 QSA indexer's GPU check"),
+)
+def model010(cfg: Resolved) -> Iterator[Hit]:
+    for message, fix, values in _qwen4_exp_refusals(cfg):
+        yield Hit(message, fix, values=values, at=cfg.place(*values)) if fix else unchecked(message, *values)
+        return

@@ -161,3 +161,25 @@ def test_model009_dspark_needs_the_static_ragged_verify_mode(tmp_path: Path) -> 
                                 "not validated under DCP (got 'compact').")  # before the backend check
     assert "MODEL009" not in codes(lint(f"{RAGGED_ENV}=static " + launch))
     assert "MODEL009" not in codes(lint(launch))
+
+
+QWEN4 = LAUNCH + str(ROOT / "tests" / "data" / "qwen4-exp-handmade" / "qwen4-exp") + " --tp-size 4 "
+
+
+def test_model010_qwen4_exp_in_sglangs_order() -> None:
+    mori = "--disaggregation-mode prefill --disaggregation-transfer-backend mori --pp-size 2 "
+    f = finding(lint(QWEN4 + mori + "--enable-unified-memory"), "MODEL010")
+    assert f.message.startswith("Qwen4-Exp PD with MORI requires --pp-size 1;")
+    assert finding(lint(QWEN4 + "--enable-unified-memory"), "MODEL010").message == "Qwen4-Exp does not support --enable-unified-memory yet"
+    assert "MODEL010" not in codes(lint(QWEN4 + "--disaggregation-mode prefill --pp-size 2"))  # mooncake
+    assert "MODEL010" not in codes(lint(QWEN4 + "--enable-unified-memory", version="0.5.19"))  # no Qwen4-Exp override yet
+
+
+def test_model010_fp8_qsa_indexer_gpu() -> None:
+    fp8 = QWEN4 + "--qsa-indexer-dtype fp8_e4m3"
+    f = finding(lint(fp8, gpu="rtx-pro-6000"), "MODEL010")
+    assert f.message.startswith("--qsa-indexer-dtype fp8_e4m3 requires a CUDA SM90/SM100 GPU")
+    assert "MODEL010" in codes(lint(fp8, gpu="mi355x"))  # not CUDA
+    for gpu in ("h100", "b200"):
+        assert "MODEL010" not in codes(lint(fp8, gpu=gpu))
+    assert finding(lint(fp8), "MODEL010").message.startswith("could not be checked")
