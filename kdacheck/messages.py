@@ -209,3 +209,6 @@ QWEN4_EXP_MORI_PP = ("Qwen4-Exp PD with MORI requires --pp-size 1; MORI does not
                      "needed to pair compact state descriptors across pipeline stages.")
 QWEN4_EXP_UNIFIED = "Qwen4-Exp does not support --enable-unified-memory yet"
 QWEN4_EXP_QSA_FP8_GPU = "--qsa-indexer-dtype fp8_e4m3 requires a CUDA SM90/SM100 GPU"
+# attention_hook.py handle_attention_backend_compatibility: 0.5.23 L227-236 (the same words in 0.5.19-0.5.22), ValueError
+TRTLLM_MHA_PREFILL_CP = ("Prefill context parallelism with the TRTLLM MHA prefill backend requires SM100 (trtllm-gen context "
+                         "kernel): the SM90/SM120 fmha_v2 prefill path does not implement CP shard masking.")

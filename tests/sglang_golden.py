@@ -35,6 +35,7 @@ POST_RESOLUTION = AFTER_RESOLUTION
 CAUSES: tuple[tuple[str, str, str], ...] = (
     ("handle_kv4_compatibility", "nvfp4 requires Blackwell", "ATTN003"),
     ("handle_kv4_compatibility", "KV4 is not tested on non-CUDA", "GPU003"),
+    ("handle_attention_backend_compatibility", "CP shard masking", "ATTN009"),  # before GPU002's "TRTLLM": its words hold it
     ("handle_attention_backend_compatibility", "TRTLLM", "GPU002"),
     ("handle_kv4_compatibility", "", "ATTN005"),
     ("handle_nvfp4_prefill_kv_dequant_dtype", "", "ATTN005"),

@@ -349,3 +349,40 @@ def attn008(cfg: Resolved) -> Iterator[Hit]:
     elif cfg.v("kv_cache_dtype") not in ("fp8_e4m3", "bf16", "bfloat16", "auto", None):
         yield Hit(f"{CUTEDSL_KV} (got {cfg.v('kv_cache_dtype')})", "use `--kv-cache-dtype fp8_e4m3` or bf16",
                   values=("kv_cache_dtype", names[0]))
+
+
+@rule(
+    "ATTN009", Severity.ERROR,
+    consequence=Consequence.REFUSES,
+    name="trtllm-mha-prefill-cp",
+    summary="attention context parallelism (--attn-cp-size > 1) with a trtllm_mha prefill needs SM100",
+    what="""
+        After its platform checks of trtllm_mha (GPU002), `handle_attention_backend_compatibility`
+        refuses a trtllm_mha prefill backend (`--prefill-attention-backend`, else
+        `--attention-backend`, or the one SGLang picks for the model) with `--attn-cp-size` > 1
+        on any GPU but SM100 (B200, GB200, B300): the SM90/SM120 fmha_v2 prefill kernel does
+        not mask CP shards. Decided with `--gpu`; without it, said to be unchecked.
+    """,
+    why="SGLang refuses to start with a ValueError while it resolves its arguments.",
+    sglang_message=("Prefill context parallelism with the TRTLLM MHA prefill backend requires SM100 (trtllm-gen context kernel): "
+                    "the SM90/SM120 fmha_v2 prefill path does not implement CP shard masking."),
+    fix="On Hopper or SM12x use another prefill backend (e.g. `--prefill-attention-backend fa3` on Hopper), or no attention CP.",
+    example="kdacheck lint --gpu h200 --cmd 'python -m sglang.launch_server --model-path meta-llama/Meta-Llama-3-8B-Instruct --tp-size 4 --attn-cp-size 2 --attention-backend trtllm_mha'",
+    sources=("0.5.23 `srt/arg_groups/attention_hook.py:197-236` `handle_attention_backend_compatibility` (0.5.19-0.5.22: the same check)",),
+)
+def attn009(cfg: Resolved) -> Iterator[Hit]:
+    from kdacheck.messages import TRTLLM_MHA_PREFILL_CP
+    from kdacheck.rules.base import unchecked
+
+    base = cfg.v("attention_backend")
+    if (cfg.v("prefill_attention_backend") or base) != "trtllm_mha" or int(cfg.v("attn_cp_size") or 1) <= 1:
+        return
+    gpu = cfg.gpu
+    if gpu is None:
+        yield unchecked("needs --gpu: a trtllm_mha prefill with attention CP runs on SM100 only", "attention_backend", "attn_cp_size")
+        return
+    if gpu.sm100 or not (gpu.hopper or gpu.sm120) or (gpu.sm120 and cfg.v("kv_cache_dtype") == "fp8_e4m3"):
+        return  # SM100; or GPU002 refuses first (no trtllm_mha here, or SM12x's fp8_e4m3 KV cache)
+    yield Hit(f"{TRTLLM_MHA_PREFILL_CP} ({gpu.name}, {gpu.label}; --attn-cp-size {cfg.v('attn_cp_size')})",
+              "use another prefill backend on this GPU (fa3 on Hopper), or `--attn-cp-size 1`",
+              values=("attn_cp_size", "prefill_attention_backend", "attention_backend"))

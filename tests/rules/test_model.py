@@ -1,4 +1,4 @@
-"""MODEL006-MODEL008: what SGLang's model hook and model overrides refuse, in SGLang's order."""
+"""MODEL006-MODEL010 and ATTN009: what SGLang's model hook, model overrides and attention hook refuse, in SGLang's order."""
 
 from __future__ import annotations
 
@@ -183,3 +183,20 @@ def test_model010_fp8_qsa_indexer_gpu() -> None:
     for gpu in ("h100", "b200"):
         assert "MODEL010" not in codes(lint(fp8, gpu=gpu))
     assert finding(lint(fp8), "MODEL010").message.startswith("could not be checked")
+
+
+def test_attn009_trtllm_mha_prefill_with_attention_cp_only_on_sm100() -> None:
+    llama = LAUNCH + "meta-llama/Meta-Llama-3-8B-Instruct --tp-size 4 --attn-cp-size 2 "
+    f = finding(lint(llama + "--attention-backend trtllm_mha", gpu="h200"), "ATTN009")
+    assert f.message.startswith("Prefill context parallelism with the TRTLLM MHA prefill backend requires SM100 (trtllm-gen context "
+                                "kernel): the SM90/SM120 fmha_v2 prefill path does not implement CP shard masking.")
+    assert "ATTN009" in codes(lint(llama + "--attention-backend trtllm_mha", gpu="rtx-pro-6000"))
+    assert "ATTN009" not in codes(lint(llama + "--attention-backend trtllm_mha", gpu="b200"))
+    assert "ATTN009" not in codes(lint(llama + "--prefill-attention-backend fa3 --decode-attention-backend trtllm_mha", gpu="h200"))
+    assert "ATTN009" not in codes(lint(llama.replace("--attn-cp-size 2 ", "") + "--attention-backend trtllm_mha", gpu="h200"))
+    # GPU002 first: SM12x's FMHAv2 prefill takes no fp8_e4m3 KV cache; no trtllm_mha at all on ROCm
+    r = lint(llama + "--attention-backend trtllm_mha --kv-cache-dtype fp8_e4m3", gpu="rtx-pro-6000")
+    assert "GPU002" in codes(r) and "ATTN009" not in codes(r)
+    r = lint(llama + "--attention-backend trtllm_mha", gpu="mi355x")
+    assert "GPU002" in codes(r) and "ATTN009" not in codes(r)
+    assert finding(lint(llama + "--attention-backend trtllm_mha"), "ATTN009").message.startswith("could not be checked")
