@@ -212,3 +212,10 @@ QWEN4_EXP_QSA_FP8_GPU = "--qsa-indexer-dtype fp8_e4m3 requires a CUDA SM90/SM100
 # attention_hook.py handle_attention_backend_compatibility: 0.5.23 L227-236 (the same words in 0.5.19-0.5.22), ValueError
 TRTLLM_MHA_PREFILL_CP = ("Prefill context parallelism with the TRTLLM MHA prefill backend requires SM100 (trtllm-gen context "
                          "kernel): the SM90/SM120 fmha_v2 prefill path does not implement CP shard masking.")
+# serving_hook.py handle_environment_variables: 0.5.23 L464-470 (0.5.20 L421-427); 0.5.19 L421-427 without gfx95
+FP4_INDEXER_GPU = "--enable-deepseek-v4-fp4-indexer requires SM100, SM120, or gfx95 GPUs with FP4 indexer support."
+FP4_INDEXER_GPU_OLD = "--enable-deepseek-v4-fp4-indexer requires SM100 or SM120 GPUs with DeepGEMM FP4 indexer support."
+# attention_hook.py handle_linear_attn_backend: 0.5.23 L465-493 (0.5.19 L397-425, the same words), ValueError
+REPLAYSSM_SPEC_RAGGED = ("--enable-linear-replayssm-spec with SGLANG_RAGGED_VERIFY_MODE={mode} requires the KDA fold-every-commit "
+                         "family (DSPARK/DFLASH) and a ring-writing verify kernel (--linear-attn-verify-backend triton or "
+                         "nv_cutedsl); got algorithm={algo!r}, verify={verify!r}. Use SGLANG_RAGGED_VERIFY_MODE=static.")

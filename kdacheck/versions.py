@@ -142,3 +142,5 @@ KIMI_K3_DCP_NO_TOKENSPEED = "0.5.23"
 # model_overrides/qwen4_exp.py: Qwen4-Exp's override (0.5.20 L24-42; absent in 0.5.19), its fp8 QSA indexer GPU check (0.5.22 L78-84)
 QWEN4_EXP_CHECKS = "0.5.20"
 QWEN4_EXP_QSA_FP8 = "0.5.22"
+# serving_hook.py handle_environment_variables: --enable-deepseek-v4-fp4-indexer accepted on gfx95 too (0.5.20 L421-427)
+FP4_INDEXER_GFX95 = "0.5.20"

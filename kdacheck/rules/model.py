@@ -612,7 +612,7 @@ def model008(cfg: Resolved) -> Iterator[Hit]:
 
 
 RAGGED_ENV = "SGLANG_RAGGED_VERIFY_MODE"  # kept by the readers (known_bugs.env_names names it); SGLang's default is static
-_RAGGED_MODES = ("static", "cap-accept", "compact")  # speculative/ragged_verify.py RaggedVerifyMode
+RAGGED_MODES = ("static", "cap-accept", "compact")  # speculative/ragged_verify.py RaggedVerifyMode
 
 
 def _kimi_k3_backends(cfg: Resolved) -> tuple[str, ...]:
@@ -635,11 +635,11 @@ def _kimi_k3_refusals(cfg: Resolved) -> Iterator[tuple[str, str, tuple[str, ...]
             or any(True for _ in _model_hook_refusals(cfg))):
         return
     mode = cfg.cmd.env.get(RAGGED_ENV, "static")
-    if cfg.user("speculative_algorithm") == "DSPARK" and mode in _RAGGED_MODES and mode != "static":
+    if cfg.user("speculative_algorithm") == "DSPARK" and mode in RAGGED_MODES and mode != "static":
         yield (messages.KIMI_K3_DCP_RAGGED.format(mode=mode), f"run Kimi-K3 DCP with DSPARK under {RAGGED_ENV}=static (SGLang's default)",
                ("speculative_algorithm",))
         return
-    if mode not in _RAGGED_MODES and cfg.user("speculative_algorithm") == "DSPARK":
+    if mode not in RAGGED_MODES and cfg.user("speculative_algorithm") == "DSPARK":
         return  # read_ragged_verify_mode refuses the value itself first (speculative/ragged_verify.py L19-27)
     decode = cfg.user("decode_attention_backend") or cfg.user("attention_backend")
     allowed = _kimi_k3_backends(cfg)

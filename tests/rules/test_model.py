@@ -200,3 +200,38 @@ def test_attn009_trtllm_mha_prefill_with_attention_cp_only_on_sm100() -> None:
     r = lint(llama + "--attention-backend trtllm_mha", gpu="mi355x")
     assert "GPU002" in codes(r) and "ATTN009" not in codes(r)
     assert finding(lint(llama + "--attention-backend trtllm_mha"), "ATTN009").message.startswith("could not be checked")
+
+
+def test_attn010_fp4_indexer_gpus_per_version() -> None:
+    fp4 = V4 + "--tp-size 8 --enable-deepseek-v4-fp4-indexer"
+    f = finding(lint(fp4, gpu="h200"), "ATTN010")
+    assert f.message.startswith("--enable-deepseek-v4-fp4-indexer requires SM100, SM120, or gfx95 GPUs with FP4 indexer support.")
+    for gpu in ("b200", "b300", "rtx-pro-6000", "gb10", "mi355x"):
+        assert "ATTN010" not in codes(lint(fp4, gpu=gpu)), gpu
+    assert "ATTN010" in codes(lint(fp4, gpu="mi300x"))  # gfx942
+    old = finding(lint(fp4, gpu="mi355x", version="0.5.19"), "ATTN010")  # gfx95 only from 0.5.20
+    assert old.message.startswith("--enable-deepseek-v4-fp4-indexer requires SM100 or SM120 GPUs with DeepGEMM FP4 indexer support.")
+    assert finding(lint(fp4), "ATTN010").message.startswith("could not be checked")
+    assert "ATTN010" not in codes(lint(V4 + "--tp-size 8", gpu="h200"))
+
+
+QNEXT = LAUNCH + "Qwen/Qwen3-Next-80B-A3B-Instruct --tp-size 4 --enable-linear-replayssm-spec "
+CHAIN = "--speculative-num-steps 3 --speculative-eagle-topk 1 --speculative-num-draft-tokens 4 "
+
+
+def test_attn011_ragged_verify_mode_under_replayssm_spec() -> None:
+    nextn = QNEXT + "--speculative-algorithm NEXTN " + CHAIN
+    f = finding(lint("SGLANG_RAGGED_VERIFY_MODE=cap-accept " + nextn), "ATTN011")
+    assert f.message == ("--enable-linear-replayssm-spec with SGLANG_RAGGED_VERIFY_MODE=cap-accept requires the KDA fold-every-commit "
+                         "family (DSPARK/DFLASH) and a ring-writing verify kernel (--linear-attn-verify-backend triton or "
+                         "nv_cutedsl); got algorithm='NEXTN', verify=None. Use SGLANG_RAGGED_VERIFY_MODE=static.")
+    for env in ("", "SGLANG_RAGGED_VERIFY_MODE=static ", "SGLANG_RAGGED_VERIFY_MODE=bogus "):
+        assert "ATTN011" not in codes(lint(env + nextn)), env
+    # DFLASH with a triton verify writes the ring in the ragged layout; a flashinfer verify never does
+    dflash = QNEXT + "--speculative-algorithm DFLASH --speculative-draft-model-path z-lab/Qwen3-8B-DFlash " + CHAIN
+    assert "ATTN011" not in codes(lint("SGLANG_RAGGED_VERIFY_MODE=compact " + dflash + "--linear-attn-verify-backend triton"))
+    assert "ATTN011" in codes(lint("SGLANG_RAGGED_VERIFY_MODE=compact " + dflash + "--linear-attn-verify-backend flashinfer"))
+    # RSSM002's draft-tree refusal comes first
+    tree = QNEXT + "--speculative-algorithm NEXTN --speculative-num-steps 3 --speculative-eagle-topk 4 --speculative-num-draft-tokens 8"
+    r = lint("SGLANG_RAGGED_VERIFY_MODE=compact " + tree)
+    assert "RSSM002" in codes(r) and "ATTN011" not in codes(r)
