@@ -454,7 +454,7 @@ def attn010(cfg: Resolved) -> Iterator[Hit]:
 )
 def attn011(cfg: Resolved) -> Iterator[Hit]:
     from kdacheck.messages import REPLAYSSM_SPEC_RAGGED
-    from kdacheck.rules.model import RAGGED_MODES, RAGGED_ENV
+    from kdacheck.rules.model import RAGGED_ENV, RAGGED_MODES
 
     if not cfg.v("enable_linear_replayssm_spec"):
         return
