@@ -219,3 +219,12 @@ FP4_INDEXER_GPU_OLD = "--enable-deepseek-v4-fp4-indexer requires SM100 or SM120 
 REPLAYSSM_SPEC_RAGGED = ("--enable-linear-replayssm-spec with SGLANG_RAGGED_VERIFY_MODE={mode} requires the KDA fold-every-commit "
                          "family (DSPARK/DFLASH) and a ring-writing verify kernel (--linear-attn-verify-backend triton or "
                          "nv_cutedsl); got algorithm={algo!r}, verify={verify!r}. Use SGLANG_RAGGED_VERIFY_MODE=static.")
+# model_overrides/minimax_m3.py _minimax_m3_overrides, M3.1 NVFP4 checkpoints: 0.5.23 L56-119 (absent in 0.5.20-0.5.22), ValueError
+M3_NVFP4_SPEC = "M3.1 NVFP4 only supports DSPARK or DFLASH speculation"
+M3_NVFP4_VL = "M3.1 NVFP4 {algorithm} requires MiniMaxM3SparseForConditionalGeneration, got {arch}"
+M3_NVFP4_BLACKWELL = "M3.1 NVFP4 {algorithm} requires Blackwell"
+M3_NVFP4_RAGGED = "M3.1 NVFP4 {algorithm} requires SGLANG_RAGGED_VERIFY_MODE=static"
+M3_NVFP4_PP = "M3.1 NVFP4 {algorithm} requires PP=1"
+M3_NVFP4_DFLASH_PD = "M3.1 NVFP4 DFLASH currently requires colocated serving"
+M3_NVFP4_PAGE = "M3.1 NVFP4 requires --page-size 128"
+M3_NVFP4_KV = "M3.1 NVFP4 requires --kv-cache-dtype fp8_e4m3"

@@ -144,3 +144,5 @@ QWEN4_EXP_CHECKS = "0.5.20"
 QWEN4_EXP_QSA_FP8 = "0.5.22"
 # serving_hook.py handle_environment_variables: --enable-deepseek-v4-fp4-indexer accepted on gfx95 too (0.5.20 L421-427)
 FP4_INDEXER_GFX95 = "0.5.20"
+# model_overrides/minimax_m3.py: the M3.1 NVFP4 checks (0.5.23 L56-119; 0.5.20-0.5.22 have no NVFP4 branch)
+M3_NVFP4_CHECKS = "0.5.23"

@@ -55,6 +55,9 @@ CASES: dict[str, tuple[str, str, str | None]] = {
     # hand-made: no public Qwen4-Exp config (tests/data/qwen4-exp-handmade/SOURCES.md)
     "MODEL010": (f"{LAUNCH} --model-path {ROOT}/tests/data/qwen4-exp-handmade/qwen4-exp --tp-size 4 --enable-unified-memory",
                  f"{LAUNCH} --model-path {ROOT}/tests/data/qwen4-exp-handmade/qwen4-exp --tp-size 4", None),
+    # hand-made: no public MiniMax M3.1 NVFP4 config (tests/data/minimax-m3-handmade/SOURCES.md)
+    "MODEL011": (f"{LAUNCH} --model-path {ROOT}/tests/data/minimax-m3-handmade/m3-nvfp4 --tp-size 4 --kv-cache-dtype bfloat16",
+                 f"{LAUNCH} --model-path {ROOT}/tests/data/minimax-m3-handmade/m3-nvfp4 --tp-size 4", "b200"),
 }
 # Rules no launch configuration can trigger statically, and where they are exercised instead.
 NOT_STATIC = {

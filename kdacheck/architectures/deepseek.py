@@ -86,3 +86,8 @@ def deepseek_v4(r: Resolved, m: Model, gpu: GPU | None, unset: bool) -> None:
 register("MiniMaxM2ForCausalLM", mirrors="0.5.23 srt/models/minimax_m2.py EntryClass (full attention, no hybrid_arch.py class)")
 register("MiniMaxM3SparseForCausalLM", "MiniMaxM3SparseForConditionalGeneration", hisparse="m3",
          mirrors="0.5.23 srt/configs/model_config.py L426-431 is_minimax_sparse")
+# the M3 model override's NVFP4 refusals (0.5.23 srt/arg_groups/model_overrides/minimax_m3.py L37-122): MODEL011; only
+# the vision-language wrapper exposes the draft's hidden-state capture (L61-66)
+register("MiniMaxM3SparseForCausalLM", launch_hook="minimax_m3", mirrors="0.5.23 srt/arg_groups/model_overrides/minimax_m3.py L37-122")
+register("MiniMaxM3SparseForConditionalGeneration", launch_hook="minimax_m3_vl",
+         mirrors="0.5.23 srt/arg_groups/model_overrides/minimax_m3.py L37-122")

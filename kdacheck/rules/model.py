@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from kdacheck import architectures
+from kdacheck import architectures, versions
 from kdacheck.findings import Severity
 from kdacheck.model_source import hub_id_problem
 from kdacheck.resolve import Resolved
@@ -734,5 +734,102 @@ def _qwen4_exp_refusals(cfg: Resolved) -> Iterator[tuple[str, str, tuple[str, ..
 )
 def model010(cfg: Resolved) -> Iterator[Hit]:
     for message, fix, values in _qwen4_exp_refusals(cfg):
+        yield Hit(message, fix, values=values, at=cfg.place(*values)) if fix else unchecked(message, *values)
+        return
+
+
+def _m3_nvfp4_spec(cfg: Resolved, algo: str, vl: bool) -> Iterator[tuple[str, str, tuple[str, ...]]]:
+    """The speculative half of the M3.1 NVFP4 checks (minimax_m3.py L59-78)."""
+    from kdacheck import messages
+
+    at = ("speculative_algorithm",)
+    if not vl:
+        yield (messages.M3_NVFP4_VL.format(algorithm=algo, arch=cfg.model.architecture[:120] if cfg.model else "?"),
+               "serve the MiniMaxM3SparseForConditionalGeneration checkpoint to draft", at)
+        return
+    gpu = cfg.gpu
+    if gpu is None:
+        yield f"M3.1 NVFP4 {algo} needs a Blackwell GPU: pass --gpu", "", at
+        return
+    if not gpu.blackwell:
+        yield messages.M3_NVFP4_BLACKWELL.format(algorithm=algo) + f" ({gpu.name}, {gpu.label})", "draft M3.1 NVFP4 on Blackwell only", at
+        return
+    mode = cfg.cmd.env.get(RAGGED_ENV, "static")
+    if mode != "static":
+        yield messages.M3_NVFP4_RAGGED.format(algorithm=algo), f"set {RAGGED_ENV}=static (SGLang's default)", at
+        return
+    if _int(cfg.v("pp_size")) != 1:
+        yield messages.M3_NVFP4_PP.format(algorithm=algo), "use `--pp-size 1`", ("pp_size",)
+        return
+    if algo == "DFLASH" and (cfg.v("disaggregation_mode") or "null") != "null":
+        yield messages.M3_NVFP4_DFLASH_PD, "serve DFLASH colocated (no `--disaggregation-mode`)", ("disaggregation_mode",)
+
+
+def _m3_nvfp4_refusals(cfg: Resolved) -> Iterator[tuple[str, str, tuple[str, ...]]]:
+    """``_minimax_m3_overrides`` for an M3.1 NVFP4 checkpoint, in its order (0.5.23 ``model_overrides/minimax_m3.py``
+    L46-122): (message, fix, values); an empty fix: not decided without ``--gpu``."""
+    from kdacheck import messages
+
+    m = cfg.model
+    hook = architectures.lookup(m.architecture).launch_hook if m is not None else ""
+    quant = m.geometry.quant if m is not None and m.geometry is not None else None
+    if (m is None or hook not in ("minimax_m3", "minimax_m3_vl") or not cfg.at_least(versions.M3_NVFP4_CHECKS)
+            or cfg.user("quantization") is not None or quant is None or quant.method != "mxfp8" or not quant.moe_nvfp4_pack
+            or any(True for _ in _model_hook_refusals(cfg))):
+        return  # SGLang serves it as minimax_m3_nvfp4 only from the checkpoint, with no --quantization given
+    algo = cfg.user("speculative_algorithm")
+    if algo not in (None, "DSPARK", "DFLASH"):
+        yield messages.M3_NVFP4_SPEC, "draft M3.1 NVFP4 with DSPARK or DFLASH, or serve it without speculation", ("speculative_algorithm",)
+        return
+    if algo is not None:
+        found = list(_m3_nvfp4_spec(cfg, algo, hook == "minimax_m3_vl"))
+        if found:
+            yield found[0]
+            return
+    if cfg.user("page_size") not in (None, 128):
+        yield messages.M3_NVFP4_PAGE, "use `--page-size 128` (or leave it to SGLang)", ("page_size",)
+        return
+    gpu = cfg.gpu
+    if gpu is None or not gpu.blackwell:
+        return  # off Blackwell SGLang sets page 128, marlin and fa3 and returns; without --gpu the KV check is not decided
+    if (cfg.user("moe_a2a_backend") or "none") not in ("none", "megamoe"):
+        return  # the MoE all-to-all refusals (L103-111, whatever the runner), out of kdacheck's scope
+    kv = cfg.user("kv_cache_dtype") or "auto"
+    if kv not in ("auto", "fp8_e4m3"):
+        yield messages.M3_NVFP4_KV, "use `--kv-cache-dtype fp8_e4m3` (or auto)", ("kv_cache_dtype",)
+
+
+@rule(
+    "MODEL011", Severity.ERROR,
+    consequence=Consequence.REFUSES,
+    name="minimax-m3-nvfp4",
+    summary="MiniMax M3.1 NVFP4 (mxfp8 with NVFP4 packed experts): DSPARK/DFLASH only, the VL class, Blackwell, static ragged verify, PP 1, page 128, an fp8_e4m3 KV cache",
+    what="""
+        SGLang 0.5.23 serves a MiniMax M3 checkpoint that declares mxfp8 with NVFP4 packed
+        experts (`moe_quant_algo` NVFP4, `moe_quant_format` nvfp4-pack-quantized) as
+        `minimax_m3_nvfp4` when `--quantization` is not given, and its model override then
+        refuses, in order: a speculative algorithm other than DSPARK or DFLASH; with one of
+        those, the text-only class (`MiniMaxM3SparseForCausalLM`), a GPU that is not Blackwell,
+        a ragged `SGLANG_RAGGED_VERIFY_MODE` (read where the launch's file sets it),
+        `--pp-size` > 1, and DFLASH on a PD server; then a `--page-size` other than 128; and on
+        Blackwell a `--kv-cache-dtype` other than auto or fp8_e4m3. The MoE all-to-all checks
+        between the last two are out of kdacheck's scope.
+    """,
+    why="SGLang refuses to start with a ValueError while it resolves its arguments.",
+    sglang_message="\n".join(("M3.1 NVFP4 only supports DSPARK or DFLASH speculation",
+                              "M3.1 NVFP4 {algorithm} requires MiniMaxM3SparseForConditionalGeneration, got {arch}",
+                              "M3.1 NVFP4 {algorithm} requires Blackwell", "M3.1 NVFP4 {algorithm} requires SGLANG_RAGGED_VERIFY_MODE=static",
+                              "M3.1 NVFP4 {algorithm} requires PP=1", "M3.1 NVFP4 DFLASH currently requires colocated serving",
+                              "M3.1 NVFP4 requires --page-size 128", "M3.1 NVFP4 requires --kv-cache-dtype fp8_e4m3")),
+    fix="Draft M3.1 NVFP4 with DSPARK or DFLASH on Blackwell with the VL checkpoint and `--pp-size 1`; leave the page size and KV dtype to SGLang.",
+    example="kdacheck lint --gpu b200 --cmd 'python -m sglang.launch_server --model-path tests/data/minimax-m3-handmade/m3-nvfp4 --tp-size 4 --kv-cache-dtype bf16'",
+    sources=("0.5.23 `srt/arg_groups/model_overrides/minimax_m3.py:18-122` `_resolve_quant_method`, `_minimax_m3_overrides` "
+             "(0.5.20-0.5.22: no NVFP4 branch)",
+             "0.5.23 `srt/arg_groups/serving_hook.py:692-703` (`--quantization unquant`: no checkpoint quantization)"),
+    since=versions.M3_NVFP4_CHECKS,
+    inferred="SGLANG_RAGGED_VERIFY_MODE is read where the launch's own file sets it; set elsewhere it is taken to be static.",
+)
+def model011(cfg: Resolved) -> Iterator[Hit]:
+    for message, fix, values in _m3_nvfp4_refusals(cfg):
         yield Hit(message, fix, values=values, at=cfg.place(*values)) if fix else unchecked(message, *values)
         return

@@ -235,3 +235,34 @@ def test_attn011_ragged_verify_mode_under_replayssm_spec() -> None:
     tree = QNEXT + "--speculative-algorithm NEXTN --speculative-num-steps 3 --speculative-eagle-topk 4 --speculative-num-draft-tokens 8"
     r = lint("SGLANG_RAGGED_VERIFY_MODE=compact " + tree)
     assert "RSSM002" in codes(r) and "ATTN011" not in codes(r)
+
+
+M3 = LAUNCH + str(ROOT / "tests" / "data" / "minimax-m3-handmade" / "m3-nvfp4") + " --tp-size 4 "
+M3_TEXT = LAUNCH + str(ROOT / "tests" / "data" / "minimax-m3-handmade" / "m3-nvfp4-text") + " --tp-size 4 "
+
+
+def test_model011_m3_nvfp4_speculation() -> None:
+    assert finding(lint(M3 + "--speculative-algorithm EAGLE", gpu="b200"), "MODEL011").message == (
+        "M3.1 NVFP4 only supports DSPARK or DFLASH speculation")
+    dspark = "--speculative-algorithm DSPARK --speculative-draft-model-path d "
+    assert finding(lint(M3_TEXT + dspark, gpu="b200"), "MODEL011").message == (
+        "M3.1 NVFP4 DSPARK requires MiniMaxM3SparseForConditionalGeneration, got MiniMaxM3SparseForCausalLM")
+    assert finding(lint(M3 + dspark, gpu="h200"), "MODEL011").message.startswith("M3.1 NVFP4 DSPARK requires Blackwell")
+    assert finding(lint("SGLANG_RAGGED_VERIFY_MODE=compact " + M3 + dspark, gpu="b200"), "MODEL011").message == (
+        "M3.1 NVFP4 DSPARK requires SGLANG_RAGGED_VERIFY_MODE=static")
+    assert finding(lint(M3 + dspark + "--pp-size 2", gpu="b200"), "MODEL011").message == "M3.1 NVFP4 DSPARK requires PP=1"
+    dflash = "--speculative-algorithm DFLASH --speculative-draft-model-path d --disaggregation-mode decode "
+    assert finding(lint(M3 + dflash, gpu="b200"), "MODEL011").message == "M3.1 NVFP4 DFLASH currently requires colocated serving"
+    assert "MODEL011" not in codes(lint(M3 + dspark, gpu="b200"))
+    assert finding(lint(M3 + dspark), "MODEL011").message.startswith("could not be checked")
+
+
+def test_model011_m3_nvfp4_page_and_kv_cache() -> None:
+    assert finding(lint(M3 + "--page-size 64", gpu="h200"), "MODEL011").message == "M3.1 NVFP4 requires --page-size 128"
+    assert finding(lint(M3 + "--kv-cache-dtype bfloat16", gpu="b200"), "MODEL011").message == (
+        "M3.1 NVFP4 requires --kv-cache-dtype fp8_e4m3")
+    assert "MODEL011" not in codes(lint(M3 + "--kv-cache-dtype bfloat16", gpu="h200"))  # off Blackwell: page 128, fa3, no KV check
+    assert "MODEL011" not in codes(lint(M3 + "--kv-cache-dtype bfloat16 --moe-a2a-backend deepep", gpu="b200"))  # the a2a check first
+    # --quantization given: not served as minimax_m3_nvfp4; before 0.5.23 no NVFP4 branch
+    assert "MODEL011" not in codes(lint(M3 + "--kv-cache-dtype bfloat16 --quantization mxfp8", gpu="b200"))
+    assert "MODEL011" not in codes(lint(M3 + "--kv-cache-dtype bfloat16", gpu="b200", version="0.5.22"))
