@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from kdacheck import architectures, versions
+from kdacheck import architectures, messages, versions
 from kdacheck.findings import Severity
 from kdacheck.model_source import hub_id_problem
 from kdacheck.resolve import Resolved
@@ -589,10 +589,8 @@ def _v4_cp_refusals(cfg: Resolved) -> Iterator[tuple[str, str, tuple[str, ...]]]
         MoE all-to-all check after these is not modelled either.
     """,
     why="SGLang refuses to start (ValueError or AssertionError) while it resolves its arguments.",
-    sglang_message="\n".join(("DeepSeekV4 only supports interleave/zigzag CP strategy, got {cp_strategy}",
-                              "DeepSeekV4 zigzag CP requires the NPU backend; CUDA/HIP backends reindex with interleave order.",
-                              "For round-robin split mode, dp attention is not supported.",
-                              "Context parallel only supports single machine (tp_size <= 8). Cross-machine CP has precision issues.")),
+    sglang_message="\n".join((messages.V4_CP_STRATEGY.format(strategy="{cp_strategy}"), messages.V4_CP_ZIGZAG,
+                              messages.V4_CP_ATTN_DP, messages.CP_SINGLE_MACHINE)),
     fix="Give `--cp-strategy interleave`, no attention DP, and keep prefill CP within one node (`--tp-size` 8 or less).",
     example="python -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V4-Flash --tp-size 8 --enable-prefill-cp",
     sources=(
