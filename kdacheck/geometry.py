@@ -73,6 +73,10 @@ class Quant:
     ignored: tuple[str, ...] = ()
     bits: int = 0  # AWQ/GPTQ weight bits (``bits``, AutoAWQ's ``w_bit``); 0: not given
     group: int = 0  # AWQ/GPTQ ``group_size`` (``q_group_size``); 0: not given, -1: one group per row
+    # MiniMax M3.1's NVFP4 packed experts beside an mxfp8 declaration (``moe_quant_algo`` NVFP4,
+    # ``moe_quant_format`` nvfp4-pack-quantized): SGLang serves it as minimax_m3_nvfp4 (0.5.23
+    # model_overrides/minimax_m3.py L18-34 _resolve_quant_method)
+    moe_nvfp4_pack: bool = False
 
     @property
     def label(self) -> str:
@@ -153,7 +157,8 @@ def _quant(q: Any) -> Quant | None:
     pair = (int(block[0]), int(block[1])) if ok and isinstance(block, list) else None
     bits, group = _int(q, "bits", "w_bit"), q.get("group_size", q.get("q_group_size"))
     group = group if isinstance(group, int) and not isinstance(group, bool) and -1 <= group < 1 << 20 else 0
-    return Quant(str(q["quant_method"])[:40].lower(), pair, names, bits, group)
+    pack = str(q.get("moe_quant_algo", "")).upper() == "NVFP4" and q.get("moe_quant_format") == "nvfp4-pack-quantized"
+    return Quant(str(q["quant_method"])[:40].lower(), pair, names, bits, group, pack)
 
 
 @dataclass(frozen=True)

@@ -331,3 +331,61 @@ DP_SPEC_COORDINATION = "DP spec/prefill coordination requires single-layer EAGLE
 # worker is built; 0.5.19 L145-149, 0.5.20 L148-152, 0.5.21/0.5.22 L147-151, 0.5.23 L150-154)
 MULTI_LAYER_EAGLE_WIDTH = ("multi-layer EAGLE requires speculative_num_draft_tokens == speculative_num_steps + 1, "
                            "got {d} and {s}")
+# --- model hooks and overrides: DeepSeek/DSA context parallelism, Intern-S2-Mobius, CP decode attention TP ---------
+# srt/arg_groups/model_overrides/deepseek_v2.py _deepseek_family_overrides (0.5.23 L61-76; 0.5.20 L47-62), ValueError
+HYV4_PREFILL_CP = ("--enable-prefill-cp is not supported for HYV4 because its attention path does not implement DSA "
+                   "context-parallel metadata and sharding. Got architecture={arch!r} and enable_prefill_cp={value!r}.")
+HYV4_DCP = ("--dcp-size > 1 is not supported for HYV4 because decode context parallelism gathers query heads across DCP "
+            "ranks but does not provide single-owner semantics for learnable attention sinks. Got architecture={arch!r} "
+            "and dcp_size={dcp!r}.")
+# deepseek_v2.py (0.5.19 L62-64, 0.5.20 L105-107, 0.5.21 L98-100; gone in 0.5.22), AssertionError
+DSA_CP_INTERLEAVE_DP = "interleave DSA CP does not support DP attention."
+# deepseek_v2.py 0.5.23 L123-125 (0.5.19 L65-67); deepseek_v4_hook.py 0.5.23 L226-228 validate_deepseek_v4_cp, AssertionError
+CP_SINGLE_MACHINE = "Context parallel only supports single machine (tp_size <= 8). Cross-machine CP has precision issues."
+# deepseek_v2.py 0.5.23 L162-168 (0.5.22 L163-169), ValueError
+DSA_KPOOL_DCP = ("--dcp-size > 1 is not supported for DSA with index_kpool={kpool}: a pooled index key spans positions "
+                 "owned by different DCP ranks.")
+# model_hook.py 0.5.23 L361-363 handle_model_specific_adjustments (0.5.19 L220-223), AssertionError
+DSA_CP_DECODE = "CP is only supported for prefill when PD disaggregation, please remove --enable-prefill-cp."
+# model_hook.py 0.5.23 L176-185 (0.5.19 L76-85), ValueError
+INTERN_S2_MOBIUS = "Intern-S2-Mobius does not support: {what}."
+# model_hook.py 0.5.23 L193-204 (0.5.19 L93-104), ValueError; the list: layers/cp/cp_decode_attn_tp.py L29-36
+CP_DECODE_ATTN_TP = ("--enable-cp-decode-attn-tp is only supported for models whose attention linears are replicated "
+                     "across CP ranks (attn_tp_size=1). Got {arch}; supported: {supported}.")
+# deepseek_v4_hook.py validate_deepseek_v4_cp: 0.5.23 L167-170 (0.5.21 L115-118); 0.5.19/0.5.20 "interleave" only
+V4_CP_STRATEGY = "DeepSeekV4 only supports interleave/zigzag CP strategy, got {strategy}"
+V4_CP_STRATEGY_OLD = "DeepSeekV4 only supports interleave CP strategy, got {strategy}"
+# deepseek_v4_hook.py 0.5.23 L223-225 (0.5.19 L199), AssertionError
+V4_CP_ATTN_DP = "For round-robin split mode, dp attention is not supported."
+# deepseek_v4_hook.py validate_deepseek_v4_cp zigzag off NPU: 0.5.23 L172-176 (0.5.22 L127-131); 0.5.21 L119-123 ("the CUDA backend")
+V4_CP_ZIGZAG = "DeepSeekV4 zigzag CP requires the NPU backend; CUDA/HIP backends reindex with interleave order."
+V4_CP_ZIGZAG_CUDA = "DeepSeekV4 zigzag CP requires the NPU backend; the CUDA backend reindexes with interleave order."
+# model_overrides/kimi_k3.py _kimi_k3_overrides, Kimi-K3 with --dcp-size > 1: 0.5.23 L63-75 (ValueError), L109-112 (AssertionError;
+# 0.5.19 L104-107 'cutedsl_mla' or 'tokenspeed_mla'; 0.5.20-0.5.22 L124-127 'cutedsl_mla', 'tokenspeed_mla' or 'aiter')
+KIMI_K3_DCP_RAGGED = ("Kimi-K3 DCP + DSPARK currently requires SGLANG_RAGGED_VERIFY_MODE=static; compact/cap-accept are not "
+                      "validated under DCP (got {mode!r}).")
+KIMI_K3_DCP_BACKEND = "Decode attention backend for Kimi-K3 DCP must be {allowed}, got {backend!r}."
+# model_overrides/qwen4_exp.py _qwen4_exp_overrides: 0.5.23 L28-39 (0.5.20 L31-42), L78-84 (0.5.22+), ValueError
+QWEN4_EXP_MORI_PP = ("Qwen4-Exp PD with MORI requires --pp-size 1; MORI does not yet exchange the global QSA layer metadata "
+                     "needed to pair compact state descriptors across pipeline stages.")
+QWEN4_EXP_UNIFIED = "Qwen4-Exp does not support --enable-unified-memory yet"
+QWEN4_EXP_QSA_FP8_GPU = "--qsa-indexer-dtype fp8_e4m3 requires a CUDA SM90/SM100 GPU"
+# attention_hook.py handle_attention_backend_compatibility: 0.5.23 L227-236 (the same words in 0.5.19-0.5.22), ValueError
+TRTLLM_MHA_PREFILL_CP = ("Prefill context parallelism with the TRTLLM MHA prefill backend requires SM100 (trtllm-gen context "
+                         "kernel): the SM90/SM120 fmha_v2 prefill path does not implement CP shard masking.")
+# serving_hook.py handle_environment_variables: 0.5.23 L464-470 (0.5.20 L421-427); 0.5.19 L421-427 without gfx95
+FP4_INDEXER_GPU = "--enable-deepseek-v4-fp4-indexer requires SM100, SM120, or gfx95 GPUs with FP4 indexer support."
+FP4_INDEXER_GPU_OLD = "--enable-deepseek-v4-fp4-indexer requires SM100 or SM120 GPUs with DeepGEMM FP4 indexer support."
+# attention_hook.py handle_linear_attn_backend: 0.5.23 L465-493 (0.5.19 L397-425, the same words), ValueError
+REPLAYSSM_SPEC_RAGGED = ("--enable-linear-replayssm-spec with SGLANG_RAGGED_VERIFY_MODE={mode} requires the KDA fold-every-commit "
+                         "family (DSPARK/DFLASH) and a ring-writing verify kernel (--linear-attn-verify-backend triton or "
+                         "nv_cutedsl); got algorithm={algo!r}, verify={verify!r}. Use SGLANG_RAGGED_VERIFY_MODE=static.")
+# model_overrides/minimax_m3.py _minimax_m3_overrides, M3.1 NVFP4 checkpoints: 0.5.23 L56-119 (absent in 0.5.20-0.5.22), ValueError
+M3_NVFP4_SPEC = "M3.1 NVFP4 only supports DSPARK or DFLASH speculation"
+M3_NVFP4_VL = "M3.1 NVFP4 {algorithm} requires MiniMaxM3SparseForConditionalGeneration, got {arch}"
+M3_NVFP4_BLACKWELL = "M3.1 NVFP4 {algorithm} requires Blackwell"
+M3_NVFP4_RAGGED = "M3.1 NVFP4 {algorithm} requires SGLANG_RAGGED_VERIFY_MODE=static"
+M3_NVFP4_PP = "M3.1 NVFP4 {algorithm} requires PP=1"
+M3_NVFP4_DFLASH_PD = "M3.1 NVFP4 DFLASH currently requires colocated serving"
+M3_NVFP4_PAGE = "M3.1 NVFP4 requires --page-size 128"
+M3_NVFP4_KV = "M3.1 NVFP4 requires --kv-cache-dtype fp8_e4m3"

@@ -177,3 +177,26 @@ DP_SPEC_COORDINATION = "0.5.21"
 DP_SPEC_COORDINATION_DSPARK = "0.5.22"
 # _handle_uno asks attn_dp_enabled_of (attention DP size > 1) instead of --enable-dp-attention itself (0.5.22 L580)
 UNO_ATTN_DP_SIZE = "0.5.22"
+# --- model hooks and overrides (DeepSeek/DSA context parallelism) -----------------------------------------
+# model_overrides/deepseek_v2.py: HYV4 refuses --enable-prefill-cp and --dcp-size > 1 (0.5.20 L47-62; absent in 0.5.19)
+HYV4_CP_CHECKS = "0.5.20"
+# deepseek_v2.py: DSA prefill CP's "interleave DSA CP does not support DP attention." (0.5.19-0.5.21) gives way to
+# context_parallel_attn_dp_size (model_override_base.py, 0.5.22+: PAR002's words), and --dcp-size > 1 with
+# index_kpool > 1 is refused (0.5.22 L163-169)
+DSA_CP_ATTN_DP_SIZE = "0.5.22"
+# deepseek_v4_hook.py validate_deepseek_v4_cp accepts zigzag (on NPU) from 0.5.21 (0.5.21 L115-118)
+V4_CP_ZIGZAG = "0.5.21"
+# deepseek_v4_hook.py validate_deepseek_v4_cp: the ROCm prefill-CP checks and the attention-DP width of
+# context_parallel_attn_dp_size (0.5.22 L132-170), the zigzag message naming CUDA/HIP
+V4_CP_ATTN_DP_SIZE = "0.5.22"
+# model_overrides/kimi_k3.py: the decode backends Kimi-K3 DCP takes: aiter from 0.5.20 (0.5.20 L113), tokenspeed_mla
+# until 0.5.22 (0.5.23 L84-112 has cutedsl_mla and aiter only)
+KIMI_K3_DCP_AITER = "0.5.20"
+KIMI_K3_DCP_NO_TOKENSPEED = "0.5.23"
+# model_overrides/qwen4_exp.py: Qwen4-Exp's override (0.5.20 L24-42; absent in 0.5.19), its fp8 QSA indexer GPU check (0.5.22 L78-84)
+QWEN4_EXP_CHECKS = "0.5.20"
+QWEN4_EXP_QSA_FP8 = "0.5.22"
+# serving_hook.py handle_environment_variables: --enable-deepseek-v4-fp4-indexer accepted on gfx95 too (0.5.20 L421-427)
+FP4_INDEXER_GFX95 = "0.5.20"
+# model_overrides/minimax_m3.py: the M3.1 NVFP4 checks (0.5.23 L56-119; 0.5.20-0.5.22 have no NVFP4 branch)
+M3_NVFP4_CHECKS = "0.5.23"

@@ -35,6 +35,7 @@ POST_RESOLUTION = AFTER_RESOLUTION
 CAUSES: tuple[tuple[str, str, str], ...] = (
     ("handle_kv4_compatibility", "nvfp4 requires Blackwell", "ATTN003"),
     ("handle_kv4_compatibility", "KV4 is not tested on non-CUDA", "GPU003"),
+    ("handle_attention_backend_compatibility", "CP shard masking", "ATTN009"),  # before GPU002's "TRTLLM": its words hold it
     ("handle_attention_backend_compatibility", "TRTLLM", "GPU002"),
     ("handle_kv4_compatibility", "", "ATTN005"),
     ("handle_nvfp4_prefill_kv_dequant_dtype", "", "ATTN005"),
@@ -108,6 +109,15 @@ CAUSES: tuple[tuple[str, str, str], ...] = (
     ("handle_hicache", "cannot share the layer_first", "RADIX007"),
     # handle_speculative_decoding's common checks (speculative_hook.py L165-229)
     ("handle_speculative_decoding", "", "SPEC018"),
+    # the model hook before the overrides, the DeepSeek override's CP refusals, DeepSeek-V4's CP validation
+    ("handle_model_specific_adjustments", "--enable-cp-decode-attn-tp", "MODEL006"),
+    ("handle_model_specific_adjustments", "Intern-S2-Mobius", "MODEL006"),
+    ("handle_model_specific_adjustments", "CP is only supported for prefill", "MODEL007"),
+    ("_deepseek_family_overrides", "", "MODEL007"),
+    ("validate_deepseek_v4_cp", "CP strategy", "MODEL008"),
+    ("validate_deepseek_v4_cp", "zigzag CP requires the NPU", "MODEL008"),
+    ("validate_deepseek_v4_cp", "round-robin split mode", "MODEL008"),
+    ("validate_deepseek_v4_cp", "single machine", "MODEL008"),
 )
 
 

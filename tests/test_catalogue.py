@@ -49,6 +49,15 @@ CASES: dict[str, tuple[str, str, str | None]] = {
     "MEM005": (f"{KIMI} {EAGLE} --tp-size 4 --disable-radix-cache --max-running-requests 512", f"{KIMI} {EAGLE} --tp-size 4 --disable-radix-cache --max-running-requests 256", "h200"),
     "ARG009": (f'{KIMI} "${{EXTRA_ARGS[@]}}"', f'EXTRA_ARGS=(--tp-size 4)\n{KIMI} "${{EXTRA_ARGS[@]}}"', None),
     "HSP003": (f"{LAUNCH} --model-path deepseek-ai/DeepSeek-V3.2 --enable-hisparse --disable-radix-cache {EAGLE}", f"{LAUNCH} --model-path deepseek-ai/DeepSeek-V3.2 --disable-radix-cache {EAGLE}", None),
+    # hand-made: no public Kimi-K3 config (tests/data/kimi-k3-handmade/SOURCES.md)
+    "MODEL009": (f"{LAUNCH} --model-path {ROOT}/tests/data/kimi-k3-handmade/kimi-k3 --tp-size 8 --dcp-size 8 --attention-backend flashinfer",
+                 f"{LAUNCH} --model-path {ROOT}/tests/data/kimi-k3-handmade/kimi-k3 --tp-size 8 --dcp-size 8", None),
+    # hand-made: no public Qwen4-Exp config (tests/data/qwen4-exp-handmade/SOURCES.md)
+    "MODEL010": (f"{LAUNCH} --model-path {ROOT}/tests/data/qwen4-exp-handmade/qwen4-exp --tp-size 4 --enable-unified-memory",
+                 f"{LAUNCH} --model-path {ROOT}/tests/data/qwen4-exp-handmade/qwen4-exp --tp-size 4", None),
+    # hand-made: no public MiniMax M3.1 NVFP4 config (tests/data/minimax-m3-handmade/SOURCES.md)
+    "MODEL011": (f"{LAUNCH} --model-path {ROOT}/tests/data/minimax-m3-handmade/m3-nvfp4 --tp-size 4 --kv-cache-dtype bfloat16",
+                 f"{LAUNCH} --model-path {ROOT}/tests/data/minimax-m3-handmade/m3-nvfp4 --tp-size 4", "b200"),
 }
 # Rules no launch configuration can trigger statically, and where they are exercised instead.
 NOT_STATIC = {

@@ -24,6 +24,7 @@ from kdacheck.architectures.registry import (
     Architecture,
     architecture,
     capture_hooks,
+    exact_with,
     lookup,
     register,
     unknown,
@@ -31,4 +32,4 @@ from kdacheck.architectures.registry import (
     without_mamba_state,
 )
 
-__all__ = ["UNKNOWN_ARCHITECTURE", "Architecture", "architecture", "capture_hooks", "lookup", "register", "unknown", "uses_mamba_radix_cache", "without_mamba_state"]
+__all__ = ["UNKNOWN_ARCHITECTURE", "Architecture", "architecture", "capture_hooks", "exact_with", "lookup", "register", "unknown", "uses_mamba_radix_cache", "without_mamba_state"]

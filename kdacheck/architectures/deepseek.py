@@ -45,6 +45,14 @@ def deepseek_v2(r: Resolved, m: Model, gpu: GPU | None, unset: bool) -> None:
         r.put("attention_backend", "trtllm_mla", "DeepSeek-V3 on SM100: trtllm_mla (model_overrides/deepseek_v2.py L179)", "model")
 
 
+# HYV4 refuses prefill and decode context parallelism in the DeepSeek override (0.5.23 deepseek_v2.py L61-76,
+# from 0.5.20): MODEL007
+register("HYV4ForCausalLM", "HYV4ForCausalLMNextN", launch_hook="hyv4", mirrors="0.5.23 srt/arg_groups/model_overrides/deepseek_v2.py L61-76")
+# SGLang's CP_DECODE_ATTN_TP_SUPPORTED_ARCHS (0.5.23 srt/layers/cp/cp_decode_attn_tp.py L29-36; 0.5.19-0.5.22 the same)
+register("DeepseekV4ForCausalLM", "DeepseekV4ForCausalLMNextN", "DeepseekV4ForCausalLMDSpark", "GlmMoeDsaForCausalLM",
+         "GlmMoeDsaForCausalLMNextN", cp_decode_attn_tp=True, mirrors="0.5.23 srt/layers/cp/cp_decode_attn_tp.py L29-36")
+
+
 # DeepSeek-V4: its own sparse attention (is_deepseek_v4), not is_deepseek_dsa's. Its KV cache (a
 # sliding-window pool, the c4/c128 compressed pools and their compress state, 0.5.23
 # mem_cache/deepseek_v4_memory_pool.py, model_executor/pool_configurator.py L1353-1500) is not
@@ -78,3 +86,8 @@ def deepseek_v4(r: Resolved, m: Model, gpu: GPU | None, unset: bool) -> None:
 register("MiniMaxM2ForCausalLM", mirrors="0.5.23 srt/models/minimax_m2.py EntryClass (full attention, no hybrid_arch.py class)")
 register("MiniMaxM3SparseForCausalLM", "MiniMaxM3SparseForConditionalGeneration", hisparse="m3",
          mirrors="0.5.23 srt/configs/model_config.py L426-431 is_minimax_sparse")
+# the M3 model override's NVFP4 refusals (0.5.23 srt/arg_groups/model_overrides/minimax_m3.py L37-122): MODEL011; only
+# the vision-language wrapper exposes the draft's hidden-state capture (L61-66)
+register("MiniMaxM3SparseForCausalLM", launch_hook="minimax_m3", mirrors="0.5.23 srt/arg_groups/model_overrides/minimax_m3.py L37-122")
+register("MiniMaxM3SparseForConditionalGeneration", launch_hook="minimax_m3_vl",
+         mirrors="0.5.23 srt/arg_groups/model_overrides/minimax_m3.py L37-122")

@@ -60,6 +60,9 @@ register("Glm5NextForConditionalGeneration", prefix=True, extra_buffer=True, fam
 register("Glm5NextForConditionalGeneration", mamba_radix_cache=True, mirrors=RADIX)
 # the rest of hybrid_arch.py's classes, by their model classes' EntryClass names (srt/models/)
 register("InternS2MobiusForConditionalGeneration", mamba_radix_cache=True, families=("gdn",), mirrors=f"{RADIX}; {STATE} hybrid_gdn_config")
+# model_hook.py handle_model_specific_adjustments refuses pipeline and expert parallelism for it (0.5.23 L176-185,
+# 0.5.19 L76-85): MODEL006
+register("InternS2MobiusForConditionalGeneration", launch_hook="intern_s2_mobius", mirrors="0.5.23 srt/arg_groups/model_hook.py L176-185")
 register("JetNemotronForCausalLM", "JetVLMForConditionalGeneration", mamba_radix_cache=True, families=("gdn",),
          mirrors=f"{RADIX}; {STATE} hybrid_gdn_config; {OVERRIDES}falcon_h1.py", override=_on_sm100("triton", "model_overrides/falcon_h1.py"))
 register("GigaChat35ForCausalLM", "GigaChat35ForCausalLMNextN", mamba_radix_cache=True, linear_attn_spec=True, families=("gdn",),

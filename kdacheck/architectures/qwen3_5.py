@@ -42,4 +42,6 @@ architecture("InternS2PreviewForConditionalGeneration", "InternS2MobiusForCondit
 register("Qwen3_5MoeForCausalLM", "Qwen3_5ForCausalLM", mirrors=MIRRORS, extra_buffer=True, mamba_radix_cache=True, has_state=True, families=("gdn",))
 register("Qwen4ExpForConditionalGeneration", mirrors=MIRRORS + "; configs/qwen4_exp.py (a Qwen3NextConfig: hybrid_gdn_config)",
          extra_buffer=True, mamba_radix_cache=True, has_state=True, families=("gdn",))
+# its own model override's refusals (0.5.23 srt/arg_groups/model_overrides/qwen4_exp.py L20-88): MODEL010
+register("Qwen4ExpForConditionalGeneration", launch_hook="qwen4_exp", mirrors="0.5.23 srt/arg_groups/model_overrides/qwen4_exp.py L20-88")
 register("Qwen4Exp", mirrors="0.5.23 srt/configs/hybrid_arch.py", prefix=True, has_state=True)

@@ -36,6 +36,9 @@ class Architecture(NamedTuple):
     hisparse: str | None = None  # HiSparse support: "dsa", "v4" (DeepSeek-V4: no speculative swap), "m3" (MiniMax M3)
     large_draft: bool = False  # speculative.py: the draft-size default SGLang gives large models
     no_triton: bool = False  # model_hook.py asserts the attention backend is not triton (the first layer may not be attention)
+    # in SGLang's ``CP_DECODE_ATTN_TP_SUPPORTED_ARCHS`` (0.5.23 ``srt/layers/cp/cp_decode_attn_tp.py`` L29-36, the same in
+    # 0.5.19-0.5.22): ``--enable-cp-decode-attn-tp`` is accepted for it (model_hook.py L193-204)
+    cp_decode_attn_tp: bool = False
     # the resolution overrides SGLang's ``srt/arg_groups/model_overrides/`` registers for it, applied in
     # registration order (SGLang composes several per architecture: each sets its own fields)
     overrides: tuple[Override, ...] = ()
@@ -56,7 +59,8 @@ class Architecture(NamedTuple):
 # merged, overrides composed), as SGLang's model_overrides register several functions per architecture
 EXACT: dict[str, list[Architecture]] = {}
 PREFIXES: dict[str, list[Architecture]] = {}
-_FLAGS = ("extra_buffer", "mamba_radix_cache", "linear_attn_spec", "has_state", "dsa", "large_draft", "no_triton")
+_FLAGS = ("extra_buffer", "mamba_radix_cache", "linear_attn_spec", "has_state", "dsa", "large_draft", "no_triton",
+          "cp_decode_attn_tp")
 _ONE_VALUE = ("hisparse", "kv_unmodelled", "launch_hook", "mtp_draft")  # a name has at most one value of each
 
 
@@ -100,6 +104,11 @@ def lookup(name: str | None) -> Architecture:
     fams = tuple(dict.fromkeys(f for e in found for f in e.families))
     return Architecture(name, "; ".join(e.mirrors for e in found), families=fams,
                         overrides=tuple(o for e in found for o in e.overrides), **merged, **one)  # type: ignore[arg-type]
+
+
+def exact_with(trait: str) -> list[str]:
+    """The exact names registered with a true ``trait`` (e.g. SGLang's list a message names), sorted."""
+    return sorted(n for n, es in EXACT.items() if any(getattr(e, trait) for e in es))
 
 
 # ``Model.unmodelled`` of a config whose ``architectures[0]`` kdacheck does not know (:func:`unknown`)

@@ -349,3 +349,123 @@ def attn008(cfg: Resolved) -> Iterator[Hit]:
     elif cfg.v("kv_cache_dtype") not in ("fp8_e4m3", "bf16", "bfloat16", "auto", None):
         yield Hit(f"{CUTEDSL_KV} (got {cfg.v('kv_cache_dtype')})", "use `--kv-cache-dtype fp8_e4m3` or bf16",
                   values=("kv_cache_dtype", names[0]))
+
+
+@rule(
+    "ATTN009", Severity.ERROR,
+    consequence=Consequence.REFUSES,
+    name="trtllm-mha-prefill-cp",
+    summary="attention context parallelism (--attn-cp-size > 1) with a trtllm_mha prefill needs SM100",
+    what="""
+        After its platform checks of trtllm_mha (GPU002), `handle_attention_backend_compatibility`
+        refuses a trtllm_mha prefill backend (`--prefill-attention-backend`, else
+        `--attention-backend`, or the one SGLang picks for the model) with `--attn-cp-size` > 1
+        on any GPU but SM100 (B200, GB200, B300): the SM90/SM120 fmha_v2 prefill kernel does
+        not mask CP shards. Decided with `--gpu`; without it, said to be unchecked.
+    """,
+    why="SGLang refuses to start with a ValueError while it resolves its arguments.",
+    sglang_message=("Prefill context parallelism with the TRTLLM MHA prefill backend requires SM100 (trtllm-gen context kernel): "
+                    "the SM90/SM120 fmha_v2 prefill path does not implement CP shard masking."),
+    fix="On Hopper or SM12x use another prefill backend (e.g. `--prefill-attention-backend fa3` on Hopper), or no attention CP.",
+    example="kdacheck lint --gpu h200 --cmd 'python -m sglang.launch_server --model-path meta-llama/Meta-Llama-3-8B-Instruct --tp-size 4 --attn-cp-size 2 --attention-backend trtllm_mha'",
+    sources=("0.5.23 `srt/arg_groups/attention_hook.py:197-236` `handle_attention_backend_compatibility` (0.5.19-0.5.22: the same check)",),
+)
+def attn009(cfg: Resolved) -> Iterator[Hit]:
+    from kdacheck.messages import TRTLLM_MHA_PREFILL_CP
+    from kdacheck.rules.base import unchecked
+
+    base = cfg.v("attention_backend")
+    if (cfg.v("prefill_attention_backend") or base) != "trtllm_mha" or int(cfg.v("attn_cp_size") or 1) <= 1:
+        return
+    gpu = cfg.gpu
+    if gpu is None:
+        yield unchecked("needs --gpu: a trtllm_mha prefill with attention CP runs on SM100 only", "attention_backend", "attn_cp_size")
+        return
+    if gpu.sm100 or not (gpu.hopper or gpu.sm120) or (gpu.sm120 and cfg.v("kv_cache_dtype") == "fp8_e4m3"):
+        return  # SM100; or GPU002 refuses first (no trtllm_mha here, or SM12x's fp8_e4m3 KV cache)
+    yield Hit(f"{TRTLLM_MHA_PREFILL_CP} ({gpu.name}, {gpu.label}; --attn-cp-size {cfg.v('attn_cp_size')})",
+              "use another prefill backend on this GPU (fa3 on Hopper), or `--attn-cp-size 1`",
+              values=("attn_cp_size", "prefill_attention_backend", "attention_backend"))
+
+
+@rule(
+    "ATTN010", Severity.ERROR,
+    consequence=Consequence.REFUSES,
+    name="deepseek-v4-fp4-indexer-gpu",
+    summary="--enable-deepseek-v4-fp4-indexer needs an SM100 or SM12x GPU (from 0.5.20 also gfx95: MI355X)",
+    what="""
+        `handle_environment_variables` refuses `--enable-deepseek-v4-fp4-indexer` unless the
+        platform is SM100 (B200, GB200, B300), SM12x (RTX PRO 6000, RTX 5090, GB10) or, from
+        0.5.20, a gfx95 AMD GPU (MI355X), whatever the model. Decided with `--gpu`; without it,
+        said to be unchecked.
+    """,
+    why="SGLang refuses to start with a ValueError while it resolves its arguments.",
+    sglang_message="--enable-deepseek-v4-fp4-indexer requires SM100, SM120, or gfx95 GPUs with FP4 indexer support.",
+    fix="Drop `--enable-deepseek-v4-fp4-indexer` on this GPU (the default indexer runs everywhere).",
+    example="kdacheck lint --gpu h200 --cmd 'python -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V4-Flash --tp-size 8 --enable-deepseek-v4-fp4-indexer'",
+    sources=("0.5.23 `srt/arg_groups/serving_hook.py:464-470` `handle_environment_variables` (0.5.20-0.5.22 the same; "
+             "0.5.19 L421-427: SM100 or SM120 only)",),
+    changes=("0.5.20: gfx95 accepted",),
+)
+def attn010(cfg: Resolved) -> Iterator[Hit]:
+    from kdacheck import versions
+    from kdacheck.messages import FP4_INDEXER_GPU, FP4_INDEXER_GPU_OLD
+    from kdacheck.rules.base import unchecked
+
+    if not cfg.user("enable_deepseek_v4_fp4_indexer"):
+        return
+    gpu = cfg.gpu
+    if gpu is None:
+        yield unchecked("needs --gpu: --enable-deepseek-v4-fp4-indexer runs on SM100, SM12x (and from 0.5.20 gfx95) only",
+                        "enable_deepseek_v4_fp4_indexer")
+        return
+    new = cfg.at_least(versions.FP4_INDEXER_GFX95)
+    if gpu.sm100 or gpu.sm120 or (new and gpu.hip and gpu.sm == 95):
+        return
+    yield Hit(f"{FP4_INDEXER_GPU if new else FP4_INDEXER_GPU_OLD} ({gpu.name}, {gpu.label})",
+              "drop `--enable-deepseek-v4-fp4-indexer` on this GPU", values=("enable_deepseek_v4_fp4_indexer",))
+
+
+@rule(
+    "ATTN011", Severity.ERROR,
+    consequence=Consequence.REFUSES,
+    name="replayssm-spec-ragged-verify",
+    speculative=True,
+    summary="--enable-linear-replayssm-spec under a ragged verify mode (SGLANG_RAGGED_VERIFY_MODE compact or cap-accept) needs DSPARK/DFLASH and a triton or nv_cutedsl verify",
+    what="""
+        With `--enable-linear-replayssm-spec`, after its draft-chain and decode-backend checks
+        (RSSM002), `handle_linear_attn_backend` reads `SGLANG_RAGGED_VERIFY_MODE`: under a
+        ragged mode (`compact`, `cap-accept`; `static` is the default) it requires DSPARK or
+        DFLASH and `--linear-attn-verify-backend` triton or nv_cutedsl (as given, or the
+        nv_cutedsl Kimi's hook declares), since only the KDA fold-every-commit family writes the
+        ring with a ragged layout. kdacheck reads the variable where the launch's own file sets it.
+    """,
+    why="SGLang refuses to start with a ValueError while it resolves its arguments.",
+    sglang_message=("--enable-linear-replayssm-spec with SGLANG_RAGGED_VERIFY_MODE={mode} requires the KDA fold-every-commit family "
+                    "(DSPARK/DFLASH) and a ring-writing verify kernel (--linear-attn-verify-backend triton or nv_cutedsl); got "
+                    "algorithm={algorithm!r}, verify={verify!r}. Use SGLANG_RAGGED_VERIFY_MODE=static."),
+    fix="Run ReplaySSM spec-verify under `SGLANG_RAGGED_VERIFY_MODE=static` (the default), or with DSPARK/DFLASH and a triton verify.",
+    example=("SGLANG_RAGGED_VERIFY_MODE=compact python -m sglang.launch_server --model-path Qwen/Qwen3-Next-80B-A3B-Instruct --tp-size 4 "
+             "--speculative-algorithm NEXTN --speculative-num-steps 3 --speculative-eagle-topk 1 --speculative-num-draft-tokens 4 "
+             "--enable-linear-replayssm-spec"),
+    sources=("0.5.23 `srt/arg_groups/attention_hook.py:450-493` `handle_linear_attn_backend` (0.5.19 L383-425, the same check)",
+             "0.5.23 `srt/speculative/ragged_verify.py:13-27` (the modes), `srt/environ.py:1572` (default static)"),
+    inferred="SGLANG_RAGGED_VERIFY_MODE is read where the launch's own file sets it; set elsewhere it is taken to be static.",
+)
+def attn011(cfg: Resolved) -> Iterator[Hit]:
+    from kdacheck.messages import REPLAYSSM_SPEC_RAGGED
+    from kdacheck.rules.model import RAGGED_ENV, RAGGED_MODES
+
+    if not cfg.v("enable_linear_replayssm_spec"):
+        return
+    if cfg.parsed.value("speculative_eagle_topk") not in (None, 1) or cfg.v("decode_backend") not in ("triton", "flashinfer"):
+        return  # RSSM002: SGLang refuses the draft tree or the decode backend first
+    mode = cfg.cmd.env.get(RAGGED_ENV, "static")
+    if mode == "static" or mode not in RAGGED_MODES:
+        return  # the default; or a value read_ragged_verify_mode refuses itself
+    algo, verify = cfg.user("speculative_algorithm"), cfg.v("linear_attn_verify_backend")
+    if str(algo or "").upper() in ("DSPARK", "DFLASH") and verify in ("triton", "nv_cutedsl"):
+        return
+    yield Hit(REPLAYSSM_SPEC_RAGGED.format(mode=mode, algo=algo, verify=verify),
+              f"set {RAGGED_ENV}=static (SGLang's default), or use DSPARK/DFLASH with `--linear-attn-verify-backend triton`",
+              values=("enable_linear_replayssm_spec", "linear_attn_verify_backend"))

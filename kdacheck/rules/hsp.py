@@ -384,6 +384,10 @@ def hsp006(cfg: Resolved) -> Iterator[Hit]:
                   values=("enable_mixed_chunk", "enable_hisparse"))
     if ok is False:
         return
+    rocm = cfg.gpu is not None and cfg.gpu.hip
+    support = architectures.lookup(cfg.model.architecture).hisparse if cfg.model is not None else None
+    if support == "m3" or (support == "v4" and rocm):
+        return  # MiniMax M3 (its own kernels) and DeepSeek-V4 on ROCm stop before the dtype checks (hisparse_hook.py L131-152)
     kv = cfg.v("kv_cache_dtype")
     dtype = cfg.v("dsa_kv_cache_dtype", kv)
     if kv not in KV_DTYPES and not (kv == "bf16" and ok):
@@ -391,7 +395,6 @@ def hsp006(cfg: Resolved) -> Iterator[Hit]:
                   "Please use --kv-cache-dtype=bfloat16 or --kv-cache-dtype=fp8_e4m3.",
                   "--kv-cache-dtype fp8_e4m3 (or bfloat16)", values=("kv_cache_dtype",))
         return
-    rocm = cfg.gpu is not None and cfg.gpu.hip
     allowed = ROCM_BACKENDS if rocm else BACKENDS_BY_DTYPE.get(str(dtype), ALL_BACKENDS)
     for name, label in (("dsa_prefill_backend", "prefill"), ("dsa_decode_backend", "decode")):
         backend = cfg.v(name)
@@ -454,6 +457,8 @@ def dsa_dcp_refusals(cfg: Resolved) -> list[tuple[str, str]]:
     if (not cfg.at_least(versions.DSA_DCP_CHECKS) or m is None or m.family is not Family.DSA
             or not isinstance(dcp, int) or dcp <= 1):
         return []
+    if architectures.lookup(m.architecture).launch_hook == "hyv4":
+        return []  # HYV4 refuses any --dcp-size > 1 earlier in the same override (MODEL007)
     out = []
     caches = [f"--{n.replace('_', '-')}" for n in ("enable_hisparse", "enable_hierarchical_cache") if cfg.user(n)]
     if caches:

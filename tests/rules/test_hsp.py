@@ -173,3 +173,13 @@ def test_hsp008_pd_and_versions():
     # not a DSA model: the override does not run
     llama = "python -m sglang.launch_server --model-path meta-llama/Meta-Llama-3-8B-Instruct --tp-size 8 "
     assert "HSP008" not in codes(lint(llama + DCP + "--enable-hierarchical-cache"))
+
+
+def test_hsp006_deepseek_v4_on_rocm_stops_before_the_dsa_backend_checks():
+    # validate_hisparse returns for DeepSeek-V4 on ROCm before the dtype/backend checks (0.5.23 hisparse_hook.py L131-148)
+    v4 = ("python -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V4-Flash --tp-size 8 --enable-hisparse "
+          "--disable-radix-cache --dsa-prefill-backend flashmla_sparse")
+    assert "HSP006" not in codes(lint(v4, gpu="mi355x"))
+    f = finding(lint(v4, gpu="h200"), "HSP006")
+    assert f.message.startswith("HiSparse supports DSA prefill backend(s) ['flashinfer_sparse_mla', 'flashmla_kv'] on this platform "
+                                "with --kv-cache-dtype=fp8_e4m3, but got --dsa-prefill-backend=flashmla_sparse.")
