@@ -169,3 +169,27 @@ PD_MXFP8_TP = ("PD Disaggregation does NOT support different attention TP sizes 
                "attn_tp_size={p}, decode attn_tp_size={d}, state types {s}.")
 # srt/disaggregation/common/conn.py L1459-1461, L1470-1472 (logger.warning_once; 0.5.19: L689-691, L700-702)
 PD_TP_NON_MLA = "Performance is NOT guaranteed when using different TP sizes for non-MLA models. "
+
+# --- PD disaggregation hook, parallel layout and argument validation (single-launch refusals) -------
+# srt/arg_groups/pd_disaggregation_hook.py _validate_prefill_complete (ValueError; 0.5.23 L238-242, 0.5.22 L244-248)
+PD_PREFILL_COMPLETE = "--disaggregation-decode-allocation-policy prefill_complete does not yet support {features}"
+# handle_pd_disaggregation (ValueError; 0.5.23 L64-75, 0.5.21 L53-64)
+PD_HOST_RECEIVE_RANGE = "--disaggregation-decode-host-receive-threshold must be between 0 and 1"
+PD_HOST_RECEIVE_FEATURES = "Decode host receive does not yet support HiSparse or role switching"
+PD_HOST_RECEIVE_BACKUP = "Decode host KV buffering requires host_pool retraction"
+# handle_pd_disaggregation (ValueError; 0.5.23 L92-96 with mori and ascend from 0.5.22; 0.5.19 L61-65)
+PD_DCP_BACKEND = ("PD decode DCP requires --disaggregation-transfer-backend mooncake, nixl, mori, ascend, or fake for "
+                  "synthetic benchmarking, got {got!r}.")
+PD_DCP_BACKEND_OLD = "PD decode DCP requires --disaggregation-transfer-backend mooncake, nixl, or fake for synthetic benchmarking, got {got!r}."
+# handle_pd_disaggregation (ValueError; 0.5.19-0.5.20 only, L66-75)
+PD_DCP_RADIX = "PD decode DCP currently requires chunk cache; --disaggregation-decode-enable-radix-cache is not supported."
+PD_DCP_HICACHE = "PD decode DCP currently requires chunk cache; --enable-hierarchical-cache is not supported."
+# handle_pd_disaggregation (ValueError; 0.5.23 L100-109; speculative decoding 0.5.19-0.5.22 only, 0.5.22 L110-115)
+PD_RADIX_HISPARSE = "--disaggregation-decode-enable-radix-cache is incompatible with --enable-hisparse"
+PD_RADIX_FAKE = "--disaggregation-decode-enable-radix-cache is incompatible with --disaggregation-transfer-backend fake"
+PD_RADIX_SPEC = "--disaggregation-decode-enable-radix-cache is incompatible with speculative decoding (--speculative-algorithm {algo})"
+# handle_pd_disaggregation (AssertionError; 0.5.23 L146-148, 0.5.19 L132-134)
+PD_PREFILL_FAKE = "Prefill server does not support 'fake' as the transfer backend"
+# handle_pd_disaggregation (ValueError; 0.5.23 L165-196, from 0.5.21 L157-189)
+PD_ROLE_SWITCH = ("--enable-pd-role-switch does not rebuild role-specific state for the following features: {features}. "
+                  "Remove these options or drop --enable-pd-role-switch.")

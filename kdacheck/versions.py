@@ -122,3 +122,23 @@ def image_version(image: str) -> str | None:
     """The SGLang version an image reference names (``lmsysorg/sglang:v0.5.19-cu126``)."""
     m = _IMAGE_VERSION.search(image[:500])
     return m.group(1) if m else None
+
+# --- PD disaggregation hook (pd_disaggregation_hook.py handle_pd_disaggregation): what it refuses, by version ---
+# --disaggregation-decode-allocation-policy prefill_complete and its _validate_prefill_complete (0.5.22 L47-48)
+PD_PREFILL_COMPLETE = "0.5.22"
+# --disaggregation-decode-host-receive-threshold: in [0, 1], and host receive's refusals (0.5.21 L53-70)
+PD_HOST_RECEIVE = "0.5.21"
+# host receive is on below 1 (default 1.0); 0.5.21 turned it on above 0 (default 0.0)
+PD_HOST_RECEIVE_BELOW_ONE = "0.5.22"
+# decode DCP accepts the mori and ascend transfer backends too (0.5.22 L88-89)
+PD_DCP_MORI_ASCEND = "0.5.22"
+# decode DCP no longer refuses the decode radix cache and HiCache (gone in 0.5.21; 0.5.20 L66-75)
+PD_DCP_CACHES_ALLOWED = "0.5.21"
+# the decode radix cache with speculative decoding: DSPARK allowed from 0.5.21 (L97), the check gone in 0.5.23
+PD_RADIX_SPEC_DSPARK = "0.5.21"
+PD_RADIX_SPEC_ALLOWED = "0.5.23"
+# --enable-pd-role-switch and what it cannot rebuild (0.5.21 L157-189); attention DP by its width from 0.5.22;
+# 0.5.23 drops DP replicas and attention DP alone, refusing attention DP's local control broadcast instead
+PD_ROLE_SWITCH = "0.5.21"
+PD_ROLE_SWITCH_ATTN_DP = "0.5.22"
+PD_ROLE_SWITCH_BROADCAST = "0.5.23"
