@@ -193,3 +193,22 @@ PD_PREFILL_FAKE = "Prefill server does not support 'fake' as the transfer backen
 # handle_pd_disaggregation (ValueError; 0.5.23 L165-196, from 0.5.21 L157-189)
 PD_ROLE_SWITCH = ("--enable-pd-role-switch does not rebuild role-specific state for the following features: {features}. "
                   "Remove these options or drop --enable-pd-role-switch.")
+# srt/arg_groups/parallel_hook.py handle_decode_context_parallelism (ValueError; 0.5.23 L240-273;
+# 0.5.19 handle_dcp_validation L129-159)
+DCP_SIZE_MIN = ("Decode context parallel size (--dcp-size / --decode-context-parallel-size) must be >= 1, but got "
+                "dcp_size={dcp}.")
+DCP_PREFILL_CP = "--dcp-size > 1 does not support --enable-prefill-cp."
+DCP_COMM_NEEDS_DCP = ("--dcp-comm-backend {backend} only affects the decode context-parallel attention reduction and "
+                      "therefore requires --dcp-size / --decode-context-parallel-size > 1, but got dcp_size={dcp}.")
+DCP_FI_A2A = ("--dcp-comm-backend fi_a2a delegates the exchange to FlashInfer's MNNVL All-to-All kernel, which requires "
+              "Blackwell and a DCP group within one MNNVL domain. Use 'a2a' or 'ag_rs' elsewhere, or leave the flag unset "
+              "to resolve it.")
+DCP_FI_A2A_OLD = ("--dcp-comm-backend fi_a2a delegates the exchange to FlashInfer's MNNVL All-to-All kernel, which requires "
+                  "an NVIDIA CUDA platform with SM90+ and MNNVL fabric memory (e.g. GB200 NVL72). The authoritative fabric "
+                  "probe runs at model-runner init; use 'a2a' or 'ag_rs' on clusters without MNNVL.")
+DCP_REPLICATE_NEEDS_DCP = "--dcp-replicate-q-proj requires --dcp-size > 1."
+DCP_REPLICATE_BACKEND = ("--dcp-replicate-q-proj only applies to the a2a/fi_a2a DCP communication backend (it removes the "
+                         "head-dim Q all-gather); got --dcp-comm-backend={backend}.")
+# srt/arg_groups/parallel_hook.py _boundary_parallelism_overrides (ValueError; 0.5.23 L76-80, 0.5.21 L36-40)
+NEMOTRON_H_ATTN_CP = "Nemotron-H does not support --attn-cp-size > 1"
+LONGCAT_PREFILL_CP = "LongCat-Flash does not support --enable-prefill-cp with --attn-cp-size > 1"

@@ -142,3 +142,12 @@ PD_RADIX_SPEC_ALLOWED = "0.5.23"
 PD_ROLE_SWITCH = "0.5.21"
 PD_ROLE_SWITCH_ATTN_DP = "0.5.22"
 PD_ROLE_SWITCH_BROADCAST = "0.5.23"
+
+# --- parallel_hook.py handle_decode_context_parallelism (0.5.19: handle_dcp_validation) ---
+# an unset --dcp-comm-backend resolves first (_dcp_comm_backend_default: ag_rs at DCP 1, a2a/fi_a2a above);
+# 0.5.19's flag defaults to ag_rs; the fi_a2a refusal's words change with it
+DCP_COMM_DEFAULT = "0.5.20"
+# --dcp-size > 1 refuses --enable-prefill-cp (0.5.22 L243-244)
+DCP_PREFILL_CP = "0.5.22"
+# _boundary_parallelism_overrides: Nemotron-H refuses attention CP, LongCat-Flash prefill CP with it (0.5.21 L32-40)
+BOUNDARY_CP = "0.5.21"

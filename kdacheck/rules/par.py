@@ -191,3 +191,102 @@ def par006(cfg: Resolved) -> Iterator[Hit]:
             else "add `--enable-dp-attention`, or drop `--enable-dp-lm-head`",
             values=("enable_dp_lm_head", "dp_size", "attn_dp_size"),
         )
+
+
+@rule(
+    "PAR007", Severity.ERROR,
+    consequence=Consequence.REFUSES,
+    name="decode-context-parallel-flags",
+    summary="--dcp-size ≥ 1; --dcp-comm-backend a2a/fi_a2a and --dcp-replicate-q-proj only with --dcp-size > 1",
+    what="""
+        Decode context parallelism splits the KV cache over `--dcp-size` ranks. SGLang checks its
+        flags in this order: the size is at least 1; (0.5.22+) DCP above 1 does not combine
+        with `--enable-prefill-cp`; an all-to-all `--dcp-comm-backend` (`a2a`, `fi_a2a`) needs
+        DCP above 1; `fi_a2a` needs a CUDA GPU (refused on ROCm); and `--dcp-replicate-q-proj`
+        needs DCP above 1 and an all-to-all backend. An unset backend resolves first (0.5.20+:
+        `ag_rs` at DCP 1, an all-to-all one above; 0.5.19: `ag_rs`).
+    """,
+    why="SGLang refuses to start with a ValueError while it resolves the parallel layout.",
+    sglang_message="\n".join((messages.DCP_SIZE_MIN, messages.DCP_PREFILL_CP, messages.DCP_COMM_NEEDS_DCP, messages.DCP_FI_A2A,
+                              messages.DCP_REPLICATE_NEEDS_DCP, messages.DCP_REPLICATE_BACKEND)),
+    fix="Give `--dcp-size` above 1 with the DCP options, or drop them (`--dcp-comm-backend`, `--dcp-replicate-q-proj`).",
+    example="python -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3.2 --tp-size 8 --dcp-comm-backend a2a",
+    sources=(
+        f"{_HOOK} L240-273 `handle_decode_context_parallelism` (0.5.22 L234-267; 0.5.20 L124-157)",
+        "0.5.23 `srt/arg_groups/overrides.py` L1374-1396 `_dcp_comm_backend_default` (run first, from 0.5.20)",
+        "0.5.19 `srt/arg_groups/parallel_hook.py` L128-159 `handle_dcp_validation`",
+    ),
+    changes=("0.5.19: an unset `--dcp-comm-backend` is `ag_rs`; the fi_a2a refusal names SM90+ and MNNVL fabric memory.",
+             "0.5.22: `--dcp-size > 1` refuses `--enable-prefill-cp`."),
+)
+def par007(cfg: Resolved) -> Iterator[Hit]:
+    for message, fix, values in _dcp_refusals(cfg):
+        yield Hit(message, fix, values=values)
+        return
+
+
+def _dcp_backend(cfg: Resolved, dcp: int) -> str | None:
+    given = cfg.user("dcp_comm_backend")
+    if given is not None or not cfg.at_least(versions.DCP_COMM_DEFAULT):
+        return str(given or "ag_rs")
+    return "ag_rs" if dcp <= 1 else None  # above 1: a2a or fi_a2a on a CUDA or ROCm GPU, never refused below
+
+
+def _dcp_refusals(cfg: Resolved) -> Iterator[tuple[str, str, tuple[str, ...]]]:
+    """handle_decode_context_parallelism's refusals in SGLang's order: message, fix, values."""
+    dcp = cfg.user("dcp_size")
+    dcp = dcp if isinstance(dcp, int) else 1
+    backend = _dcp_backend(cfg, dcp)
+    if dcp < 1:
+        yield messages.DCP_SIZE_MIN.format(dcp=dcp), "give `--dcp-size` 1 or more", ("dcp_size",)
+    if dcp > 1 and cfg.user("enable_prefill_cp") and cfg.at_least(versions.DCP_PREFILL_CP):
+        yield messages.DCP_PREFILL_CP, "drop `--enable-prefill-cp`, or use `--dcp-size 1`", ("dcp_size", "enable_prefill_cp")
+    if backend in ("a2a", "fi_a2a") and dcp <= 1:
+        yield (messages.DCP_COMM_NEEDS_DCP.format(backend=backend, dcp=dcp),
+               "drop `--dcp-comm-backend`, or give `--dcp-size` above 1", ("dcp_comm_backend", "dcp_size"))
+    if backend == "fi_a2a" and cfg.gpu is not None and cfg.gpu.hip:
+        new = cfg.at_least(versions.DCP_COMM_DEFAULT)
+        yield (messages.DCP_FI_A2A if new else messages.DCP_FI_A2A_OLD,
+               "use `--dcp-comm-backend a2a` (or ag_rs) on ROCm", ("dcp_comm_backend",))
+    if cfg.user("dcp_replicate_q_proj"):
+        if dcp <= 1:
+            yield messages.DCP_REPLICATE_NEEDS_DCP, "drop `--dcp-replicate-q-proj`, or give `--dcp-size` above 1", (
+                "dcp_replicate_q_proj", "dcp_size")
+        if backend is not None and backend not in ("a2a", "fi_a2a"):
+            yield (messages.DCP_REPLICATE_BACKEND.format(backend=backend),
+                   "use `--dcp-comm-backend a2a` with `--dcp-replicate-q-proj`, or drop it",
+                   ("dcp_replicate_q_proj", "dcp_comm_backend"))
+
+
+_NEMOTRON_H = ("NemotronHForCausalLM", "NemotronHPuzzleForCausalLM")  # model_type nemotron_h, nemotron_h_puzzle
+
+
+@rule(
+    "PAR008", Severity.ERROR,
+    consequence=Consequence.REFUSES,
+    name="model-attention-context-parallel",
+    summary="Nemotron-H runs without attention CP; LongCat-Flash without prefill CP over attention CP",
+    what="""
+        When it resolves context parallelism SGLang looks at the model: Nemotron-H (and its
+        Puzzle variant) does not run with `--attn-cp-size` above 1, and LongCat-Flash does not
+        combine `--enable-prefill-cp` with `--attn-cp-size` above 1 (0.5.21+).
+    """,
+    why="SGLang refuses to start with a ValueError while it resolves context parallelism.",
+    sglang_message=f"{messages.NEMOTRON_H_ATTN_CP}\n{messages.LONGCAT_PREFILL_CP}",
+    fix="Use `--attn-cp-size 1` for these models (LongCat-Flash: or drop `--enable-prefill-cp`).",
+    example="python -m sglang.launch_server --model-path nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16 --tp-size 2 --attn-cp-size 2",
+    needs="model",
+    sources=(f"{_HOOK} L64-80 `_boundary_parallelism_overrides`, called by `handle_context_parallelism` L104-113 "
+             "(0.5.21 L32-40, L62-71)",),
+    since=versions.BOUNDARY_CP,
+)
+def par008(cfg: Resolved) -> Iterator[Hit]:
+    cp = cfg.user("attn_cp_size")
+    if cfg.model is None or not isinstance(cp, int) or cp <= 1:
+        return
+    mt, arch = cfg.model.model_type, cfg.model.architecture
+    if arch in _NEMOTRON_H or mt in ("nemotron_h", "nemotron_h_puzzle"):
+        yield Hit(f"{messages.NEMOTRON_H_ATTN_CP} (--attn-cp-size {cp})", "use `--attn-cp-size 1`", values=("attn_cp_size",))
+    elif (arch.startswith("LongcatFlash") or mt == "longcat_flash") and cfg.user("enable_prefill_cp"):
+        yield Hit(f"{messages.LONGCAT_PREFILL_CP} (--attn-cp-size {cp})", "drop `--enable-prefill-cp`, or use `--attn-cp-size 1`",
+                  values=("attn_cp_size", "enable_prefill_cp"))
