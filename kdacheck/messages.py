@@ -212,3 +212,15 @@ DCP_REPLICATE_BACKEND = ("--dcp-replicate-q-proj only applies to the a2a/fi_a2a 
 # srt/arg_groups/parallel_hook.py _boundary_parallelism_overrides (ValueError; 0.5.23 L76-80, 0.5.21 L36-40)
 NEMOTRON_H_ATTN_CP = "Nemotron-H does not support --attn-cp-size > 1"
 LONGCAT_PREFILL_CP = "LongCat-Flash does not support --enable-prefill-cp with --attn-cp-size > 1"
+# srt/arg_groups/validation_hook.py check_server_args and check_pipeline_parallel_compat (AssertionError, the final
+# argument check; 0.5.23 L176-236 and L119-168, 0.5.19 L27-95)
+NNODES_TP = "tp_size must be divisible by number of nodes"
+PP_MICRO_BATCH = "pp_max_micro_batch_size must be a positive integer or None (for auto-compute). Got: {got}"
+PP_MIN_FREE_SLOTS = ("--min-free-slots-delay is not supported with pipeline parallelism: allocatable slots per microbatch "
+                     "are bounded by pp-max-micro-batch-size, so the threshold may never be reached")
+MULTI_NODE_DP = "multi-node data-parallel replicas are not supported; use attention DP (--attn-dp-size) across nodes"
+MULTI_NODE_DP_OLD = "multi-node data parallel is not supported unless dp attention!"
+MOE_DENSE_TP = "moe_dense_tp_size only supports None, 1, or tp_size currently"
+MIXED_CHUNK_SPEC = "enable_mixed_chunk is not supported with speculative_algorithm={algo}"
+# 0.5.19-0.5.20 check_server_args (0.5.20 L80-83, the branch off NPU): PP with any speculative decoding
+PP_SPEC_OLD = "Pipeline parallelism is not compatible with overlap schedule, speculative decoding"

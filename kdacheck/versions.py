@@ -46,8 +46,9 @@ HISPARSE_SPECULATIVE_SWAP_IN = "0.5.22"
 # hybrid_arch.py: Mamba2, Mamba and FalconMamba configs are mamba families.
 MAMBA1_FAMILIES = "0.5.20"
 # parallel_hook: `--dp-size N --enable-dp-attention` becomes attention DP N with dp_size 1
-# (handle_deprecated_dp_attention), and DP replicas with attention DP are refused.
-DP_ATTENTION_REWRITE = "0.5.23"
+# (handle_deprecated_dp_attention), and DP replicas with attention DP are refused: from 0.5.22
+# (0.5.22 parallel_hook.py L39-61 and L280-287, the same as 0.5.23's; 0.5.21 has neither, nor --attn-dp-size).
+DP_ATTENTION_REWRITE = "0.5.22"
 # the speculative capture hooks kdacheck read from SGLang's model classes (data/speculative_hooks-<v>.json,
 # one table per version from its wheel)
 CAPTURE_HOOKS_READ = "0.5.19"
@@ -151,3 +152,10 @@ DCP_COMM_DEFAULT = "0.5.20"
 DCP_PREFILL_CP = "0.5.22"
 # _boundary_parallelism_overrides: Nemotron-H refuses attention CP, LongCat-Flash prefill CP with it (0.5.21 L32-40)
 BOUNDARY_CP = "0.5.21"
+
+# --- validation_hook.py check_server_args ---
+# check_pipeline_parallel_compat: PP speculates with EAGLE (or DSPARK on a PD prefill); before, PP refused every
+# speculative algorithm off NPU (0.5.20 validation_hook.py L80-83, 0.5.19 L51-54)
+PP_SPEC_COMPAT = "0.5.21"
+# multi-node DP: refused for DP replicas whatever else (attention DP counts apart); before, unless --enable-dp-attention
+MULTI_NODE_DP_REPLICAS = "0.5.22"

@@ -92,13 +92,18 @@ PP_MTP_PREFILL_MESSAGE = "PP + speculative decoding (MTP) is only supported on p
     fix="Use `--speculative-algorithm EAGLE` (or NEXTN) with pipeline parallelism, or `--pp-size 1`.",
     example="python -m sglang.launch_server --model-path moonshotai/Kimi-Linear-48B-A3B-Instruct --tp-size 4 --pp-size 2 --speculative-algorithm EAGLE3 --speculative-draft-model-path d",
     sources=("0.5.23 `srt/arg_groups/validation_hook.py` L119-164 `check_pipeline_parallel_compat` (called for pp_size > 1, L196; "
-             "EAGLE off a PD prefill server: L160-164, `SGLANG_ENABLE_PP_SPEC` off by default)",),
+             "EAGLE off a PD prefill server: L160-164, `SGLANG_ENABLE_PP_SPEC` off by default)",
+             "0.5.20 `srt/arg_groups/validation_hook.py` L62-83 `check_server_args` (0.5.19 L51-54): no speculative decoding with PP off NPU"),
+    changes=(f"0.5.19-0.5.20: PP refuses every speculative algorithm: '{messages.PP_SPEC_OLD}'.",),
 )
 def par003(cfg: Resolved) -> Iterator[Hit]:
     pp, algo = cfg.v("pp_size") or 1, cfg.v("speculative_algorithm")
     if pp <= 1 or not cfg.v("spec_on"):
         return
-    if algo == "DSPARK":
+    if not cfg.at_least(versions.PP_SPEC_COMPAT):
+        yield Hit(f"{messages.PP_SPEC_OLD} (pp {pp}, algorithm {algo})", "drop speculative decoding, or use `--pp-size 1`",
+                  values=("pp_size", "speculative_algorithm"))
+    elif algo == "DSPARK":
         if cfg.v("disaggregation_mode") != "prefill":
             yield Hit(PP_DSPARK_MESSAGE, "run DSPARK with `--pp-size 1`, or on a PD prefill server", values=("pp_size", "speculative_algorithm"))
     elif algo != "EAGLE" or cfg.user("enable_multi_layer_eagle"):
@@ -290,3 +295,88 @@ def par008(cfg: Resolved) -> Iterator[Hit]:
     elif (arch.startswith("LongcatFlash") or mt == "longcat_flash") and cfg.user("enable_prefill_cp"):
         yield Hit(f"{messages.LONGCAT_PREFILL_CP} (--attn-cp-size {cp})", "drop `--enable-prefill-cp`, or use `--attn-cp-size 1`",
                   values=("attn_cp_size", "enable_prefill_cp"))
+
+
+_CHECK = "0.5.23 `srt/arg_groups/validation_hook.py`"
+
+
+@rule(
+    "PAR009", Severity.ERROR,
+    consequence=Consequence.REFUSES,
+    name="final-parallel-check",
+    summary="SGLang's final argument check: nodes divide TP×PP, no multi-node DP replicas, a valid MoE dense TP, PP without --min-free-slots-delay",
+    what="""
+        After resolving every flag SGLang asserts, in this order: TP × PP is a multiple of
+        `--nnodes` (not for an EP scale joiner); `--pp-max-micro-batch-size` is at least 1;
+        with PP, no `--min-free-slots-delay` (after PAR003's speculative checks); no DP replicas
+        (`--dp-size` > 1) over several nodes (0.5.19-0.5.21: unless `--enable-dp-attention`);
+        `--moe-dense-tp-size` is 1 or the TP size; and mixed chunked prefill
+        (`--enable-mixed-chunk`) only with EAGLE, EAGLE3, DFLASH or DSPARK speculation (UNO and
+        Frozen-KV MTP turn it off themselves; STANDALONE and NGRAM are refused).
+    """,
+    why="SGLang refuses to start with an AssertionError in its final argument check.",
+    sglang_message="\n".join((messages.NNODES_TP, messages.PP_MICRO_BATCH, messages.PP_MIN_FREE_SLOTS, messages.MULTI_NODE_DP,
+                              messages.MOE_DENSE_TP, messages.MIXED_CHUNK_SPEC)),
+    fix="Change the value SGLang names (the finding's fix says how).",
+    example="kdacheck lint examples/errors/PAR009-multi-node-dp-replicas.sh",
+    sources=(
+        f"{_CHECK} L170-236 `check_server_args` (0.5.22 L169-235; 0.5.19 L27-95), L119-168 `check_pipeline_parallel_compat` (from 0.5.21)",
+        "0.5.23 `srt/speculative/spec_info.py` L147-158 `supports_mixed_chunk` (the same list in 0.5.19-0.5.23); "
+        "`srt/arg_groups/speculative_hook.py` L596-600, L1002-1006: UNO and Frozen-KV MTP turn mixed chunking off",
+        "0.5.23 `srt/arg_groups/parallel_hook.py` L482-484 `_handle_dwdp`, `deepseek_v4_hook.py` L213-216: moe_dense_tp_size 1",
+    ),
+    changes=(f"0.5.19-0.5.21: '{messages.MULTI_NODE_DP_OLD}' (DP over nodes without --enable-dp-attention).",),
+)
+def par009(cfg: Resolved) -> Iterator[Hit]:
+    for message, fix, values in _final_refusals(cfg):
+        yield Hit(message, fix, values=values)
+        return
+
+
+_LAYOUT = ("tp_size", "pp_size", "dp_size", "attn_cp_size")  # resolved by the parallel step; the rest as written
+
+
+def _int(cfg: Resolved, name: str, default: int = 1) -> int:
+    got = cfg.v(name) if name in _LAYOUT else cfg.user(name)
+    return got if isinstance(got, int) else default
+
+
+def _final_refusals(cfg: Resolved) -> Iterator[tuple[str, str, tuple[str, ...]]]:
+    """check_server_args's refusals kdacheck checks here, in its order: message, fix, values."""
+    tp, pp, nnodes = _int(cfg, "tp_size"), _int(cfg, "pp_size"), _int(cfg, "nnodes")
+    if cfg.user("ep_join_mode") != "scale" and nnodes > 0 and (tp * pp) % nnodes:
+        yield (f"{messages.NNODES_TP} (tp {tp} × pp {pp} over {nnodes} nodes)",
+               f"use a node count that divides {tp * pp}", ("nnodes", "tp_size", "pp_size"))
+    micro = cfg.user("pp_max_micro_batch_size")
+    if isinstance(micro, int) and micro < 1:
+        yield messages.PP_MICRO_BATCH.format(got=micro), "drop `--pp-max-micro-batch-size` (auto) or give 1 or more", (
+            "pp_max_micro_batch_size",)
+    if pp > 1:
+        if next(iter(par003(cfg)), None) is not None:
+            return  # check_pipeline_parallel_compat stops at its speculative checks first (PAR003)
+        if cfg.user("min_free_slots_delay") is not None:
+            yield messages.PP_MIN_FREE_SLOTS, "drop `--min-free-slots-delay`, or use `--pp-size 1`", ("min_free_slots_delay", "pp_size")
+    dp = _int(cfg, "dp_size")
+    replicas = cfg.at_least(versions.MULTI_NODE_DP_REPLICAS)
+    if dp > 1 and nnodes != 1 and (replicas or not cfg.user("enable_dp_attention")):
+        yield (messages.MULTI_NODE_DP if replicas else messages.MULTI_NODE_DP_OLD,
+               f"use attention DP (`--attn-dp-size {dp}` in place of `--dp-size {dp}`) across nodes" if replicas
+               else "add `--enable-dp-attention`, or run one node per replica", ("dp_size", "nnodes"))
+    yield from _moe_dense_and_mixed(cfg, tp)
+
+
+def _moe_dense_and_mixed(cfg: Resolved, tp: int) -> Iterator[tuple[str, str, tuple[str, ...]]]:
+    dense = cfg.user("moe_dense_tp_size")
+    arch = cfg.model.architecture if cfg.model is not None else ""
+    # _handle_dwdp and DeepSeek-V4's context parallelism set it to 1 before the check
+    reset = _int(cfg, "dwdp_size") > 1 or (arch.startswith("DeepseekV4") and (
+        _int(cfg, "attn_cp_size") > 1 or bool(cfg.user("enable_prefill_cp"))))
+    if isinstance(dense, int) and dense not in (1, tp) and not reset:
+        yield f"{messages.MOE_DENSE_TP} (--moe-dense-tp-size {dense}, tp {tp})", "give `--moe-dense-tp-size 1` (or drop it)", (
+            "moe_dense_tp_size", "tp_size")
+    algo = cfg.v("speculative_algorithm")
+    if algo in (None, "NONE") or not cfg.v("spec_on") or not cfg.user("enable_mixed_chunk"):
+        return
+    if str(algo).upper() not in ("EAGLE", "EAGLE3", "DFLASH", "DSPARK", "UNO", "FROZEN_KV_MTP"):
+        yield messages.MIXED_CHUNK_SPEC.format(algo=algo), f"drop `--enable-mixed-chunk` with {algo}", (
+            "enable_mixed_chunk", "speculative_algorithm")

@@ -66,3 +66,53 @@ def test_par008_nemotron_h_attention_cp() -> None:
     assert "PAR008" not in codes(lint(NANO + "--attn-cp-size 2", version="0.5.20"))
     assert "PAR008" not in codes(lint(NANO))
     assert "PAR008" not in codes(lint(DSV32 + "--attn-cp-size 2"))
+
+
+def test_par002_from_0_5_22() -> None:
+    # 0.5.22 already rewrites --enable-dp-attention and refuses replicas with attention DP (parallel_hook.py L280-287)
+    cmd = QWEN + "--dp-size 2 --attn-dp-size 2"
+    assert finding(lint(cmd, version="0.5.22"), "PAR002").message.startswith("--dp-size 2 with --attn-dp-size 2:")
+    assert "PAR002" not in codes(lint(QWEN + "--dp-size 2 --enable-dp-attention", version="0.5.22"))
+
+
+def test_par009_final_check_in_order() -> None:
+    # the node count first, then the micro-batch size
+    f = finding(lint(QWEN + "--nnodes 3 --pp-max-micro-batch-size 0"), "PAR009")
+    assert f.message.startswith("tp_size must be divisible by number of nodes (tp 4 × pp 1 over 3 nodes)")
+    assert "PAR009" not in codes(lint(QWEN + "--nnodes 3 --elastic-ep-join-mode scale"))
+    assert "PAR009" not in codes(lint(QWEN + "--pp-size 3 --nnodes 3"))
+    assert finding(lint(QWEN + "--pp-max-micro-batch-size 0"), "PAR009").message.endswith("Got: 0")
+    # PP: PAR003's speculative refusals come before --min-free-slots-delay
+    assert finding(lint(QWEN + "--pp-size 2 --min-free-slots-delay 4"), "PAR009").message.startswith("--min-free-slots-delay")
+    spec = "--speculative-algorithm NEXTN --speculative-num-steps 3 --speculative-eagle-topk 1 --speculative-num-draft-tokens 4 "
+    assert "PAR009" not in codes(lint(QWEN + "--pp-size 2 --min-free-slots-delay 4 " + spec))
+    assert "PAR009" in codes(lint(QWEN + "--pp-size 2 --min-free-slots-delay 4 --disaggregation-mode prefill " + spec))
+
+
+def test_par009_multi_node_dp_by_version() -> None:
+    cmd = QWEN + "--dp-size 2 --nnodes 2 "
+    assert finding(lint(cmd), "PAR009").message == (
+        "multi-node data-parallel replicas are not supported; use attention DP (--attn-dp-size) across nodes")
+    assert finding(lint(cmd, version="0.5.21"), "PAR009").message == "multi-node data parallel is not supported unless dp attention!"
+    assert "PAR009" not in codes(lint(cmd + "--enable-dp-attention", version="0.5.21"))
+    assert "PAR009" not in codes(lint(cmd + "--enable-dp-attention"))  # rewritten to attention DP 2, one replica
+    assert "PAR009" not in codes(lint(QWEN + "--attn-dp-size 2 --nnodes 2"))
+
+
+def test_par009_moe_dense_and_mixed_chunk() -> None:
+    assert finding(lint(QWEN + "--moe-dense-tp-size 2"), "PAR009").message.startswith(
+        "moe_dense_tp_size only supports None, 1, or tp_size currently")
+    assert "PAR009" not in codes(lint(QWEN + "--moe-dense-tp-size 4"))
+    assert "PAR009" not in codes(lint(QWEN + "--moe-dense-tp-size 1"))
+    assert finding(lint(QWEN + "--speculative-algorithm NGRAM --enable-mixed-chunk"), "PAR009").message == (
+        "enable_mixed_chunk is not supported with speculative_algorithm=NGRAM")
+    spec = "--speculative-algorithm NEXTN --speculative-num-steps 3 --speculative-eagle-topk 1 --speculative-num-draft-tokens 4 "
+    assert "PAR009" not in codes(lint(QWEN + "--enable-mixed-chunk " + spec))
+    assert "PAR009" not in codes(lint(QWEN + "--speculative-algorithm NGRAM"))
+
+
+def test_par003_before_0_5_21() -> None:
+    spec = "--speculative-algorithm NEXTN --speculative-num-steps 3 --speculative-eagle-topk 1 --speculative-num-draft-tokens 4 "
+    f = finding(lint(QWEN + "--pp-size 2 --disaggregation-mode prefill " + spec, version="0.5.20"), "PAR003")
+    assert f.message.startswith("Pipeline parallelism is not compatible with overlap schedule, speculative decoding")
+    assert "PAR003" not in codes(lint(QWEN + "--pp-size 2 --disaggregation-mode prefill " + spec))
