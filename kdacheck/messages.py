@@ -224,3 +224,8 @@ MOE_DENSE_TP = "moe_dense_tp_size only supports None, 1, or tp_size currently"
 MIXED_CHUNK_SPEC = "enable_mixed_chunk is not supported with speculative_algorithm={algo}"
 # 0.5.19-0.5.20 check_server_args (0.5.20 L80-83, the branch off NPU): PP with any speculative decoding
 PP_SPEC_OLD = "Pipeline parallelism is not compatible with overlap schedule, speculative decoding"
+# srt/utils/server_args_config_parser.py ConfigArgumentMerger (ValueError, before argparse; the same words in 0.5.19-0.5.23)
+CONFIG_MULTIPLE = "Multiple config files specified! Only one allowed."  # 0.5.23 L112-113 (0.5.19 L89-90)
+CONFIG_NO_FILE = "No config file specified after --config flag!"  # 0.5.23 L118-120 (0.5.19 L95-97)
+CONFIG_NOT_YAML = "Config file must be YAML format, got: {suffix}"  # 0.5.23 L157-159 (0.5.19 L134-136), by the name alone
+CONFIG_NOT_A_MAPPING = "Config file must contain a dictionary at root level"  # 0.5.23 L150-151 (0.5.19 L127-128)
