@@ -229,3 +229,11 @@ CONFIG_MULTIPLE = "Multiple config files specified! Only one allowed."  # 0.5.23
 CONFIG_NO_FILE = "No config file specified after --config flag!"  # 0.5.23 L118-120 (0.5.19 L95-97)
 CONFIG_NOT_YAML = "Config file must be YAML format, got: {suffix}"  # 0.5.23 L157-159 (0.5.19 L134-136), by the name alone
 CONFIG_NOT_A_MAPPING = "Config file must contain a dictionary at root level"  # 0.5.23 L150-151 (0.5.19 L127-128)
+# srt/arg_groups/overrides.py _dp_lm_head_validation, the TP LM-head all-to-all (AssertionError; 0.5.23 L1427-1443,
+# 0.5.22 L1391-1406; 0.5.19-0.5.21 with --enable-dp-attention and dp_size, 0.5.19 L1441-1456)
+TP_LM_HEAD_ATTN_DP = "--enable-tp-lm-head-all-to-all requires attention DP (--attn-dp-size)."
+TP_LM_HEAD_ATTN_DP_OLD = "Please enable dp attention when setting enable_tp_lm_head_all_to_all."
+TP_LM_HEAD_DP_LM_HEAD = "--enable-tp-lm-head-all-to-all uses a TP-sharded LM head and is incompatible with --enable-dp-lm-head."
+TP_LM_HEAD_TP = "--enable-tp-lm-head-all-to-all currently requires tp_size == attn_dp_size, got tp_size={tp}, attn_dp_size={dp}."
+TP_LM_HEAD_TP_OLD = "--enable-tp-lm-head-all-to-all currently requires tp_size == dp_size, got tp_size={tp}, dp_size={dp}."
+TP_LM_HEAD_CP = "--enable-tp-lm-head-all-to-all currently requires attn_cp_size == 1, got {cp}."

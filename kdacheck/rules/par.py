@@ -380,3 +380,48 @@ def _moe_dense_and_mixed(cfg: Resolved, tp: int) -> Iterator[tuple[str, str, tup
     if str(algo).upper() not in ("EAGLE", "EAGLE3", "DFLASH", "DSPARK", "UNO", "FROZEN_KV_MTP"):
         yield messages.MIXED_CHUNK_SPEC.format(algo=algo), f"drop `--enable-mixed-chunk` with {algo}", (
             "enable_mixed_chunk", "speculative_algorithm")
+
+
+@rule(
+    "PAR010", Severity.ERROR,
+    consequence=Consequence.REFUSES,
+    name="tp-lm-head-all-to-all",
+    summary="--enable-tp-lm-head-all-to-all: attention DP over the whole TP group, no DP LM head, no attention CP",
+    what="""
+        The TP LM-head all-to-all shards the LM head over the TP ranks and exchanges the
+        attention-DP groups' tokens. Given on the command line (SGLang turns it on by itself
+        only where it holds), it needs attention DP (0.5.19-0.5.21: `--enable-dp-attention`),
+        no `--enable-dp-lm-head`, a TP size equal to the attention-DP size (0.5.19-0.5.21:
+        `--dp-size`), and `--attn-cp-size 1`. SGLang asserts these in this order, right after
+        PAR006's check of the DP LM head.
+    """,
+    why="SGLang refuses to start with an AssertionError while it resolves the parallel layout.",
+    sglang_message="\n".join((messages.TP_LM_HEAD_ATTN_DP, messages.TP_LM_HEAD_DP_LM_HEAD, messages.TP_LM_HEAD_TP, messages.TP_LM_HEAD_CP)),
+    fix="Drop `--enable-tp-lm-head-all-to-all` (SGLang turns it on for a pure attention-DP decode server itself), or run attention DP over the whole TP group.",
+    example="kdacheck lint examples/errors/PAR010-tp-lm-head-partial-dp.sh",
+    sources=(
+        "0.5.23 `srt/arg_groups/overrides.py` L1399-1417 `_tp_lm_head_all_to_all_default` (unset: on only where valid), "
+        "L1420-1444 `_dp_lm_head_validation` (0.5.22 L1384-1407; 0.5.19 L1410-1458)",
+        f"{_HOOK} `handle_data_parallelism`: the two passes, after the data-parallelism defaults",
+    ),
+    changes=(f"0.5.19-0.5.21: '{messages.TP_LM_HEAD_ATTN_DP_OLD}', and TP compared with --dp-size: "
+             f"'{messages.TP_LM_HEAD_TP_OLD}'",),
+)
+def par010(cfg: Resolved) -> Iterator[Hit]:
+    if not cfg.user("enable_tp_lm_head_all_to_all") or next(iter(par006(cfg)), None) is not None:
+        return  # unset: SGLang's default is on only where every check holds; PAR006's assert comes first
+    new = cfg.at_least(versions.DP_LM_HEAD_ATTN_DP)
+    tp, cp = int(cfg.v("tp_size") or 1), int(cfg.v("attn_cp_size") or 1)
+    width = int((cfg.v("attn_dp_size") if new else cfg.v("dp_size")) or 1)
+    drop = "drop `--enable-tp-lm-head-all-to-all`"
+    if not cfg.v("dp_attention"):
+        yield Hit(messages.TP_LM_HEAD_ATTN_DP if new else messages.TP_LM_HEAD_ATTN_DP_OLD,
+                  f"{drop}, or use attention DP (`--attn-dp-size {tp}`)" if new else f"{drop}, or add `--enable-dp-attention`",
+                  values=("enable_tp_lm_head_all_to_all", "attn_dp_size"))
+    elif cfg.user("enable_dp_lm_head"):
+        yield Hit(messages.TP_LM_HEAD_DP_LM_HEAD, f"{drop} or `--enable-dp-lm-head`", values=("enable_tp_lm_head_all_to_all", "enable_dp_lm_head"))
+    elif tp != width:
+        yield Hit((messages.TP_LM_HEAD_TP if new else messages.TP_LM_HEAD_TP_OLD).format(tp=tp, dp=width),
+                  f"{drop}, or use attention DP {tp} (the TP size)", values=("enable_tp_lm_head_all_to_all", "tp_size", "attn_dp_size"))
+    elif cp != 1:
+        yield Hit(messages.TP_LM_HEAD_CP.format(cp=cp), f"{drop}, or `--attn-cp-size 1`", values=("enable_tp_lm_head_all_to_all", "attn_cp_size"))

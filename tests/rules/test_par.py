@@ -116,3 +116,23 @@ def test_par003_before_0_5_21() -> None:
     f = finding(lint(QWEN + "--pp-size 2 --disaggregation-mode prefill " + spec, version="0.5.20"), "PAR003")
     assert f.message.startswith("Pipeline parallelism is not compatible with overlap schedule, speculative decoding")
     assert "PAR003" not in codes(lint(QWEN + "--pp-size 2 --disaggregation-mode prefill " + spec))
+
+
+def test_par010_tp_lm_head_all_to_all_in_order() -> None:
+    flag = "--enable-tp-lm-head-all-to-all "
+    assert finding(lint(QWEN + flag), "PAR010").message == "--enable-tp-lm-head-all-to-all requires attention DP (--attn-dp-size)."
+    assert finding(lint(QWEN + flag + "--attn-dp-size 4 --enable-dp-lm-head"), "PAR010").message.endswith(
+        "incompatible with --enable-dp-lm-head.")
+    assert finding(lint(QWEN + flag + "--attn-dp-size 2"), "PAR010").message == (
+        "--enable-tp-lm-head-all-to-all currently requires tp_size == attn_dp_size, got tp_size=4, attn_dp_size=2.")
+    assert finding(lint(QWEN + flag + "--attn-dp-size 4 --attn-cp-size 2"), "PAR010").message.endswith("attn_cp_size == 1, got 2.")
+    assert "PAR010" not in codes(lint(QWEN + flag + "--attn-dp-size 4"))
+    assert "PAR010" not in codes(lint(QWEN + "--attn-dp-size 2"))  # unset: SGLang's default is valid
+    # 0.5.21: --enable-dp-attention and --dp-size
+    old = finding(lint(QWEN + flag + "--dp-size 2 --enable-dp-attention", version="0.5.21"), "PAR010").message
+    assert old == "--enable-tp-lm-head-all-to-all currently requires tp_size == dp_size, got tp_size=4, dp_size=2."
+    assert finding(lint(QWEN + flag, version="0.5.21"), "PAR010").message == (
+        "Please enable dp attention when setting enable_tp_lm_head_all_to_all.")
+    # PAR006's assert comes first
+    r = lint(QWEN + flag + "--dp-size 2 --enable-dp-lm-head")
+    assert "PAR006" in codes(r) and "PAR010" not in codes(r)
