@@ -237,3 +237,5 @@ TP_LM_HEAD_DP_LM_HEAD = "--enable-tp-lm-head-all-to-all uses a TP-sharded LM hea
 TP_LM_HEAD_TP = "--enable-tp-lm-head-all-to-all currently requires tp_size == attn_dp_size, got tp_size={tp}, attn_dp_size={dp}."
 TP_LM_HEAD_TP_OLD = "--enable-tp-lm-head-all-to-all currently requires tp_size == dp_size, got tp_size={tp}, dp_size={dp}."
 TP_LM_HEAD_CP = "--enable-tp-lm-head-all-to-all currently requires attn_cp_size == 1, got {cp}."
+# srt/arg_groups/parallel_hook.py handle_data_parallelism (ValueError; 0.5.23 L285-286, 0.5.22 L279-280)
+ATTN_DP_SIZE_MIN = "--attn-dp-size must be positive (got {adp})."

@@ -425,3 +425,26 @@ def par010(cfg: Resolved) -> Iterator[Hit]:
                   f"{drop}, or use attention DP {tp} (the TP size)", values=("enable_tp_lm_head_all_to_all", "tp_size", "attn_dp_size"))
     elif cp != 1:
         yield Hit(messages.TP_LM_HEAD_CP.format(cp=cp), f"{drop}, or `--attn-cp-size 1`", values=("enable_tp_lm_head_all_to_all", "attn_cp_size"))
+
+
+@rule(
+    "PAR011", Severity.ERROR,
+    consequence=Consequence.REFUSES,
+    name="attention-dp-size-positive",
+    summary="--attn-dp-size is 1 or more",
+    what="""
+        `--attn-dp-size` counts the attention-DP groups (1: no attention DP). SGLang refuses 0
+        or a negative size first thing in `handle_data_parallelism`, before PAR002's check of
+        replicas (0.5.22+, where the flag exists).
+    """,
+    why="SGLang refuses to start with a ValueError while it resolves the parallel layout.",
+    sglang_message=messages.ATTN_DP_SIZE_MIN,
+    fix="Give `--attn-dp-size` 1 or more (or drop it: 1).",
+    example="kdacheck lint examples/errors/PAR011-attention-dp-zero.sh",
+    sources=(f"{_HOOK} L285-286 `handle_data_parallelism` (0.5.22 L279-280)",),
+    since=versions.DP_ATTENTION_REWRITE,
+)
+def par011(cfg: Resolved) -> Iterator[Hit]:
+    adp = cfg.user("attn_dp_size")
+    if isinstance(adp, int) and adp < 1:
+        yield Hit(messages.ATTN_DP_SIZE_MIN.format(adp=adp), "give `--attn-dp-size` 1 or more, or drop it", values=("attn_dp_size",))

@@ -136,3 +136,10 @@ def test_par010_tp_lm_head_all_to_all_in_order() -> None:
     # PAR006's assert comes first
     r = lint(QWEN + flag + "--dp-size 2 --enable-dp-lm-head")
     assert "PAR006" in codes(r) and "PAR010" not in codes(r)
+
+
+def test_par011_attention_dp_size_positive() -> None:
+    assert finding(lint(QWEN + "--attn-dp-size 0"), "PAR011").message == "--attn-dp-size must be positive (got 0)."
+    assert "PAR011" in codes(lint(QWEN + "--attn-dp-size -2 --enable-dp-attention"))  # not rewritten: only a size of 1 is
+    assert "PAR011" not in codes(lint(QWEN + "--attn-dp-size 1"))
+    assert "PAR011" in codes(lint(QWEN + "--attn-dp-size 0", version="0.5.22"))
