@@ -98,10 +98,15 @@ def load() -> tuple[Bug, ...]:
     return tuple(out)
 
 
+# the variables rules read besides the table's: SGLang's EnvBool switches of its start-up checks
+# (PAR003: SGLANG_ENABLE_PP_SPEC; PD008: SGLANG_DISAGG_STAGING_BUFFER, SGLANG_RUST_SERVER)
+RULE_ENV = frozenset({"SGLANG_ENABLE_PP_SPEC", "SGLANG_DISAGG_STAGING_BUFFER", "SGLANG_RUST_SERVER"})
+
+
 @lru_cache(maxsize=1)
 def env_names() -> frozenset[str]:
-    """The environment variables the table reads (the readers keep these, and only these)."""
-    return frozenset(p["env"] for b in load() for p in b.when if "env" in p)
+    """The environment variables the table and the rules read (the readers keep these, and only these)."""
+    return frozenset(p["env"] for b in load() for p in b.when if "env" in p) | RULE_ENV
 
 
 def value_names() -> frozenset[str]:

@@ -239,3 +239,12 @@ TP_LM_HEAD_TP_OLD = "--enable-tp-lm-head-all-to-all currently requires tp_size =
 TP_LM_HEAD_CP = "--enable-tp-lm-head-all-to-all currently requires attn_cp_size == 1, got {cp}."
 # srt/arg_groups/parallel_hook.py handle_data_parallelism (ValueError; 0.5.23 L285-286, 0.5.22 L279-280)
 ATTN_DP_SIZE_MIN = "--attn-dp-size must be positive (got {adp})."
+# srt/arg_groups/validation_hook.py check_pipeline_parallel_compat with SGLANG_ENABLE_PP_SPEC set (AssertionError;
+# 0.5.23 L128-130, L142-158; 0.5.21 L47-49, L61-77 with --enable-dp-attention)
+PP_SPEC_ENV_DSPARK = "SGLANG_ENABLE_PP_SPEC does not support DSPARK PD prefill"
+PP_SPEC_ENV_PD = "SGLANG_ENABLE_PP_SPEC is not compatible with --disaggregation-mode"
+PP_SPEC_ENV_ADAPTIVE = "SGLANG_ENABLE_PP_SPEC is not compatible with --speculative-adaptive"
+PP_SPEC_ENV_ATTN_DP = "SGLANG_ENABLE_PP_SPEC is not compatible with attention DP (--attn-dp-size)"
+PP_SPEC_ENV_ATTN_DP_OLD = "SGLANG_ENABLE_PP_SPEC is not compatible with --enable-dp-attention"
+# srt/arg_groups/pd_disaggregation_hook.py handle_pd_disaggregation (ValueError; 0.5.23 L153-162, 0.5.19 L137-145)
+PD_STAGING_BACKEND = "SGLANG_DISAGG_STAGING_BUFFER requires disaggregation_transfer_backend='mooncake' or 'nixl', got '{got}'."

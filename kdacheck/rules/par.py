@@ -84,11 +84,14 @@ PP_MTP_PREFILL_MESSAGE = "PP + speculative decoding (MTP) is only supported on p
         With `--pp-size` > 1 the only speculative algorithm SGLang accepts is EAGLE (NEXTN is
         its alias) without multi-layer EAGLE; EAGLE3, STANDALONE, NGRAM and DFLASH are refused,
         and DSPARK needs `--disaggregation-mode prefill`. EAGLE itself runs only on a PD
-        prefill server unless the server's environment sets `SGLANG_ENABLE_PP_SPEC=1`
-        (kdacheck cannot see the environment, so it says so).
+        prefill server unless the server's environment sets `SGLANG_ENABLE_PP_SPEC=1` (read
+        where the launch sets it: a `VAR=1` prefix, an `export`, a Dockerfile `ENV`); with it,
+        EAGLE runs off PD, without `--speculative-adaptive` and without attention DP, and
+        DSPARK is refused.
     """,
     why="SGLang refuses to start with an AssertionError.",
-    sglang_message=f"{PP_SPEC_MESSAGE}\n{PP_DSPARK_MESSAGE}\n{PP_MTP_PREFILL_MESSAGE}",
+    sglang_message="\n".join((PP_SPEC_MESSAGE, PP_DSPARK_MESSAGE, PP_MTP_PREFILL_MESSAGE, messages.PP_SPEC_ENV_DSPARK,
+                              messages.PP_SPEC_ENV_PD, messages.PP_SPEC_ENV_ADAPTIVE, messages.PP_SPEC_ENV_ATTN_DP)),
     fix="Use `--speculative-algorithm EAGLE` (or NEXTN) with pipeline parallelism, or `--pp-size 1`.",
     example="python -m sglang.launch_server --model-path moonshotai/Kimi-Linear-48B-A3B-Instruct --tp-size 4 --pp-size 2 --speculative-algorithm EAGLE3 --speculative-draft-model-path d",
     sources=("0.5.23 `srt/arg_groups/validation_hook.py` L119-164 `check_pipeline_parallel_compat` (called for pp_size > 1, L196; "
@@ -100,20 +103,48 @@ def par003(cfg: Resolved) -> Iterator[Hit]:
     pp, algo = cfg.v("pp_size") or 1, cfg.v("speculative_algorithm")
     if pp <= 1 or not cfg.v("spec_on"):
         return
+    mode, pp_spec = cfg.v("disaggregation_mode"), env_on(cfg, "SGLANG_ENABLE_PP_SPEC")
     if not cfg.at_least(versions.PP_SPEC_COMPAT):
         yield Hit(f"{messages.PP_SPEC_OLD} (pp {pp}, algorithm {algo})", "drop speculative decoding, or use `--pp-size 1`",
                   values=("pp_size", "speculative_algorithm"))
     elif algo == "DSPARK":
-        if cfg.v("disaggregation_mode") != "prefill":
+        if mode != "prefill":
             yield Hit(PP_DSPARK_MESSAGE, "run DSPARK with `--pp-size 1`, or on a PD prefill server", values=("pp_size", "speculative_algorithm"))
+        elif pp_spec:
+            yield Hit(messages.PP_SPEC_ENV_DSPARK, "unset SGLANG_ENABLE_PP_SPEC for a DSPARK prefill server", values=("pp_size", "speculative_algorithm"))
     elif algo != "EAGLE" or cfg.user("enable_multi_layer_eagle"):
         yield Hit(f"{PP_SPEC_MESSAGE} (pp {pp}, algorithm {algo})", "use `--speculative-algorithm EAGLE` (or NEXTN), or `--pp-size 1`",
                   values=("pp_size", "speculative_algorithm"))
-    elif cfg.v("disaggregation_mode") != "prefill":
+    elif pp_spec:
+        yield from _pp_spec_env(cfg, mode)
+    elif mode != "prefill":
         yield Hit(f"{PP_MTP_PREFILL_MESSAGE} (pp {pp}; SGLang accepts it off a prefill node only with SGLANG_ENABLE_PP_SPEC=1 in "
-                  "the server's environment, which kdacheck cannot see)",
+                  "the server's environment, which the launch does not set here)",
                   "run EAGLE with `--pp-size 1`, on a PD prefill server, or set SGLANG_ENABLE_PP_SPEC=1",
                   values=("pp_size", "speculative_algorithm", "disaggregation_mode"))
+
+
+def _pp_spec_env(cfg: Resolved, mode: object) -> Iterator[Hit]:
+    """check_pipeline_parallel_compat's EAGLE checks under SGLANG_ENABLE_PP_SPEC (0.5.23 L142-158), the first only."""
+    unset = "unset SGLANG_ENABLE_PP_SPEC"
+    if mode not in (None, "null"):
+        yield Hit(messages.PP_SPEC_ENV_PD, f"{unset} on a PD server", values=("pp_size", "disaggregation_mode"))
+    elif cfg.user("speculative_adaptive"):
+        yield Hit(messages.PP_SPEC_ENV_ADAPTIVE, f"{unset}, or drop `--speculative-adaptive`", values=("pp_size", "speculative_adaptive"))
+    elif cfg.v("dp_attention"):
+        new = cfg.at_least(versions.DP_LM_HEAD_ATTN_DP)
+        yield Hit(messages.PP_SPEC_ENV_ATTN_DP if new else messages.PP_SPEC_ENV_ATTN_DP_OLD, f"{unset}, or drop attention DP",
+                  values=("pp_size", "attn_dp_size"))
+
+
+_TRUE, _FALSE = ("true", "1", "yes", "y"), ("false", "0", "no", "n")
+
+
+def env_on(cfg: Resolved, name: str) -> bool:
+    """Whether the launch sets one of SGLang's EnvBool switches on (``known_bugs.RULE_ENV``; read as
+    0.5.23 srt/environ.py L143-150 ``EnvBool.parse`` reads it). Unset in the launch: off, SGLang's default."""
+    got = cfg.cmd.env.get(name)
+    return got is not None and got.lower() in _TRUE
 
 
 CHUNK_PAGE = "chunked_prefill_size must be divisible by page_size"

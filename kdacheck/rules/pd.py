@@ -19,6 +19,7 @@ from kdacheck import messages, versions
 from kdacheck.findings import Evidence, Finding, Severity
 from kdacheck.resolve import Resolved
 from kdacheck.rules.base import Consequence, Hit, Rule, layout, rule
+from kdacheck.rules.par import env_on
 
 PairCheck = Callable[[Resolved, Resolved], Iterable[Hit]]
 PAIR: dict[str, PairCheck] = {}  # code → its check of (prefill, decode)
@@ -325,14 +326,15 @@ _PD_HOOK = "`srt/arg_groups/pd_disaggregation_hook.py`"
         (and, 0.5.19-0.5.20, without the decode radix cache or HiCache); a decode server's
         radix cache (`--disaggregation-decode-enable-radix-cache`) without HiSparse, the fake
         backend or (before 0.5.23) speculative decoding; a prefill server on a real transfer
-        backend; and (0.5.21+) `--enable-pd-role-switch` without the features whose state a
-        flip does not rebuild. The first refusal stops the server.
+        backend; with `SGLANG_DISAGG_STAGING_BUFFER` set, mooncake or nixl; and (0.5.21+)
+        `--enable-pd-role-switch` without the features whose state a flip does not rebuild.
+        The first refusal stops the server.
     """,
     why="SGLang refuses to start with a ValueError (an AssertionError for the fake prefill backend) while it resolves the PD flags.",
     sglang_message="\n".join((messages.PD_PREFILL_COMPLETE, messages.PD_HOST_RECEIVE_RANGE, messages.PD_HOST_RECEIVE_FEATURES,
                               messages.PD_HOST_RECEIVE_BACKUP, messages.PD_DCP_BACKEND, messages.PD_DCP_RADIX, messages.PD_DCP_HICACHE,
                               messages.PD_RADIX_HISPARSE, messages.PD_RADIX_FAKE, messages.PD_RADIX_SPEC, messages.PD_PREFILL_FAKE,
-                              messages.PD_ROLE_SWITCH)),
+                              messages.PD_STAGING_BACKEND, messages.PD_ROLE_SWITCH)),
     fix="Drop the flag SGLang names, or the feature it cannot combine with (the finding says which).",
     example="kdacheck lint examples/errors/PD008-pd-role-switch-speculative.sh",
     sources=(
@@ -352,8 +354,9 @@ _PD_HOOK = "`srt/arg_groups/pd_disaggregation_hook.py`"
         "broadcast, no longer DP replicas or attention DP alone.",
     ),
     inferred="""
-        `SGLANG_DISAGG_STAGING_BUFFER` and `SGLANG_RUST_SERVER` (the staging-buffer backend check and two
-        prefill_complete refusals) are environment variables a launch line does not show: not checked.
+        `SGLANG_DISAGG_STAGING_BUFFER` (a staging buffer needs mooncake or nixl) and `SGLANG_RUST_SERVER`
+        (two of prefill_complete's refusals) are read where the launch sets them (a `VAR=1` prefix, an
+        `export`, a Dockerfile `ENV`); set elsewhere (a Kubernetes `env:`, the host), kdacheck does not see them.
     """,
 )
 def pd008(cfg: Resolved) -> Iterator[Hit]:
@@ -398,6 +401,9 @@ def _pd_refusals(cfg: Resolved, mode: Any) -> Iterator[tuple[str, str, tuple[str
     elif mode == "prefill" and backend == "fake":
         yield messages.PD_PREFILL_FAKE, "use a real `--disaggregation-transfer-backend` (mooncake, nixl) on the prefill", (
             "disaggregation_transfer_backend",)
+    if mode in ("prefill", "decode") and env_on(cfg, "SGLANG_DISAGG_STAGING_BUFFER") and backend not in ("mooncake", "nixl"):
+        yield (messages.PD_STAGING_BACKEND.format(got=backend), "unset SGLANG_DISAGG_STAGING_BUFFER, or use mooncake or nixl",
+               ("disaggregation_transfer_backend",))
     if mode in ("prefill", "decode") and cfg.user("enable_pd_role_switch") and cfg.at_least(versions.PD_ROLE_SWITCH):
         features = _role_switch_unsupported(cfg, algo)
         if features:
@@ -470,6 +476,10 @@ def _prefill_complete_unsupported(cfg: Resolved, mode: Any, backend: str) -> lis
     if mode == "prefill" and hicache and (cfg.user("hicache_storage_backend") is not None
                                           or value(cfg, "hicache_write_policy") != "write_back"):
         out.append("prefill HiCache other than L2 write_back")
+    if env_on(cfg, "SGLANG_DISAGG_STAGING_BUFFER"):
+        out.append("staging buffers")
+    if env_on(cfg, "SGLANG_RUST_SERVER"):
+        out.append("the Rust bootstrap registry")
     return out
 
 

@@ -143,3 +143,16 @@ def test_par011_attention_dp_size_positive() -> None:
     assert "PAR011" in codes(lint(QWEN + "--attn-dp-size -2 --enable-dp-attention"))  # not rewritten: only a size of 1 is
     assert "PAR011" not in codes(lint(QWEN + "--attn-dp-size 1"))
     assert "PAR011" in codes(lint(QWEN + "--attn-dp-size 0", version="0.5.22"))
+
+
+def test_par003_with_sglang_enable_pp_spec() -> None:
+    spec = "--speculative-algorithm NEXTN --speculative-num-steps 3 --speculative-eagle-topk 1 --speculative-num-draft-tokens 4 "
+    env = "SGLANG_ENABLE_PP_SPEC=1 "
+    assert "PAR003" not in codes(lint(env + QWEN + "--pp-size 2 " + spec))
+    assert finding(lint(env + QWEN + "--pp-size 2 --disaggregation-mode prefill " + spec), "PAR003").message == (
+        "SGLANG_ENABLE_PP_SPEC is not compatible with --disaggregation-mode")
+    assert finding(lint(env + QWEN + "--pp-size 2 --attn-dp-size 2 " + spec), "PAR003").message == (
+        "SGLANG_ENABLE_PP_SPEC is not compatible with attention DP (--attn-dp-size)")
+    assert finding(lint(env + QWEN + "--pp-size 2 --dp-size 2 --enable-dp-attention " + spec, version="0.5.21"), "PAR003").message == (
+        "SGLANG_ENABLE_PP_SPEC is not compatible with --enable-dp-attention")
+    assert "PAR003" in codes(lint("SGLANG_ENABLE_PP_SPEC=0 " + QWEN + "--pp-size 2 " + spec))
