@@ -78,3 +78,6 @@ def deepseek_v4(r: Resolved, m: Model, gpu: GPU | None, unset: bool) -> None:
 register("MiniMaxM2ForCausalLM", mirrors="0.5.23 srt/models/minimax_m2.py EntryClass (full attention, no hybrid_arch.py class)")
 register("MiniMaxM3SparseForCausalLM", "MiniMaxM3SparseForConditionalGeneration", hisparse="m3",
          mirrors="0.5.23 srt/configs/model_config.py L426-431 is_minimax_sparse")
+# _boundary_parallelism_overrides: LongCat-Flash (model_type longcat_flash) refuses prefill CP over attention CP
+register("LongcatFlashForCausalLM", context_parallel="no_prefill_cp_with_attn_cp",
+         mirrors="0.5.23 srt/arg_groups/parallel_hook.py L66-81 _boundary_parallelism_overrides")

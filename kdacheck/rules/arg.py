@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from kdacheck import messages
 from kdacheck.args import ArgKind
 from kdacheck.findings import Severity
-from kdacheck import messages
 from kdacheck.messages import CONFIG_UNSUPPORTED_MESSAGE
 from kdacheck.resolve import Resolved
 from kdacheck.rules.base import Check, Consequence, Hit, rule, unchecked

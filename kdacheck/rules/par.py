@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from kdacheck import messages, versions
+from kdacheck import architectures, messages, versions
 from kdacheck.findings import Severity
 from kdacheck.resolve import Event, Resolved
 from kdacheck.rules.base import Consequence, Hit, divisors, rule, unchecked
@@ -294,9 +294,6 @@ def _dcp_refusals(cfg: Resolved) -> Iterator[tuple[str, str, tuple[str, ...]]]:
                    ("dcp_replicate_q_proj", "dcp_comm_backend"))
 
 
-_NEMOTRON_H = ("NemotronHForCausalLM", "NemotronHPuzzleForCausalLM")  # model_type nemotron_h, nemotron_h_puzzle
-
-
 @rule(
     "PAR008", Severity.ERROR,
     consequence=Consequence.REFUSES,
@@ -310,20 +307,23 @@ _NEMOTRON_H = ("NemotronHForCausalLM", "NemotronHPuzzleForCausalLM")  # model_ty
     why="SGLang refuses to start with a ValueError while it resolves context parallelism.",
     sglang_message=f"{messages.NEMOTRON_H_ATTN_CP}\n{messages.LONGCAT_PREFILL_CP}",
     fix="Use `--attn-cp-size 1` for these models (LongCat-Flash: or drop `--enable-prefill-cp`).",
-    example="python -m sglang.launch_server --model-path nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16 --tp-size 2 --attn-cp-size 2",
-    needs="model",
+    example="kdacheck lint examples/errors/PAR008-nemotron-h-attention-cp.sh",
     sources=(f"{_HOOK} L64-80 `_boundary_parallelism_overrides`, called by `handle_context_parallelism` L104-113 "
              "(0.5.21 L32-40, L62-71)",),
     since=versions.BOUNDARY_CP,
 )
 def par008(cfg: Resolved) -> Iterator[Hit]:
     cp = cfg.user("attn_cp_size")
-    if cfg.model is None or not isinstance(cp, int) or cp <= 1:
+    if not isinstance(cp, int) or cp <= 1:
         return
-    mt, arch = cfg.model.model_type, cfg.model.architecture
-    if arch in _NEMOTRON_H or mt in ("nemotron_h", "nemotron_h_puzzle"):
+    if cfg.model is None:
+        yield unchecked("needs the model: SGLang refuses attention CP for Nemotron-H (and prefill CP with it for LongCat-Flash)",
+                        "attn_cp_size")
+        return
+    kind = architectures.lookup(cfg.model.architecture).context_parallel
+    if kind == "no_attn_cp":
         yield Hit(f"{messages.NEMOTRON_H_ATTN_CP} (--attn-cp-size {cp})", "use `--attn-cp-size 1`", values=("attn_cp_size",))
-    elif (arch.startswith("LongcatFlash") or mt == "longcat_flash") and cfg.user("enable_prefill_cp"):
+    elif kind == "no_prefill_cp_with_attn_cp" and cfg.user("enable_prefill_cp"):
         yield Hit(f"{messages.LONGCAT_PREFILL_CP} (--attn-cp-size {cp})", "drop `--enable-prefill-cp`, or use `--attn-cp-size 1`",
                   values=("attn_cp_size", "enable_prefill_cp"))
 
@@ -389,20 +389,23 @@ def _final_refusals(cfg: Resolved) -> Iterator[tuple[str, str, tuple[str, ...]]]
             yield messages.PP_MIN_FREE_SLOTS, "drop `--min-free-slots-delay`, or use `--pp-size 1`", ("min_free_slots_delay", "pp_size")
     dp = _int(cfg, "dp_size")
     replicas = cfg.at_least(versions.MULTI_NODE_DP_REPLICAS)
-    if dp > 1 and nnodes != 1 and (replicas or not cfg.user("enable_dp_attention")):
+    if dp > 1 and nnodes != 1 and (replicas or not cfg.user("enable_dp_attention")) and not _layout_reset(cfg):
         yield (messages.MULTI_NODE_DP if replicas else messages.MULTI_NODE_DP_OLD,
                f"use attention DP (`--attn-dp-size {dp}` in place of `--dp-size {dp}`) across nodes" if replicas
                else "add `--enable-dp-attention`, or run one node per replica", ("dp_size", "nnodes"))
     yield from _moe_dense_and_mixed(cfg, tp)
 
 
+def _layout_reset(cfg: Resolved) -> bool:
+    """Whether a hook sets dp_size and moe_dense_tp_size to 1 before the final check: DWDP (0.5.23
+    parallel_hook.py L433-484 ``handle_dwdp``) or DeepSeek-V4's prefill CP (deepseek_v4_hook.py L161-216)."""
+    v4 = cfg.model is not None and architectures.lookup(cfg.model.architecture).launch_hook == "deepseek_v4"
+    return _int(cfg, "dwdp_size") > 1 or (v4 and bool(cfg.user("enable_prefill_cp")))
+
+
 def _moe_dense_and_mixed(cfg: Resolved, tp: int) -> Iterator[tuple[str, str, tuple[str, ...]]]:
     dense = cfg.user("moe_dense_tp_size")
-    arch = cfg.model.architecture if cfg.model is not None else ""
-    # _handle_dwdp and DeepSeek-V4's context parallelism set it to 1 before the check
-    reset = _int(cfg, "dwdp_size") > 1 or (arch.startswith("DeepseekV4") and (
-        _int(cfg, "attn_cp_size") > 1 or bool(cfg.user("enable_prefill_cp"))))
-    if isinstance(dense, int) and dense not in (1, tp) and not reset:
+    if isinstance(dense, int) and dense not in (1, tp) and not _layout_reset(cfg):
         yield f"{messages.MOE_DENSE_TP} (--moe-dense-tp-size {dense}, tp {tp})", "give `--moe-dense-tp-size 1` (or drop it)", (
             "moe_dense_tp_size", "tp_size")
     algo = cfg.v("speculative_algorithm")

@@ -156,3 +156,13 @@ def test_par003_with_sglang_enable_pp_spec() -> None:
     assert finding(lint(env + QWEN + "--pp-size 2 --dp-size 2 --enable-dp-attention " + spec, version="0.5.21"), "PAR003").message == (
         "SGLANG_ENABLE_PP_SPEC is not compatible with --enable-dp-attention")
     assert "PAR003" in codes(lint("SGLANG_ENABLE_PP_SPEC=0 " + QWEN + "--pp-size 2 " + spec))
+
+
+def test_par008_unread_model_and_longcat() -> None:
+    r = lint("python -m sglang.launch_server --model-path acme/private-model --tp-size 2 --attn-cp-size 2")
+    assert any(f.code == "PAR008" and "not be checked" in f.message for f in r.findings) or "PAR008" in r.resolved[0].not_checked
+    assert "PAR008" not in lint("python -m sglang.launch_server --model-path acme/private-model --tp-size 2").resolved[0].not_checked
+    from kdacheck import architectures
+
+    assert architectures.lookup("LongcatFlashForCausalLM").context_parallel == "no_prefill_cp_with_attn_cp"
+    assert architectures.lookup("NemotronH_Nano_VL_V2").context_parallel == "no_attn_cp"
