@@ -221,7 +221,6 @@ PP_MIN_FREE_SLOTS = ("--min-free-slots-delay is not supported with pipeline para
 MULTI_NODE_DP = "multi-node data-parallel replicas are not supported; use attention DP (--attn-dp-size) across nodes"
 MULTI_NODE_DP_OLD = "multi-node data parallel is not supported unless dp attention!"
 MOE_DENSE_TP = "moe_dense_tp_size only supports None, 1, or tp_size currently"
-MIXED_CHUNK_SPEC = "enable_mixed_chunk is not supported with speculative_algorithm={algo}"
 # 0.5.19-0.5.20 check_server_args (0.5.20 L80-83, the branch off NPU): PP with any speculative decoding
 PP_SPEC_OLD = "Pipeline parallelism is not compatible with overlap schedule, speculative decoding"
 # srt/utils/server_args_config_parser.py ConfigArgumentMerger (ValueError, before argparse; the same words in 0.5.19-0.5.23)

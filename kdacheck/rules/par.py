@@ -335,28 +335,32 @@ _CHECK = "0.5.23 `srt/arg_groups/validation_hook.py`"
     "PAR009", Severity.ERROR,
     consequence=Consequence.REFUSES,
     name="final-parallel-check",
-    summary="SGLang's final argument check: nodes divide TP×PP, no multi-node DP replicas, a valid MoE dense TP, PP without --min-free-slots-delay",
+    summary="SGLang's final argument check: nodes divide TP×PP, PP micro-batches ≥ 1 and no --min-free-slots-delay, no multi-node DP replicas, a valid MoE dense TP",
     what="""
         After resolving every flag SGLang asserts, in this order: TP × PP is a multiple of
         `--nnodes` (not for an EP scale joiner); `--pp-max-micro-batch-size` is at least 1;
         with PP, no `--min-free-slots-delay` (after PAR003's speculative checks); no DP replicas
         (`--dp-size` > 1) over several nodes (0.5.19-0.5.21: unless `--enable-dp-attention`);
-        `--moe-dense-tp-size` is 1 or the TP size; and mixed chunked prefill
-        (`--enable-mixed-chunk`) only with EAGLE, EAGLE3, DFLASH or DSPARK speculation (UNO and
-        Frozen-KV MTP turn it off themselves; STANDALONE and NGRAM are refused).
+        and `--moe-dense-tp-size` is 1 or the TP size (DWDP and DeepSeek-V4's prefill CP set it
+        to 1 themselves).
     """,
     why="SGLang refuses to start with an AssertionError in its final argument check.",
     sglang_message="\n".join((messages.NNODES_TP, messages.PP_MICRO_BATCH, messages.PP_MIN_FREE_SLOTS, messages.MULTI_NODE_DP,
-                              messages.MOE_DENSE_TP, messages.MIXED_CHUNK_SPEC)),
+                              messages.MOE_DENSE_TP)),
     fix="Change the value SGLang names (the finding's fix says how).",
     example="kdacheck lint examples/errors/PAR009-multi-node-dp-replicas.sh",
     sources=(
         f"{_CHECK} L170-236 `check_server_args` (0.5.22 L169-235; 0.5.19 L27-95), L119-168 `check_pipeline_parallel_compat` (from 0.5.21)",
-        "0.5.23 `srt/speculative/spec_info.py` L147-158 `supports_mixed_chunk` (the same list in 0.5.19-0.5.23); "
-        "`srt/arg_groups/speculative_hook.py` L596-600, L1002-1006: UNO and Frozen-KV MTP turn mixed chunking off",
         "0.5.23 `srt/arg_groups/parallel_hook.py` L482-484 `_handle_dwdp`, `deepseek_v4_hook.py` L213-216: moe_dense_tp_size 1",
     ),
     changes=(f"0.5.19-0.5.21: '{messages.MULTI_NODE_DP_OLD}' (DP over nodes without --enable-dp-attention).",),
+    inferred="""
+        The same check's mixed-chunk assert (`enable_mixed_chunk is not supported with speculative_algorithm=...`)
+        cannot fire from a launch: the speculative hook turns `--enable-mixed-chunk` off first for every
+        algorithm that does not support it (0.5.23 `srt/arg_groups/speculative_hook.py` L1108-1112 for the
+        EAGLE family and STANDALONE, L1304-1308 NGRAM, L596-600 UNO, L1002-1006 Frozen-KV MTP); SGLang's own
+        run of `--speculative-algorithm NGRAM --enable-mixed-chunk` starts.
+    """,
 )
 def par009(cfg: Resolved) -> Iterator[Hit]:
     for message, fix, values in _final_refusals(cfg):
@@ -393,7 +397,7 @@ def _final_refusals(cfg: Resolved) -> Iterator[tuple[str, str, tuple[str, ...]]]
         yield (messages.MULTI_NODE_DP if replicas else messages.MULTI_NODE_DP_OLD,
                f"use attention DP (`--attn-dp-size {dp}` in place of `--dp-size {dp}`) across nodes" if replicas
                else "add `--enable-dp-attention`, or run one node per replica", ("dp_size", "nnodes"))
-    yield from _moe_dense_and_mixed(cfg, tp)
+    yield from _moe_dense(cfg, tp)
 
 
 def _layout_reset(cfg: Resolved) -> bool:
@@ -403,17 +407,11 @@ def _layout_reset(cfg: Resolved) -> bool:
     return _int(cfg, "dwdp_size") > 1 or (v4 and bool(cfg.user("enable_prefill_cp")))
 
 
-def _moe_dense_and_mixed(cfg: Resolved, tp: int) -> Iterator[tuple[str, str, tuple[str, ...]]]:
+def _moe_dense(cfg: Resolved, tp: int) -> Iterator[tuple[str, str, tuple[str, ...]]]:
     dense = cfg.user("moe_dense_tp_size")
     if isinstance(dense, int) and dense not in (1, tp) and not _layout_reset(cfg):
         yield f"{messages.MOE_DENSE_TP} (--moe-dense-tp-size {dense}, tp {tp})", "give `--moe-dense-tp-size 1` (or drop it)", (
             "moe_dense_tp_size", "tp_size")
-    algo = cfg.v("speculative_algorithm")
-    if algo in (None, "NONE") or not cfg.v("spec_on") or not cfg.user("enable_mixed_chunk"):
-        return
-    if str(algo).upper() not in ("EAGLE", "EAGLE3", "DFLASH", "DSPARK", "UNO", "FROZEN_KV_MTP"):
-        yield messages.MIXED_CHUNK_SPEC.format(algo=algo), f"drop `--enable-mixed-chunk` with {algo}", (
-            "enable_mixed_chunk", "speculative_algorithm")
 
 
 @rule(
