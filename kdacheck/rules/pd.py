@@ -6,7 +6,9 @@ prefill's info fetched from the bootstrap server) or at the first KV transfer
 (``srt/disaggregation/mooncake/conn.py``): after both servers have loaded their weights, with the
 client's request hanging. These rules compare the two launches of a pair (``kdacheck.pairs``
 makes the pairs: the prefill and decode roles of one file, or of the files named with
-``--deployment``). Each rule's per-launch check finds nothing; its pair check is in ``PAIR``.
+``--deployment``). Each pair rule's per-launch check finds nothing; its pair check is in ``PAIR``.
+PD008 is the one per-launch rule here: what SGLang's PD hook refuses of one server's own flags
+(``srt/arg_groups/pd_disaggregation_hook.py``), at start.
 """
 
 from __future__ import annotations
