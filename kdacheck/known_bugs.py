@@ -98,9 +98,11 @@ def load() -> tuple[Bug, ...]:
     return tuple(out)
 
 
-# Variables rules read besides the table's: SGLang's DP spec/prefill coordination switch (speculative_hook.py,
-# EnvBool(False): SPEC014 for DFLASH and DSPARK under attention DP, SPEC018 for the algorithms it allows)
-RULE_ENV = frozenset({"SGLANG_ENABLE_DP_SPEC_PREFILL_COORDINATION"})
+# Variables rules read besides the table's: SGLang's EnvBool switches of its start-up checks (speculative_hook.py
+# SGLANG_ENABLE_DP_SPEC_PREFILL_COORDINATION: SPEC014 for DFLASH and DSPARK under attention DP, SPEC018 for the
+# algorithms it allows; PAR003: SGLANG_ENABLE_PP_SPEC; PD008: SGLANG_DISAGG_STAGING_BUFFER, SGLANG_RUST_SERVER)
+RULE_ENV = frozenset({"SGLANG_ENABLE_DP_SPEC_PREFILL_COORDINATION", "SGLANG_ENABLE_PP_SPEC", "SGLANG_DISAGG_STAGING_BUFFER",
+                      "SGLANG_RUST_SERVER"})
 
 
 @lru_cache(maxsize=1)

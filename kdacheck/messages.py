@@ -389,3 +389,80 @@ M3_NVFP4_PP = "M3.1 NVFP4 {algorithm} requires PP=1"
 M3_NVFP4_DFLASH_PD = "M3.1 NVFP4 DFLASH currently requires colocated serving"
 M3_NVFP4_PAGE = "M3.1 NVFP4 requires --page-size 128"
 M3_NVFP4_KV = "M3.1 NVFP4 requires --kv-cache-dtype fp8_e4m3"
+# --- PD disaggregation hook, parallel layout and argument validation (single-launch refusals) -------
+# srt/arg_groups/pd_disaggregation_hook.py _validate_prefill_complete (ValueError; 0.5.23 L238-242, 0.5.22 L244-248)
+PD_PREFILL_COMPLETE = "--disaggregation-decode-allocation-policy prefill_complete does not yet support {features}"
+# handle_pd_disaggregation (ValueError; 0.5.23 L64-75, 0.5.21 L53-64)
+PD_HOST_RECEIVE_RANGE = "--disaggregation-decode-host-receive-threshold must be between 0 and 1"
+PD_HOST_RECEIVE_FEATURES = "Decode host receive does not yet support HiSparse or role switching"
+PD_HOST_RECEIVE_BACKUP = "Decode host KV buffering requires host_pool retraction"
+# handle_pd_disaggregation (ValueError; 0.5.23 L92-96 with mori and ascend from 0.5.22; 0.5.19 L61-65)
+PD_DCP_BACKEND = ("PD decode DCP requires --disaggregation-transfer-backend mooncake, nixl, mori, ascend, or fake for "
+                  "synthetic benchmarking, got {got!r}.")
+PD_DCP_BACKEND_OLD = "PD decode DCP requires --disaggregation-transfer-backend mooncake, nixl, or fake for synthetic benchmarking, got {got!r}."
+# handle_pd_disaggregation (ValueError; 0.5.19-0.5.20 only, L66-75)
+PD_DCP_RADIX = "PD decode DCP currently requires chunk cache; --disaggregation-decode-enable-radix-cache is not supported."
+PD_DCP_HICACHE = "PD decode DCP currently requires chunk cache; --enable-hierarchical-cache is not supported."
+# handle_pd_disaggregation (ValueError; 0.5.23 L100-109; speculative decoding 0.5.19-0.5.22 only, 0.5.22 L110-115)
+PD_RADIX_HISPARSE = "--disaggregation-decode-enable-radix-cache is incompatible with --enable-hisparse"
+PD_RADIX_FAKE = "--disaggregation-decode-enable-radix-cache is incompatible with --disaggregation-transfer-backend fake"
+PD_RADIX_SPEC = "--disaggregation-decode-enable-radix-cache is incompatible with speculative decoding (--speculative-algorithm {algo})"
+# handle_pd_disaggregation (AssertionError; 0.5.23 L146-148, 0.5.19 L132-134)
+PD_PREFILL_FAKE = "Prefill server does not support 'fake' as the transfer backend"
+# handle_pd_disaggregation (ValueError; 0.5.23 L165-196, from 0.5.21 L157-189)
+PD_ROLE_SWITCH = ("--enable-pd-role-switch does not rebuild role-specific state for the following features: {features}. "
+                  "Remove these options or drop --enable-pd-role-switch.")
+# srt/arg_groups/parallel_hook.py handle_decode_context_parallelism (ValueError; 0.5.23 L240-273;
+# 0.5.19 handle_dcp_validation L129-159)
+DCP_SIZE_MIN = ("Decode context parallel size (--dcp-size / --decode-context-parallel-size) must be >= 1, but got "
+                "dcp_size={dcp}.")
+DCP_PREFILL_CP = "--dcp-size > 1 does not support --enable-prefill-cp."
+DCP_COMM_NEEDS_DCP = ("--dcp-comm-backend {backend} only affects the decode context-parallel attention reduction and "
+                      "therefore requires --dcp-size / --decode-context-parallel-size > 1, but got dcp_size={dcp}.")
+DCP_FI_A2A = ("--dcp-comm-backend fi_a2a delegates the exchange to FlashInfer's MNNVL All-to-All kernel, which requires "
+              "Blackwell and a DCP group within one MNNVL domain. Use 'a2a' or 'ag_rs' elsewhere, or leave the flag unset "
+              "to resolve it.")
+DCP_FI_A2A_OLD = ("--dcp-comm-backend fi_a2a delegates the exchange to FlashInfer's MNNVL All-to-All kernel, which requires "
+                  "an NVIDIA CUDA platform with SM90+ and MNNVL fabric memory (e.g. GB200 NVL72). The authoritative fabric "
+                  "probe runs at model-runner init; use 'a2a' or 'ag_rs' on clusters without MNNVL.")
+DCP_REPLICATE_NEEDS_DCP = "--dcp-replicate-q-proj requires --dcp-size > 1."
+DCP_REPLICATE_BACKEND = ("--dcp-replicate-q-proj only applies to the a2a/fi_a2a DCP communication backend (it removes the "
+                         "head-dim Q all-gather); got --dcp-comm-backend={backend}.")
+# srt/arg_groups/parallel_hook.py _boundary_parallelism_overrides (ValueError; 0.5.23 L76-80, 0.5.21 L36-40)
+NEMOTRON_H_ATTN_CP = "Nemotron-H does not support --attn-cp-size > 1"
+LONGCAT_PREFILL_CP = "LongCat-Flash does not support --enable-prefill-cp with --attn-cp-size > 1"
+# srt/arg_groups/validation_hook.py check_server_args and check_pipeline_parallel_compat (AssertionError, the final
+# argument check; 0.5.23 L176-236 and L119-168, 0.5.19 L27-95)
+NNODES_TP = "tp_size must be divisible by number of nodes"
+PP_MICRO_BATCH = "pp_max_micro_batch_size must be a positive integer or None (for auto-compute). Got: {got}"
+PP_MIN_FREE_SLOTS = ("--min-free-slots-delay is not supported with pipeline parallelism: allocatable slots per microbatch "
+                     "are bounded by pp-max-micro-batch-size, so the threshold may never be reached")
+MULTI_NODE_DP = "multi-node data-parallel replicas are not supported; use attention DP (--attn-dp-size) across nodes"
+MULTI_NODE_DP_OLD = "multi-node data parallel is not supported unless dp attention!"
+MOE_DENSE_TP = "moe_dense_tp_size only supports None, 1, or tp_size currently"
+# 0.5.19-0.5.20 check_server_args (0.5.20 L80-83, the branch off NPU): PP with any speculative decoding
+PP_SPEC_OLD = "Pipeline parallelism is not compatible with overlap schedule, speculative decoding"
+# srt/utils/server_args_config_parser.py ConfigArgumentMerger (ValueError, before argparse; the same words in 0.5.19-0.5.23)
+CONFIG_MULTIPLE = "Multiple config files specified! Only one allowed."  # 0.5.23 L112-113 (0.5.19 L89-90)
+CONFIG_NO_FILE = "No config file specified after --config flag!"  # 0.5.23 L118-120 (0.5.19 L95-97)
+CONFIG_NOT_YAML = "Config file must be YAML format, got: {suffix}"  # 0.5.23 L157-159 (0.5.19 L134-136), by the name alone
+CONFIG_NOT_A_MAPPING = "Config file must contain a dictionary at root level"  # 0.5.23 L150-151 (0.5.19 L127-128)
+# srt/arg_groups/overrides.py _dp_lm_head_validation, the TP LM-head all-to-all (AssertionError; 0.5.23 L1427-1443,
+# 0.5.22 L1391-1406; 0.5.19-0.5.21 with --enable-dp-attention and dp_size, 0.5.19 L1441-1456)
+TP_LM_HEAD_ATTN_DP = "--enable-tp-lm-head-all-to-all requires attention DP (--attn-dp-size)."
+TP_LM_HEAD_ATTN_DP_OLD = "Please enable dp attention when setting enable_tp_lm_head_all_to_all."
+TP_LM_HEAD_DP_LM_HEAD = "--enable-tp-lm-head-all-to-all uses a TP-sharded LM head and is incompatible with --enable-dp-lm-head."
+TP_LM_HEAD_TP = "--enable-tp-lm-head-all-to-all currently requires tp_size == attn_dp_size, got tp_size={tp}, attn_dp_size={dp}."
+TP_LM_HEAD_TP_OLD = "--enable-tp-lm-head-all-to-all currently requires tp_size == dp_size, got tp_size={tp}, dp_size={dp}."
+TP_LM_HEAD_CP = "--enable-tp-lm-head-all-to-all currently requires attn_cp_size == 1, got {cp}."
+# srt/arg_groups/parallel_hook.py handle_data_parallelism (ValueError; 0.5.23 L285-286, 0.5.22 L279-280)
+ATTN_DP_SIZE_MIN = "--attn-dp-size must be positive (got {adp})."
+# srt/arg_groups/validation_hook.py check_pipeline_parallel_compat with SGLANG_ENABLE_PP_SPEC set (AssertionError;
+# 0.5.23 L128-130, L142-158; 0.5.21 L47-49, L61-77 with --enable-dp-attention)
+PP_SPEC_ENV_DSPARK = "SGLANG_ENABLE_PP_SPEC does not support DSPARK PD prefill"
+PP_SPEC_ENV_PD = "SGLANG_ENABLE_PP_SPEC is not compatible with --disaggregation-mode"
+PP_SPEC_ENV_ADAPTIVE = "SGLANG_ENABLE_PP_SPEC is not compatible with --speculative-adaptive"
+PP_SPEC_ENV_ATTN_DP = "SGLANG_ENABLE_PP_SPEC is not compatible with attention DP (--attn-dp-size)"
+PP_SPEC_ENV_ATTN_DP_OLD = "SGLANG_ENABLE_PP_SPEC is not compatible with --enable-dp-attention"
+# srt/arg_groups/pd_disaggregation_hook.py handle_pd_disaggregation (ValueError; 0.5.23 L153-162, 0.5.19 L137-145)
+PD_STAGING_BACKEND = "SGLANG_DISAGG_STAGING_BUFFER requires disaggregation_transfer_backend='mooncake' or 'nixl', got '{got}'."

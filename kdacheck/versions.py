@@ -46,8 +46,9 @@ HISPARSE_SPECULATIVE_SWAP_IN = "0.5.22"
 # hybrid_arch.py: Mamba2, Mamba and FalconMamba configs are mamba families.
 MAMBA1_FAMILIES = "0.5.20"
 # parallel_hook: `--dp-size N --enable-dp-attention` becomes attention DP N with dp_size 1
-# (handle_deprecated_dp_attention), and DP replicas with attention DP are refused.
-DP_ATTENTION_REWRITE = "0.5.23"
+# (handle_deprecated_dp_attention), and DP replicas with attention DP are refused: from 0.5.22
+# (0.5.22 parallel_hook.py L39-61 and L280-287, the same as 0.5.23's; 0.5.21 has neither, nor --attn-dp-size).
+DP_ATTENTION_REWRITE = "0.5.22"
 # the speculative capture hooks kdacheck read from SGLang's model classes (data/speculative_hooks-<v>.json,
 # one table per version from its wheel)
 CAPTURE_HOOKS_READ = "0.5.19"
@@ -200,3 +201,38 @@ QWEN4_EXP_QSA_FP8 = "0.5.22"
 FP4_INDEXER_GFX95 = "0.5.20"
 # model_overrides/minimax_m3.py: the M3.1 NVFP4 checks (0.5.23 L56-119; 0.5.20-0.5.22 have no NVFP4 branch)
 M3_NVFP4_CHECKS = "0.5.23"
+# --- PD disaggregation hook (pd_disaggregation_hook.py handle_pd_disaggregation): what it refuses, by version ---
+# --disaggregation-decode-allocation-policy prefill_complete and its _validate_prefill_complete (0.5.22 L47-48)
+PD_PREFILL_COMPLETE = "0.5.22"
+# --disaggregation-decode-host-receive-threshold: in [0, 1], and host receive's refusals (0.5.21 L53-70)
+PD_HOST_RECEIVE = "0.5.21"
+# host receive is on below 1 (default 1.0); 0.5.21 turned it on above 0 (default 0.0)
+PD_HOST_RECEIVE_BELOW_ONE = "0.5.22"
+# decode DCP accepts the mori and ascend transfer backends too (0.5.22 L88-89)
+PD_DCP_MORI_ASCEND = "0.5.22"
+# decode DCP no longer refuses the decode radix cache and HiCache (gone in 0.5.21; 0.5.20 L66-75)
+PD_DCP_CACHES_ALLOWED = "0.5.21"
+# the decode radix cache with speculative decoding: DSPARK allowed from 0.5.21 (L97), the check gone in 0.5.23
+PD_RADIX_SPEC_DSPARK = "0.5.21"
+PD_RADIX_SPEC_ALLOWED = "0.5.23"
+# --enable-pd-role-switch and what it cannot rebuild (0.5.21 L157-189); attention DP by its width from 0.5.22;
+# 0.5.23 drops DP replicas and attention DP alone, refusing attention DP's local control broadcast instead
+PD_ROLE_SWITCH = "0.5.21"
+PD_ROLE_SWITCH_ATTN_DP = "0.5.22"
+PD_ROLE_SWITCH_BROADCAST = "0.5.23"
+
+# --- parallel_hook.py handle_decode_context_parallelism (0.5.19: handle_dcp_validation) ---
+# an unset --dcp-comm-backend resolves first (_dcp_comm_backend_default: ag_rs at DCP 1, a2a/fi_a2a above);
+# 0.5.19's flag defaults to ag_rs; the fi_a2a refusal's words change with it
+DCP_COMM_DEFAULT = "0.5.20"
+# --dcp-size > 1 refuses --enable-prefill-cp (0.5.22 L243-244)
+DCP_PREFILL_CP = "0.5.22"
+# _boundary_parallelism_overrides: Nemotron-H refuses attention CP, LongCat-Flash prefill CP with it (0.5.21 L32-40)
+BOUNDARY_CP = "0.5.21"
+
+# --- validation_hook.py check_server_args ---
+# check_pipeline_parallel_compat: PP speculates with EAGLE (or DSPARK on a PD prefill); before, PP refused every
+# speculative algorithm off NPU (0.5.20 validation_hook.py L80-83, 0.5.19 L51-54)
+PP_SPEC_COMPAT = "0.5.21"
+# multi-node DP: refused for DP replicas whatever else (attention DP counts apart); before, unless --enable-dp-attention
+MULTI_NODE_DP_REPLICAS = "0.5.22"

@@ -118,6 +118,25 @@ CAUSES: tuple[tuple[str, str, str], ...] = (
     ("validate_deepseek_v4_cp", "zigzag CP requires the NPU", "MODEL008"),
     ("validate_deepseek_v4_cp", "round-robin split mode", "MODEL008"),
     ("validate_deepseek_v4_cp", "single machine", "MODEL008"),
+    # the PD hook's own refusals, decode context parallelism, the boundary models, the final parallel check,
+    # the TP LM-head all-to-all, the attention-DP size, the --config merger's file checks
+    ("handle_pd_disaggregation", "", "PD008"),
+    ("_validate_prefill_complete", "", "PD008"),
+    ("handle_decode_context_parallelism", "", "PAR007"),
+    ("handle_dcp_validation", "", "PAR007"),
+    ("_boundary_parallelism_overrides", "", "PAR008"),
+    ("check_pipeline_parallel_compat", "--min-free-slots-delay", "PAR009"),
+    ("check_server_args", "--min-free-slots-delay", "PAR009"),
+    ("check_server_args", "tp_size must be divisible by number of nodes", "PAR009"),
+    ("check_server_args", "pp_max_micro_batch_size", "PAR009"),
+    ("check_server_args", "multi-node data", "PAR009"),
+    ("check_server_args", "moe_dense_tp_size", "PAR009"),
+    ("_dp_lm_head_validation", "--enable-tp-lm-head-all-to-all", "PAR010"),
+    ("_dp_lm_head_validation", "enable_tp_lm_head_all_to_all", "PAR010"),
+    ("handle_data_parallelism", "--attn-dp-size must be positive", "PAR011"),
+    ("_extract_config_file_path", "", "ARG011"),
+    ("_validate_yaml_file", "Config file must be YAML", "ARG011"),
+    ("_parse_yaml_config", "dictionary at root", "ARG011"),
 )
 
 
@@ -125,9 +144,10 @@ def cause_code(case: dict[str, Any]) -> str | None:
     """The kdacheck code for SGLang's refusal of this case, when the table knows it."""
     function = (case.get("raised_at") or {}).get("function") or ""
     message = case.get("message") or ""
-    for fn, piece, code in CAUSES:
-        if function.startswith(fn) and piece in message:
-            return code
+    for specific in (True, False):  # an entry naming a piece of the message before a function's catch-all
+        for fn, piece, code in CAUSES:
+            if bool(piece) is specific and function.startswith(fn) and piece in message:
+                return code
     return None
 
 

@@ -64,14 +64,16 @@ def test_covered_codes_exist_and_apply(table: census.Table, sites: dict[str, lis
     assert not bad, "\n".join(bad)
 
 
-def test_a_rule_that_does_not_run_for_a_version_does_not_cover_it(table: census.Table) -> None:
-    rule = REGISTRY["PAR002"]  # since the attention-DP rewrite
+def test_a_rule_that_does_not_run_for_a_version_does_not_cover_it() -> None:
+    rule = REGISTRY["PAR008"]  # since SGLang's boundary-parallelism checks
     older = [v for v in VERSIONS if not rule.applies_to(v)]
     assert older
-    site = next(s for s in census.load_sites(older[-1]) if str(s["id"]).startswith("arg_groups/parallel_hook.py::handle_data_parallelism")
-                and "data-parallel replicas" in str(s["message"]))
-    assert table.verdict(site) == (census.COVERED, "PAR002")
-    kind, detail = table.verdict(site, older[-1]) or ("", "")
+    site = next(s for s in census.load_sites(rule.since) if str(s["id"]).startswith("arg_groups/parallel_hook.py::_boundary")
+                and "Nemotron-H" in str(s["message"]))
+    table = census.parse(f"[covered]\n{site['id']} ~ Nemotron-H = PAR008\n")
+    assert table.verdict(site) == (census.COVERED, "PAR008")
+    assert table.verdict(site, rule.since) == (census.COVERED, "PAR008")
+    kind, detail = table.verdict(site, older[-1]) or ("", "")  # the same site read against an older version
     assert kind == census.UNCOVERED and "does not run" in detail
 
 

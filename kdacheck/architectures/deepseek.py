@@ -91,3 +91,6 @@ register("MiniMaxM3SparseForCausalLM", "MiniMaxM3SparseForConditionalGeneration"
 register("MiniMaxM3SparseForCausalLM", launch_hook="minimax_m3", mirrors="0.5.23 srt/arg_groups/model_overrides/minimax_m3.py L37-122")
 register("MiniMaxM3SparseForConditionalGeneration", launch_hook="minimax_m3_vl",
          mirrors="0.5.23 srt/arg_groups/model_overrides/minimax_m3.py L37-122")
+# _boundary_parallelism_overrides: LongCat-Flash (model_type longcat_flash) refuses prefill CP over attention CP
+register("LongcatFlashForCausalLM", context_parallel="no_prefill_cp_with_attn_cp",
+         mirrors="0.5.23 srt/arg_groups/parallel_hook.py L66-81 _boundary_parallelism_overrides")

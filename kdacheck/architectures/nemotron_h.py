@@ -46,3 +46,7 @@ register("NemotronHForCausalLM", "NemotronHPuzzleForCausalLM", "NemotronH_Omni_R
 # the VL wrappers: hybrid_arch.py mamba2_config returns their llm_config (models/nano_nemotron_vl.py EntryClass)
 register("NemotronH_Nano_VL_V2", "NemotronH_Nano_Omni_Reasoning_V3", families=("mamba2",),
          mirrors="0.5.23 srt/configs/hybrid_arch.py mamba2_config (NemotronH_Nano_VL_V2_Config.llm_config)")
+# _boundary_parallelism_overrides refuses attention CP for the nemotron_h / nemotron_h_puzzle text model types:
+# every Nemotron-H name, the VL wrappers' llm_config included (0.5.23 srt/arg_groups/parallel_hook.py L64-78)
+register("NemotronH", prefix=True, context_parallel="no_attn_cp",
+         mirrors="0.5.23 srt/arg_groups/parallel_hook.py L64-78 _boundary_parallelism_overrides (model_type nemotron_h*)")

@@ -53,6 +53,9 @@ class Architecture(NamedTuple):
     launch_hook: str = ""
     # the class SGLang loads a draft of this architecture as (model_config.py: the checkpoint's MTP layers)
     mtp_draft: str = ""
+    # what parallel_hook.py ``_boundary_parallelism_overrides`` refuses for its text model_type (0.5.21+):
+    # "no_attn_cp" (Nemotron-H: --attn-cp-size > 1), "no_prefill_cp_with_attn_cp" (LongCat-Flash); PAR008
+    context_parallel: str = ""
 
 
 # name → its entries, in registration order: a name may be registered by several modules (traits
@@ -61,7 +64,7 @@ EXACT: dict[str, list[Architecture]] = {}
 PREFIXES: dict[str, list[Architecture]] = {}
 _FLAGS = ("extra_buffer", "mamba_radix_cache", "linear_attn_spec", "has_state", "dsa", "large_draft", "no_triton",
           "cp_decode_attn_tp")
-_ONE_VALUE = ("hisparse", "kv_unmodelled", "launch_hook", "mtp_draft")  # a name has at most one value of each
+_ONE_VALUE = ("hisparse", "kv_unmodelled", "launch_hook", "mtp_draft", "context_parallel")  # a name has at most one value of each
 
 
 def register(*names: str, mirrors: str, prefix: bool = False, override: Override | None = None, **traits: object) -> None:

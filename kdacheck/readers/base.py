@@ -72,6 +72,8 @@ class LaunchCommand:
     held: str = ""  # why --fix does not edit its ``--config`` tokens where they are held (a ConfigMap key it does not write)
     config_off: list[Token] = field(default_factory=list)  # --config keys set to false: not passed, but read by SGLang's merger
     env: dict[str, str] = field(default_factory=dict)  # the variables known_bugs.env_names() names, as the launch sets them
+    # what SGLang's --config merger refuses before argparse runs (its message, where), set by detect.expand_config
+    config_refused: tuple[str, Location] | None = None
 
     @property
     def role(self) -> str:

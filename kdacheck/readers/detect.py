@@ -8,7 +8,7 @@ import re
 import stat
 from pathlib import Path
 
-from kdacheck import confine
+from kdacheck import confine, messages
 from kdacheck.findings import InputError, Location
 from kdacheck.readers import (
     argsfiles,
@@ -272,11 +272,35 @@ def _looks_like_yaml(text: str) -> bool:
     return False
 
 
+def merger_refusal(toks: list[Token]) -> tuple[str, Location] | None:
+    """What SGLang's --config merger (``ConfigArgumentMerger``) refuses by the words alone, in its
+    order, before argparse runs: more than one ``--config``, none's value, a name not .yaml/.yml
+    (the file's root is checked when it is read). It reads only the words equal to ``--config``:
+    a ``--config=FILE`` word is argparse's alone."""
+    at = [i for i, t in enumerate(toks) if t.origin == "cli" and t.text == "--config"]
+    if len(at) > 1:
+        return messages.CONFIG_MULTIPLE, toks[at[1]].loc
+    if not at:
+        return None
+    if at[0] == len(toks) - 1:
+        return messages.CONFIG_NO_FILE, toks[at[0]].loc
+    ref = toks[at[0] + 1]
+    if ref.unknown:
+        return None
+    suffix = Path(ref.text).suffix
+    if suffix.lower() not in (".yaml", ".yml"):
+        return messages.CONFIG_NOT_YAML.format(suffix=suffix), ref.loc
+    return None
+
+
 def expand_config(cmd: LaunchCommand, base_dir: str | None, max_bytes: int = MAX_BYTES, root: str | None = None,
                   cache: dict[str, ConfigRead | None] | None = None) -> LaunchCommand:
     """SGLang's ``--config FILE``: the file's arguments come first, the command line after
     them (so it overrides them). With ``root``, a file outside it is refused unread."""
     toks = cmd.tokens
+    refused = merger_refusal(toks)
+    if refused is not None:
+        return dataclasses.replace(cmd, config_refused=refused)
     for i, t in enumerate(toks):
         # only the word `--config` itself: SGLang never reads `--config=FILE` (args.ArgKind.CONFIG_NOT_MERGED)
         if t.origin == "cli" and t.text == "--config":
@@ -293,7 +317,10 @@ def expand_config(cmd: LaunchCommand, base_dir: str | None, max_bytes: int = MAX
             if cache is not None and key in cache:
                 cached = cache[key]
             else:
-                cached = _config_tokens(str(target), max_bytes)
+                try:
+                    cached = _config_tokens(str(target), max_bytes)
+                except yamlfiles.NotAMapping:
+                    return dataclasses.replace(cmd, tokens=rest, config_refused=(messages.CONFIG_NOT_A_MAPPING, ref.loc))
                 if cache is not None:
                     cache[key] = cached
             if cached is None:

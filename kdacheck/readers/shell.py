@@ -928,7 +928,7 @@ def _xargs(cmd: LaunchCommand, stdin: str | None) -> None:
 
 
 def launch_env(env: Env) -> dict[str, str]:
-    """The variables the known-bug table reads (``known_bugs.env_names``: a handful, looked up by
+    """The variables the known-bug table and the rules read (``known_bugs.env_names``: a handful, looked up by
     name, never the whole scope), as set for this launch (its ``VAR=x`` prefixes included)."""
     from kdacheck.known_bugs import env_names
 

@@ -332,6 +332,10 @@ def _yaml_text(value: Any) -> str:
 # --- SGLang --config files --------------------------------------------------------------
 
 
+class NotAMapping(InputError):
+    """An SGLang --config whose root is no mapping (SGLang's merger refuses it: ``detect.expand_config``)."""
+
+
 def config_tokens(doc: yaml.Node, path: str, off: list[Token] | None = None) -> list[Token]:
     """Tokens of an SGLang ``--config`` YAML, with SGLang's semantics.
 
@@ -342,7 +346,7 @@ def config_tokens(doc: yaml.Node, path: str, off: list[Token] | None = None) -> 
     (``LaunchCommand.config_off``).
     """
     if not isinstance(doc, yaml.MappingNode):
-        raise InputError(
+        raise NotAMapping(
             f"{node_loc(path, doc)}: an SGLang --config YAML must be a mapping of flag names to values"
         )
     budget = Budget(path)

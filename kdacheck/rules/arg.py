@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from kdacheck import messages
 from kdacheck.args import ArgKind
 from kdacheck.findings import Severity
 from kdacheck.messages import CONFIG_UNSUPPORTED_MESSAGE
@@ -284,3 +285,31 @@ rule(
     sources=("0.5.23 `srt/server_args.py` L683-689 `prepare_server_args` and L400-404 (the `--config` option); "
              "0.5.19 L4265, 0.5.21 L594: the same test",),
 )(reporter(ArgKind.CONFIG_NOT_MERGED))
+@rule(
+    "ARG011", Severity.ERROR,
+    consequence=Consequence.REFUSES,
+    name="config-file-the-merger-reads",
+    summary="one --config, naming a .yaml/.yml file whose root is a mapping",
+    what="""
+        SGLang's `--config` merger runs before argparse and refuses, in this order: a second
+        `--config` word, a `--config` with no file after it, a file name whose suffix is not
+        `.yaml` or `.yml` (a JSON file included, whatever it holds), and a YAML file whose
+        root is not a mapping of flag names to values (a list, a scalar). kdacheck reads the
+        file inside the tree; the name checks need no file. A `--config=FILE` word is not the
+        merger's: argparse takes it.
+    """,
+    why="SGLang stops before parsing its arguments with a ValueError.",
+    sglang_message="\n".join((messages.CONFIG_MULTIPLE, messages.CONFIG_NO_FILE, messages.CONFIG_NOT_YAML, messages.CONFIG_NOT_A_MAPPING)),
+    fix="Give one `--config` naming a `.yaml` file that maps flag names to values.",
+    example="kdacheck lint examples/errors/ARG011-config-json.sh",
+    sources=(
+        "0.5.23 `srt/utils/server_args_config_parser.py` L74-173 `ConfigArgumentMerger`: `_extract_config_file_path` "
+        "L108-122, `_parse_yaml_config` L124-153, `_validate_yaml_file` L155-162 (0.5.19 L85-139: the same checks)",
+        "kdacheck/readers/detect.py `merger_refusal`, `expand_config` (LaunchCommand.config_refused)",
+    ),
+)
+def arg011(cfg: Resolved) -> Iterator[Hit]:
+    refused = cfg.cmd.config_refused
+    if refused is not None:
+        message, at = refused
+        yield Hit(message, "give one `--config FILE.yaml` (a mapping of flag names to values), or the flags themselves", at=at)

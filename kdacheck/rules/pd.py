@@ -6,7 +6,9 @@ prefill's info fetched from the bootstrap server) or at the first KV transfer
 (``srt/disaggregation/mooncake/conn.py``): after both servers have loaded their weights, with the
 client's request hanging. These rules compare the two launches of a pair (``kdacheck.pairs``
 makes the pairs: the prefill and decode roles of one file, or of the files named with
-``--deployment``). Each rule's per-launch check finds nothing; its pair check is in ``PAIR``.
+``--deployment``). Each pair rule's per-launch check finds nothing; its pair check is in ``PAIR``.
+PD008 is the one per-launch rule here: what SGLang's PD hook refuses of one server's own flags
+(``srt/arg_groups/pd_disaggregation_hook.py``), at start.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from kdacheck import messages, versions
 from kdacheck.findings import Evidence, Finding, Severity
 from kdacheck.resolve import Resolved
 from kdacheck.rules.base import Consequence, Hit, Rule, layout, rule
+from kdacheck.rules.par import env_on
 
 PairCheck = Callable[[Resolved, Resolved], Iterable[Hit]]
 PAIR: dict[str, PairCheck] = {}  # code → its check of (prefill, decode)
@@ -306,6 +309,212 @@ def _tp_differs(p: Resolved, d: Resolved) -> Iterator[Hit]:
     if attn_tp(p) != attn_tp(d) and not (p.model is not None and p.model.mla):
         yield Hit(f"{_roles(p, d)}: attention TP {attn_tp(p)} on the prefill, {attn_tp(d)} on the decode: "
                   + messages.PD_TP_NON_MLA.strip(), None, values=("tp_size",))
+
+
+_PD_HOOK = "`srt/arg_groups/pd_disaggregation_hook.py`"
+
+
+@rule(
+    "PD008", Severity.ERROR,
+    consequence=Consequence.REFUSES,
+    name="pd-server-flags",
+    summary="a PD prefill or decode server's own disaggregation flags are ones SGLang accepts",
+    what="""
+        SGLang's PD hook checks each server's disaggregation flags alone, in this order:
+        `--disaggregation-decode-allocation-policy prefill_complete` and what it does not support
+        yet (0.5.22+); `--disaggregation-decode-host-receive-threshold` in [0, 1] and, with host
+        receive on, no HiSparse, no role switching and no `cpu_tensor` retraction backup
+        (0.5.21+); a decode server with `--dcp-size > 1` on a transfer backend that relays DCP
+        (and, 0.5.19-0.5.20, without the decode radix cache or HiCache); a decode server's
+        radix cache (`--disaggregation-decode-enable-radix-cache`) without HiSparse, the fake
+        backend or (before 0.5.23) speculative decoding; a prefill server on a real transfer
+        backend; with `SGLANG_DISAGG_STAGING_BUFFER` set, mooncake or nixl; and (0.5.21+)
+        `--enable-pd-role-switch` without the features whose state a flip does not rebuild.
+        The first refusal stops the server.
+    """,
+    why="SGLang refuses to start with a ValueError (an AssertionError for the fake prefill backend) while it resolves the PD flags.",
+    sglang_message="\n".join((messages.PD_PREFILL_COMPLETE, messages.PD_HOST_RECEIVE_RANGE, messages.PD_HOST_RECEIVE_FEATURES,
+                              messages.PD_HOST_RECEIVE_BACKUP, messages.PD_DCP_BACKEND, messages.PD_DCP_RADIX, messages.PD_DCP_HICACHE,
+                              messages.PD_RADIX_HISPARSE, messages.PD_RADIX_FAKE, messages.PD_RADIX_SPEC, messages.PD_PREFILL_FAKE,
+                              messages.PD_STAGING_BACKEND, messages.PD_ROLE_SWITCH)),
+    fix="Drop the flag SGLang names, or the feature it cannot combine with (the finding says which).",
+    example="kdacheck lint examples/errors/PD008-pd-role-switch-speculative.sh",
+    sources=(
+        f"0.5.23 {_PD_HOOK} L23-196 `handle_pd_disaggregation` (mooncake_tcp read as mooncake first, L30-41), "
+        "L199-242 `_validate_prefill_complete` (0.5.22 L47-48, L204-248)",
+        f"0.5.21 {_PD_HOOK} L53-70 (host receive above 0), L157-189 (role switch); 0.5.19 {_PD_HOOK} L52-145",
+        "0.5.23 `srt/arg_groups/resolution_hooks.py` L16, L38: after `handle_deprecated_dp_attention`, before "
+        "`handle_data_parallelism`",
+    ),
+    changes=(
+        "0.5.19-0.5.20: decode DCP also refuses the decode radix cache and HiCache; DCP relays over mooncake, nixl or fake "
+        "(mori and ascend from 0.5.22).",
+        "0.5.21: host receive (on above 0, default 0) and the role-switch check (DP attention, EP, MoE all-to-all, PP, DP "
+        "replicas, DCP, speculative decoding) arrive; the decode radix cache takes DSPARK.",
+        "0.5.22: prefill_complete; host receive on below 1 (default 1); role switch names attention DP by its width.",
+        "0.5.23: the decode radix cache takes speculative decoding; role switch refuses DP attention's local control "
+        "broadcast, no longer DP replicas or attention DP alone.",
+    ),
+    inferred="""
+        `SGLANG_DISAGG_STAGING_BUFFER` (a staging buffer needs mooncake or nixl) and `SGLANG_RUST_SERVER`
+        (two of prefill_complete's refusals) are read where the launch sets them (a `VAR=1` prefix, an
+        `export`, a Dockerfile `ENV`); set elsewhere (a Kubernetes `env:`, the host), kdacheck does not see them.
+    """,
+)
+def pd008(cfg: Resolved) -> Iterator[Hit]:
+    mode = value(cfg, "disaggregation_mode")
+    for message, fix, values in _pd_refusals(cfg, mode):
+        yield Hit(message, fix, values=values)
+        return
+
+
+def _backend(cfg: Resolved) -> str:
+    got = value(cfg, "disaggregation_transfer_backend")
+    return "mooncake" if got == "mooncake_tcp" else str(got)  # L30-41: mooncake_tcp is mooncake over TCP
+
+
+def _pd_refusals(cfg: Resolved, mode: Any) -> Iterator[tuple[str, str, tuple[str, ...]]]:
+    """handle_pd_disaggregation's refusals in its order: message, fix, values."""
+    backend, algo = _backend(cfg), cfg.user("speculative_algorithm")
+    if cfg.at_least(versions.PD_PREFILL_COMPLETE) and value(cfg, "disaggregation_decode_allocation_policy") == "prefill_complete":
+        features = _prefill_complete_unsupported(cfg, mode, backend)
+        if features:
+            yield (messages.PD_PREFILL_COMPLETE.format(features=", ".join(features)),
+                   "use `--disaggregation-decode-allocation-policy early` (the default), or drop what it names",
+                   ("disaggregation_decode_allocation_policy",))
+    yield from _host_receive(cfg)
+    decode, dcp = mode == "decode", int(value(cfg, "dcp_size") or 1)
+    radix = bool(cfg.user("disaggregation_decode_enable_radix_cache"))
+    if decode and dcp > 1:
+        new = cfg.at_least(versions.PD_DCP_MORI_ASCEND)
+        if backend not in (("mooncake", "nixl", "mori", "ascend", "fake") if new else ("mooncake", "nixl", "fake")):
+            yield ((messages.PD_DCP_BACKEND if new else messages.PD_DCP_BACKEND_OLD).format(got=backend),
+                   "use `--disaggregation-transfer-backend mooncake` (or nixl) for decode DCP, or `--dcp-size 1`",
+                   ("disaggregation_transfer_backend", "dcp_size"))
+        if not cfg.at_least(versions.PD_DCP_CACHES_ALLOWED):
+            if radix:
+                yield messages.PD_DCP_RADIX, "drop `--disaggregation-decode-enable-radix-cache` or use `--dcp-size 1`", (
+                    "disaggregation_decode_enable_radix_cache", "dcp_size")
+            if cfg.user("enable_hierarchical_cache"):
+                yield messages.PD_DCP_HICACHE, "drop `--enable-hierarchical-cache` or use `--dcp-size 1`", (
+                    "enable_hierarchical_cache", "dcp_size")
+    if decode and radix:
+        yield from _decode_radix(cfg, backend, algo)
+    elif mode == "prefill" and backend == "fake":
+        yield messages.PD_PREFILL_FAKE, "use a real `--disaggregation-transfer-backend` (mooncake, nixl) on the prefill", (
+            "disaggregation_transfer_backend",)
+    if mode in ("prefill", "decode") and env_on(cfg, "SGLANG_DISAGG_STAGING_BUFFER") and backend not in ("mooncake", "nixl"):
+        yield (messages.PD_STAGING_BACKEND.format(got=backend), "unset SGLANG_DISAGG_STAGING_BUFFER, or use mooncake or nixl",
+               ("disaggregation_transfer_backend",))
+    if mode in ("prefill", "decode") and cfg.user("enable_pd_role_switch") and cfg.at_least(versions.PD_ROLE_SWITCH):
+        features = _role_switch_unsupported(cfg, algo)
+        if features:
+            yield (messages.PD_ROLE_SWITCH.format(features=", ".join(features)),
+                   "drop `--enable-pd-role-switch`, or the features it names", ("enable_pd_role_switch",))
+
+
+def _host_receive(cfg: Resolved) -> Iterator[tuple[str, str, tuple[str, ...]]]:
+    if not cfg.at_least(versions.PD_HOST_RECEIVE):
+        return
+    threshold = value(cfg, "disaggregation_decode_host_receive_threshold")
+    if not isinstance(threshold, (int, float)):
+        return
+    names = ("disaggregation_decode_host_receive_threshold",)
+    if not 0 <= threshold <= 1:
+        yield messages.PD_HOST_RECEIVE_RANGE, "give `--disaggregation-decode-host-receive-threshold` a value in [0, 1]", names
+    on = threshold < 1 if cfg.at_least(versions.PD_HOST_RECEIVE_BELOW_ONE) else threshold > 0
+    if not on:
+        return
+    off = "1 (off)" if cfg.at_least(versions.PD_HOST_RECEIVE_BELOW_ONE) else "0 (off)"
+    if cfg.user("enable_hisparse") or cfg.user("enable_pd_role_switch"):
+        yield (messages.PD_HOST_RECEIVE_FEATURES, f"drop `--enable-hisparse` / `--enable-pd-role-switch`, or set the threshold to {off}",
+               (*names, "enable_hisparse", "enable_pd_role_switch"))
+    if cfg.user("disaggregation_decode_retraction_backup") == "cpu_tensor":
+        yield (messages.PD_HOST_RECEIVE_BACKUP, f"use `--disaggregation-decode-retraction-backup host_pool`, or set the threshold to {off}",
+               (*names, "disaggregation_decode_retraction_backup"))
+
+
+def _decode_radix(cfg: Resolved, backend: str, algo: Any) -> Iterator[tuple[str, str, tuple[str, ...]]]:
+    names = ("disaggregation_decode_enable_radix_cache",)
+    drop = "drop `--disaggregation-decode-enable-radix-cache`"
+    if cfg.user("enable_hisparse"):
+        yield messages.PD_RADIX_HISPARSE, f"{drop} or `--enable-hisparse`", (*names, "enable_hisparse")
+    if backend == "fake":
+        yield messages.PD_RADIX_FAKE, f"{drop}, or use a real transfer backend", (*names, "disaggregation_transfer_backend")
+    if cfg.at_least(versions.PD_RADIX_SPEC_ALLOWED) or algo is None:
+        return
+    if algo != "DSPARK" or not cfg.at_least(versions.PD_RADIX_SPEC_DSPARK):
+        yield messages.PD_RADIX_SPEC.format(algo=algo), f"{drop} or speculative decoding", (*names, "speculative_algorithm")
+
+
+def _prefill_complete_unsupported(cfg: Resolved, mode: Any, backend: str) -> list[str]:
+    """_validate_prefill_complete's list, in its order (0.5.23 L199-237); the two environment
+    variables it reads are not on the launch line."""
+    out = []
+    if mode not in ("prefill", "decode"):
+        out.append("aggregated serving")
+    if backend != "mooncake":
+        out.append("transfer backends other than Mooncake")
+    if any(int(value(cfg, n) or 1) != 1 for n in ("pp_size", "attn_cp_size", "dcp_size")):
+        out.append("pipeline or attention context parallelism")
+    # L208: dp_size under enable_dp_attention, which handle_deprecated_dp_attention has already turned off
+    # (it runs first, resolution_hooks.py L16): attention DP counts 1 here, so any TP above 1 is refused
+    if int(value(cfg, "tp_size") or 1) != 1:
+        out.append("attention tensor parallelism greater than one")
+    if cfg.user("enable_pdmux") or value(cfg, "decoupled_spec_role") not in (None, "null"):
+        out.append("PD multiplexing or decoupled speculation")
+    if cfg.user("enable_pd_role_switch"):
+        out.append("runtime PD role switching")
+    if cfg.user("encoder_only") or cfg.user("language_only"):
+        out.append("encoder disaggregation")
+    if cfg.user("enable_hisparse"):
+        out.append("HiSparse")
+    threshold = value(cfg, "disaggregation_decode_host_receive_threshold")
+    if isinstance(threshold, (int, float)) and threshold < 1:
+        out.append("decode host KV buffering")
+    hicache = bool(cfg.user("enable_hierarchical_cache"))
+    if mode == "decode" and (cfg.user("disaggregation_decode_enable_radix_cache") or hicache):
+        out.append("decode radix cache or decode HiCache")
+    if mode == "prefill" and hicache and (cfg.user("hicache_storage_backend") is not None
+                                          or value(cfg, "hicache_write_policy") != "write_back"):
+        out.append("prefill HiCache other than L2 write_back")
+    if env_on(cfg, "SGLANG_DISAGG_STAGING_BUFFER"):
+        out.append("staging buffers")
+    if env_on(cfg, "SGLANG_RUST_SERVER"):
+        out.append("the Rust bootstrap registry")
+    return out
+
+
+def _role_switch_unsupported(cfg: Resolved, algo: Any) -> list[str]:
+    """What a role flip does not rebuild, in SGLang's order for the version (0.5.23 L165-189)."""
+    out = []
+    attn_dp = int(value(cfg, "attn_dp_size") or 1)
+    if not cfg.at_least(versions.PD_ROLE_SWITCH_ATTN_DP):
+        if cfg.user("enable_dp_attention"):
+            out.append("DP attention (--enable-dp-attention)")
+    elif not cfg.at_least(versions.PD_ROLE_SWITCH_BROADCAST) and attn_dp > 1:
+        out.append(f"attention DP (--attn-dp-size {attn_dp})")
+    ep = int(value(cfg, "ep_size") or 1)
+    if ep > 1:
+        out.append(f"expert parallelism (--ep-size {ep})")
+    a2a = value(cfg, "moe_a2a_backend")
+    if a2a not in (None, "none"):
+        out.append(f"MoE all-to-all (--moe-a2a-backend {a2a})")
+    pp = int(value(cfg, "pp_size") or 1)
+    if pp > 1:
+        out.append(f"pipeline parallelism (--pp-size {pp})")
+    dp = int(value(cfg, "dp_size") or 1)
+    if cfg.at_least(versions.PD_ROLE_SWITCH_BROADCAST):
+        if attn_dp > 1 and cfg.user("enable_dp_attention_local_control_broadcast"):
+            out.append("DP attention local control broadcast")
+    elif dp > 1:
+        out.append(f"data parallelism (--dp-size {dp})")
+    dcp = int(value(cfg, "dcp_size") or 1)
+    if dcp > 1:
+        out.append(f"decode context parallelism (--dcp-size {dcp})")
+    if algo is not None:
+        out.append(f"speculative decoding (--speculative-algorithm {algo})")
+    return out
 
 
 def check_pair(p: Resolved, d: Resolved, rules: list[Rule]) -> list[Finding]:
