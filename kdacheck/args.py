@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kdacheck import flags as flagmod
+from kdacheck import versions
 from kdacheck.findings import Edit, Location
 from kdacheck.flags import Flag, FlagTable
 from kdacheck.readers.base import LaunchCommand, Token
@@ -290,7 +291,11 @@ class _Parser:
                 return None
         if flag.deprecated:
             new = flagmod.successor(name if name in table.by_option else flag.name, table)
-            if flag.action == "DeprecatedAction":
+            removed = versions.REMOVED_FLAG_ERRORS.get(table.version, {}).get(flag.name)
+            if flag.action == "DeprecatedAction" and removed:  # its action calls parser.error: SGLang exits
+                self.issue(ArgKind.UNKNOWN_FLAG, f"`{flag.name}`: SGLang {table.version}'s parser exits: {removed}", tok.loc,
+                           f"remove `{flag.name}`")
+            elif flag.action == "DeprecatedAction":
                 self.issue(ArgKind.DEPRECATED, f"`{flag.name}` is deprecated in SGLang {table.version} and has no effect", tok.loc, f"remove `{flag.name}`")
             else:
                 hint = f"; use `{new}`" if new else ""

@@ -236,3 +236,11 @@ BOUNDARY_CP = "0.5.21"
 PP_SPEC_COMPAT = "0.5.21"
 # multi-node DP: refused for DP replicas whatever else (attention DP counts apart); before, unless --enable-dp-attention
 MULTI_NODE_DP_REPLICAS = "0.5.22"
+
+# A DeprecatedAction flag registered with an error_message: its action calls parser.error, so SGLang exits
+# (srt/arg_groups/argparse_actions.py DeprecatedAction.__call__, 0.5.19 L39-41; the registration at
+# srt/server_args.py L3841-3853). No flag of 0.5.20-0.5.23 uses DeprecatedAction.
+REMOVED_FLAG_ERRORS: dict[str, dict[str, str]] = {
+    "0.5.19": {"--enable-expert-distribution-metrics": "--enable-expert-distribution-metrics is no longer supported. Use "
+               "--expert-balancedness-report-mode with one of: off, server_log, prometheus, both."},
+}

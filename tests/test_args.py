@@ -164,3 +164,14 @@ def test_a_rename_is_one_entry_in_versions_and_spelt_per_version(monkeypatch: ob
     finally:
         mp.undo()
     assert flags.spell("enable_dp_attention", versions.NEWEST) == "--enable-dp-attention"  # deprecated, still accepted
+
+
+def test_a_removed_flag_whose_action_calls_parser_error_exits() -> None:
+    # 0.5.19's DeprecatedAction with an error_message calls parser.error (argparse_actions.py L39-41);
+    # the same action without one only warns
+    from tests.helpers import lint
+
+    line = "python -m sglang.launch_server --model-path M --enable-expert-distribution-metrics --collect-tokens-histogram"
+    found = {f.code: f.message for f in lint(line, version="0.5.19").findings}
+    assert found["ARG001"].endswith("Use --expert-balancedness-report-mode with one of: off, server_log, prometheus, both.")
+    assert "has no effect" in found["ARG005"]
