@@ -20,7 +20,8 @@ Regenerate SGLang's side (inside the repository, SGLang 0.5.23's oracle venv, bu
 
 ``cases`` takes each launch's arguments as kdacheck read them (after the entry point), puts the
 file's model folder in place of ``--model-path`` and applies the file's ``oracle_subs`` (values
-the file leaves to its runtime: LWS's ``$(LWS_GROUP_SIZE)``, a draft model path); arguments
+the file leaves to its runtime: LWS's ``$(LWS_GROUP_SIZE)``, a draft model path) and
+``oracle_drop`` (flags SGLang checks against the host it starts on, with the reason); arguments
 kdacheck could not read (``$GPU_MEM_ARGS``, ``"$@"``) are left out, as a manual run of the
 script leaves them empty. ``merge`` writes SGLang's results and kdacheck's current codes back.
 """
@@ -118,10 +119,13 @@ def _argv(command: str, entry: dict[str, Any]) -> list[str]:
     toks = shlex.split(command)
     k = next(j for j, t in enumerate(toks) if t in ENTRY or (t == "serve" and j and toks[j - 1].endswith("sglang")))
     subs: dict[str, str] = entry.get("oracle_subs", {})
+    drop = set(entry.get("oracle_drop", {}).get("flags", []))
     out: list[str] = []
     rest = iter(toks[k + 1:])
     for t in rest:
-        if t in ("--model-path", "--model"):
+        if t in drop:  # a flag SGLang checks against the host it runs on (with its value)
+            next(rest, None)
+        elif t in ("--model-path", "--model"):
             next(rest, None)
             out += ["--model-path", entry["model_folder"]]
         elif t.startswith("--model-path="):
