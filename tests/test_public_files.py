@@ -19,7 +19,8 @@ Regenerate SGLang's side (inside the repository, SGLang 0.5.23's oracle venv, bu
     .venv/bin/python -m tests.test_public_files merge /tmp/public-results.jsonl
 
 ``cases`` takes each launch's arguments as kdacheck read them (after the entry point), puts the
-file's model folder in place of ``--model-path`` and applies the file's ``oracle_subs`` (values
+file's model folder (``oracle_models``: per role, where a file's launches serve different
+models) in place of ``--model-path`` and applies the file's ``oracle_subs`` (values
 the file leaves to its runtime: LWS's ``$(LWS_GROUP_SIZE)``, a draft model path) and
 ``oracle_drop`` (flags SGLang checks against the host it starts on, with the reason); arguments
 kdacheck could not read (``$GPU_MEM_ARGS``, ``"$@"``) are left out, as a manual run of the
@@ -115,7 +116,7 @@ def test_kdacheck_verdict_is_sglangs(name: str, index: int) -> None:
 # --- regeneration ---------------------------------------------------------------------------
 
 
-def _argv(command: str, entry: dict[str, Any]) -> list[str]:
+def _argv(command: str, entry: dict[str, Any], folder: str) -> list[str]:
     toks = shlex.split(command)
     k = next(j for j, t in enumerate(toks) if t in ENTRY or (t == "serve" and j and toks[j - 1].endswith("sglang")))
     subs: dict[str, str] = entry.get("oracle_subs", {})
@@ -127,9 +128,9 @@ def _argv(command: str, entry: dict[str, Any]) -> list[str]:
             next(rest, None)
         elif t in ("--model-path", "--model"):
             next(rest, None)
-            out += ["--model-path", entry["model_folder"]]
+            out += ["--model-path", folder]
         elif t.startswith("--model-path="):
-            out.append("--model-path=" + entry["model_folder"])
+            out.append("--model-path=" + folder)
         elif t.startswith("$"):  # not read by kdacheck (ARG009): empty in a manual run
             if t in subs:
                 out.append(subs[t])
@@ -144,9 +145,10 @@ def write_cases(out: str) -> None:
     lines = []
     for name, entry in _verdicts()["files"].items():
         result = _lint(name)
-        for i, res in enumerate(result.resolved):
-            argv = _argv(launch_text(res.cmd), entry)
-            lines.append(json.dumps({"id": f"{name}#{i}", "model": entry["model_folder"], "gpu": entry.get("gpu", "h200"),
+        for i, (res, launch) in enumerate(zip(result.resolved, _launches(result), strict=True)):
+            folder = entry.get("oracle_models", {}).get(launch["role"], entry["model_folder"])
+            argv = _argv(launch_text(res.cmd), entry, folder)
+            lines.append(json.dumps({"id": f"{name}#{i}", "model": folder, "gpu": entry.get("gpu", "h200"),
                                      "argv": argv}))
     Path(out).write_text("".join(line + "\n" for line in lines))
 
