@@ -113,6 +113,25 @@ def test_kdacheck_verdict_is_sglangs(name: str, index: int) -> None:
     assert got["errors"] == want["kdacheck"]["errors"]
 
 
+@pytest.mark.parametrize("name", sorted(n for n, e in _verdicts()["files"].items() if e["model_folder"]))
+def test_kdacheck_on_sglangs_model_folder_and_gpu_gives_sglangs_verdict(name: str) -> None:
+    """The same launches with the model folder and GPU SGLang resolved them against (``--model``,
+    ``--gpu``): the model's own rules (context length, geometry, hybrid state) join in, and the
+    verdict is still SGLang's. A launch resolved against another folder (``oracle_models``) is
+    left out here: one ``--model`` names one folder for the whole file."""
+    entry = _verdicts()["files"][name]
+    path = PUBLIC / name
+    folder = ROOT / "benchmarks" / "sglang_diff" / "models" / entry["model_folder"]
+    result = lint(path.read_text(encoding="utf-8"), path=str(path.relative_to(ROOT)), model=str(folder),
+                  gpu=entry.get("gpu", "h200"))
+    other = set(entry.get("oracle_models", {}))
+    for want, got in zip(entry["launches"], _launches(result), strict=True):
+        if want["role"] in other or want.get("known_gap"):
+            continue
+        assert bool(got["errors"]) == (want["sglang"]["verdict"] == "refused"), (name, want["role"], got["errors"],
+                                                                                  want["sglang"].get("message"))
+
+
 # --- regeneration ---------------------------------------------------------------------------
 
 
