@@ -71,6 +71,10 @@ def _launches(result: FileResult) -> list[dict[str, Any]]:
     return out
 
 
+def _arg_codes(codes: list[str]) -> list[str]:
+    return [c for c in codes if c.startswith("ARG")]
+
+
 def _cases() -> list[tuple[str, int]]:
     return [(name, i) for name, entry in _verdicts()["files"].items() for i in range(len(entry["launches"]))]
 
@@ -100,7 +104,9 @@ def test_kdacheck_reads_the_recorded_launches(name: str) -> None:
 def test_kdacheck_verdict_is_sglangs(name: str, index: int) -> None:
     want = _verdicts()["files"][name]["launches"][index]
     got = _launches(_lint(name))[index]
-    assert got["codes"] == want["kdacheck"]["codes"], (name, index, got)  # the reading recorded is the one judged
+    # the reading recorded is the one judged: its argument codes (the model's own codes depend on whether
+    # this machine's Hugging Face cache holds the model; MODEL001 says it did not when recorded)
+    assert _arg_codes(got["codes"]) == _arg_codes(want["kdacheck"]["codes"]), (name, index, got)
     if want.get("known_gap"):
         pytest.skip(f"{name} {want['role']}: known gap: {want['known_gap']}")
     sglang = want["sglang"]["verdict"]
