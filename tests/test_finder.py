@@ -172,6 +172,46 @@ def test_envs_map_beside_a_script_is_its_environment() -> None:
     assert loud(r) == ["SPEC001"] and r.resolved[0].cmd.tokens[1].text == "Qwen/Qwen3-Next-80B-A3B-Instruct"
 
 
+DSTACK = ("type: service\nenv:\n  - HF_TOKEN\n  - MODEL_ID=Qwen/Qwen3-Next-80B-A3B-Instruct\n  - ODD=a=b c\n"
+          "  - 1BAD=x\n  - A B=x\n  - =x\n  - $(X)=y\n  - {name: ALGO, value: NEXTN}\ncommands:\n  - |\n"
+          "    python -m sglang.launch_server --model-path $MODEL_ID --speculative-algorithm $ALGO \\\n"
+          "      --speculative-eagle-topk 1 --speculative-num-draft-tokens 4 --served-model-name \"$ODD\"\n")
+
+
+def test_env_list_of_name_value_strings_is_the_scripts_environment() -> None:
+    """dstack's ``env:`` (public/dstack-sglang-pd.dstack.yml): ``NAME=VALUE`` strings set their
+    variables for the commands beside them, split at the first ``=``; a bare ``NAME`` is set
+    outside the file; a string that does not start with a variable's name sets nothing."""
+    r = lint(DSTACK, path="x.dstack.yml")
+    assert loud(r) == ["SPEC001"], r.findings
+    words = [t.text for t in r.resolved[0].cmd.tokens]
+    assert words[words.index("--model-path") + 1] == "Qwen/Qwen3-Next-80B-A3B-Instruct"
+    assert words[words.index("--speculative-algorithm") + 1] == "NEXTN"  # the {name, value} form still reads
+    assert words[words.index("--served-model-name") + 1] == "a=b c"
+    from kdacheck.readers.finder import _env_list
+    from kdacheck.readers.yamlfiles import compose_all, mapping_get
+
+    env = _env_list(mapping_get(compose_all(DSTACK, "x.yaml")[0], "env"))
+    assert env == {"MODEL_ID": "Qwen/Qwen3-Next-80B-A3B-Instruct", "ODD": "a=b c", "ALGO": "NEXTN"}
+
+
+def test_hostile_env_list_is_charged_to_the_budget() -> None:
+    """Each ``NAME=VALUE`` item is a node walked and a variable charged: the work grows with the
+    list, and a list past the file's node cap is refused with the cap named."""
+    from kdacheck.readers.yamlfiles import MAX_NODES
+
+    def doc(n: int) -> str:
+        return ("env:\n" + "".join(f"  - V{i}=x{i}\n" for i in range(n))
+                + "run: python3 -m sglang.launch_server --model-path $V7 --tp-size 2\n")
+
+    small, n_small = _read(doc(10_000))
+    large, n_large = _read(doc(20_000))
+    assert isinstance(small, list) and isinstance(large, list) and len(large) == 1
+    assert 1.8 < n_large / n_small < 2.2  # linear in the list
+    out, nodes = _read(doc(150_000))
+    assert "over 200,000 nodes" in str(out) and nodes <= MAX_NODES + 16
+
+
 @pytest.mark.parametrize("path, text", [
     ("a.sh", 'echo "start it with: python -m sglang.launch_server --tp 2"\n'),
     ("x.yaml", "apiVersion: v1\nkind: Thing\nspec:\n  note: dynamo.sglang\n"),

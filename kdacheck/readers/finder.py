@@ -10,7 +10,8 @@ here by structure, as a container runtime or a shell would run it, in any docume
   kubelet joins them, with its ``env:`` list (``$(VAR)`` substituted in a Kubernetes document);
 - a list of strings whose program is an SGLang entry point (kdacheck/readers/entry.py);
 - a string a shell would run that names one (``sh -c`` bodies, folded ``>-`` and literal ``|``
-  blocks), read by the shell lexer with the variables beside it (``env:``, ``envs:``).
+  blocks), read by the shell lexer with the variables beside it (``env:``, ``envs:``: a map, a
+  list of ``{name, value}``, or a list of ``NAME=VALUE`` strings as dstack writes it).
 
 Each launch is named after its path in the document (``spec.services.decode.extraPodSpec.
 mainContainer``). A node a named reader already read (a launch of its starts inside it) is not
@@ -18,6 +19,8 @@ read again. Every node visited, alias re-visits included, is charged to the file
 """
 
 from __future__ import annotations
+
+import re
 
 import yaml
 
@@ -69,12 +72,22 @@ def _env_map(node: yaml.Node | None) -> dict[str, str]:
             if isinstance(k, yaml.ScalarNode) and isinstance(v, yaml.ScalarNode)}
 
 
+_NAME_VALUE = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)=(.*)", re.S)  # a shell variable's name, then its value
+
+
 def _env_list(node: yaml.Node | None) -> dict[str, str]:
-    """A container's ``env:`` list of ``{name, value}``."""
+    """An ``env:`` list: a container's ``{name, value}`` items, and ``NAME=VALUE`` strings (dstack's
+    ``env:``, a Compose-style list). A bare ``NAME`` is set outside the file, so unknown here; a
+    string that does not start with a variable's name sets nothing."""
     if not isinstance(node, yaml.SequenceNode):
         return {}
     out: dict[str, str] = {}
     for item in node.value:
+        if isinstance(item, yaml.ScalarNode):
+            m = _NAME_VALUE.fullmatch(str(item.value))
+            if m:
+                out[m.group(1)] = m.group(2)
+            continue
         name, value = mapping_get(item, "name"), mapping_get(item, "value")
         if isinstance(name, yaml.ScalarNode) and isinstance(value, yaml.ScalarNode):
             out[str(name.value)] = str(value.value)
