@@ -47,6 +47,14 @@ def _repo(tmp: Path) -> Path:
 
 def _config_outside(tmp: Path) -> tuple[list[str], str | None]:
     _repo(tmp)
+    outside = tmp.parent / f"{tmp.name}-outside.yaml"  # a real YAML beside the repository, never to be read
+    outside.write_text("model-path: /etc/passwd\n")
+    (tmp / "run.sh").write_text(f"{KIMI} --config {outside}\n")
+    return ["lint", "run.sh", "--output-format", "github"], None
+
+
+def _config_passwd(tmp: Path) -> tuple[list[str], str | None]:
+    _repo(tmp)
     (tmp / "run.sh").write_text(f"{KIMI} --config /etc/passwd\n")
     return ["lint", "run.sh", "--output-format", "github"], None
 
@@ -130,7 +138,9 @@ def _adaptive_deep(tmp: Path) -> tuple[list[str], str | None]:
 
 
 CASES = [
-    Case("config-outside", "`--config /etc/passwd` in a launch script (github format)", _config_outside, (2,), "outside the repository"),
+    Case("config-outside", "`--config` naming a YAML outside the repository (github format)", _config_outside, (2,), "outside the repository"),
+    # SGLang's merger refuses the name before it opens anything (ARG011); kdacheck reads nothing either
+    Case("config-passwd", "`--config /etc/passwd` in a launch script (github format)", _config_passwd, (1,), "Config file must be YAML format"),
     Case("newline-name", "a file name holding a newline, `::error` and an OSC sequence", _newline_name, (1,), "KDA007"),
     Case("config-1000-times", "a 0.9 MB `--config` named by 1,000 launch lines", _config_named_many_times, (0, 1), "1000 launch commands"),
     Case("stdin-dev-zero", "`kdacheck lint - < /dev/zero`", _stdin_zero, (2,), "over the"),

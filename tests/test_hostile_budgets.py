@@ -26,8 +26,8 @@ def test_hostile_class_within_budget(case: hostile.Case, tmp_path: Path) -> None
     assert case.says in m.output, m.output[-2000:]
     assert "internal error" not in m.output and "Traceback" not in m.output
     assert m.peak_mb < hostile.MEMORY_LIMIT_MB, m.peak_mb
-    if case.name == "config-outside":
-        assert "root:" not in m.output  # nothing of /etc/passwd
+    if case.name in ("config-outside", "config-passwd"):
+        assert "root:" not in m.output and "/etc/passwd\n" not in m.output  # nothing of the file outside
     if case.name == "newline-name":
         assert "\x1b" not in m.output and not [ln for ln in m.output.splitlines() if ln.startswith("::")]
 
