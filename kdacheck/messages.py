@@ -466,3 +466,9 @@ PP_SPEC_ENV_ATTN_DP = "SGLANG_ENABLE_PP_SPEC is not compatible with attention DP
 PP_SPEC_ENV_ATTN_DP_OLD = "SGLANG_ENABLE_PP_SPEC is not compatible with --enable-dp-attention"
 # srt/arg_groups/pd_disaggregation_hook.py handle_pd_disaggregation (ValueError; 0.5.23 L153-162, 0.5.19 L137-145)
 PD_STAGING_BACKEND = "SGLANG_DISAGG_STAGING_BUFFER requires disaggregation_transfer_backend='mooncake' or 'nixl', got '{got}'."
+
+# srt/arg_groups/overrides.py (ValueError, at start-up; 0.5.20 on): a DSA model whose config sets learnable_sink
+# _dsa_kv_cache_dtype_default (0.5.23 L526-531, 0.5.20 L598-602)
+DSA_SINK_KV = "Learnable DSA attention sinks require a bfloat16 KV cache; got kv_cache_dtype={kv}."
+# _dsa_split_backend_resolution (0.5.23 L645-655, 0.5.20 L713-722)
+DSA_SINK_BACKEND = "{arch} uses learnable attention sinks and requires {option} {backend!r}; got {value!r}"

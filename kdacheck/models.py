@@ -103,6 +103,9 @@ class Model:
     source: str = "preset"
     mla: bool = False  # multi-head latent attention (config has kv_lora_rank): SGLang's MLA backends
     index_kpool: int = 1  # DSA: index key pooling (page size 64 · index_kpool)
+    # DSA: learnable attention sinks (the config's ``learnable_sink``, read truthy as SGLang's getattr does): a
+    # bfloat16 KV cache and flashmla_sparse on both sides (0.5.23 overrides.py L526-534, L640-660)
+    learnable_sink: bool = False
     intermediate: int = 0  # Mamba2/GDN: I of Mamba2StateShape (0: H·P)
     dspark_draft: bool | None = None  # the checkpoint bundles a DSpark draft (None: cannot tell, e.g. a preset or a Hub id)
     unmodelled: str = ""  # SGLang keeps state for it that kdacheck does not model: which state (the rules needing it are not checked)

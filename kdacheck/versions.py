@@ -244,3 +244,7 @@ REMOVED_FLAG_ERRORS: dict[str, dict[str, str]] = {
     "0.5.19": {"--enable-expert-distribution-metrics": "--enable-expert-distribution-metrics is no longer supported. Use "
                "--expert-balancedness-report-mode with one of: off, server_log, prometheus, both."},
 }
+
+# overrides.py _dsa_kv_cache_dtype_default / _dsa_split_backend_resolution: a DSA config's learnable_sink takes a
+# bfloat16 KV cache and flashmla_sparse on both sides, and refuses others (0.5.20 L598-602, L713-722; not in 0.5.19)
+DSA_LEARNABLE_SINKS = "0.5.20"

@@ -137,6 +137,7 @@ CAUSES: tuple[tuple[str, str, str], ...] = (
     ("_extract_config_file_path", "", "ARG011"),
     ("_validate_yaml_file", "Config file must be YAML", "ARG011"),
     ("_parse_yaml_config", "dictionary at root", "ARG011"),
+    ("_dsa_split_backend_resolution", "learnable attention sinks", "ATTN012"),
 )
 
 

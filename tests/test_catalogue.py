@@ -58,6 +58,9 @@ CASES: dict[str, tuple[str, str, str | None]] = {
     # hand-made: no public MiniMax M3.1 NVFP4 config (tests/data/minimax-m3-handmade/SOURCES.md)
     "MODEL011": (f"{LAUNCH} --model-path {ROOT}/tests/data/minimax-m3-handmade/m3-nvfp4 --tp-size 4 --kv-cache-dtype bfloat16",
                  f"{LAUNCH} --model-path {ROOT}/tests/data/minimax-m3-handmade/m3-nvfp4 --tp-size 4", "b200"),
+    # hand-made: no public DSA config with learnable sinks (tests/data/dsa-sink-handmade/SOURCES.md)
+    "ATTN012": (f"{LAUNCH} --model-path {ROOT}/tests/data/dsa-sink-handmade/v32-sink --tp-size 8 --dsa-decode-backend trtllm",
+                f"{LAUNCH} --model-path {ROOT}/tests/data/dsa-sink-handmade/v32-sink --tp-size 8", "b200"),
 }
 # Rules no launch configuration can trigger statically, and where they are exercised instead.
 NOT_STATIC = {

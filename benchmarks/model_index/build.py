@@ -28,7 +28,7 @@ KEEP = frozenset({
     "linear_conv_kernel_dim", "mamba_ssm_dtype", "layer_types", "full_attention_layers", "efficient_attention_config",
     "linear_attn_config", "layer_group_size", "short_conv_kernel_size", "mixer_types", "layers_block_type",
     "hybrid_override_pattern", "mamba_num_heads", "mamba_head_dim", "n_groups", "ssm_state_size", "conv_kernel", "mamba_d_conv",
-    "mamba_expand", "mamba_n_heads", "mamba_d_ssm", "mamba_d_head", "mamba_d_state", "mamba_n_groups", "index_topk", "index_kpool",
+    "mamba_expand", "mamba_n_heads", "mamba_d_ssm", "mamba_d_head", "mamba_d_state", "mamba_n_groups", "index_topk", "index_kpool", "learnable_sink",
     "kv_lora_rank", "dspark_block_size", "dspark_markov_rank", "dspark_noise_token_id", "dspark_target_layer_ids",
     "text_config", "llm_config",
     # Nemotron-H's MTP layers (0.5.23 configs/nemotron_h.py L212-221, L385-398): the draft's, not the target's

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from kdacheck import versions
 from kdacheck.architectures.registry import architecture, register
 from kdacheck.models import Family
 
@@ -32,7 +33,10 @@ def deepseek_v2(r: Resolved, m: Model, gpu: GPU | None, unset: bool) -> None:
     page = r["page_size"]  # as the step read it, before any override
     if m.family is Family.DSA:
         kv = r.v("kv_cache_dtype")
-        if kv == "auto" and gpu is not None:
+        if kv == "auto" and m.learnable_sink and r.at_least(versions.DSA_LEARNABLE_SINKS):
+            r.put("kv_cache_dtype", "bfloat16", "DSA model with learnable attention sinks: auto KV cache is bfloat16 "
+                  "(overrides.py L532-535 _dsa_kv_cache_dtype_default)", "model")
+        elif kv == "auto" and gpu is not None:
             r.put("kv_cache_dtype", "fp8_e4m3" if gpu.sm >= 100 else "bfloat16",
                   f"DSA model on SM{gpu.sm}: auto KV cache (overrides.py _dsa_kv_cache_dtype_default)", "gpu")
         elif kv == "bf16":

@@ -17,7 +17,8 @@ def read(v: ConfigView) -> Model | None:
         return None
     topk = v.outer.int("index_topk", low=1)
     kpool = v.outer.int("index_kpool", 1, 1, 64)
-    return Model(v.name, v.arch, Family.DSA, v.layers, index_topk=topk, index_kpool=kpool, **v.common)
+    sink = bool(v.outer.data.get("learnable_sink", False))  # getattr(hf_config, "learnable_sink", False)
+    return Model(v.name, v.arch, Family.DSA, v.layers, index_topk=topk, index_kpool=kpool, learnable_sink=sink, **v.common)
 
 
 SPEC = register(FamilySpec(

@@ -4,8 +4,8 @@ the constraints it checks on them.
 Mirrors 0.5.23 ``srt/arg_groups/overrides.py`` L600-733 ``_dsa_split_backend_resolution`` and
 L550-583 ``_check_dsa_backend_constraints``, on CUDA and ROCm (``GPU.hip``: triton on both sides by
 default, the TileLang FP8 checks skipped). The KV dtype is the one ``_dsa_kv_cache_dtype_default``
-resolved (the model override, ``kdacheck.architectures``). Not modelled: learnable attention sinks
-(``learnable_sink`` in the config) and GLM-5's FP8 KV on SM120/SM121 (L645-656:
+resolved (the model override, ``kdacheck.architectures``); learnable attention sinks (``learnable_sink``
+in the config) take flashmla_sparse on both sides (L640-660). Not modelled: GLM-5's FP8 KV on SM120/SM121 (L645-656:
 ``flashinfer_sparse_mla`` on both sides, no check; kdacheck names trtllm there, no refusal either way).
 
 Reads: the flags, the model's family, the GPU's SM, ``kv_cache_dtype``, ``enable_hisparse``.
@@ -15,6 +15,7 @@ Sets: ``dsa_backends`` ((prefill, decode) as SGLang resolves them), ``dsa_backen
 
 from __future__ import annotations
 
+from kdacheck import versions
 from kdacheck.models import Family
 from kdacheck.resolve.core import Resolved, step
 
@@ -43,7 +44,9 @@ def backends(r: Resolved) -> None:
         return  # refused before (ATTN002)
     pre, dec = r.user("dsa_prefill_backend"), r.user("dsa_decode_backend")
     problem = None
-    if r.user("enable_hisparse"):
+    if m.learnable_sink and r.at_least(versions.DSA_LEARNABLE_SINKS):  # L640-660: flashmla_sparse on both sides (a different one given is HSP009, refused before)
+        pre, dec = pre or "flashmla_sparse", dec or "flashmla_sparse"
+    elif r.user("enable_hisparse"):
         # hisparse_hook.py L26-29 _hisparse_default_backend: tilelang on ROCm
         default = "tilelang" if gpu.hip else "flashmla_kv" if kv == "fp8_e4m3" else "flashmla_sparse"
         pre, dec = pre or default, dec or default

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from kdacheck import architectures
+from kdacheck import architectures, messages, versions
 from kdacheck.findings import Severity
 from kdacheck.models import Family
 from kdacheck.resolve import Resolved, dsa
@@ -55,18 +55,26 @@ def attn001(cfg: Resolved) -> Iterator[Hit]:
     what="""
         For DeepSeek-family DSA models (DeepSeek-V3.2, GLM-5) SGLang resolves `auto` to
         fp8_e4m3 on SM100+ and bfloat16 before, and asserts the result is one of the two. With
-        `--enable-hisparse` HSP006 reports the same value.
+        `--enable-hisparse` HSP006 reports the same value. A config with learnable attention sinks
+        (`learnable_sink`, 0.5.20+) takes bfloat16 for `auto` on every GPU and refuses any other
+        given dtype first.
     """,
     why="SGLang refuses to start with an AssertionError.",
-    sglang_message=DSA_KV,
-    fix="Use `--kv-cache-dtype fp8_e4m3`, `bf16`, or leave it `auto`.",
+    sglang_message=f"{messages.DSA_SINK_KV}\n{DSA_KV}".replace("{kv}", "{kv_cache_dtype}"),
+    fix="Use `--kv-cache-dtype fp8_e4m3`, `bf16`, or leave it `auto` (with learnable sinks: bfloat16 or auto).",
     example="python -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3.2 --tp-size 8 --kv-cache-dtype fp8_e5m2",
     sources=(f"{_OVERRIDES} L491-545 `_dsa_kv_cache_dtype_default`",),
 )
 def attn002(cfg: Resolved) -> Iterator[Hit]:
-    if cfg.family is not Family.DSA or cfg.v("enable_hisparse"):
+    if cfg.family is not Family.DSA:
         return
     kv = cfg.v("kv_cache_dtype")
+    if cfg.model is not None and cfg.model.learnable_sink and cfg.at_least(versions.DSA_LEARNABLE_SINKS) \
+            and kv not in (None, "auto", "bf16", "bfloat16"):
+        yield Hit(messages.DSA_SINK_KV.format(kv=kv), "use `--kv-cache-dtype bfloat16` (or leave it auto)", values=("kv_cache_dtype",))
+        return
+    if cfg.v("enable_hisparse"):
+        return
     if kv not in (None, "auto", "bf16", "bfloat16", "fp8_e4m3"):
         yield Hit(f"{DSA_KV} (got {kv})", "use `--kv-cache-dtype fp8_e4m3` or bf16", values=("kv_cache_dtype",))
 
@@ -469,3 +477,38 @@ def attn011(cfg: Resolved) -> Iterator[Hit]:
     yield Hit(REPLAYSSM_SPEC_RAGGED.format(mode=mode, algo=algo, verify=verify),
               f"set {RAGGED_ENV}=static (SGLang's default), or use DSPARK/DFLASH with `--linear-attn-verify-backend triton`",
               values=("enable_linear_replayssm_spec", "linear_attn_verify_backend"))
+
+
+@rule(
+    "ATTN012", Severity.ERROR,
+    consequence=Consequence.REFUSES,
+    name="dsa-learnable-sinks-flashmla-sparse",
+    needs="model", families=(Family.DSA,),
+    summary="a DSA model with learnable attention sinks runs flashmla_sparse on both sides",
+    what="""
+        A DSA checkpoint whose config sets `learnable_sink` (attention sinks learned per head)
+        runs only on FlashMLA's sparse kernels: SGLang sets `--dsa-prefill-backend` and
+        `--dsa-decode-backend` to `flashmla_sparse` where they are not given and refuses either
+        given as anything else (0.5.20+; its KV cache must be bfloat16: ATTN002).
+    """,
+    why="SGLang refuses to start with a ValueError while it resolves the DSA backends.",
+    sglang_message=messages.DSA_SINK_BACKEND.replace("{backend!r}", "'flashmla_sparse'").replace("{value!r}", "{value}"),
+    fix="Drop `--dsa-prefill-backend` / `--dsa-decode-backend`, or give `flashmla_sparse`.",
+    example="python -m sglang.launch_server --model-path tests/data/dsa-sink-handmade/v32-sink --tp-size 8 --dsa-decode-backend trtllm",
+    sources=(f"{_OVERRIDES} L601-660 `_dsa_split_backend_resolution` (0.5.20 L700-722)",),
+    since=versions.DSA_LEARNABLE_SINKS,
+)
+def attn012(cfg: Resolved) -> Iterator[Hit]:
+    m = cfg.model
+    if m is None or m.family is not Family.DSA or not m.learnable_sink:
+        return
+    kv = cfg.v("kv_cache_dtype")
+    if kv not in (None, "auto", "bf16", "bfloat16"):
+        return  # _dsa_kv_cache_dtype_default refuses first (ATTN002)
+    for dest in ("dsa_prefill_backend", "dsa_decode_backend"):
+        value = cfg.user(dest)
+        if value is not None and value != "flashmla_sparse":
+            option = "--" + dest.replace("_", "-")
+            yield Hit(messages.DSA_SINK_BACKEND.format(arch=m.architecture, option=option, backend="flashmla_sparse", value=value),
+                      f"give `{option} flashmla_sparse` or leave it out", values=(dest,))
+            return
