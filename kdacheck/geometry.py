@@ -103,6 +103,9 @@ class Geometry:
     context: int = 0  # get_context_length: the first context key × the rope factor (0: none written)
     context_why: str = ""
     quant: Quant | None = None
+    # the keys ``_context`` read, where they are the config's top level (``--json-model-override-args``
+    # updates the top-level config: ``context_with``); empty for a text_config's
+    context_keys: tuple[tuple[str, Any], ...] = ()
 
 
 def _int(d: dict[str, Any], *keys: str) -> int:
@@ -127,7 +130,27 @@ def read(data: dict[str, Any], text: dict[str, Any] | None) -> Geometry:
         shared_intermediate=_int(t, "shared_expert_intermediate_size") if experts else 0,
         dense_intermediate=0 if experts else _int(t, "intermediate_size"),
         context=context, context_why=why, quant=_quant(data.get("quantization_config")),
+        context_keys=tuple((k, t[k]) for k in (*CONTEXT_KEYS, "rope_scaling") if k in t) if t is data else (),
     )
+
+
+def context_with(g: Geometry, override_json: Any) -> tuple[int, str]:
+    """The context length SGLang derives once ``--json-model-override-args`` has updated the
+    config (0.5.23 ``configs/model_config.py`` L612-626 passes it to ``get_config``, which updates
+    the top-level config before ``_derive_context_length``); the plain one when it sets none of
+    the keys read, is not a JSON object, or the config's context is a text config's."""
+    import json
+
+    if not isinstance(override_json, str) or not g.context_keys or len(override_json) > 1 << 20:
+        return g.context, g.context_why
+    try:
+        override = json.loads(override_json)
+    except ValueError:
+        return g.context, g.context_why
+    if not isinstance(override, dict) or not any(k in override for k in (*CONTEXT_KEYS, "rope_scaling")):
+        return g.context, g.context_why
+    context, why = _context({**dict(g.context_keys), **override})
+    return context, f"{why} (after --json-model-override-args)"
 
 
 def _context(t: dict[str, Any]) -> tuple[int, str]:

@@ -138,6 +138,7 @@ CAUSES: tuple[tuple[str, str, str], ...] = (
     ("_validate_yaml_file", "Config file must be YAML", "ARG011"),
     ("_parse_yaml_config", "dictionary at root", "ARG011"),
     ("_dsa_split_backend_resolution", "learnable attention sinks", "ATTN012"),
+    ("_derive_context_length", "", "BUILD002"),
 )
 
 

@@ -185,7 +185,8 @@ def test_resolution_classes_against_sglang() -> None:
     MiniCPM-SALA, id 0.5.23-s29-00074; the cache and pool checks (RADIX004-RADIX009, MEM006, RSSM004), ids
     0.5.23-ccache-*; the speculative window, sink, block-verification, rejection-sampling, NGRAM corpus, UNO and
     DFLASH-window refusals (SPEC018-SPEC020, SPEC014, SPEC009), ids 0.5.23-cspec-*; a DSA config with learnable
-    attention sinks (ATTN002's first check, ATTN012; bfloat16 and flashmla_sparse when it starts), ids 0.5.23-sinks-*),    run through SGLang 0.5.23's own resolution by benchmarks/sglang_diff/oracle.py
+    attention sinks (ATTN002's first check, ATTN012; bfloat16 and flashmla_sparse when it starts), ids 0.5.23-sinks-*;
+    --json-model-override-args raising the derived context length (BUILD002), ids 0.5.23-override-*),    run through SGLang 0.5.23's own resolution by benchmarks/sglang_diff/oracle.py
     (tests/data/sglang-golden/classes-0.5.23.jsonl): kdacheck's verdict is SGLang's, its cause
     code where CAUSES names one, and its resolved fields equal on the cases SGLang starts."""
     import json

@@ -83,12 +83,15 @@ def build001(cfg: Resolved) -> Iterator[Hit]:
 def build002(cfg: Resolved) -> Iterator[Hit]:
     g = cfg.model.geometry if cfg.model is not None else None
     asked = cfg.user("context_length")
-    if g is None or not g.context or not isinstance(asked, int) or asked <= g.context:
+    if g is None or not isinstance(asked, int):
+        return
+    derived, why = geometry.context_with(g, cfg.user("json_model_override_args"))
+    if not derived or asked <= derived:
         return
     yield Hit(
-        f"{messages.CONTEXT.format(n=asked, d=g.context)} (derived from {g.context_why}; SGLang accepts it only with "
+        f"{messages.CONTEXT.format(n=asked, d=derived)} (derived from {why}; SGLang accepts it only with "
         "that variable in the server's environment, which kdacheck cannot see)",
-        f"use `--context-length {g.context}` or less",
+        f"use `--context-length {derived}` or less",
         values=("context_length",),
     )
 
@@ -173,11 +176,12 @@ def build004(cfg: Resolved) -> Iterator[Hit]:
         return
     g = cfg.model.geometry if cfg.model is not None else None
     given = cfg.user("context_length")
-    context = given if isinstance(given, int) and given > 0 else (g.context if g is not None else None)
+    derived, derived_why = geometry.context_with(g, cfg.user("json_model_override_args")) if g is not None else (0, "")
+    context = given if isinstance(given, int) and given > 0 else derived
     page = int(cfg.v("page_size") or 1)
     aligned = -(-asked // page) * page
     if context and aligned > context:
         yield Hit(messages.PREFILL_GRAPH_CONTEXT_TOO_LONG.format(aligned=aligned, context=context)
-                  + f" (page size {page}; the context length {'given' if context == given else 'derived from ' + str(g.context_why if g else '')})",
+                  + f" (page size {page}; the context length {'given' if context == given else 'derived from ' + derived_why})",
                   f"use `--cuda-graph-prefill-max-context {context // page * page}` or less",
                   values=("cuda_graph_prefill_max_context", "page_size"))

@@ -18,3 +18,20 @@ def test_build004_prefill_graph_context_positive_and_within_the_model():
     # a smaller --context-length is the model config's context_len
     assert "BUILD004" in codes(lint(llama + "--context-length 4096 --cuda-graph-prefill-max-context 8192"))
     assert "BUILD004" not in codes(lint(llama + "--cuda-graph-prefill-max-context 65536", version="0.5.20"))  # no such flag check
+
+
+def test_json_model_override_args_update_the_derived_context():
+    # SGLang passes --json-model-override-args to get_config before deriving the context length
+    # (0.5.23 configs/model_config.py L612-626): a larger max_position_embeddings there allows a larger --context-length
+    llama = "python -m sglang.launch_server --model-path meta-llama/Meta-Llama-3-8B-Instruct --context-length 131072 "
+    (f,) = [f for f in lint(llama).findings if f.code == "BUILD002"]
+    assert "(8192)" in f.message
+    override = "--json-model-override-args '{\"max_position_embeddings\": 131072}' "
+    assert "BUILD002" not in codes(lint(llama + override))
+    r = lint(llama.replace("131072", "262144") + override)
+    (f,) = [f for f in r.findings if f.code == "BUILD002"]
+    assert "(131072)" in f.message and "after --json-model-override-args" in f.message
+    # a key the derivation does not read, or not a JSON object, leaves it alone
+    assert "BUILD002" in codes(lint(llama + "--json-model-override-args '{\"vocab_size\": 1}'"))
+    plain = "python -m sglang.launch_server --model-path meta-llama/Meta-Llama-3-8B-Instruct "
+    assert "BUILD004" not in codes(lint(plain + override + "--cuda-graph-prefill-max-context 65536"))
