@@ -1,7 +1,7 @@
 """How the cost of one file grows with its input, construct by construct: every expansion
 kdacheck reads (shell words, arrays, Dockerfile scopes, Compose and Kubernetes substitution,
 YAML aliases and merge keys, env maps) at 1x, 2x and 4x its input, timed (best of several, in
-this process) and its peak memory measured (tracemalloc), and the same construct pushed past its
+this process, as CPU time: another process on the machine does not stretch it) and its peak memory measured (tracemalloc), and the same construct pushed past its
 bound, where the file is refused by name (exit 2) within the same memory.
 
 The constructs are the tests of ``tests/test_growth.py`` (one registry: ``CONSTRUCTS``); the
@@ -14,6 +14,7 @@ limit. This script prints the table for docs/robustness.md:
 
 from __future__ import annotations
 
+import gc
 import sys
 import tempfile
 import time
@@ -220,8 +221,9 @@ def _write(files: Files, tmp: Path) -> Path:
 
 
 def measure(files: Files, repeat: int = 3) -> Measured:
-    """Lint the first of ``files`` in a fresh repository: the best time of ``repeat`` runs, then
-    one run under tracemalloc for the peak."""
+    """Lint the first of ``files`` in a fresh repository: the best CPU time of ``repeat`` runs
+    (``time.process_time``: a busy machine's other processes do not count), then one run under
+    tracemalloc for the peak."""
     sys.path.insert(0, str(ROOT))
     from kdacheck.flags import NEWEST
     from kdacheck.lint import Options, lint_path
@@ -230,9 +232,10 @@ def measure(files: Files, repeat: int = 3) -> Measured:
         path = _write(files, Path(d))
         best, error = float("inf"), None
         for _ in range(repeat):
-            t0 = time.perf_counter()
+            gc.collect()
+            t0 = time.process_time()
             error = lint_path(str(path), Options(version=NEWEST)).error
-            best = min(best, time.perf_counter() - t0)
+            best = min(best, time.process_time() - t0)
         tracemalloc.start()
         try:
             lint_path(str(path), Options(version=NEWEST))

@@ -213,8 +213,8 @@ def lint_launch(cmd: LaunchCommand, opts: Options, model_cache: dict[tuple[str |
     # SGLang upper-cases the algorithm (speculative_hook.py): `dspark` is DSpark too
     dspark = isinstance(algo, str) and algo.upper() == "DSPARK"
     block = draft_block_size(draft, local) if isinstance(draft, str) and dspark else (None, "")
-    weights = _draft_weights(draft, algo, local)
-    cfg = resolve(parsed, cmd, model, note, opts.gpu, RuleOptions(mem005_share=opts.mem005_share), guess, block, weights)
+    weights, vocab = _draft_facts(draft, algo, local)
+    cfg = resolve(parsed, cmd, model, note, opts.gpu, RuleOptions(mem005_share=opts.mem005_share), guess, block, weights, vocab)
     if cmd.version_hint is not None and opts.version_why != "--sglang-version":
         from kdacheck.flags import normalize_version
 
@@ -235,18 +235,23 @@ def lint_launch(cmd: LaunchCommand, opts: Options, model_cache: dict[tuple[str |
 DRAFT_CHECKPOINTS = ("EAGLE", "EAGLE3", "DFLASH", "DSPARK", "STANDALONE")  # algorithms that load a draft checkpoint of their own
 
 
-def _draft_weights(draft: object, algo: object, local: tuple[str | None, str | None] | None) -> tuple[int | None, str]:
-    """The draft checkpoint's weights, estimated from its config.json (``model_source.draft_weight_bytes``),
-    for an algorithm that loads one; (None, why) where there is none to read."""
+def _draft_facts(draft: object, algo: object, local: tuple[str | None, str | None] | None) -> tuple[tuple[int | None, str], int | None]:
+    """What the draft checkpoint's config.json says, for an algorithm that loads one: its weights,
+    estimated (``model_source.draft_weight_bytes``; (None, why) where there is none to read), and
+    its vocabulary size as SGLang's ModelConfig reads it (``hf_text_config.vocab_size``)."""
+    from kdacheck.model_config import text_facts
     from kdacheck.model_source import draft_config, draft_weight_bytes
 
     if not isinstance(draft, str) or not isinstance(algo, str) or algo.upper() not in DRAFT_CHECKPOINTS:
-        return None, ""
+        return (None, ""), None
     try:
         data, path, why = draft_config(draft, local)
     except InputError as e:  # a link out of the tree, refused by name: not read, so not counted
-        return None, f"not read: {e}"
-    return draft_weight_bytes(data, path) if data is not None else (None, why)
+        return (None, f"not read: {e}"), None
+    if data is None:
+        return (None, why), None
+    text = data.get("text_config")
+    return draft_weight_bytes(data, path), text_facts(text if isinstance(text, dict) else data)["vocab_size"]
 
 
 def _visible_finding(f: Finding) -> Finding:

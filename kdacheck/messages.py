@@ -370,6 +370,9 @@ QWEN4_EXP_MORI_PP = ("Qwen4-Exp PD with MORI requires --pp-size 1; MORI does not
                      "needed to pair compact state descriptors across pipeline stages.")
 QWEN4_EXP_UNIFIED = "Qwen4-Exp does not support --enable-unified-memory yet"
 QWEN4_EXP_QSA_FP8_GPU = "--qsa-indexer-dtype fp8_e4m3 requires a CUDA SM90/SM100 GPU"
+QWEN4_EXP_QSA_FP8_INDEXER = "--qsa-indexer-dtype fp8_e4m3 requires the compressed QSA indexer"
+# mem_cache/kv_cache_configurator.py _build_hybrid_linear_kv_pool: 0.5.23 L2672-2677 (0.5.22 L2355-2360), ValueError
+QSA_INDEXER_NO_QSA = ("--qsa-indexer-dtype {dtype} needs a model with a compressed QSA indexer (Qwen4-Exp); this model has none")
 # attention_hook.py handle_attention_backend_compatibility: 0.5.23 L227-236 (the same words in 0.5.19-0.5.22), ValueError
 TRTLLM_MHA_PREFILL_CP = ("Prefill context parallelism with the TRTLLM MHA prefill backend requires SM100 (trtllm-gen context "
                          "kernel): the SM90/SM120 fmha_v2 prefill path does not implement CP shard masking.")
@@ -472,3 +475,12 @@ PD_STAGING_BACKEND = "SGLANG_DISAGG_STAGING_BUFFER requires disaggregation_trans
 DSA_SINK_KV = "Learnable DSA attention sinks require a bfloat16 KV cache; got kv_cache_dtype={kv}."
 # _dsa_split_backend_resolution (0.5.23 L645-655, 0.5.20 L713-722)
 DSA_SINK_BACKEND = "{arch} uses learnable attention sinks and requires {option} {backend!r}; got {value!r}"
+# speculative/standalone_worker_v2.py StandaloneWorkerV2._validate_vocab_compatibility: 0.5.23 L185-199 (the same in
+# 0.5.19-0.5.22), ValueError when the STANDALONE worker is built
+STANDALONE_VOCAB = ("STANDALONE speculative decoding requires the draft model to share the same vocabulary as the target model, "
+                    "but got target vocab_size={target} and draft vocab_size={draft}. Use a draft model with a matching "
+                    "vocabulary, or a speculative algorithm that supports heterogeneous vocabularies.")
+# arg_groups/model_overrides/nemotron_h.py _nemotron_h_overrides: 0.5.23 L37-43 (an assert with no message)
+NEMOTRON_H_MODELOPT_RELU2 = "language_config.mlp_hidden_act == 'relu2'"
+# arg_groups/overrides.py mamba_cache_chunk_size: 0.5.23 L1917-1919, called by mamba_hook.py validate_mamba_extra_buffer, AssertionError
+MAMBA_CHUNK_PAGE = "For SSM models, either chunk_size or page_size must be divisible by the other, got chunk_size={chunk}, page_size={page}"

@@ -149,13 +149,50 @@ def read(path: Path, name: str, version: str | None = None, data: dict[str, Any]
         (True if any(data.get(k) is not None for k in DSPARK_KEYS) else None)
     common: dict[str, Any] = {"params": params, "weight_bytes_per_param": wbytes, "source": source,
               "mla": "kv_lora_rank" in (text or data), "dspark_draft": dspark, "origin": origin,
-              "vision": vision_tower(data, text), "geometry": geometry.read(data, text)}
+              "vision": vision_tower(data, text), "geometry": geometry.read(data, text), **text_facts(text or data),
+              "mamba_chunk_size": mamba_chunk_size(data)}
     view = families.ConfigView(path, name, arch, model_type, data, outer, inner, version or versions.NEWEST, common)
     model = families.read(view)  # the first family that claims it; full attention claims every config
     assert model is not None
     if not model.unmodelled and architectures.unknown(arch, view.version):  # said by MODEL001, its rules not checked
         model = dataclasses.replace(model, unmodelled=architectures.UNKNOWN_ARCHITECTURE)
     return model
+
+def text_facts(text: dict[str, Any]) -> dict[str, Any]:
+    """What SGLang reads off the text config (``hf_text_config``): the QSA indexer's presence,
+    the vocabulary size, the MLP activation; absent or of the wrong type, not known."""
+    vocab = text.get("vocab_size")
+    act = text.get("mlp_hidden_act")
+    return {"qsa_indexer": text.get("indexer_n_heads") is not None,
+            "vocab_size": vocab if isinstance(vocab, int) and not isinstance(vocab, bool) and 0 < vocab < 1 << 31 else None,
+            "mlp_hidden_act": act[:40] if isinstance(act, str) else None}
+
+
+def mamba_chunk_size(data: dict[str, Any]) -> int:
+    """``getattr(hf_config, "mamba_chunk_size", 64)`` (0.5.23 ``arg_groups/overrides.py`` L1897-1922
+    ``mamba_cache_chunk_size``; 64 is FLA's CHUNK_SIZE) for the outer config as SGLang's config class
+    builds it: Nemotron-H ``mamba_chunk_size``, else ``chunk_size``, else 256 (``configs/nemotron_h.py``
+    L224-243); Mamba2 its ``chunk_size`` (``configs/mamba2.py`` L33-34; 256); Mamba-1 256
+    (``configs/mamba.py`` L24, L51-53); LFM2 1 (``configs/lfm2.py`` L54-56, a property); transformers'
+    Falcon-H1, GraniteMoeHybrid and Bamba classes default to 256; any other class keeps a
+    ``mamba_chunk_size`` the config.json gives (a PretrainedConfig keeps unknown keys), else 64."""
+    model_type = str(data.get("model_type") or "")
+
+    def number(key: str) -> int | None:
+        v = data.get(key)
+        return v if isinstance(v, int) and not isinstance(v, bool) and 0 < v < 1 << 30 else None
+
+    if model_type == "lfm2":
+        return 1
+    if model_type in ("mamba", "falcon_mamba"):
+        return 256
+    if model_type == "mamba2":
+        return number("chunk_size") or 256
+    if model_type.startswith("nemotron_h"):
+        return number("mamba_chunk_size") or number("chunk_size") or 256
+    default = 256 if model_type in ("falcon_h1", "granitemoehybrid", "bamba") else 64
+    return number("mamba_chunk_size") or default
+
 
 def vision_tower(data: dict[str, Any], text: dict[str, Any] | None) -> tuple[int, int] | None:
     """The vision tower SGLang sizes ``mem_fraction_static`` by, or None where it does not.

@@ -122,6 +122,16 @@ class Model:
     sparse_attention: bool = False
     # the widths SGLang shards per rank and the checkpoint's quantization (kdacheck.geometry; None: a preset or a guess)
     geometry: Geometry | None = None
+    # Qwen4-Exp's compressed QSA indexer: the text config has ``indexer_n_heads`` (0.5.23
+    # layers/attention/qsa/config.py L78-88 parse_qsa_profile); SGLang's QSA pool and indexer need it
+    qsa_indexer: bool = False
+    # ModelConfig.vocab_size (``hf_text_config.vocab_size``; None: the config does not say, or not read)
+    vocab_size: int | None = None
+    # the config's ``mlp_hidden_act`` (None: absent; Nemotron-H's config class then takes relu2)
+    mlp_hidden_act: str | None = None
+    # the chunk the extra-buffer prefix cache checks the page size against: ``getattr(hf_config,
+    # "mamba_chunk_size", 64)`` as SGLang's config class sets it (kdacheck.model_config.mamba_chunk_size)
+    mamba_chunk_size: int = 64
 
     def __post_init__(self) -> None:
         if not self.intermediate and self.family in (Family.GDN, Family.MAMBA2):

@@ -34,6 +34,9 @@ POST_RESOLUTION = AFTER_RESOLUTION
 # several) → the kdacheck code that names that cause.
 CAUSES: tuple[tuple[str, str, str], ...] = (
     ("handle_kv4_compatibility", "nvfp4 requires Blackwell", "ATTN003"),
+    ("mamba_cache_chunk_size", "", "RADIX001"),  # called by validate_mamba_extra_buffer
+    ("_nemotron_h_overrides", "", "MODEL013"),  # its one refusal: the ModelOpt relu2 assert (no message)
+    ("_qwen4_exp_overrides", "", "MODEL010"),
     ("handle_kv4_compatibility", "KV4 is not tested on non-CUDA", "GPU003"),
     ("handle_attention_backend_compatibility", "CP shard masking", "ATTN009"),  # before GPU002's "TRTLLM": its words hold it
     ("handle_attention_backend_compatibility", "TRTLLM", "GPU002"),

@@ -55,6 +55,17 @@ CASES: dict[str, tuple[str, str, str | None]] = {
     # hand-made: no public Qwen4-Exp config (tests/data/qwen4-exp-handmade/SOURCES.md)
     "MODEL010": (f"{LAUNCH} --model-path {ROOT}/tests/data/qwen4-exp-handmade/qwen4-exp --tp-size 4 --enable-unified-memory",
                  f"{LAUNCH} --model-path {ROOT}/tests/data/qwen4-exp-handmade/qwen4-exp --tp-size 4", None),
+    "MODEL012": (f"{LAUNCH} --model-path Qwen/Qwen3-Next-80B-A3B-Instruct --tp-size 4 --qsa-indexer-dtype bfloat16",
+                 f"{LAUNCH} --model-path Qwen/Qwen3-Next-80B-A3B-Instruct --tp-size 4", None),
+    # hand-made: no public Nemotron-H checkpoint with another activation (tests/data/nemotron-h-handmade/SOURCES.md)
+    "MODEL013": (f"{LAUNCH} --model-path {ROOT}/tests/data/nemotron-h-handmade/swiglu --tp-size 2 --quantization modelopt_fp8",
+                 f"{LAUNCH} --model-path {ROOT}/tests/data/nemotron-h-handmade/swiglu --tp-size 2", None),
+    "SPEC022": (f"{LAUNCH} --model-path {ROOT}/tests/data/models/qwen3-next-80b --tp-size 4 --speculative-algorithm STANDALONE "
+                f"--speculative-draft-model-path {ROOT}/tests/data/models/llama-3-8b --speculative-num-steps 3 --speculative-eagle-topk 1 "
+                "--speculative-num-draft-tokens 4",
+                f"{LAUNCH} --model-path {ROOT}/tests/data/models/qwen3-next-80b --tp-size 4 --speculative-algorithm STANDALONE "
+                f"--speculative-draft-model-path {ROOT}/tests/data/models/qwen3-coder-next --speculative-num-steps 3 --speculative-eagle-topk 1 "
+                "--speculative-num-draft-tokens 4", None),
     # hand-made: no public MiniMax M3.1 NVFP4 config (tests/data/minimax-m3-handmade/SOURCES.md)
     "MODEL011": (f"{LAUNCH} --model-path {ROOT}/tests/data/minimax-m3-handmade/m3-nvfp4 --tp-size 4 --kv-cache-dtype bfloat16",
                  f"{LAUNCH} --model-path {ROOT}/tests/data/minimax-m3-handmade/m3-nvfp4 --tp-size 4", "b200"),

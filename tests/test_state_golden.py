@@ -3,7 +3,8 @@
 The golden was written by ``benchmarks/sglang_diff/state_shapes.py`` inside SGLang 0.5.23's
 oracle venv: SGLang's config loader and ``srt/configs/hybrid_arch.py`` ``mambaish_config`` on
 every model folder of the repository, its ``mamba2_cache_params`` read at attention-TP widths
-1, 2, 4 and 8 (the state layers, the temporal shape, ``mamba_cache_per_req``). Here, without
+1, 2, 4 and 8 (the state layers, the temporal shape, ``mamba_cache_per_req``) and the config's
+``mamba_chunk_size``. Here, without
 SGLang, every folder is linted as a speculative launch at each width and kdacheck's resolved
 state (``L``, ``HV``, ``per_request_state_bytes``: the figure the memory solve uses) must equal
 SGLang's; a config SGLang keeps no state for must get none from kdacheck, and one SGLang keeps
@@ -94,6 +95,18 @@ def test_state_per_request_equals_sglangs(folder: str, width: str) -> None:
 def test_no_state_where_sglang_keeps_none(folder: str) -> None:
     model = model_config.read(ROOT / folder / "config.json", folder)
     assert not model.keeps_state and not model.hybrid, folder
+
+
+@pytest.mark.parametrize("folder", sorted(k for k, v in MODELS.items() if isinstance(v.get("mamba_chunk_size"), int)))
+def test_mamba_chunk_size_is_sglangs(folder: str) -> None:
+    """The chunk the extra-buffer prefix cache checks the page size against (RADIX001), read as
+    SGLang's config class sets it: Nemotron-H's chunk_size, Falcon-H1's and Granite's 256, LFM2's 1."""
+    model = model_config.read(ROOT / folder / "config.json", folder)
+    assert model.mamba_chunk_size == MODELS[folder]["mamba_chunk_size"], folder
+
+
+def test_the_chunk_golden_has_more_than_the_default() -> None:
+    assert {v.get("mamba_chunk_size") for v in MODELS.values()} >= {1, 64, 128, 256}
 
 
 @pytest.mark.parametrize("folder", sorted(k for k, v in MODELS.items() if "config_error" in v))

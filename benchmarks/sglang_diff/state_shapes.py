@@ -14,7 +14,9 @@ which picks SGLang's config classes), finds the hybrid config as SGLang does
 (``srt/configs/hybrid_arch.py`` ``mambaish_config``) and reads its ``mamba2_cache_params`` at
 attention-TP widths 1, 2, 4 and 8 (SGLang's parallel context answered with that width): the state
 layers, the conv and temporal shapes, the dtypes and ``mamba_cache_per_req`` (one request's state,
-``srt/configs/mamba_utils.py`` ``BaseLinearStateParams``). A width SGLang's shapes refuse (a head
+``srt/configs/mamba_utils.py`` ``BaseLinearStateParams``), and the chunk size the extra-buffer
+prefix cache checks the page size against (``getattr(hf_config, "mamba_chunk_size", 64)``,
+``srt/arg_groups/overrides.py`` ``mamba_cache_chunk_size``). A width SGLang's shapes refuse (a head
 count it cannot divide) is recorded with its exception. Nothing here is kdacheck code:
 ``tests/test_state_golden.py`` replays the file against kdacheck's family formulas.
 """
@@ -89,6 +91,9 @@ def _shapes(folder: str) -> dict:
         return {"config_error": f"{type(exc).__name__}: {str(exc)[:300]}"}
     out["architecture"] = (getattr(hf, "architectures", None) or ["?"])[0]
     out["config_class"] = type(hf).__name__
+    # overrides.py mamba_cache_chunk_size: the config's mamba_chunk_size, else FLA's CHUNK_SIZE (64)
+    chunk = getattr(hf, "mamba_chunk_size", 64)
+    out["mamba_chunk_size"] = chunk if isinstance(chunk, int) else repr(chunk)[:40]
     mc = types.SimpleNamespace(hf_config=hf, is_draft_model=False, linear_attn_registry_result=None)
     cfg = mambaish_config(mc)
     if cfg is None:

@@ -50,3 +50,6 @@ register("NemotronH_Nano_VL_V2", "NemotronH_Nano_Omni_Reasoning_V3", families=("
 # every Nemotron-H name, the VL wrappers' llm_config included (0.5.23 srt/arg_groups/parallel_hook.py L64-78)
 register("NemotronH", prefix=True, context_parallel="no_attn_cp",
          mirrors="0.5.23 srt/arg_groups/parallel_hook.py L64-78 _boundary_parallelism_overrides (model_type nemotron_h*)")
+# the names _nemotron_h_overrides is registered for: its ModelOpt relu2 assert (0.5.23 model_overrides/nemotron_h.py L17-43): MODEL013
+register("NemotronHForCausalLM", "NemotronHPuzzleForCausalLM", "NemotronH_Omni_Reasoning_V3", launch_hook="nemotron_h",
+         mirrors="0.5.23 srt/arg_groups/model_overrides/nemotron_h.py L17-43")

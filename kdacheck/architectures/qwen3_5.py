@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from kdacheck import versions
 from kdacheck.architectures.defaults import default_attention_backend
 from kdacheck.architectures.registry import architecture, register
 
@@ -44,4 +45,17 @@ register("Qwen4ExpForConditionalGeneration", mirrors=MIRRORS + "; configs/qwen4_
          extra_buffer=True, mamba_radix_cache=True, has_state=True, families=("gdn",))
 # its own model override's refusals (0.5.23 srt/arg_groups/model_overrides/qwen4_exp.py L20-88): MODEL010
 register("Qwen4ExpForConditionalGeneration", launch_hook="qwen4_exp", mirrors="0.5.23 srt/arg_groups/model_overrides/qwen4_exp.py L20-88")
+
+
+@architecture("Qwen4ExpForConditionalGeneration", mirrors="0.5.23 srt/arg_groups/model_overrides/qwen4_exp.py L57-96 (0.5.20+)")
+def qwen4_exp(r: Resolved, m: Model, gpu: GPU | None, unset: bool) -> None:
+    """Qwen4-Exp's own override (0.5.20+): Qwen3.5's SM100 attention default (L57-71), then with the
+    compressed QSA indexer (``indexer_n_heads`` in the text config) page 64, whatever ``--page-size``
+    says: the compressed slots are full slots // ratio, page-aligned (L89-96)."""
+    if not r.at_least(versions.QWEN4_EXP_CHECKS):
+        return
+    qwen3_5(r, m, gpu, unset)
+    if m.qsa_indexer:
+        r.put("page_size", 64, "Qwen4-Exp's compressed QSA indexer: page 64, whatever --page-size says (model_overrides/qwen4_exp.py)",
+              "model", r["page_size"].loc)
 register("Qwen4Exp", mirrors="0.5.23 srt/configs/hybrid_arch.py", prefix=True, has_state=True)

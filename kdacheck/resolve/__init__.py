@@ -54,9 +54,10 @@ STEPS: tuple[Step, ...] = (
 
 def resolve(parsed: Parsed, cmd: LaunchCommand, model: Model | None, model_note: str, gpu: GPU | None,
             options: RuleOptions | None = None, model_guess: Family | None = None,
-            draft_block: tuple[int | None, str] = (None, ""), draft_weights: tuple[int | None, str] = (None, "")) -> Resolved:
+            draft_block: tuple[int | None, str] = (None, ""), draft_weights: tuple[int | None, str] = (None, ""),
+            draft_vocab: int | None = None) -> Resolved:
     r = Resolved(cmd, parsed, parsed.version, model, model_note, gpu, options=options or RuleOptions(), model_guess=model_guess,
-                 draft_block=draft_block, draft_weights=draft_weights)
+                 draft_block=draft_block, draft_weights=draft_weights, draft_vocab=draft_vocab)
     for s in STEPS:
         r.taint_seen, r.step_sets = None, []
         s.fn(r)

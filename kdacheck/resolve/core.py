@@ -89,6 +89,7 @@ class Resolved:
     model_guess: Family | None = None  # the family the model's name says, when its geometry is unknown
     draft_block: tuple[int | None, str] = (None, "")  # DSpark's gamma from the draft config.json, and where
     draft_weights: tuple[int | None, str] = (None, "")  # the draft checkpoint's weight bytes (estimate from its config.json), and how
+    draft_vocab: int | None = None  # the draft checkpoint's vocab_size (its text config), where its config.json was read
     # The SGLang version an image tag names (any version, one without a flag table too) and where, unless
     # --sglang-version chose the target: the version SPEC017 looks the known-bug table up by
     deployed: tuple[str, str] | None = None

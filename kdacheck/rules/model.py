@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from kdacheck import architectures, messages, versions
 from kdacheck.findings import Severity
 from kdacheck.model_source import hub_id_problem
+from kdacheck.models import Family
 from kdacheck.resolve import Resolved
 from kdacheck.rules.base import Consequence, Hit, Rule, rule, unchecked
 
@@ -343,7 +344,6 @@ _MINICPM_SPARSE_BACKENDS = ("minicpm_flashattn", "minicpm_flashinfer")
 )
 def model005(cfg: Resolved) -> Iterator[Hit]:
     from kdacheck import architectures
-    from kdacheck.models import Family
 
     m = cfg.model
     if m is None or architectures.lookup(m.architecture).launch_hook != "minicpm":
@@ -373,7 +373,6 @@ def _model_hook_refusals(cfg: Resolved) -> Iterator[tuple[str, str, tuple[str, .
     The NPU decode-CP check (L169, an NPU platform) is out of scope; the DSA cache-layer split
     check (L187) is not modelled, so a launch that reaches it stops here with nothing said."""
     from kdacheck import messages
-    from kdacheck.models import Family
 
     m = cfg.model
     if m is None:
@@ -432,7 +431,6 @@ def _deepseek_override_refusals(cfg: Resolved) -> Iterator[tuple[str, str, tuple
     after it the DSA branch of the model hook: (message, fix, values). 0.5.23
     ``srt/arg_groups/model_overrides/deepseek_v2.py`` L51-168, ``model_hook.py`` L361-363."""
     from kdacheck import messages, versions
-    from kdacheck.models import Family
     from kdacheck.rules.hsp import dsa_dcp_refusals
 
     m = cfg.model
@@ -705,6 +703,9 @@ def _qwen4_exp_refusals(cfg: Resolved) -> Iterator[tuple[str, str, tuple[str, ..
         elif not (gpu.hopper or gpu.sm100):
             yield (messages.QWEN4_EXP_QSA_FP8_GPU + f" (--gpu {gpu.name}: {gpu.label})", "drop `--qsa-indexer-dtype fp8_e4m3` on this GPU",
                    ("qsa_indexer_dtype",))
+        elif not m.qsa_indexer:  # parse_qsa_profile: no indexer_n_heads in the text config
+            yield (messages.QWEN4_EXP_QSA_FP8_INDEXER + " (the config has no `indexer_n_heads`)",
+                   "drop `--qsa-indexer-dtype` (auto): this checkpoint has no compressed QSA indexer", ("qsa_indexer_dtype",))
 
 
 @rule(
@@ -716,24 +717,64 @@ def _qwen4_exp_refusals(cfg: Resolved) -> Iterator[tuple[str, str, tuple[str, ..
         SGLang's model override for Qwen4-Exp (`Qwen4ExpForConditionalGeneration`, 0.5.20+),
         in its order: a PD server over the MORI transfer backend with `--pp-size` > 1; then
         `--enable-unified-memory`; then (0.5.22+) `--qsa-indexer-dtype fp8_e4m3` on a GPU that
-        is not CUDA SM90 or SM100 (with `--gpu`). Its last check, that the config has the
-        compressed QSA indexer (`indexer_n_heads`), is not judged: kdacheck does not read that field.
+        is not CUDA SM90 or SM100 (with `--gpu`), or on a checkpoint without the compressed QSA
+        indexer (no `indexer_n_heads` in its text config, as `parse_qsa_profile` reads it).
     """,
     why="SGLang refuses to start with a ValueError while it resolves its arguments.",
     sglang_message="\n".join(("Qwen4-Exp PD with MORI requires --pp-size 1; MORI does not yet exchange the global QSA layer metadata "
                               "needed to pair compact state descriptors across pipeline stages.",
                               "Qwen4-Exp does not support --enable-unified-memory yet",
-                              "--qsa-indexer-dtype fp8_e4m3 requires a CUDA SM90/SM100 GPU")),
+                              "--qsa-indexer-dtype fp8_e4m3 requires a CUDA SM90/SM100 GPU",
+                              "--qsa-indexer-dtype fp8_e4m3 requires the compressed QSA indexer")),
     fix="Serve Qwen4-Exp without unified memory, with `--pp-size 1` over MORI, and the fp8 QSA indexer only on Hopper or SM100.",
     example="python -m sglang.launch_server --model-path tests/data/qwen4-exp-handmade/qwen4-exp --tp-size 4 --enable-unified-memory",
     sources=("0.5.23 `srt/arg_groups/model_overrides/qwen4_exp.py:20-88` `_qwen4_exp_overrides` (0.5.22 the same; 0.5.20/0.5.21 "
              "L24-42 without the QSA indexer checks; 0.5.19 has no Qwen4-Exp override)",),
-    changes=("0.5.20: added", "0.5.22: the fp8 QSA indexer's GPU check"),
+    changes=("0.5.20: added", "0.5.22: the fp8 QSA indexer's checks"),
 )
 def model010(cfg: Resolved) -> Iterator[Hit]:
     for message, fix, values in _qwen4_exp_refusals(cfg):
         yield Hit(message, fix, values=values, at=cfg.place(*values)) if fix else unchecked(message, *values)
         return
+
+
+# the families whose models SGLang builds a HybridLinearKVPool for (configs/hybrid_arch.py mambaish_config: mamba2, GDN,
+# KDA, lightning); LFM2's short conv is left out: kdacheck does not decide its pool
+_LINEAR_POOL = (Family.KDA, Family.GDN, Family.MAMBA2, Family.LIGHTNING)
+
+
+@rule(
+    "MODEL012", Severity.ERROR,
+    consequence=Consequence.REFUSES,
+    name="qsa-indexer-without-qsa",
+    needs="state", families=_LINEAR_POOL,
+    summary="--qsa-indexer-dtype on a hybrid linear-attention model without Qwen4-Exp's compressed QSA indexer",
+    what="""
+        `--qsa-indexer-dtype` (0.5.22+) sets the storage of Qwen4-Exp's compressed QSA indexer
+        cache. On any other hybrid linear-attention model (KDA, GDN, Mamba2, lightning: SGLang
+        builds their KV cache as a hybrid linear pool), or a checkpoint whose text config has no
+        `indexer_n_heads`, a value other than `auto` is refused when SGLang builds that pool,
+        after its argument resolution and the weights. (Qwen4-Exp's override refuses
+        `fp8_e4m3` on such a checkpoint earlier: MODEL010.)
+    """,
+    why="SGLang stops with a ValueError when it builds the KV cache pool, after the weights are loaded.",
+    sglang_message=messages.QSA_INDEXER_NO_QSA,
+    fix="Drop `--qsa-indexer-dtype` (its default `auto`): the model has no QSA indexer to store.",
+    example="python -m sglang.launch_server --model-path Qwen/Qwen3-Next-80B-A3B-Instruct --tp-size 4 --qsa-indexer-dtype bfloat16",
+    sources=("0.5.23 `srt/mem_cache/kv_cache_configurator.py:2672-2677` `_build_hybrid_linear_kv_pool` "
+             "(0.5.22 L2355-2360; the mambaish branch L1896-1903)",
+             "0.5.23 `srt/layers/attention/qsa/config.py:78-88` `parse_qsa_profile` (`indexer_n_heads` in the text config)"),
+    since=versions.QWEN4_EXP_QSA_FP8,
+    inferred="Runs only where MODEL010 (resolution, earlier) passes: SGLang builds the pool only then.",
+)
+def model012(cfg: Resolved) -> Iterator[Hit]:
+    m, dtype = cfg.model, cfg.user("qsa_indexer_dtype")
+    if m is None or dtype in (None, "auto") or m.qsa_indexer or m.family not in _LINEAR_POOL or not m.keeps_state:
+        return
+    if any(True for _ in model010(cfg)):
+        return
+    yield Hit(messages.QSA_INDEXER_NO_QSA.format(dtype=dtype) + f" ({m.family.label}, {m.architecture})",
+              "drop `--qsa-indexer-dtype` (auto): this model has no QSA indexer", values=("qsa_indexer_dtype",))
 
 
 def _m3_nvfp4_spec(cfg: Resolved, algo: str, vl: bool) -> Iterator[tuple[str, str, tuple[str, ...]]]:
@@ -831,3 +872,42 @@ def model011(cfg: Resolved) -> Iterator[Hit]:
     for message, fix, values in _m3_nvfp4_refusals(cfg):
         yield Hit(message, fix, values=values, at=cfg.place(*values)) if fix else unchecked(message, *values)
         return
+
+
+_MODELOPT = ("modelopt", "modelopt_fp8", "modelopt_fp4", "modelopt_mixed")
+
+
+@rule(
+    "MODEL013", Severity.ERROR,
+    consequence=Consequence.REFUSES,
+    name="nemotron-h-modelopt-relu2",
+    summary="Nemotron-H quantized with ModelOpt: its MLP activation must be relu2",
+    what="""
+        SGLang's model override for Nemotron-H (`NemotronHForCausalLM`,
+        `NemotronHPuzzleForCausalLM`, `NemotronH_Omni_Reasoning_V3`) serves ModelOpt
+        checkpoints (`--quantization modelopt`, `modelopt_fp8`, `modelopt_fp4`,
+        `modelopt_mixed`, or a `quantization_config` whose `quant_method` is modelopt) only
+        with the squared-ReLU MLP its kernels are built for: it asserts the config's
+        `mlp_hidden_act` (the text config's, for the Omni wrapper) is `relu2`, its config
+        class's default. A ModelOpt quantization declared only in a separate
+        `hf_quant_config.json` is not read.
+    """,
+    why="SGLang stops with an AssertionError (no message) while it resolves its arguments.",
+    sglang_message=messages.NEMOTRON_H_MODELOPT_RELU2,
+    fix="Serve this checkpoint without ModelOpt quantization, or with an MLP activation of relu2 as Nemotron-H's kernels expect.",
+    example="kdacheck lint --cmd 'python -m sglang.launch_server --model-path tests/data/nemotron-h-handmade/swiglu --tp-size 2 --quantization modelopt_fp8'",
+    sources=("0.5.23 `srt/arg_groups/model_overrides/nemotron_h.py:17-43` `_nemotron_h_overrides` (0.5.19-0.5.22 the same assert)",
+             "0.5.23 `srt/configs/nemotron_h.py:258` (`mlp_hidden_act` defaults to relu2)"),
+    inferred="A ModelOpt quantization only in hf_quant_config.json (not read) is not judged.",
+)
+def model013(cfg: Resolved) -> Iterator[Hit]:
+    m = cfg.model
+    if m is None or architectures.lookup(m.architecture).launch_hook != "nemotron_h" or m.mlp_hidden_act in (None, "relu2"):
+        return
+    given = cfg.user("quantization")
+    quant = given if given is not None else (m.geometry.quant.method if m.geometry and m.geometry.quant else None)
+    if quant not in _MODELOPT:
+        return
+    how = f"--quantization {given}" if given is not None else f"the checkpoint's quant_method {quant}"
+    yield Hit(f"AssertionError: {messages.NEMOTRON_H_MODELOPT_RELU2} ({how}; the config's mlp_hidden_act is {m.mlp_hidden_act!r})",
+              "serve it without ModelOpt quantization", values=("quantization",) if given is not None else ("model_path",))

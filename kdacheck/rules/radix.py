@@ -37,14 +37,18 @@ EXTRA_BUFFER_LAZY_PD = "extra_buffer_lazy unsupported under PD disaggregation; u
         the overlap schedule is on or the page size > 1 and the linear-attention backend is
         triton), SGLang snapshots the state every `--mamba-track-interval` tokens (default
         256). The interval must be at least the draft tokens given on the command line and a
-        multiple of the page size; `extra_buffer` needs `--linear-attn-backend triton`; and
-        `extra_buffer_lazy` is refused under PD disaggregation.
+        multiple of the page size; `extra_buffer` needs `--linear-attn-backend triton`;
+        `extra_buffer_lazy` is refused under PD disaggregation; and the page size and the
+        model's chunk size (its config's `mamba_chunk_size`, as SGLang's config class sets it:
+        Nemotron-H 128 or 256, Falcon-H1 and Granite 256, FLA's 64 for GDN and KDA) must divide
+        one another.
     """,
     why="SGLang refuses to start with a bare AssertionError (or 'extra_buffer is not supported for ...; use no_buffer.').",
     sglang_message="""
         AssertionError  (no message: `assert view.mamba_track_interval >= view.speculative_num_draft_tokens` / `assert view.mamba_track_interval % view.page_size == 0`)
         extra_buffer is not supported for {architecture}; use no_buffer.
         extra_buffer_lazy unsupported under PD disaggregation; use --mamba-radix-cache-strategy extra_buffer.
+        For SSM models, either chunk_size or page_size must be divisible by the other, got chunk_size={chunk_size}, page_size={page_size}
     """,
     fix="Raise `--mamba-track-interval` to a multiple of the page size ≥ the draft tokens (e.g. drop it: 256), or use `--mamba-radix-cache-strategy no_buffer`.",
     example="python -m sglang.launch_server --model-path Qwen/Qwen3-Next-80B-A3B-Instruct --tp 4 --speculative-algorithm NEXTN --speculative-num-steps 3 --speculative-eagle-topk 1 --speculative-num-draft-tokens 4 --mamba-radix-cache-strategy extra_buffer --mamba-track-interval 2",
@@ -53,6 +57,8 @@ EXTRA_BUFFER_LAZY_PD = "extra_buffer_lazy unsupported under PD disaggregation; u
         "0.5.20 L113, 0.5.23 L125-128)",
         "0.5.19 `srt/arg_groups/overrides.py:545-588` `supports_mamba_cache_extra_buffer`, `_mamba_radix_cache_resolution`; 0.5.23 lines 437-490",
         "0.5.23 `srt/arg_groups/model_hook.py` L737 `handle_mamba_radix_cache`: validated after the model overrides (their page size)",
+        "0.5.23 `srt/arg_groups/mamba_hook.py:136-140` with `srt/arg_groups/overrides.py:1897-1922` `mamba_cache_chunk_size` "
+        "(the chunk/page divisibility assert; 0.5.19-0.5.22 the same)",
     ),
     inferred="""
         Read in the source: the check runs in the model-specific hook, before the speculative
@@ -110,6 +116,15 @@ def radix001(cfg: Resolved) -> Iterator[Hit]:
             f"--mamba-track-interval {interval} is not a multiple of {said} ({size}) under the {cfg.v('mamba_radix_cache_strategy')} prefix cache: SGLang stops with a bare AssertionError",
             f"set `--mamba-track-interval {-(-interval // size) * size}`",
             values=("mamba_track_interval", "page_size", "mamba_radix_cache_strategy"),
+        )
+        return
+    chunk = cfg.model.mamba_chunk_size if cfg.model is not None else None
+    if isinstance(size, int) and size > 0 and chunk and max(chunk, size) % min(chunk, size):
+        yield Hit(
+            messages.MAMBA_CHUNK_PAGE.format(chunk=chunk, page=size)
+            + f" (the model's mamba_chunk_size; {said})",
+            "use a page size that divides the chunk size or is a multiple of it (a power of two)",
+            values=("page_size", "mamba_radix_cache_strategy"),
         )
 
 

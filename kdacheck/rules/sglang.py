@@ -37,6 +37,8 @@ AFTER_RESOLUTION: dict[str, str] = {
     "RADIX009": "srt/mem_cache/kv_cache_configurator.py L3073-3075 _calculate_mamba_ratio (state-pool sizing)",
     "RSSM004": "srt/mem_cache/kv_cache_configurator.py L1706-1713 _build_hybrid_req_pool (state-pool construction)",
     "SPEC021": "srt/speculative/multi_layer_eagle_worker_v2.py L150-154 (multi-layer draft worker init, after the weights load)",
+    "SPEC022": "srt/speculative/standalone_worker_v2.py L169-199 (STANDALONE worker init, after the weights load)",
+    "MODEL012": "srt/mem_cache/kv_cache_configurator.py L2672-2677 _build_hybrid_linear_kv_pool (KV pool construction)",
 }
 
 _OWN_CODES = ("SGLANG001", "SGLANG002")  # SGLang's own verdict and its notes: never reconciled

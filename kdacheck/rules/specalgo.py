@@ -281,3 +281,39 @@ def spec021(cfg: Resolved) -> Iterator[Hit]:
     yield Hit(messages.MULTI_LAYER_EAGLE_WIDTH.format(d=D, s=S) + " (when SGLang builds the multi-layer draft worker)",
               f"use `--speculative-num-draft-tokens {S + 1}`", values=("draft_tokens", "steps"),
               at=_loc(cfg, "speculative_num_draft_tokens"), sets=(("--speculative-num-draft-tokens", str(S + 1), False),))
+
+
+@rule(
+    "SPEC022", Severity.ERROR,
+    consequence=Consequence.REFUSES_DRAFT,
+    name="standalone-draft-vocabulary",
+    speculative=True,
+    summary="STANDALONE: the draft checkpoint's vocab_size must be the target's",
+    what="""
+        STANDALONE speculative decoding drafts with a separate small model and hands its token
+        ids to the target as they are. When SGLang builds the STANDALONE worker it compares the
+        two models' `vocab_size` (each from its text config, as SGLang's ModelConfig reads it)
+        and refuses when they differ. kdacheck reads both config.json files where it can (the
+        draft from a local folder inside the tree or the Hugging Face cache); the token-to-id
+        maps of the two tokenizers, which SGLang compares next, are not read.
+    """,
+    why="SGLang's argument resolution passes; the server stops with a ValueError when it builds the speculative worker, after the target's and the draft's weights are loaded.",
+    sglang_message=messages.STANDALONE_VOCAB,
+    fix="Draft with a model of the target's own vocabulary (its family's small model), or use an algorithm that maps vocabularies.",
+    example="python -m sglang.launch_server --model-path tests/data/models/qwen3-next-80b --tp-size 4 --speculative-algorithm STANDALONE --speculative-draft-model-path tests/data/models/llama-3-8b --speculative-num-steps 3 --speculative-eagle-topk 1 --speculative-num-draft-tokens 4",
+    sources=(
+        "0.5.23 `srt/speculative/standalone_worker_v2.py` L169-199 `StandaloneWorkerV2.__init__`, `_validate_vocab_compatibility` "
+        "(the same in 0.5.19-0.5.22)",
+        "0.5.23 `srt/speculative/spec_info.py` L365-368 `create_worker` (STANDALONE: the V2 standalone worker)",
+        "0.5.23 `srt/configs/model_config.py` (`vocab_size = hf_text_config.vocab_size`)",
+    ),
+    inferred="Where either config.json is not read (a Hub id not in the cache, a vocab_size the config does not state), not judged.",
+)
+def spec022(cfg: Resolved) -> Iterator[Hit]:
+    if _algo(cfg) != "STANDALONE" or cfg.model is None:
+        return
+    target, draft = cfg.model.vocab_size, cfg.draft_vocab
+    if target is None or draft is None or target == draft:
+        return
+    yield Hit(messages.STANDALONE_VOCAB.format(target=target, draft=draft), "draft with a model whose vocab_size is the target's",
+              values=("speculative_algorithm",), at=_loc(cfg, "speculative_draft_model_path"))

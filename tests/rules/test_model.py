@@ -164,6 +164,7 @@ def test_model009_dspark_needs_the_static_ragged_verify_mode(tmp_path: Path) -> 
 
 
 QWEN4 = LAUNCH + str(ROOT / "tests" / "data" / "qwen4-exp-handmade" / "qwen4-exp") + " --tp-size 4 "
+QWEN4_QSA = LAUNCH + str(ROOT / "tests" / "data" / "qwen4-exp-handmade" / "qwen4-exp-qsa") + " --tp-size 4 "
 
 
 def test_model010_qwen4_exp_in_sglangs_order() -> None:
@@ -180,9 +181,38 @@ def test_model010_fp8_qsa_indexer_gpu() -> None:
     f = finding(lint(fp8, gpu="rtx-pro-6000"), "MODEL010")
     assert f.message.startswith("--qsa-indexer-dtype fp8_e4m3 requires a CUDA SM90/SM100 GPU")
     assert "MODEL010" in codes(lint(fp8, gpu="mi355x"))  # not CUDA
-    for gpu in ("h100", "b200"):
-        assert "MODEL010" not in codes(lint(fp8, gpu=gpu))
+    for gpu in ("h100", "b200"):  # the GPU passes; this checkpoint has no compressed QSA indexer
+        assert finding(lint(fp8, gpu=gpu), "MODEL010").message.startswith("--qsa-indexer-dtype fp8_e4m3 requires the compressed QSA indexer")
+        assert "MODEL010" not in codes(lint(QWEN4_QSA + "--qsa-indexer-dtype fp8_e4m3", gpu=gpu))
     assert finding(lint(fp8), "MODEL010").message.startswith("could not be checked")
+
+
+def test_qwen4_exp_with_the_qsa_indexer_gets_page_64_whatever_the_page_size():
+    """SGLang's verdicts: classes-0.5.23.jsonl 348-350 (page 64 with --page-size 16 too)."""
+    for extra in ("", "--page-size 16 "):
+        assert lint(QWEN4_QSA + extra, gpu="h100").resolved[0].v("page_size") == 64
+    assert lint(QWEN4, gpu="h100").resolved[0].v("page_size") == 1
+
+
+def test_model012_qsa_indexer_dtype_on_a_hybrid_without_the_indexer():
+    f = finding(lint(LAUNCH + "Qwen/Qwen3-Next-80B-A3B-Instruct --tp-size 4 --qsa-indexer-dtype bfloat16"), "MODEL012")
+    assert f.message.startswith("--qsa-indexer-dtype bfloat16 needs a model with a compressed QSA indexer (Qwen4-Exp); this model has none")
+    assert "MODEL012" in codes(lint(QWEN4 + "--qsa-indexer-dtype bfloat16"))  # Qwen4-Exp without the indexer: at the pool
+    assert "MODEL012" not in codes(lint(QWEN4 + "--qsa-indexer-dtype fp8_e4m3", gpu="h100"))  # MODEL010 refuses first
+    assert "MODEL012" not in codes(lint(QWEN4_QSA + "--qsa-indexer-dtype bfloat16"))
+    assert "MODEL012" not in codes(lint(LAUNCH + "Qwen/Qwen3-Next-80B-A3B-Instruct --tp-size 4 --qsa-indexer-dtype auto"))
+    assert "MODEL012" not in codes(lint(LAUNCH + "meta-llama/Meta-Llama-3-8B-Instruct --qsa-indexer-dtype bfloat16"))  # no hybrid pool
+    assert "MODEL012" not in codes(lint(LAUNCH + "Qwen/Qwen3-Next-80B-A3B-Instruct --tp-size 4 --qsa-indexer-dtype bfloat16",
+                                        version="0.5.21"))  # no such flag before 0.5.22 (ARG)
+
+
+def test_model013_nemotron_h_modelopt_needs_relu2():
+    swiglu = LAUNCH + str(ROOT / "tests" / "data" / "nemotron-h-handmade" / "swiglu") + " --tp-size 2 "
+    f = finding(lint(swiglu + "--quantization modelopt_fp8"), "MODEL013")
+    assert "mlp_hidden_act == 'relu2'" in f.message and "'silu'" in f.message
+    assert "MODEL013" not in codes(lint(swiglu))  # no ModelOpt: the activation is not checked
+    nano = LAUNCH + str(ROOT / "tests" / "data" / "models" / "nemotron-3-nano") + " --tp-size 2 "
+    assert "MODEL013" not in codes(lint(nano + "--quantization modelopt_fp8"))  # relu2
 
 
 def test_attn009_trtllm_mha_prefill_with_attention_cp_only_on_sm100() -> None:

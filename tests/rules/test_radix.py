@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from kdacheck.findings import Severity
-from tests.helpers import codes
+from tests.helpers import codes, finding
 from tests.helpers import lint_ok as lint
 
 QWEN = "python -m sglang.launch_server --model-path Qwen/Qwen3-Next-80B-A3B-Instruct --tp 4 "
 KIMI = "python -m sglang.launch_server --model-path moonshotai/Kimi-Linear-48B-A3B-Instruct --tp 4 "
+MODELS = Path(__file__).resolve().parents[2] / "tests" / "data" / "models"
 NEXTN = "--speculative-algorithm NEXTN --speculative-num-steps 3 --speculative-eagle-topk 1 --speculative-num-draft-tokens 4 "
 
 
@@ -27,6 +30,20 @@ def test_radix001_track_interval_below_draft_tokens():
 def test_radix001_page_multiple():
     assert "RADIX001" in codes(lint(QWEN + NEXTN + "--page-size 64 --mamba-track-interval 100"))
     assert "RADIX001" not in codes(lint(QWEN + NEXTN + "--page-size 64 --mamba-track-interval 128"))
+
+
+def test_radix001_chunk_and_page_divide_one_another():
+    """mamba_cache_chunk_size's assert, with each config class's chunk: GDN/KDA FLA's 64, Nemotron-H's
+    chunk_size (128 for Nemotron-3-Nano), Granite's 256 (SGLang's verdicts: classes-0.5.23.jsonl 342-347)."""
+    eb = "--mamba-radix-cache-strategy extra_buffer --mamba-track-interval 384 --chunked-prefill-size 18432 "
+    f = finding(lint(QWEN + eb + "--page-size 96"), "RADIX001")
+    assert f.message.startswith("For SSM models, either chunk_size or page_size must be divisible by the other, got chunk_size=64, page_size=96")
+    nano = "python -m sglang.launch_server --model-path " + str(MODELS / "nemotron-3-nano") + " --tp 2 "
+    assert "chunk_size=128, page_size=192" in finding(lint(nano + eb + "--page-size 192"), "RADIX001").message
+    assert "RADIX001" not in codes(lint(nano + eb + "--page-size 128"))
+    assert "RADIX001" not in codes(lint(QWEN + eb + "--page-size 128"))  # 128 is a multiple of 64
+    granite = "python -m sglang.launch_server --model-path " + str(MODELS / "granite-4.0-h-small") + " --tp 2 "
+    assert "RADIX001" not in codes(lint(granite + eb + "--page-size 128"))
 
 
 def test_radix002_no_buffer_needs_overlap_off():

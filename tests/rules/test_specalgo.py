@@ -256,3 +256,18 @@ def test_the_coordination_switch_is_compared_never_echoed() -> None:
     assert all("\x1b" not in f.message for f in r.findings)
     long = "export SGLANG_ENABLE_DP_SPEC_PREFILL_COORDINATION=" + "1" * 100_000 + "\n" + QWEN + "--speculative-algorithm NGRAM\n"
     assert "SPEC018" not in codes(lint(long, path="run.sh"))  # not one of EnvBool's words: SGLang raises its own error
+
+
+def test_spec022_standalone_draft_needs_the_targets_vocabulary() -> None:
+    """Both config.json files read from the tree (the Hub ids are not looked up without the cache)."""
+    from pathlib import Path
+
+    models = Path(__file__).resolve().parents[2] / "tests" / "data" / "models"
+    spec = "--speculative-algorithm STANDALONE --speculative-num-steps 3 --speculative-eagle-topk 1 --speculative-num-draft-tokens 4 "
+    target = f"python -m sglang.launch_server --model-path {models / 'qwen3-next-80b'} --tp-size 4 " + spec
+    (m,) = messages_of(target + f"--speculative-draft-model-path {models / 'llama-3-8b'}", "SPEC022")
+    assert m == messages.STANDALONE_VOCAB.format(target=151936, draft=128256)
+    assert "SPEC022" not in codes(lint(target + f"--speculative-draft-model-path {models / 'qwen3-coder-next'}"))  # 151936 both
+    assert "SPEC022" not in codes(lint(target + "--speculative-draft-model-path Qwen/Qwen3-0.6B"))  # the draft's config not read
+    eagle = target.replace("STANDALONE", "EAGLE")
+    assert "SPEC022" not in codes(lint(eagle + f"--speculative-draft-model-path {models / 'llama-3-8b'}"))  # EAGLE maps its own head
