@@ -210,8 +210,6 @@ def config_refused(version: str) -> dict[str, str]:
     ``version``; written by ``benchmarks/sglang_diff/config_merger.py`` from the wheel)."""
     from importlib import resources
 
-    from kdacheck import versions
-
     known = [v for v in versions.KNOWN if versions.vtuple(v) <= versions.vtuple(version)] or [versions.OLDEST]
     doc = json.loads(resources.files("kdacheck").joinpath(f"data/config_merger-{known[-1]}.json").read_text("utf-8"))
     refused: dict[str, str] = doc["refused"]

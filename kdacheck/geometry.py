@@ -139,18 +139,25 @@ def context_with(g: Geometry, override_json: Any) -> tuple[int, str]:
     config (0.5.23 ``configs/model_config.py`` L612-626 passes it to ``get_config``, which updates
     the top-level config before ``_derive_context_length``); the plain one when it sets none of
     the keys read, is not a JSON object, or the config's context is a text config's."""
-    import json
-
-    if not isinstance(override_json, str) or not g.context_keys or len(override_json) > 1 << 20:
-        return g.context, g.context_why
-    try:
-        override = json.loads(override_json)
-    except ValueError:
-        return g.context, g.context_why
-    if not isinstance(override, dict) or not any(k in override for k in (*CONTEXT_KEYS, "rope_scaling")):
+    override = _context_override(override_json) if isinstance(override_json, str) and g.context_keys else None
+    if not override:
         return g.context, g.context_why
     context, why = _context({**dict(g.context_keys), **override})
     return context, f"{why} (after --json-model-override-args)"
+
+
+@functools.lru_cache(maxsize=64)  # BUILD002 and BUILD004 ask for the same launch's value
+def _context_override(override_json: str) -> dict[str, Any] | None:
+    """The keys of ``--json-model-override-args`` that ``_context`` reads (None: none, or not a JSON object)."""
+    if len(override_json) > 1 << 20:
+        return None
+    try:
+        override = json.loads(override_json)
+    except ValueError:
+        return None
+    if not isinstance(override, dict):
+        return None
+    return {k: v for k, v in override.items() if k in (*CONTEXT_KEYS, "rope_scaling")} or None
 
 
 def _context(t: dict[str, Any]) -> tuple[int, str]:

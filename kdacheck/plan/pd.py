@@ -8,11 +8,9 @@ A pair with an error or a warning on either side or between them is dropped, cou
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
-from kdacheck.findings import Finding, Severity
-from kdacheck.plan.judge import line
+from kdacheck.plan.judge import Verdict, line
 from kdacheck.plan.space import Flags
 
 MODE = "--disaggregation-mode"
@@ -39,29 +37,13 @@ def pair_text(prefill: Flags, decode: Flags) -> str:
     return f"{line(prefill)} &\n{line(decode)} &\nwait\n"
 
 
-@dataclass
-class Pair:
-    """A decode line's prefill twin and what linting the two together found."""
-
-    prefill: Flags
-    text: str
-    findings: list[Finding] = field(default_factory=list)
-    error: str | None = None
-    notes: list[str] = field(default_factory=list)
+class Pair(Verdict):
+    """A decode line's prefill twin (``flags``) and what linting the two together found: a
+    ``Verdict`` of the pair's text, so clean and the first problem are judged as every plan line's."""
 
     @property
-    def blocking(self) -> list[Finding]:
-        return [f for f in self.findings if f.severity >= Severity.WARNING]
-
-    @property
-    def clean(self) -> bool:
-        return self.error is None and not self.blocking
-
-    def first_problem(self) -> str:
-        if self.error:
-            return self.error
-        f = self.blocking[0]
-        return f"{f.code} {f.severity.label}: {f.message}"
+    def prefill(self) -> Flags:
+        return self.flags
 
 
 def check(decode: Flags, opts: Any) -> Pair:
@@ -71,10 +53,8 @@ def check(decode: Flags, opts: Any) -> Pair:
     prefill = prefill_flags(decode)
     text = pair_text(prefill, decode)
     result = lint_text(text, "<pair>", opts, ".", True)
-    pair = Pair(prefill, text, list(result.findings), result.error)
-    if pair.error is None and len(result.resolved) != 2:
-        pair.error = f"the pair resolved to {len(result.resolved)} launches, not 2"
-    pair.notes = [n for n in result.notes if "with no" in n and "role" in n]  # an unpaired role: never silent
-    if pair.notes and pair.error is None:
-        pair.error = pair.notes[0]
+    pair = Pair(prefill, text, list(result.findings), result.error, result.resolved[0] if result.resolved else None)
+    roles = sorted(str(c.v("disaggregation_mode")) for c in result.resolved)
+    if pair.error is None and roles != ["decode", "prefill"]:  # unpaired, the pair rules never ran: never silent
+        pair.error = f"the pair resolved to the roles {roles}, not one prefill and one decode"
     return pair

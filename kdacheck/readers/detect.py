@@ -303,9 +303,7 @@ def expand_config(cmd: LaunchCommand, base_dir: str | None, max_bytes: int = MAX
         return dataclasses.replace(cmd, config_refused=refused)
     for i, t in enumerate(toks):
         # only the word `--config` itself: SGLang never reads `--config=FILE` (args.ArgKind.CONFIG_NOT_MERGED)
-        if t.origin == "cli" and t.text == "--config":
-            if i + 1 >= len(toks):
-                return cmd
+        if t.origin == "cli" and t.text == "--config":  # a last word with no file: merger_refusal above
             ref, rest = toks[i + 1], toks[:i] + toks[i + 2 :]
             name = ref.text
             target = _target(name, base_dir)

@@ -75,9 +75,7 @@ def _launch_flags(r: Resolved) -> None:
     m, gpu = r.model, r.gpu
     dtype = "bfloat16" if kv.value == "bf16" else kv.value
     if dtype in (None, "auto") and m is not None and m.family is Family.DSA:
-        if m.learnable_sink and r.at_least(versions.DSA_LEARNABLE_SINKS):
-            r.put("dsa_kv_cache_dtype", "bfloat16", "auto with learnable attention sinks ⇒ bfloat16 (`_dsa_kv_cache_dtype_default`)")
-        elif gpu is not None:
+        if gpu is not None:
             dtype = "fp8_e4m3" if gpu.sm >= 100 else "bfloat16"
             r.put("dsa_kv_cache_dtype", dtype, f"auto on SM{gpu.sm} for a DSA model ⇒ {dtype} (`_dsa_kv_cache_dtype_default`)")
         else:

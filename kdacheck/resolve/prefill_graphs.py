@@ -24,11 +24,6 @@ def prefill_graph_sizes(max_bs: int, deepep: bool = False) -> int:
     return sum(1 for x in _PREFILL_SIZES if x <= max_bs) + (len(range(4608, max_bs + 1, 512)) if max_bs >= 4608 else 0)
 
 
-def prefill_graphs_off(r: Resolved) -> str | None:
-    """Why SGLang captures no prefill CUDA graph, or None when it does."""
-    return prefill_backend(r)[1]
-
-
 def prefill_backend(r: Resolved) -> tuple[str, str | None]:
     """The prefill CUDA-graph backend SGLang resolves, and why it is off (None: on). An explicit
     ``--cuda-graph-backend-prefill`` wins over the off-switches and skips the auto-disable

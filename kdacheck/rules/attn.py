@@ -11,6 +11,7 @@ from kdacheck.resolve import Resolved, dsa
 from kdacheck.rules.base import Consequence, Hit, rule
 
 _OVERRIDES = "0.5.23 `srt/arg_groups/overrides.py`"
+SINK_KV = (None, "auto", "bf16", "bfloat16")  # the KV dtypes learnable DSA sinks accept (overrides.py L527)
 TRTLLM_MLA_BLACKWELL = "TRTLLM MLA backend is only supported on Blackwell GPUs (SM100/SM12x). Please use a different backend."
 TRTLLM_MLA_KV = "TensorRT-LLM MLA backend only supports kv-cache-dtype of fp8_e4m3, bf16, or auto."
 DSA_KV = "DeepSeek DSA only supports bf16/bfloat16 or fp8_e4m3 kv_cache_dtype"
@@ -70,7 +71,7 @@ def attn002(cfg: Resolved) -> Iterator[Hit]:
         return
     kv = cfg.v("kv_cache_dtype")
     if cfg.model is not None and cfg.model.learnable_sink and cfg.at_least(versions.DSA_LEARNABLE_SINKS) \
-            and kv not in (None, "auto", "bf16", "bfloat16"):
+            and kv not in SINK_KV:
         yield Hit(messages.DSA_SINK_KV.format(kv=kv), "use `--kv-cache-dtype bfloat16` (or leave it auto)", values=("kv_cache_dtype",))
         return
     if cfg.v("enable_hisparse"):
@@ -503,7 +504,7 @@ def attn012(cfg: Resolved) -> Iterator[Hit]:
     if m is None or m.family is not Family.DSA or not m.learnable_sink:
         return
     kv = cfg.v("kv_cache_dtype")
-    if kv not in (None, "auto", "bf16", "bfloat16"):
+    if kv not in SINK_KV:
         return  # _dsa_kv_cache_dtype_default refuses first (ATTN002)
     for dest in ("dsa_prefill_backend", "dsa_decode_backend"):
         value = cfg.user(dest)

@@ -8,7 +8,7 @@ explain``, ``kdacheck rules``, SARIF's rule descriptors and ``docs/rules.md`` ar
 from __future__ import annotations
 
 import enum
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
 from kdacheck import versions
@@ -38,6 +38,15 @@ def unchecked(reason: str, *values: str) -> Hit:
 
 
 Check = Callable[[Resolved], Iterable[Hit]]
+Refusal = tuple[str, str | None, tuple[str, ...]]  # SGLang's message, the fix, the values it read
+
+
+def first_refusal(refusals: Iterable[Refusal]) -> Iterator[Hit]:
+    """One SGLang function's checks, in its order, as a rule reports them: SGLang raises at the
+    first, so the first refusal is the one finding (placed at its values by the engine)."""
+    for message, fix, values in refusals:
+        yield Hit(message, fix, values=values)
+        return
 
 
 class Consequence(str, enum.Enum):

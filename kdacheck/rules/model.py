@@ -9,7 +9,7 @@ from kdacheck.findings import Severity
 from kdacheck.model_source import hub_id_problem
 from kdacheck.models import Family
 from kdacheck.resolve import Resolved
-from kdacheck.rules.base import Consequence, Hit, Rule, rule, unchecked
+from kdacheck.rules.base import Consequence, Hit, Rule, first_refusal, rule, unchecked
 
 
 def not_checked(cfg: Resolved, rules: list[Rule]) -> list[str]:
@@ -421,9 +421,7 @@ def _model_hook_refusals(cfg: Resolved) -> Iterator[tuple[str, str, tuple[str, .
     ),
 )
 def model006(cfg: Resolved) -> Iterator[Hit]:
-    for message, fix, values in _model_hook_refusals(cfg):
-        yield Hit(message, fix, values=values, at=cfg.place(*values))
-        return
+    yield from first_refusal(_model_hook_refusals(cfg))
 
 
 def _deepseek_override_refusals(cfg: Resolved) -> Iterator[tuple[str, str, tuple[str, ...]]]:
@@ -514,9 +512,7 @@ def _deepseek_override_refusals(cfg: Resolved) -> Iterator[tuple[str, str, tuple
     inferred="The device is taken to be CUDA unless `--gpu` names a ROCm one (on NPU/XPU the prefill-CP branch is skipped).",
 )
 def model007(cfg: Resolved) -> Iterator[Hit]:
-    for message, fix, values in _deepseek_override_refusals(cfg):
-        yield Hit(message, fix, values=values, at=cfg.place(*values))
-        return
+    yield from first_refusal(_deepseek_override_refusals(cfg))
 
 
 def _v4_cp_refusals(cfg: Resolved) -> Iterator[tuple[str, str, tuple[str, ...]]]:
@@ -602,9 +598,7 @@ def _v4_cp_refusals(cfg: Resolved) -> Iterator[tuple[str, str, tuple[str, ...]]]
     inferred="The device is taken to be CUDA unless `--gpu` names a ROCm one (on NPU SGLang skips the DP and tp asserts).",
 )
 def model008(cfg: Resolved) -> Iterator[Hit]:
-    for message, fix, values in _v4_cp_refusals(cfg):
-        yield Hit(message, fix, values=values, at=cfg.place(*values))
-        return
+    yield from first_refusal(_v4_cp_refusals(cfg))
 
 
 RAGGED_ENV = "SGLANG_RAGGED_VERIFY_MODE"  # kept by the readers (known_bugs.env_names names it); SGLang's default is static
@@ -676,9 +670,7 @@ def _kimi_k3_refusals(cfg: Resolved) -> Iterator[tuple[str, str, tuple[str, ...]
     inferred="SGLANG_RAGGED_VERIFY_MODE is read where the launch's own file sets it; set elsewhere it is taken to be static.",
 )
 def model009(cfg: Resolved) -> Iterator[Hit]:
-    for message, fix, values in _kimi_k3_refusals(cfg):
-        yield Hit(message, fix, values=values, at=cfg.place(*values))
-        return
+    yield from first_refusal(_kimi_k3_refusals(cfg))
 
 
 def _qwen4_exp_refusals(cfg: Resolved) -> Iterator[tuple[str, str, tuple[str, ...]]]:

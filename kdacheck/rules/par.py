@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from kdacheck import architectures, messages, versions
 from kdacheck.findings import Severity
 from kdacheck.resolve import Event, Resolved
-from kdacheck.rules.base import Consequence, Hit, divisors, rule, unchecked
+from kdacheck.rules.base import Consequence, Hit, divisors, first_refusal, rule, unchecked
 
 _HOOK = "0.5.23 `srt/arg_groups/parallel_hook.py`"
 
@@ -256,9 +256,7 @@ def par006(cfg: Resolved) -> Iterator[Hit]:
              "0.5.22: `--dcp-size > 1` refuses `--enable-prefill-cp`."),
 )
 def par007(cfg: Resolved) -> Iterator[Hit]:
-    for message, fix, values in _dcp_refusals(cfg):
-        yield Hit(message, fix, values=values)
-        return
+    yield from first_refusal(_dcp_refusals(cfg))
 
 
 def _dcp_backend(cfg: Resolved, dcp: int) -> str | None:
@@ -363,9 +361,7 @@ _CHECK = "0.5.23 `srt/arg_groups/validation_hook.py`"
     """,
 )
 def par009(cfg: Resolved) -> Iterator[Hit]:
-    for message, fix, values in _final_refusals(cfg):
-        yield Hit(message, fix, values=values)
-        return
+    yield from first_refusal(_final_refusals(cfg))
 
 
 _LAYOUT = ("tp_size", "pp_size", "dp_size", "attn_cp_size")  # resolved by the parallel step; the rest as written

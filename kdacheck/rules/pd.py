@@ -20,7 +20,7 @@ from kdacheck import flags as flagmod
 from kdacheck import messages, versions
 from kdacheck.findings import Evidence, Finding, Severity
 from kdacheck.resolve import Resolved
-from kdacheck.rules.base import Consequence, Hit, Rule, layout, rule
+from kdacheck.rules.base import Consequence, Hit, Rule, first_refusal, layout, rule
 from kdacheck.rules.par import env_on
 
 PairCheck = Callable[[Resolved, Resolved], Iterable[Hit]]
@@ -363,9 +363,7 @@ _PD_HOOK = "`srt/arg_groups/pd_disaggregation_hook.py`"
 )
 def pd008(cfg: Resolved) -> Iterator[Hit]:
     mode = value(cfg, "disaggregation_mode")
-    for message, fix, values in _pd_refusals(cfg, mode):
-        yield Hit(message, fix, values=values)
-        return
+    yield from first_refusal(_pd_refusals(cfg, mode))
 
 
 def _backend(cfg: Resolved) -> str:

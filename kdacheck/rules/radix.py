@@ -8,7 +8,7 @@ from kdacheck import architectures, messages, versions
 from kdacheck.findings import Severity
 from kdacheck.models import Family
 from kdacheck.resolve import Event, Resolved
-from kdacheck.rules.base import HYBRID, Consequence, Hit, rule, unchecked
+from kdacheck.rules.base import HYBRID, Consequence, Hit, first_refusal, rule, unchecked
 
 
 def _radix(cfg: Resolved) -> bool:
@@ -396,9 +396,7 @@ def radix003(cfg: Resolved) -> Iterator[Hit]:
     changes=("0.5.19–0.5.20: LMCache is accepted with everything and `--swa-prefix-tails` does not exist.",),
 )
 def radix004(cfg: Resolved) -> Iterator[Hit]:
-    for message, fix, values in _cache_compatibility_refusals(cfg):
-        yield Hit(message, fix, values=values)
-        return
+    yield from first_refusal(_cache_compatibility_refusals(cfg))
 
 
 def _cache_compatibility_refusals(cfg: Resolved) -> Iterator[tuple[str, str, tuple[str, ...]]]:
