@@ -280,3 +280,20 @@ def test_the_action_pre_commit_and_the_image_never_import_the_trees_yaml(venv_bi
         assert "MARKER" not in p.stdout + p.stderr, (what, p.stdout, p.stderr)
         assert "Checked 1 file, 1 launch command" in p.stdout, (what, p.stdout, p.stderr)
     assert "exit-code=0" in (tmp_path / "github_output").read_text()
+
+
+@pytest.mark.parametrize("fraction", ["6.829068635574144e+16", "1e308", "-3", "0.9"])
+def test_a_huge_memory_fraction_draws_no_huge_memory_picture(fraction: str) -> None:
+    """Found by tests/test_fuzz.py: the memory picture's bar was as long as KV GiB / GPU GiB × 32,
+    so a fraction of 6.8e16 asked for ~10^17 characters (a MemoryError, or the CI machine's memory)."""
+    from kdacheck.gpus import GPUS
+
+    text = ("python3 -m sglang.launch_server --model-path moonshotai/Kimi-Linear-48B-A3B-Instruct --tp-size 4 "
+            "--speculative-algorithm EAGLE --speculative-num-steps 3 --speculative-eagle-topk 1 --speculative-num-draft-tokens 4 "
+            f"--mem-fraction-static {fraction}\n")
+    result = lint_text(text, "serve.sh", Options(version=NEWEST, gpu=GPUS["h200"]), "/nonexistent")
+    buf = io.StringIO()
+    render("full", [result], buf, RenderContext(NEWEST, show_resolved=True))
+    out = buf.getvalue()
+    assert len(out) < 50_000 and max(len(line) for line in out.splitlines()) < 2_000
+    assert ("memory per rank" in out) == (fraction == "0.9")

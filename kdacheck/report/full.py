@@ -161,6 +161,8 @@ def memory_lines(cfg: Resolved) -> list[Line]:
     gib = 2**30
     total = cfg.gpu.memory_bytes / gib
     frac = float(cfg.v("mem_fraction_static"))
+    if not 0 < frac <= 1:  # no picture of a fraction SGLang cannot mean (a value from hostile input: 6.8e16)
+        return []
     pool = int(cfg.v("max_mamba_cache_size")) * int(cfg.v("per_request_state_bytes")) / gib
     draft = int(cfg.v("draft_weight_bytes_per_rank") or 0) if "draft_weight_bytes_per_rank" in cfg else 0
     slack = total * (1 - frac)
@@ -176,7 +178,7 @@ def memory_lines(cfg: Resolved) -> list[Line]:
         return []
     out: list[Line] = [[(f"  memory per rank ({cfg.gpu.name.upper()}, {total:.1f} GiB; kdacheck's estimate of SGLang's solve):", "dim")]]
     for name, v, why in parts:
-        bar = "█" * max(1, round(BAR * v / total)) if v > 0 else ""
+        bar = "█" * min(BAR, max(1, round(BAR * v / total))) if v > 0 else ""
         out.append([(f"    {name:<24}{v:7.2f} GiB  ", ""), (f"{bar:<{BAR}}", "cyan"), (f"  {why}", "dim")])
     return out
 
