@@ -77,6 +77,11 @@ class Quant:
     # ``moe_quant_format`` nvfp4-pack-quantized): SGLang serves it as minimax_m3_nvfp4 (0.5.23
     # model_overrides/minimax_m3.py L18-34 _resolve_quant_method)
     moe_nvfp4_pack: bool = False
+    # GPTQ's ``sym`` and ``desc_act`` (None: not given) and a Marlin-format checkpoint
+    # (``checkpoint_format`` marlin or ``is_marlin_format``): what GPTQ-Marlin's conversion reads
+    sym: bool | None = None
+    desc_act: bool | None = None
+    marlin_format: bool = False
 
     @property
     def label(self) -> str:
@@ -188,7 +193,10 @@ def _quant(q: Any) -> Quant | None:
     bits, group = _int(q, "bits", "w_bit"), q.get("group_size", q.get("q_group_size"))
     group = group if isinstance(group, int) and not isinstance(group, bool) and -1 <= group < 1 << 20 else 0
     pack = str(q.get("moe_quant_algo", "")).upper() == "NVFP4" and q.get("moe_quant_format") == "nvfp4-pack-quantized"
-    return Quant(str(q["quant_method"])[:40].lower(), pair, names, bits, group, pack)
+    sym, desc = q.get("sym"), q.get("desc_act")
+    marlin = q.get("checkpoint_format") == "marlin" or bool(q.get("is_marlin_format"))
+    return Quant(str(q["quant_method"])[:40].lower(), pair, names, bits, group, pack,
+                 sym if isinstance(sym, bool) else None, desc if isinstance(desc, bool) else None, marlin)
 
 
 @dataclass(frozen=True)

@@ -484,3 +484,5 @@ STANDALONE_VOCAB = ("STANDALONE speculative decoding requires the draft model to
 NEMOTRON_H_MODELOPT_RELU2 = "language_config.mlp_hidden_act == 'relu2'"
 # arg_groups/overrides.py mamba_cache_chunk_size: 0.5.23 L1917-1919, called by mamba_hook.py validate_mamba_extra_buffer, AssertionError
 MAMBA_CHUNK_PAGE = "For SSM models, either chunk_size or page_size must be divisible by the other, got chunk_size={chunk}, page_size={page}"
+# configs/model_config.py _verify_quantization: 0.5.23 L2150-2155, ValueError (the list: the methods SGLang registers on the platform)
+GPTQ_UNKNOWN = "Unknown quantization method: gptq. Must be one of [...]"

@@ -248,3 +248,6 @@ REMOVED_FLAG_ERRORS: dict[str, dict[str, str]] = {
 # overrides.py _dsa_kv_cache_dtype_default / _dsa_split_backend_resolution: a DSA config's learnable_sink takes a
 # bfloat16 KV cache and flashmla_sparse on both sides, and refuses others (0.5.20 L598-602, L713-722; not in 0.5.19)
 DSA_LEARNABLE_SINKS = "0.5.20"
+# the plain `gptq` method no longer registered on CUDA: a GPTQ checkpoint gptq_marlin cannot take, or --quantization gptq,
+# is an unknown quantization method (layers/quantization/__init__.py; configs/model_config.py _verify_quantization): BUILD005
+GPTQ_MARLIN_ONLY = "0.5.20"

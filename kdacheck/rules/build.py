@@ -185,3 +185,65 @@ def build004(cfg: Resolved) -> Iterator[Hit]:
                   + f" (page size {page}; the context length {'given' if context == given else 'derived from ' + derived_why})",
                   f"use `--cuda-graph-prefill-max-context {context // page * page}` or less",
                   values=("cuda_graph_prefill_max_context", "page_size"))
+
+
+_MARLIN_GROUPS = (-1, 32, 64, 128)  # layers/quantization/marlin_utils.py MARLIN_SUPPORTED_GROUP_SIZES
+
+
+def _not_marlin(q: geometry.Quant) -> str | None:
+    """Why GPTQ-Marlin cannot take a GPTQ checkpoint (``GPTQMarlinConfig.is_gptq_marlin_compatible``),
+    else None: ``bits``, ``group_size``, ``sym`` and ``desc_act`` given, (bits, sym) 4- or 8-bit
+    symmetric, the group size one Marlin supports. A GPU below SM80 is not among kdacheck's."""
+    if q.bits == 0 or q.group == 0 or q.sym is None or q.desc_act is None:
+        missing = [k for k, v in (("bits", q.bits), ("group_size", q.group), ("sym", q.sym), ("desc_act", q.desc_act)) if v in (0, None)]
+        return f"its quantization_config does not give {', '.join(missing)}"
+    if q.bits not in (4, 8) or not q.sym:
+        return f"Marlin takes 4- or 8-bit symmetric GPTQ, not bits {q.bits} with sym {str(q.sym).lower()}"
+    if q.group not in _MARLIN_GROUPS:
+        return f"Marlin takes group sizes {list(_MARLIN_GROUPS)}, not {q.group}"
+    if q.marlin_format:
+        return "a checkpoint already in Marlin format (checkpoint_format marlin) is not converted"
+    return None
+
+
+@rule(
+    "BUILD005", Severity.ERROR,
+    consequence=Consequence.REFUSES,
+    name="gptq-needs-marlin",
+    needs="model",
+    summary="a GPTQ checkpoint on CUDA only as GPTQ-Marlin: 4/8-bit symmetric, a Marlin group size, not --quantization gptq",
+    what="""
+        SGLang 0.5.20 dropped the plain `gptq` method from what it registers on CUDA (CPU, XPU
+        and Ascend keep theirs). A GPTQ checkpoint (`quantization_config.quant_method` `gptq`)
+        is served on CUDA only when SGLang converts it to `gptq_marlin`: `bits`, `group_size`,
+        `sym` and `desc_act` all given, 4- or 8-bit and symmetric, a group size of -1, 32, 64
+        or 128, and not already in Marlin format (`checkpoint_format` marlin). Otherwise, or
+        when `--quantization gptq` asks for the plain method, the quantization stays `gptq`
+        and SGLang refuses it as unknown. A launch on a ROCm GPU is not judged.
+    """,
+    why="SGLang refuses to start with a ValueError when it builds the model config, during its argument resolution.",
+    sglang_message=messages.GPTQ_UNKNOWN,
+    fix="Drop `--quantization gptq` (SGLang converts a compatible checkpoint to gptq_marlin), or serve a 4- or 8-bit symmetric GPTQ checkpoint with a Marlin group size.",
+    example="python -m sglang.launch_server --model-path tests/data/gptq-handmade/llama-3-8b-gptq-asym --tp-size 1",
+    sources=(
+        "0.5.23 `srt/configs/model_config.py:2090-2104` `_verify_quantization` (the checkpoint's method, then each method's "
+        "override), `:2150-2155` (ValueError: Unknown quantization method)",
+        "0.5.23 `srt/layers/quantization/__init__.py:99-157` (no `gptq` on CUDA; 0.5.19 L94 registered GPTQConfig)",
+        "0.5.23 `srt/layers/quantization/gptq/gptq.py:294-301` `TYPE_MAP`, `:413-438` `override_quantization_method`, "
+        "`:462-490` `is_gptq_marlin_compatible`; `marlin_utils.py:44` (group sizes), `:68-101` (4/8-bit GPTQ types from SM80)",
+    ),
+    since=versions.GPTQ_MARLIN_ONLY,
+)
+def build005(cfg: Resolved) -> Iterator[Hit]:
+    m = cfg.model
+    q = m.geometry.quant if m is not None and m.geometry is not None else None
+    if q is None or q.method != "gptq" or (cfg.gpu is not None and cfg.gpu.hip):
+        return
+    given = cfg.user("quantization")
+    if given == "gptq":
+        yield Hit(messages.GPTQ_UNKNOWN + " (--quantization gptq keeps the plain method)",
+                  "drop `--quantization gptq`" + ("" if _not_marlin(q) else ": SGLang runs this checkpoint as gptq_marlin"),
+                  values=("quantization",))
+    elif given is None and (why := _not_marlin(q)) is not None:
+        yield Hit(messages.GPTQ_UNKNOWN + f" (the checkpoint's GPTQ is not converted to gptq_marlin: {why})",
+                  "serve a 4- or 8-bit symmetric GPTQ checkpoint with a Marlin group size (-1, 32, 64, 128)", values=("model_path",))

@@ -35,3 +35,21 @@ def test_json_model_override_args_update_the_derived_context():
     assert "BUILD002" in codes(lint(llama + "--json-model-override-args '{\"vocab_size\": 1}'"))
     plain = "python -m sglang.launch_server --model-path meta-llama/Meta-Llama-3-8B-Instruct "
     assert "BUILD004" not in codes(lint(plain + override + "--cuda-graph-prefill-max-context 65536"))
+
+
+def test_build005_gptq_on_cuda_only_as_gptq_marlin() -> None:
+    """SGLang's verdicts: classes-0.5.23.jsonl 351-353 (the asymmetric checkpoint and --quantization gptq refused as an
+    unknown method, the symmetric one converted to gptq_marlin and started)."""
+    from pathlib import Path
+
+    from tests.helpers import finding
+
+    gptq = Path(__file__).resolve().parents[2] / "tests" / "data" / "gptq-handmade"
+    serve = "python -m sglang.launch_server --model-path "
+    asym = finding(lint(serve + str(gptq / "llama-3-8b-gptq-asym")), "BUILD005")
+    assert asym.message.startswith("Unknown quantization method: gptq.") and "sym false" in asym.message
+    forced = finding(lint(serve + str(gptq / "llama-3-8b-gptq") + " --quantization gptq"), "BUILD005")
+    assert "--quantization gptq keeps the plain method" in forced.message and "gptq_marlin" in (forced.fix or "")
+    assert "BUILD005" not in codes(lint(serve + str(gptq / "llama-3-8b-gptq")))
+    assert "BUILD005" not in codes(lint(serve + str(gptq / "llama-3-8b-gptq-asym"), version="0.5.19"))  # GPTQConfig on CUDA then
+    assert "BUILD005" not in codes(lint(serve + str(gptq / "llama-3-8b-gptq-asym"), gpu="mi300x"))  # ROCm: not judged
