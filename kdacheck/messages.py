@@ -486,3 +486,4 @@ NEMOTRON_H_MODELOPT_RELU2 = "language_config.mlp_hidden_act == 'relu2'"
 MAMBA_CHUNK_PAGE = "For SSM models, either chunk_size or page_size must be divisible by the other, got chunk_size={chunk}, page_size={page}"
 # configs/model_config.py _verify_quantization: 0.5.23 L2150-2155, ValueError (the list: the methods SGLang registers on the platform)
 GPTQ_UNKNOWN = "Unknown quantization method: gptq. Must be one of [...]"
+GPTQ_MARLIN_ROCM = "gptq_marlin quantization is currently not supported in ROCm."

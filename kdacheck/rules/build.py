@@ -219,10 +219,12 @@ def _not_marlin(q: geometry.Quant) -> str | None:
         `sym` and `desc_act` all given, 4- or 8-bit and symmetric, a group size of -1, 32, 64
         or 128, and not already in Marlin format (`checkpoint_format` marlin). Otherwise, or
         when `--quantization gptq` asks for the plain method, the quantization stays `gptq`
-        and SGLang refuses it as unknown. A launch on a ROCm GPU is not judged.
+        and SGLang refuses it as unknown. ROCm registers no `gptq` either, and refuses
+        `gptq_marlin` (it is not among ROCm's quantizations): there every GPTQ checkpoint is
+        refused.
     """,
     why="SGLang refuses to start with a ValueError when it builds the model config, during its argument resolution.",
-    sglang_message=messages.GPTQ_UNKNOWN,
+    sglang_message=f"{messages.GPTQ_UNKNOWN}\n{messages.GPTQ_MARLIN_ROCM}",
     fix="Drop `--quantization gptq` (SGLang converts a compatible checkpoint to gptq_marlin), or serve a 4- or 8-bit symmetric GPTQ checkpoint with a Marlin group size.",
     example="python -m sglang.launch_server --model-path tests/data/gptq-handmade/llama-3-8b-gptq-asym --tp-size 1",
     sources=(
@@ -233,14 +235,18 @@ def _not_marlin(q: geometry.Quant) -> str | None:
         "`:462-490` `is_gptq_marlin_compatible`; `marlin_utils.py:44` (group sizes), `:68-101` (4/8-bit GPTQ types from SM80)",
     ),
     since=versions.GPTQ_MARLIN_ONLY,
+    inferred="On ROCm read in the source (`_verify_quantization`'s ROCm list, 0.5.23 L2002-2016, L2156-2160): the CPU oracle simulates no ROCm GPU.",
 )
 def build005(cfg: Resolved) -> Iterator[Hit]:
     m = cfg.model
     q = m.geometry.quant if m is not None and m.geometry is not None else None
-    if q is None or q.method != "gptq" or (cfg.gpu is not None and cfg.gpu.hip):
+    if q is None or q.method != "gptq":
         return
     given = cfg.user("quantization")
-    if given == "gptq":
+    if cfg.gpu is not None and cfg.gpu.hip and given is None and _not_marlin(q) is None:
+        yield Hit(messages.GPTQ_MARLIN_ROCM + f" (--gpu {cfg.gpu.name}: the checkpoint converts to gptq_marlin)",
+                  "serve this checkpoint on CUDA, or an AWQ/FP8 form of the model on ROCm", values=("model_path",))
+    elif given == "gptq":
         yield Hit(messages.GPTQ_UNKNOWN + " (--quantization gptq keeps the plain method)",
                   "drop `--quantization gptq`" + ("" if _not_marlin(q) else ": SGLang runs this checkpoint as gptq_marlin"),
                   values=("quantization",))
