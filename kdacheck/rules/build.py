@@ -231,8 +231,8 @@ def _not_marlin(q: geometry.Quant) -> str | None:
         "0.5.23 `srt/configs/model_config.py:2090-2104` `_verify_quantization` (the checkpoint's method, then each method's "
         "override), `:2150-2155` (ValueError: Unknown quantization method)",
         "0.5.23 `srt/layers/quantization/__init__.py:99-157` (no `gptq` on CUDA; 0.5.19 L94 registered GPTQConfig)",
-        "0.5.23 `srt/layers/quantization/gptq/gptq.py:294-301` `TYPE_MAP`, `:413-438` `override_quantization_method`, "
-        "`:462-490` `is_gptq_marlin_compatible`; `marlin_utils.py:44` (group sizes), `:68-101` (4/8-bit GPTQ types from SM80)",
+        "0.5.23 `srt/layers/quantization/gptq/gptq.py:298-301` `TYPE_MAP`, `:414-438` `override_quantization_method`, "
+        "`:459-482` `is_gptq_marlin_compatible` (no CUDA guard, unlike AWQ's); `marlin_utils.py:44` (group sizes), `:68-101` (4/8-bit GPTQ types from SM80)",
     ),
     since=versions.GPTQ_MARLIN_ONLY,
     inferred="On ROCm read in the source (`_verify_quantization`'s ROCm list, 0.5.23 L2002-2016, L2156-2160): the CPU oracle simulates no ROCm GPU.",
