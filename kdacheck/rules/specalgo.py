@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from kdacheck import messages, versions
 from kdacheck.findings import Location, Severity
 from kdacheck.resolve import Event, Resolved
-from kdacheck.rules.base import Consequence, Hit, rule
+from kdacheck.rules.base import Consequence, Hit, rule, unchecked
 
 Refusal = tuple[str, str, tuple[str, ...]]  # SGLang's message, the fix, the values it read
 
@@ -307,12 +307,17 @@ def spec021(cfg: Resolved) -> Iterator[Hit]:
         "0.5.23 `srt/speculative/spec_info.py` L365-368 `create_worker` (STANDALONE: the V2 standalone worker)",
         "0.5.23 `srt/configs/model_config.py` (`vocab_size = hf_text_config.vocab_size`)",
     ),
-    inferred="Where either config.json is not read (a Hub id not in the cache, a vocab_size the config does not state), not judged.",
+    inferred="Where either config.json is not read (a Hub id not in the cache, a vocab_size the config does not state), not judged: said as could not be checked.",
 )
 def spec022(cfg: Resolved) -> Iterator[Hit]:
     if _algo(cfg) != "STANDALONE" or cfg.model is None:
         return
     target, draft = cfg.model.vocab_size, cfg.draft_vocab
+    if (target is None or draft is None) and cfg.user("speculative_draft_model_path") is not None:
+        unread = "the draft's config.json was not read (not in the tree or the Hugging Face cache)" if draft is None \
+            else "the target's config does not give vocab_size"
+        yield unchecked(f"STANDALONE needs the draft's vocab_size to be the target's; {unread}", "speculative_algorithm")
+        return
     if target is None or draft is None or target == draft:
         return
     yield Hit(messages.STANDALONE_VOCAB.format(target=target, draft=draft), "draft with a model whose vocab_size is the target's",
