@@ -487,3 +487,8 @@ MAMBA_CHUNK_PAGE = "For SSM models, either chunk_size or page_size must be divis
 # configs/model_config.py _verify_quantization: 0.5.23 L2150-2155, ValueError (the list: the methods SGLang registers on the platform)
 GPTQ_UNKNOWN = "Unknown quantization method: gptq. Must be one of [...]"
 GPTQ_MARLIN_ROCM = "gptq_marlin quantization is currently not supported in ROCm."
+# configs/model_config.py _verify_quantization: 0.5.23 L2140-2145 (the mismatch), L2150-2160 (unknown; ROCm), ValueError
+QUANT_MISMATCH = ("Quantization method specified in the model config ({checkpoint}) does not match the quantization method "
+                  "specified in the `quantization` argument ({given}).")
+QUANT_UNKNOWN = "Unknown quantization method: {method}. Must be one of [...]"
+QUANT_ROCM = "{method} quantization is currently not supported in ROCm."

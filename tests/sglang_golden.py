@@ -35,6 +35,7 @@ POST_RESOLUTION = AFTER_RESOLUTION
 CAUSES: tuple[tuple[str, str, str], ...] = (
     ("handle_kv4_compatibility", "nvfp4 requires Blackwell", "ATTN003"),
     ("_verify_quantization", "Unknown quantization method: gptq", "BUILD005"),
+    ("_verify_quantization", "", "BUILD006"),
     ("mamba_cache_chunk_size", "", "RADIX001"),  # called by validate_mamba_extra_buffer
     ("_nemotron_h_overrides", "", "MODEL013"),  # its one refusal: the ModelOpt relu2 assert (no message)
     ("_qwen4_exp_overrides", "", "MODEL010"),

@@ -58,6 +58,8 @@ CASES: dict[str, tuple[str, str, str | None]] = {
     # hand-made: GPTQ configs on the public Llama-3-8B one (tests/data/gptq-handmade/SOURCES.md)
     "BUILD005": (f"{LAUNCH} --model-path {ROOT}/tests/data/gptq-handmade/llama-3-8b-gptq-asym",
                  f"{LAUNCH} --model-path {ROOT}/tests/data/gptq-handmade/llama-3-8b-gptq", None),
+    "BUILD006": (f"{LAUNCH} --model-path deepseek-ai/DeepSeek-V3.2 --tp-size 8 --quantization moe_wna16",
+                 f"{LAUNCH} --model-path deepseek-ai/DeepSeek-V3.2 --tp-size 8", None),
     "MODEL012": (f"{LAUNCH} --model-path Qwen/Qwen3-Next-80B-A3B-Instruct --tp-size 4 --qsa-indexer-dtype bfloat16",
                  f"{LAUNCH} --model-path Qwen/Qwen3-Next-80B-A3B-Instruct --tp-size 4", None),
     # hand-made: no public Nemotron-H checkpoint with another activation (tests/data/nemotron-h-handmade/SOURCES.md)

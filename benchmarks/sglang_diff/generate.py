@@ -105,7 +105,7 @@ HISPARSE_CONFIGS = [
 # DeepSeek-V4 backends, the DCP comm backends and the HiCache choices are read from it.
 DIMS = ("base", "wide")
 WIDE_KNOBS = ("dflash_dspark", "replayssm", "replayssm_spec", "dp_lm_head", "kv_low", "prefill_cg", "dsv4",
-              "dcp", "lmcache", "hicache", "aiter", "config")
+              "dcp", "lmcache", "hicache", "aiter", "config", "qsa", "chunk_page", "quant")
 # --config files (benchmarks/sglang_diff/configs/): SGLang's ConfigArgumentMerger
 # (srt/utils/server_args_config_parser.py) takes store / store_true / one-value keys and refuses the
 # keys of any other action (the deprecated --enable-dp-attention and --disable-cuda-graph, the
@@ -598,6 +598,23 @@ class Gen:
                          "--decode-attention-backend", "--dsa-prefill-backend"])
         if "aiter" in self.t.choices(opt):
             self.emit(argv, opt, "aiter")
+
+    def _wide_qsa(self, m, argv, realistic, has_algo):
+        """--qsa-indexer-dtype (0.5.22+) on any model: Qwen4-Exp's QSA indexer cache."""
+        self._maybe_choice(argv, "--qsa-indexer-dtype", p=1.0)
+
+    def _wide_chunk_page(self, m, argv, realistic, has_algo):
+        """The extra-buffer prefix cache with a page size that is not a power of two: the page
+        against the model's mamba_chunk_size (overrides.py mamba_cache_chunk_size)."""
+        page = self.pick([48, 96, 128, 192, 320])
+        self.emit(argv, "--mamba-radix-cache-strategy", "extra_buffer")
+        self.emit(argv, "--page-size", page)
+        self.emit(argv, "--mamba-track-interval", page * self.pick([2, 4]))
+        self.emit(argv, "--chunked-prefill-size", page * 64)
+
+    def _wide_quant(self, m, argv, realistic, has_algo):
+        """--quantization from its choices: the methods the platform registers, the checkpoint's own."""
+        self._maybe_choice(argv, "--quantization", p=1.0)
 
     def _wide_config(self, m, argv, realistic, has_algo):
         name = self.pick(list(CONFIGS))

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import functools
+import json
 from collections.abc import Iterator
+from typing import Any
 
 from kdacheck import geometry, messages, versions
 from kdacheck.findings import Severity
 from kdacheck.resolve import Resolved
-from kdacheck.rules.base import Consequence, Hit, layout, rule
+from kdacheck.rules.base import Consequence, Hit, first_refusal, layout, rule
 
 
 @rule(
@@ -240,9 +243,14 @@ def _not_marlin(q: geometry.Quant) -> str | None:
 def build005(cfg: Resolved) -> Iterator[Hit]:
     m = cfg.model
     q = m.geometry.quant if m is not None and m.geometry is not None else None
+    given = cfg.user("quantization")
+    if given == "gptq" and m is not None and q is None:
+        # no checkpoint method to match (a method only in hf_quant_config.json is not read): gptq is asked for by name
+        yield Hit(messages.GPTQ_UNKNOWN + " (--quantization gptq: SGLang registers no plain gptq method on CUDA or ROCm)",
+                  "drop `--quantization gptq`", values=("quantization",))
+        return
     if q is None or q.method != "gptq":
         return
-    given = cfg.user("quantization")
     if cfg.gpu is not None and cfg.gpu.hip and given is None and _not_marlin(q) is None:
         yield Hit(messages.GPTQ_MARLIN_ROCM + f" (--gpu {cfg.gpu.name}: the checkpoint converts to gptq_marlin)",
                   "serve this checkpoint on CUDA, or an AWQ/FP8 form of the model on ROCm", values=("model_path",))
@@ -253,3 +261,85 @@ def build005(cfg: Resolved) -> Iterator[Hit]:
     elif given is None and (why := _not_marlin(q)) is not None:
         yield Hit(messages.GPTQ_UNKNOWN + f" (the checkpoint's GPTQ is not converted to gptq_marlin: {why})",
                   "serve a 4- or 8-bit symmetric GPTQ checkpoint with a Marlin group size (-1, 32, 64, 128)", values=("model_path",))
+
+
+# checkpoint methods a method's override_quantization_method may turn into another (GPTQ and AWQ to
+# their Marlin forms or moe_wna16, ModelOpt to its variants or petit_nvfp4 on ROCm): the outcome then
+# depends on more than the two names and is not judged here (GPTQ's: BUILD005). Of the other
+# overrides only humming answers a request over another checkpoint method (any but mxfp4,
+# humming.py L503-508); MLX's answers a config with no quant_method, which kdacheck does not judge.
+_OVERRIDDEN = ("gptq", "awq", "modelopt", "modelopt_mixed")
+
+
+@functools.cache
+def quantization_table(version: str) -> dict[str, Any]:
+    """``kdacheck/data/quantization-<version>.json`` (``benchmarks/sglang_diff/quantization_table.py``)."""
+    from kdacheck.flags import _data
+
+    try:
+        return dict(json.loads(_data(f"quantization-{version}.json")))
+    except (OSError, FileNotFoundError):
+        return dict(json.loads(_data(f"quantization-{versions.NEWEST}.json")))
+
+
+def _quantization_refusals(cfg: Resolved) -> Iterator[tuple[str, str, tuple[str, ...]]]:
+    """_verify_quantization's refusals in its order, for the target model (0.5.23 L2000-2165)."""
+    given = cfg.user("quantization")
+    given = given.lower() if isinstance(given, str) else None
+    m = cfg.model
+    q = m.geometry.quant if m is not None and m.geometry is not None else None
+    checkpoint = q.method if q is not None else None
+    t = quantization_table(cfg.version)
+    if checkpoint is not None and given is not None and given not in t["requantization"]:
+        if checkpoint in _OVERRIDDEN:
+            return
+        humming = given == "humming" and checkpoint != "mxfp4"
+        if given != checkpoint and not humming and checkpoint not in t["compatible"].get(given, ()):
+            yield (messages.QUANT_MISMATCH.format(checkpoint=checkpoint, given=given),
+                   f"drop `--quantization` (the checkpoint declares {checkpoint})", ("quantization",))
+            return
+    method = given if given is not None else checkpoint
+    if method is None or method == "gptq" or (given is None and checkpoint in _OVERRIDDEN):
+        return  # gptq asked for or a GPTQ checkpoint: BUILD005
+    gpu = cfg.gpu
+    hip = gpu is not None and gpu.hip
+    registry = (t["rocm_gfx95"] if gpu is not None and gpu.arch == "gfx950" else t["rocm"]) if hip else t["cuda"]
+    at = ("quantization",) if given is not None else ("model_path",)
+    # without --gpu: CUDA's registry, and only a method ROCm lacks as well (the same refusal on either)
+    if method not in registry and (gpu is not None or method not in t["rocm"]):
+        yield messages.QUANT_UNKNOWN.format(method=method), "use a method SGLang registers for this GPU, or none", at
+    elif hip and method not in t["rocm_listed"]:
+        yield messages.QUANT_ROCM.format(method=method), "use a quantization ROCm supports (fp8, awq, mxfp4, quark, ...)", at
+
+
+@rule(
+    "BUILD006", Severity.ERROR,
+    consequence=Consequence.REFUSES,
+    name="quantization-method",
+    summary="--quantization agrees with the checkpoint's method and names one the GPU's platform registers",
+    what="""
+        SGLang settles the quantization when it builds the model config: the checkpoint's
+        `quantization_config.quant_method`, or `--quantization`. It refuses a `--quantization`
+        that differs from the checkpoint's method unless its table pairs them (modelopt_fp4
+        over an fp8 checkpoint, w8a8 over compressed-tensors, ...) or it requantizes
+        (quark_mxfp4); then a method the platform does not register (on CUDA: mlx_q4, mlx_q8,
+        and from 0.5.20 gptq); then on ROCm a method outside its supported list. The methods
+        are read from each wheel (`kdacheck/data/quantization-<version>.json`). Where an
+        override may change the checkpoint's method (GPTQ, AWQ and ModelOpt checkpoints) the
+        outcome is not judged here (GPTQ's is BUILD005); `--quantization humming` takes any
+        checkpoint but an mxfp4 one. A method declared only in `hf_quant_config.json` is not read.
+    """,
+    why="SGLang refuses to start with a ValueError when it builds the model config, during its argument resolution.",
+    sglang_message=f"{messages.QUANT_MISMATCH}\n{messages.QUANT_UNKNOWN}\n{messages.QUANT_ROCM}",
+    fix="Drop `--quantization` (SGLang takes the checkpoint's method), or name one SGLang pairs with it and registers for the GPU.",
+    example="python -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3.2 --tp-size 8 --quantization moe_wna16",
+    sources=(
+        "0.5.23 `srt/configs/model_config.py:2000-2165` `_verify_quantization` (the compatible table L2041-2053, "
+        "REQUANTIZATION_METHODS L545)",
+        "0.5.23 `srt/layers/quantization/__init__.py:62-157` (the registry per platform)",
+        "benchmarks/sglang_diff/quantization_table.py (the tables, read from each wheel)",
+    ),
+    inferred="Without --gpu a method is judged unknown only where CUDA and ROCm both lack it.",
+)
+def build006(cfg: Resolved) -> Iterator[Hit]:
+    yield from first_refusal(_quantization_refusals(cfg))

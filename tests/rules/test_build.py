@@ -56,3 +56,27 @@ def test_build005_gptq_on_cuda_only_as_gptq_marlin() -> None:
     rocm = finding(lint(serve + str(gptq / "llama-3-8b-gptq"), gpu="mi300x"), "BUILD005")
     assert rocm.message.startswith("gptq_marlin quantization is currently not supported in ROCm.")
     assert finding(lint(serve + str(gptq / "llama-3-8b-gptq-asym"), gpu="mi300x"), "BUILD005").message.startswith("Unknown quantization")
+
+
+def test_build006_quantization_method_as_verify_quantization_decides() -> None:
+    """SGLang's verdicts: classes-0.5.23.jsonl 354-360 (moe_wna16 and awq over an fp8 checkpoint refused, modelopt_fp4
+    over it and humming accepted, mlx_q4 unknown on CUDA, fp8 on an unquantized model accepted, gptq asked for by
+    name unknown: BUILD005)."""
+    from tests.helpers import finding
+
+    v32 = "python -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3.2 --tp-size 8 --quantization "
+    llama = "python -m sglang.launch_server --model-path meta-llama/Meta-Llama-3-8B-Instruct --quantization "
+    for method in ("moe_wna16", "awq"):
+        f = finding(lint(v32 + method, gpu="h200"), "BUILD006")
+        assert f.message.startswith(f"Quantization method specified in the model config (fp8) does not match the quantization method "
+                                    f"specified in the `quantization` argument ({method}).")
+    for method in ("modelopt_fp4", "humming", "fp8", "quark_mxfp4"):  # paired, humming's override, the same, a requantization
+        assert "BUILD006" not in codes(lint(v32 + method, gpu="h200"))
+    assert finding(lint(llama + "mlx_q4", gpu="h100"), "BUILD006").message.startswith("Unknown quantization method: mlx_q4.")
+    assert "BUILD006" in codes(lint(llama + "mlx_q4"))  # ROCm lacks it too: refused without --gpu
+    assert "BUILD006" not in codes(lint(llama + "fp8", gpu="h100"))
+    gptq = lint(llama + "gptq", gpu="h100")
+    assert "BUILD005" in codes(gptq) and "BUILD006" not in codes(gptq)
+    rocm = finding(lint(llama + "w8a8_int8", gpu="mi300x"), "BUILD006")  # registered on ROCm, not in its supported list
+    assert rocm.message == "w8a8_int8 quantization is currently not supported in ROCm."
+    assert "BUILD006" not in codes(lint(llama + "w8a8_int8", gpu="h100"))
