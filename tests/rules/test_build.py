@@ -80,3 +80,16 @@ def test_build006_quantization_method_as_verify_quantization_decides() -> None:
     rocm = finding(lint(llama + "w8a8_int8", gpu="mi300x"), "BUILD006")  # registered on ROCm, not in its supported list
     assert rocm.message == "w8a8_int8 quantization is currently not supported in ROCm."
     assert "BUILD006" not in codes(lint(llama + "w8a8_int8", gpu="h100"))
+
+
+def test_every_version_has_its_quantization_table() -> None:
+    """Read from each wheel (benchmarks/sglang_diff/quantization_table.py): 0.5.19 registered plain gptq on CUDA,
+    0.5.20+ only gptq_marlin; ROCm's list never holds gptq_marlin."""
+    from kdacheck import versions
+    from kdacheck.rules.build import quantization_table
+
+    for v in versions.KNOWN:
+        t = quantization_table(v)
+        assert t["sglang_version"] == v and "fp8" in t["cuda"] and "gptq_marlin" in t["cuda"] and "gptq_marlin" not in t["rocm_listed"]
+        assert ("gptq" in t["cuda"]) == (v == "0.5.19")
+        assert "fp8" in t["compatible"]["modelopt_fp4"] and t["requantization"] == ["quark_mxfp4"]
