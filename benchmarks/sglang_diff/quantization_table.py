@@ -87,7 +87,8 @@ def main(argv: list[str]) -> int:
         print(__doc__, file=sys.stderr)
         return 2
     with zipfile.ZipFile(argv[1]) as whl:
-        version = next(n.split("-")[1] for n in whl.namelist() if n.endswith(".dist-info/METADATA"))
+        version = next(n.split("/")[0].removesuffix(".dist-info").split("-")[1] for n in whl.namelist()
+                       if n.endswith(".dist-info/METADATA"))
         table = {"sglang_version": version, **registries(whl.read(INIT).decode()), **verify_literals(whl.read(MODEL_CONFIG).decode())}
     json.dump(table, sys.stdout, indent=1, sort_keys=True)
     sys.stdout.write("\n")
