@@ -72,6 +72,7 @@ CAUSES: tuple[tuple[str, str, str], ...] = (
     ("_handle_dflash", "block-size to be positive", "SPEC009"),
     ("_handle_dflash", "", "SPEC014"),
     ("_handle_dspark", "gamma + 1", "SPEC009"),
+    ("_handle_dspark", "DSpark pipeline parallelism requires PD prefill", "PAR003"),
     ("_handle_dspark", "", "SPEC014"),
     ("_init_adaptive_speculative_params", "", "SPEC007"),
     ("handle_linear_attn_backend", "FlashKDA", "KDA010"),

@@ -71,7 +71,11 @@ def par002(cfg: Resolved) -> Iterator[Hit]:
 
 
 PP_SPEC_MESSAGE = "Pipeline parallelism currently only supports EAGLE (non-multi-layer) speculative decoding"
-PP_DSPARK_MESSAGE = "Pipeline parallel DSPARK requires disaggregation-mode=prefill"
+# DSPARK under PP off a PD prefill server: SGLang's speculative hook raises this first (0.5.23 speculative_hook.py
+# L713-718 _handle_dspark; 0.5.21 L630-634); validation_hook.py's own "Pipeline parallel DSPARK requires
+# disaggregation-mode=prefill" is never reached for such a launch
+PP_DSPARK_HOOK_MESSAGE = ("DSpark pipeline parallelism requires PD prefill; decode and non-disaggregated serving require "
+                          "pp_size == 1.")
 PP_MTP_PREFILL_MESSAGE = "PP + speculative decoding (MTP) is only supported on prefill nodes (disaggregation-mode=prefill)"
 
 
@@ -90,7 +94,7 @@ PP_MTP_PREFILL_MESSAGE = "PP + speculative decoding (MTP) is only supported on p
         DSPARK is refused.
     """,
     why="SGLang refuses to start with an AssertionError.",
-    sglang_message="\n".join((PP_SPEC_MESSAGE, PP_DSPARK_MESSAGE, PP_MTP_PREFILL_MESSAGE, messages.PP_SPEC_ENV_DSPARK,
+    sglang_message="\n".join((PP_SPEC_MESSAGE, PP_DSPARK_HOOK_MESSAGE, PP_MTP_PREFILL_MESSAGE, messages.PP_SPEC_ENV_DSPARK,
                               messages.PP_SPEC_ENV_PD, messages.PP_SPEC_ENV_ADAPTIVE, messages.PP_SPEC_ENV_ATTN_DP)),
     fix="Use `--speculative-algorithm EAGLE` (or NEXTN) with pipeline parallelism, or `--pp-size 1`.",
     example="python -m sglang.launch_server --model-path moonshotai/Kimi-Linear-48B-A3B-Instruct --tp-size 4 --pp-size 2 --speculative-algorithm EAGLE3 --speculative-draft-model-path d",
@@ -109,7 +113,7 @@ def par003(cfg: Resolved) -> Iterator[Hit]:
                   values=("pp_size", "speculative_algorithm"))
     elif algo == "DSPARK":
         if mode != "prefill":
-            yield Hit(PP_DSPARK_MESSAGE, "run DSPARK with `--pp-size 1`, or on a PD prefill server", values=("pp_size", "speculative_algorithm"))
+            yield Hit(PP_DSPARK_HOOK_MESSAGE, "run DSPARK with `--pp-size 1`, or on a PD prefill server", values=("pp_size", "speculative_algorithm"))
         elif pp_spec:
             yield Hit(messages.PP_SPEC_ENV_DSPARK, "unset SGLANG_ENABLE_PP_SPEC for a DSPARK prefill server", values=("pp_size", "speculative_algorithm"))
     elif algo != "EAGLE" or cfg.user("enable_multi_layer_eagle"):
